@@ -1,0 +1,32 @@
+# agentlint — see README.md. Every target works on a fresh clone with Go installed.
+GO        ?= go
+BIN       ?= bin/agentlint
+COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -s -w -X main.gitCommit=$(COMMIT)
+
+.PHONY: build test demo bench lint generate conformance
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentlint
+
+# The one test command (README, .ci/run): unit, golden, conformance,
+# agreement and CLI (testscript) tests.
+test:
+	$(GO) test ./...
+
+# Lint the built-in demo tree, as a new user would.
+demo: build
+	./$(BIN) lint --format text testdata/demo; test $$? -le 1
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./lint/...
+
+# Static checks: gofmt, go vet, staticcheck (installed on demand).
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+
+# Regenerate the fast path from cue/*.cue (a test fails when it is stale).
+generate:
+	$(GO) generate ./lint/fast

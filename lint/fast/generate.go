@@ -1,0 +1,3 @@
+package fast
+
+//go:generate go run ../schema/gen -o zz_validators.go

@@ -1,0 +1,623 @@
+// Package fast is the hot path: validators generated from the CUE
+// definitions (zz_validators.go, by lint/schema/gen) run over a JSON token
+// stream (github.com/go-json-experiment/json/jsontext) and validate while they
+// parse: no generic maps, no per-record allocation on valid input.
+//
+// The runtime in this file reads tokens, tracks the JSON Pointer of the value
+// being read without building strings, and reports violations with their
+// byte offset; line and column are computed only when a violation is reported.
+// Violations carry a rule ID and a reason; the engine fills in code and
+// severity from the rule registry (rules.Registry).
+package fast
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// Kind is a bit set of JSON value kinds; it mirrors schema.JSONKind so that
+// the hot path does not import the CUE compiler.
+type Kind uint8
+
+// The JSON kinds (same values as schema.JSONKind).
+const (
+	KString Kind = 1 << iota
+	KInt
+	KFloat
+	KBool
+	KNull
+	KObject
+	KArray
+
+	KNumber = KInt | KFloat
+)
+
+// Generic rule IDs used by the runtime (defined in rules.Registry).
+const (
+	RuleSyntax   = "AL001" // not well-formed JSON (SCHEMA_INVALID)
+	RuleRequired = "AL002" // required field absent or null (MISSING_REQUIRED_INPUT)
+	RuleValue    = "AL003" // wrong type, enum, pattern, bound (SCHEMA_INVALID)
+	RuleUnknown  = "AL004" // unknown field in strict mode (SCHEMA_INVALID)
+)
+
+// MaxDepth is the deepest nesting of arrays and objects a document may have;
+// deeper input is a syntax violation with a clear reason, never a stack overflow.
+const MaxDepth = 1000
+
+// Regex is a regular expression compiled on first use (start-up stays cheap).
+type Regex struct {
+	Src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// Match reports whether b matches. The regex dialect is RE2, the same as
+// CUE's =~ operator, so both engines agree by construction.
+func (r *Regex) Match(b []byte) bool {
+	r.once.Do(func() { r.re = regexp.MustCompile(r.Src) })
+	return r.re.Match(b)
+}
+
+// Bound is a numeric bound with a literal limit.
+type Bound struct {
+	Op  string // ">=", ">", "<=", "<"
+	Num float64
+	Lit string
+}
+
+// Holds reports whether x satisfies the bound.
+func (b *Bound) Holds(x float64) bool { return Holds(b.Op, x, b.Num) }
+
+// Holds reports whether `x op y` is true.
+func Holds(op string, x, y float64) bool {
+	switch op {
+	case ">=":
+		return x >= y
+	case ">":
+		return x > y
+	case "<=":
+		return x <= y
+	case "<":
+		return x < y
+	}
+	return false
+}
+
+// Leaf describes the constraints of one value that the runtime checks
+// directly: allowed kinds, enum, patterns, code-point lengths, literal bounds
+// and list lengths. Unset limits are -1. Rule is reported for violations of
+// the value; EmptyRule (if set) for an empty string or empty list.
+type Leaf struct {
+	Kinds     Kind
+	Enum      []string
+	Patterns  []*Regex
+	MinRunes  int
+	MaxRunes  int
+	Bounds    []Bound
+	MinItems  int
+	MaxItems  int
+	Rule      string
+	EmptyRule string
+	// Required marks a required field: null is then "absent or null".
+	Required bool
+}
+
+type seg struct {
+	name string
+	idx  int // -1 for a member name
+}
+
+type syntaxAbort struct{}
+
+// Dec is one validation run over one JSON text (a JSON Lines record or a
+// whole document). It is reusable: Reset it for every record.
+type Dec struct {
+	d       *jsontext.Decoder
+	rd      bytes.Reader
+	buf     []byte
+	offBase int64 // offset of the decoder's input within buf
+	line1   int   // line number of buf[0]
+	path    []seg
+	scratch []byte
+	// Strict rejects unknown fields that are not x_ extensions (seed 001
+	// "Extension Policy", CONTRACT.md section 4).
+	Strict bool
+	// Out collects the violations of the current run.
+	Out []envelope.Violation
+	sub *Dec
+}
+
+// NewDec returns a decoder ready for Reset.
+func NewDec() *Dec {
+	d := &Dec{}
+	d.d = jsontext.NewDecoder(&d.rd)
+	return d
+}
+
+// Reset prepares d for one JSON text buf whose first byte is on line line1.
+func (d *Dec) Reset(buf []byte, line1 int) {
+	d.buf = buf
+	d.offBase = 0
+	d.line1 = line1
+	d.path = d.path[:0]
+	d.Out = d.Out[:0]
+	d.rd.Reset(buf)
+	d.d.Reset(&d.rd)
+}
+
+// Validate runs fn over the JSON text and then requires the end of input
+// (trailing garbage is a syntax violation). A syntax error anywhere replaces
+// the violations found so far with one AL001 violation: the reason names the
+// problem and its position.
+func (d *Dec) Validate(fn func(*Dec)) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(syntaxAbort); !ok {
+				panic(r)
+			}
+		}
+	}()
+	fn(d)
+	if _, err := d.d.ReadToken(); err != io.EOF {
+		if err == nil {
+			err = errors.New("unexpected data after the top-level value")
+		}
+		d.syntax(err)
+	}
+}
+
+// syntax records a syntax error and aborts the run.
+func (d *Dec) syntax(err error) {
+	off := d.d.InputOffset()
+	msg := err.Error()
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		off = se.ByteOffset
+		msg = se.Err.Error()
+		if strings.Contains(msg, "max depth") || strings.Contains(msg, "nesting") {
+			msg = fmt.Sprintf("nesting deeper than %d levels", MaxDepth)
+		}
+	} else if err == io.ErrUnexpectedEOF || err == io.EOF {
+		msg = "unexpected end of input"
+		off = int64(len(d.buf)) - d.offBase
+	}
+	msg = strings.TrimPrefix(msg, "jsontext: ")
+	d.Out = d.Out[:0]
+	line, col := d.pos(off + d.offBase)
+	d.Out = append(d.Out, envelope.Violation{
+		Rule: RuleSyntax, Line: line, Column: col, Parse: true,
+		Reason: "invalid JSON: " + msg,
+	})
+	panic(syntaxAbort{})
+}
+
+// pos converts an absolute offset into buf to a 1-based line and byte column.
+func (d *Dec) pos(off int64) (int, int) {
+	if off < 0 {
+		off = 0
+	}
+	if off > int64(len(d.buf)) {
+		off = int64(len(d.buf))
+	}
+	b := d.buf[:off]
+	line := d.line1 + bytes.Count(b, []byte{'\n'})
+	col := int(off) - (bytes.LastIndexByte(b, '\n') + 1) + 1
+	return line, col
+}
+
+// valueStart skips white space, ':' and ',' from an absolute offset: the
+// decoder's offset before a value points just after the previous token.
+func (d *Dec) valueStart(off int64) int64 {
+	for off < int64(len(d.buf)) {
+		switch d.buf[off] {
+		case ' ', '\t', '\r', '\n', ':', ',':
+			off++
+			continue
+		}
+		break
+	}
+	return off
+}
+
+// Off is the absolute offset where the next value starts (for positions).
+func (d *Dec) Off() int64 { return d.d.InputOffset() + d.offBase }
+
+// Pointer renders the current path as an RFC 6901 JSON Pointer.
+func (d *Dec) Pointer() string {
+	var b strings.Builder
+	for _, s := range d.path {
+		b.WriteByte('/')
+		if s.idx >= 0 {
+			b.WriteString(strconv.Itoa(s.idx))
+			continue
+		}
+		b.WriteString(escapePointer(s.name))
+	}
+	return b.String()
+}
+
+func escapePointer(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// Report records a violation of rule at the value starting at absolute
+// offset off whose pointer is the current path (plus member name when set).
+func (d *Dec) Report(rule string, off int64, member string, reason string) {
+	ptr := d.Pointer()
+	if member != "" {
+		ptr += "/" + escapePointer(member)
+	}
+	line, col := d.pos(d.valueStart(off))
+	d.Out = append(d.Out, envelope.Violation{Rule: rule, Pointer: ptr, Line: line, Column: col, Reason: reason})
+}
+
+// Push enters member name (a constant from the generated code).
+func (d *Dec) Push(name string) { d.path = append(d.path, seg{name: name, idx: -1}) }
+
+// PushIndex enters array element i.
+func (d *Dec) PushIndex(i int) { d.path = append(d.path, seg{idx: i}) }
+
+// Pop leaves the innermost member or element.
+func (d *Dec) Pop() { d.path = d.path[:len(d.path)-1] }
+
+func (d *Dec) peek() jsontext.Kind {
+	k := d.d.PeekKind()
+	if k == 0 {
+		_, err := d.d.ReadToken()
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		d.syntax(err)
+	}
+	return k
+}
+
+func (d *Dec) readValue() jsontext.Value {
+	v, err := d.d.ReadValue()
+	if err != nil {
+		d.syntax(err)
+	}
+	if d.d.StackDepth() >= MaxDepth {
+		d.syntax(&jsontext.SyntacticError{Err: errors.New("max depth")})
+	}
+	return v
+}
+
+func (d *Dec) readToken() jsontext.Token {
+	t, err := d.d.ReadToken()
+	if err != nil {
+		d.syntax(err)
+	}
+	if d.d.StackDepth() > MaxDepth {
+		d.syntax(&jsontext.SyntacticError{ByteOffset: d.d.InputOffset(), Err: errors.New("max depth")})
+	}
+	return t
+}
+
+func kindOf(k jsontext.Kind, raw []byte) Kind {
+	switch k {
+	case '"':
+		return KString
+	case '0':
+		if isInt(raw) {
+			return KInt
+		}
+		return KFloat
+	case 't', 'f':
+		return KBool
+	case 'n':
+		return KNull
+	case '{':
+		return KObject
+	case '[':
+		return KArray
+	}
+	return 0
+}
+
+func isInt(raw []byte) bool {
+	for _, c := range raw {
+		if c == '.' || c == 'e' || c == 'E' {
+			return false
+		}
+	}
+	return true
+}
+
+func kindName(k Kind) string {
+	switch k {
+	case KString:
+		return "a string"
+	case KInt:
+		return "an integer"
+	case KFloat:
+		return "a number with a fraction or exponent"
+	case KBool:
+		return "a boolean"
+	case KNull:
+		return "null"
+	case KObject:
+		return "an object"
+	case KArray:
+		return "an array"
+	}
+	return "a value"
+}
+
+func wantName(k Kind) string {
+	var parts []string
+	if k&KString != 0 {
+		parts = append(parts, "string")
+	}
+	switch {
+	case k&KNumber == KNumber:
+		parts = append(parts, "number")
+	case k&KInt != 0:
+		parts = append(parts, "integer")
+	}
+	if k&KBool != 0 {
+		parts = append(parts, "boolean")
+	}
+	if k&KObject != 0 {
+		parts = append(parts, "object")
+	}
+	if k&KArray != 0 {
+		parts = append(parts, "array")
+	}
+	if k&KNull != 0 {
+		parts = append(parts, "null")
+	}
+	return strings.Join(parts, " or ")
+}
+
+// typeMismatch reports a value of the wrong kind (or null for a required field).
+func (d *Dec) typeMismatch(l *Leaf, off int64, got Kind) {
+	if got == KNull && l.Required {
+		d.Report(RuleRequired, off, "", "required field is null")
+		return
+	}
+	d.Report(l.Rule, off, "", fmt.Sprintf("must be %s, not %s", wantName(l.Kinds), kindName(got)))
+}
+
+// Value reads one value and checks it against l. Objects and arrays are
+// skipped (their syntax is still checked). It returns the value's kind, its
+// unquoted string content (valid until the next read) and its number value.
+func (d *Dec) Value(l *Leaf) (k Kind, s []byte, num float64, ok bool) {
+	off := d.Off()
+	jk := d.peek()
+	raw := d.readValue()
+	k = kindOf(jk, raw)
+	if k&l.Kinds == 0 {
+		d.typeMismatch(l, off, k)
+		return k, nil, 0, false
+	}
+	ok = true
+	switch k {
+	case KString:
+		s = d.unquote(raw)
+		ok = d.checkString(l, off, s)
+	case KInt, KFloat:
+		num, _ = strconv.ParseFloat(string(raw), 64)
+		for i := range l.Bounds {
+			b := &l.Bounds[i]
+			if !b.Holds(num) {
+				d.Report(l.Rule, off, "", fmt.Sprintf("%s is out of bound %s%s", raw, b.Op, b.Lit))
+				ok = false
+			}
+		}
+	}
+	return k, s, num, ok
+}
+
+func (d *Dec) unquote(raw []byte) []byte {
+	in := raw[1 : len(raw)-1]
+	if bytes.IndexByte(in, '\\') < 0 {
+		return in
+	}
+	var err error
+	d.scratch, err = jsontext.AppendUnquote(d.scratch[:0], raw)
+	if err != nil {
+		d.syntax(err)
+	}
+	return d.scratch
+}
+
+func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
+	ok := true
+	if l.Enum != nil {
+		found := false
+		for _, e := range l.Enum {
+			if string(s) == e {
+				found = true
+				break
+			}
+		}
+		if !found {
+			d.Report(l.Rule, off, "", fmt.Sprintf("%s is not one of %s", strconv.Quote(clip(s)), strings.Join(quoteAll(l.Enum), ", ")))
+			return false
+		}
+	}
+	if l.MinRunes >= 0 || l.MaxRunes >= 0 {
+		n := utf8.RuneCount(s)
+		if l.MinRunes >= 0 && n < l.MinRunes {
+			rule := l.Rule
+			reason := fmt.Sprintf("must have at least %d characters, has %d", l.MinRunes, n)
+			if n == 0 {
+				reason = "must not be empty"
+				if l.EmptyRule != "" {
+					rule = l.EmptyRule
+				}
+			}
+			d.Report(rule, off, "", reason)
+			ok = false
+		}
+		if l.MaxRunes >= 0 && n > l.MaxRunes {
+			d.Report(l.Rule, off, "", fmt.Sprintf("must have at most %d characters, has %d", l.MaxRunes, n))
+			ok = false
+		}
+	}
+	for _, p := range l.Patterns {
+		if !p.Match(s) {
+			d.Report(l.Rule, off, "", fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), p.Src))
+			ok = false
+		}
+	}
+	return ok
+}
+
+func clip(s []byte) string {
+	if len(s) > 60 {
+		return string(s[:57]) + "..."
+	}
+	return string(s)
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+// BeginObject reads '{' when the next value is an object and returns its
+// offset. Otherwise it checks the value against l (a type violation unless
+// l allows that kind, e.g. null) and returns ok=false.
+func (d *Dec) BeginObject(l *Leaf) (off int64, ok bool) {
+	off = d.Off()
+	if d.peek() != '{' {
+		d.Value(l)
+		return off, false
+	}
+	d.readToken()
+	return off, true
+}
+
+// BeginArray is BeginObject for '['.
+func (d *Dec) BeginArray(l *Leaf) (off int64, ok bool) {
+	off = d.Off()
+	if d.peek() != '[' {
+		d.Value(l)
+		return off, false
+	}
+	d.readToken()
+	return off, true
+}
+
+// More reports whether the current object or array has another member;
+// at the end it consumes the closing '}' or ']'.
+func (d *Dec) More() bool {
+	switch d.peek() {
+	case '}', ']':
+		d.readToken()
+		return false
+	}
+	return true
+}
+
+// Name reads a member name, unquoted (valid until the next read).
+func (d *Dec) Name() []byte {
+	raw := d.readValue()
+	return d.unquote(raw)
+}
+
+// Unknown handles a member that the schema does not declare: x_ fields and
+// open objects accept anything; otherwise, in strict mode, the member is an
+// AL004 violation. The value is skipped.
+func (d *Dec) Unknown(name []byte, open, allowX bool) {
+	off := d.Off()
+	if !open && d.Strict && !(allowX && bytes.HasPrefix(name, []byte("x_"))) {
+		d.Report(RuleUnknown, off, string(name), fmt.Sprintf("unknown field %s (strict mode; extensions must start with x_)", strconv.Quote(clip(name))))
+	}
+	d.readValue()
+}
+
+// Skip reads and discards one value.
+func (d *Dec) Skip() { d.readValue() }
+
+// Missing reports required field name absent from the object at off.
+func (d *Dec) Missing(off int64, name string) {
+	d.Report(RuleRequired, off, name, "required field "+strconv.Quote(name)+" is missing")
+}
+
+// ArrayLen checks list lengths after an array of n elements at off.
+func (d *Dec) ArrayLen(l *Leaf, off int64, n int) {
+	if l.MinItems >= 0 && n < l.MinItems {
+		rule := l.Rule
+		reason := fmt.Sprintf("must have at least %d items, has %d", l.MinItems, n)
+		if n == 0 {
+			reason = "must not be empty"
+			if l.EmptyRule != "" {
+				rule = l.EmptyRule
+			}
+		}
+		d.Report(rule, off, "", reason)
+	}
+	if l.MaxItems >= 0 && n > l.MaxItems {
+		d.Report(l.Rule, off, "", fmt.Sprintf("must have at most %d items, has %d", l.MaxItems, n))
+	}
+}
+
+// RefBound reports a violated bound between two sibling fields: the value
+// x of member name (at off) must satisfy `x op refName` where the sibling's
+// value is y.
+func (d *Dec) RefBound(rule string, off int64, name, op, refName string, x, y float64) {
+	if Holds(op, x, y) {
+		return
+	}
+	d.Report(rule, off, name, fmt.Sprintf("%s must be %s %s (%s), is %s", name, op, refName, fmtNum(y), fmtNum(x)))
+}
+
+func fmtNum(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.FormatInt(int64(x), 10)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// Span is a saved value: its absolute byte range and its path, for checks
+// that run after the enclosing object is complete.
+type Span struct {
+	Start, End int64
+	Set        bool
+}
+
+// Mark returns the absolute offset where the next value starts.
+func (d *Dec) Mark() int64 { return d.valueStart(d.Off()) }
+
+// Check validates the saved span sp (member name of the current object)
+// with fn in a sub-run; its violations join d's.
+func (d *Dec) Check(sp Span, name string, fn func(*Dec)) {
+	if !sp.Set {
+		return
+	}
+	if d.sub == nil {
+		d.sub = NewDec()
+	}
+	s := d.sub
+	s.buf = d.buf
+	s.offBase = sp.Start
+	s.line1 = d.line1
+	s.Strict = false
+	s.path = append(append(s.path[:0], d.path...), seg{name: name, idx: -1})
+	s.Out = s.Out[:0]
+	s.rd.Reset(d.buf[sp.Start:sp.End])
+	s.d.Reset(&s.rd)
+	s.Validate(fn)
+	d.Out = append(d.Out, s.Out...)
+}

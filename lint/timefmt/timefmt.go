@@ -1,0 +1,297 @@
+// Package timefmt checks the timestamp and identifier formats shared by the
+// agentlint families:
+//
+//   - RFC 3339 date-time (CONTRACT.md section 4, "All families": "T (or t)
+//     between date and time, an offset (Z or ±HH:MM), leap second :60
+//     accepted. A space instead of T, +0100, or no offset is
+//     SCHEMA_INVALID");
+//   - "ISO-8601 UTC" fields (CONTRACT.md section 4, operator: generated_at,
+//     last_heartbeat_at, worklog timestamp "need offset Z or +00:00");
+//   - the uuid format of collector events (CONTRACT.md section 4, collector:
+//     "uuid in the 8-4-4-4-12 form");
+//   - the run_id and task_id regexes of seed 001 ("Identifier Rules").
+//
+// Everything is checked byte by byte: no time.Parse layout, no regular
+// expression, and no allocation (ParseRFC3339 allocates once per distinct
+// non-zero offset for the whole process, see ParseRFC3339).
+package timefmt
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// stamp is a syntactically and range-checked RFC 3339 date-time.
+type stamp struct {
+	year, month, day     int
+	hour, minute, second int // second may be 60
+	nsec                 int // fraction, truncated to nanoseconds
+	frac                 bool
+	offset               int  // seconds east of UTC
+	offKind              byte // 'Z' (Z or z), '+' or '-'
+}
+
+// digits2 returns the two-digit decimal number at s[i:i+2].
+func digits2(s string, i int) (int, bool) {
+	a, b := s[i]-'0', s[i+1]-'0'
+	if a > 9 || b > 9 {
+		return 0, false
+	}
+	return int(a)*10 + int(b), true
+}
+
+func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if isLeap(year) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// parse checks s against RFC 3339 section 5.6 date-time:
+//
+//	YYYY-MM-DD ("T"|"t") hh:mm:ss ["." 1*DIGIT] ("Z"|"z"|("+"|"-") hh:mm)
+func parse(s string) (st stamp, ok bool) {
+	// 2006-01-02T15:04:05Z: 20 bytes at least.
+	if len(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':' {
+		return st, false
+	}
+	y1, ok1 := digits2(s, 0)
+	y2, ok2 := digits2(s, 2)
+	mo, ok3 := digits2(s, 5)
+	d, ok4 := digits2(s, 8)
+	h, ok5 := digits2(s, 11)
+	mi, ok6 := digits2(s, 14)
+	sec, ok7 := digits2(s, 17)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+		return st, false
+	}
+	y := y1*100 + y2
+	if mo < 1 || mo > 12 || d < 1 || d > daysIn(mo, y) || h > 23 || mi > 59 || sec > 60 {
+		return st, false
+	}
+	st = stamp{year: y, month: mo, day: d, hour: h, minute: mi, second: sec}
+
+	i := 19
+	if s[i] == '.' {
+		i++
+		start := i
+		scale := 100_000_000
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			st.nsec += int(s[i]-'0') * scale
+			scale /= 10 // 0 after nine digits: further digits are truncated
+			i++
+		}
+		if i == start {
+			return stamp{}, false
+		}
+		st.frac = true
+	}
+
+	rest := s[i:]
+	switch {
+	case rest == "Z" || rest == "z":
+		st.offKind = 'Z'
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		oh, okh := digits2(rest, 1)
+		om, okm := digits2(rest, 4)
+		if !okh || !okm || oh > 23 || om > 59 {
+			return stamp{}, false
+		}
+		st.offKind = rest[0]
+		st.offset = (oh*60 + om) * 60
+		if rest[0] == '-' {
+			st.offset = -st.offset
+		}
+	default:
+		return stamp{}, false
+	}
+
+	if sec == 60 {
+		// A leap second is inserted at 23:59:60 UTC (RFC 3339 section 5.7);
+		// like the jsonschema date-time format, check the UTC hour and
+		// minute but not the day.
+		m := (h*60 + mi - st.offset/60) % (24 * 60)
+		if m < 0 {
+			m += 24 * 60
+		}
+		if m != 23*60+59 {
+			return stamp{}, false
+		}
+	}
+	return st, true
+}
+
+// zones caches one *time.Location per offset in minutes (-23:59 … +23:59),
+// so that ParseRFC3339 allocates a location only the first time it sees an
+// offset.
+var zones [2*(24*60-1) + 1]atomic.Pointer[time.Location]
+
+func zone(offset int) *time.Location {
+	if offset == 0 {
+		return time.UTC
+	}
+	slot := &zones[offset/60+(24*60-1)]
+	if loc := slot.Load(); loc != nil {
+		return loc
+	}
+	loc := time.FixedZone("", offset)
+	if slot.CompareAndSwap(nil, loc) {
+		return loc
+	}
+	return slot.Load()
+}
+
+// ParseRFC3339 parses a strict RFC 3339 date-time (CONTRACT.md section 4,
+// "All families"): "YYYY-MM-DD", 'T' or 't', "HH:MM:SS", an optional '.'
+// and one or more digits (digits beyond the ninth are truncated, not
+// rounded), then 'Z', 'z' or "±HH:MM". Years 0000-9999, months 1-12, days
+// valid for the month (leap years by the Gregorian rule), hours 0-23,
+// minutes 0-59, seconds 0-60, offset hours 0-23 and minutes 0-59 are
+// accepted. Anything else fails: a space instead of 'T', "+0100", a missing
+// offset, missing seconds, a '.' without digits, a ',' fraction, leading or
+// trailing characters, non-ASCII digits.
+//
+// A leap second (":60") is accepted only when it falls at 23:59:60 UTC once
+// the offset is applied (as RFC 3339 section 5.7 and the jsonschema
+// date-time format that checks collector events); since time.Time has no
+// leap seconds it is returned as the following instant, 23:59:59 plus one
+// second (00:00:00 of the next day, plus the fraction).
+//
+// The returned time carries the offset of s: time.UTC for Z, +00:00 and
+// -00:00, otherwise a fixed zone without a name (one *time.Location per
+// distinct offset is allocated on first use and reused, so steady-state
+// parsing does not allocate). ok is false, and t the zero Time, when s is
+// not a valid date-time.
+func ParseRFC3339(s string) (t time.Time, ok bool) {
+	st, ok := parse(s)
+	if !ok {
+		return time.Time{}, false
+	}
+	sec := st.second
+	if sec == 60 {
+		sec = 59
+	}
+	t = time.Date(st.year, time.Month(st.month), st.day, st.hour, st.minute, sec, st.nsec, time.UTC)
+	t = t.Add(-time.Duration(st.offset) * time.Second)
+	if st.second == 60 {
+		t = t.Add(time.Second)
+	}
+	return t.In(zone(st.offset)), true
+}
+
+// IsRFC3339 reports whether s is a valid date-time by the rules of
+// ParseRFC3339, without building a time.Time.
+func IsRFC3339(s string) bool {
+	_, ok := parse(s)
+	return ok
+}
+
+// IsUTC reports whether s is a valid RFC 3339 date-time (see ParseRFC3339)
+// whose offset is 'Z', 'z' or "+00:00", as CONTRACT.md section 4 (operator)
+// requires of the "ISO-8601 UTC" fields generated_at, last_heartbeat_at and
+// worklog timestamp. "-00:00" is not UTC: RFC 3339 section 4.3 reserves it
+// for "the offset to local time is unknown".
+func IsUTC(s string) bool {
+	st, ok := parse(s)
+	return ok && (st.offKind == 'Z' || (st.offKind == '+' && st.offset == 0))
+}
+
+// HasFraction reports whether s is a valid RFC 3339 date-time (see
+// ParseRFC3339) whose seconds carry a fraction ("…:05.000Z" yes, "…:05Z"
+// no). It is false for an invalid s. The vermas family warns about
+// timestamps without milliseconds with it (CONTRACT.md section 4, vermas).
+func HasFraction(s string) bool {
+	st, ok := parse(s)
+	return ok && st.frac
+}
+
+// Offset returns the offset of a valid RFC 3339 date-time s, in seconds east
+// of UTC: 0 for 'Z', 'z', "+00:00" and "-00:00", 25200 for "+07:00",
+// -18000 for "-05:00". ok is false (and seconds 0) when s is not valid (see
+// ParseRFC3339).
+func Offset(s string) (seconds int, ok bool) {
+	st, ok := parse(s)
+	if !ok {
+		return 0, false
+	}
+	return st.offset, true
+}
+
+func isHex(c byte) bool {
+	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
+}
+
+// IsUUID reports whether s is a UUID in the canonical textual layout: 36
+// bytes, hex digits of either case in groups of 8-4-4-4-12 separated by '-'
+// ("3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4"). The version and variant digits
+// are not checked, as in the jsonschema uuid format that checks collector
+// events (CONTRACT.md section 4, collector). No braces, "urn:uuid:" prefix
+// or surrounding white space.
+func IsUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		switch i {
+		case 8, 13, 18, 23:
+			if s[i] != '-' {
+				return false
+			}
+		default:
+			if !isHex(s[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// IsCanonicalUUIDLayout is IsUUID. The operator family uses it to warn about
+// a run_id that matches seed 001's regex (IsRunID) but not the 8-4-4-4-12
+// layout (CONTRACT.md section 4, operator: "a value that is not the canonical
+// 8-4-4-4-12 layout is a warning").
+func IsCanonicalUUIDLayout(s string) bool { return IsUUID(s) }
+
+// isRunIDByte is the class [0-9a-fA-F-].
+func isRunIDByte(c byte) bool { return isHex(c) || c == '-' }
+
+// IsRunID reports whether s matches seed 001's run_id regex
+// ^[0-9a-fA-F-]{36}$ ("Identifier Rules"): exactly 36 bytes, each a hex
+// digit or '-', in any arrangement. Unlike Python's '$', a trailing newline
+// is not allowed.
+func IsRunID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isRunIDByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// IsTaskID reports whether s matches seed 001's task_id regex
+// ^(T-[0-9]+|[0-9a-fA-F-]{36})$ ("Identifier Rules"): "T-" and one or more
+// ASCII digits (leading zeros and any length allowed: "T-0", "T-007"), or a
+// string that IsRunID accepts. The 'T' is upper case only; no trailing
+// newline.
+func IsTaskID(s string) bool {
+	if len(s) >= 3 && s[0] == 'T' && s[1] == '-' {
+		for i := 2; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return IsRunID(s)
+}
