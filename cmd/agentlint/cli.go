@@ -1,0 +1,224 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/output"
+)
+
+// Exit statuses (CONTRACT.md section 2).
+const (
+	exitOK    = 0
+	exitDeny  = 1
+	exitUsage = 2
+)
+
+// usageError is a failure of the tool itself (exit 2): it is printed as one
+// envelope with allow:false and Code.
+type usageError struct {
+	Code   envelope.Code
+	Reason string
+}
+
+func (e *usageError) Error() string { return e.Reason }
+
+func usagef(format string, args ...any) error {
+	return &usageError{Code: envelope.MissingRequiredInput, Reason: fmt.Sprintf(format, args...)}
+}
+
+// denied is returned by a command whose verdict denies (exit 1); the verdict
+// itself was already printed.
+var errDenied = errors.New("denied")
+
+type globalFlags struct {
+	format      string
+	color       string
+	strict      bool
+	now         string
+	maxSkew     time.Duration
+	engine      string
+	kind        string
+	jobs        int
+	quiet       bool
+	maxWarnings int
+	config      string
+	assignment  string
+}
+
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	g      globalFlags
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, errDenied) {
+		return exitDeny
+	}
+	var ue *usageError
+	if !errors.As(err, &ue) {
+		// cobra's own errors: unknown flag or command, bad flag value.
+		ue = &usageError{Code: envelope.MissingRequiredInput, Reason: err.Error() + " (see agentlint --help)"}
+	}
+	a.printUsageError(ue)
+	return exitUsage
+}
+
+func (a *app) printUsageError(ue *usageError) {
+	e := envelope.Envelope{Allow: false, Code: ue.Code, Reason: ue.Reason}
+	if a.g.format == "text" {
+		fmt.Fprintf(a.stdout, "agentlint: %s: %s\n", ue.Code, ue.Reason)
+		return
+	}
+	p, _ := output.New("json", a.stdout, false)
+	_ = p.Record(e)
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agentlint",
+		Short: "Validate and lint the data that multi-agent systems write",
+		Long: `agentlint validates task packets, ledgers, event logs and workflow templates
+against the five specification documents of its families (vermas, operator,
+idle, ledger, collector) and prints the validator envelope
+{allow, code, reason, details}.
+
+Exit status: 0 when every verdict allows, 1 when any denies, 2 when agentlint
+could not do its job (bad flag, unreadable or undetectable file).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.HiddenDefaultCmd = true
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.g.format, "format", "json", "output format: json (JSON Lines) or text")
+	pf.StringVar(&a.g.color, "color", "auto", "color text output: auto, always or never (NO_COLOR is honored)")
+	pf.BoolVar(&a.g.strict, "strict", false, "reject unknown fields that do not start with x_, and blank JSON Lines lines")
+	pf.StringVar(&a.g.now, "now", "", "clock for time rules, RFC 3339 (default: the current time)")
+	pf.DurationVar(&a.g.maxSkew, "max-skew", 60*time.Second, "how far in the future a heartbeat may lie")
+	pf.StringVar(&a.g.engine, "engine", "fast", "schema engine: fast (generated from CUE) or cue (the CUE evaluator)")
+	pf.StringVar(&a.g.config, "config", "", "config file (default: .agentlint.toml found upward)")
+	root.AddCommand(a.validateCmd(), a.lintCmd(), a.rulesCmd(), a.explainCmd(), a.kindsCmd(), a.versionCmd())
+	return root
+}
+
+func (a *app) colorOn() bool {
+	switch a.g.color {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		return false
+	}
+	f, ok := a.stdout.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+func (a *app) printer() (output.Printer, error) {
+	switch a.g.color {
+	case "auto", "always", "never":
+	default:
+		return nil, usagef("--color must be auto, always or never, not %q", a.g.color)
+	}
+	p, err := output.New(a.g.format, a.stdout, a.colorOn())
+	if err != nil {
+		a.g.format = "json"
+		return nil, usagef("%v", err)
+	}
+	return p, nil
+}
+
+func (a *app) options() (lint.Options, error) {
+	o := lint.Options{Strict: a.g.strict, MaxSkew: a.g.maxSkew}
+	if a.g.now != "" {
+		t, err := time.Parse(time.RFC3339Nano, a.g.now)
+		if err != nil {
+			return o, usagef("--now must be an RFC 3339 date-time, not %q", a.g.now)
+		}
+		o.Now = t
+	}
+	if a.g.maxSkew < 0 {
+		return o, usagef("--max-skew must not be negative")
+	}
+	return o, nil
+}
+
+func (a *app) schemaEngine() (lint.SchemaEngine, error) {
+	switch a.g.engine {
+	case "fast":
+		return nil, nil
+	case "cue":
+		return newCUEEngine()
+	}
+	return nil, usagef("--engine must be fast or cue, not %q", a.g.engine)
+}
+
+func (a *app) checkKind() (*lint.KindInfo, error) {
+	if a.g.kind == "" {
+		return nil, nil
+	}
+	k := lint.Kind(a.g.kind)
+	if k == nil {
+		return nil, &usageError{Code: envelope.MissingValidator, Reason: fmt.Sprintf("unknown kind %q; `agentlint kinds` lists them: %s", a.g.kind, strings.Join(lint.KindNames(), ", "))}
+	}
+	return k, nil
+}
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print version, commit and Go version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v, commit := "devel", "unknown"
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+					v = bi.Main.Version
+				}
+				for _, s := range bi.Settings {
+					if s.Key == "vcs.revision" {
+						commit = s.Value
+					}
+				}
+			}
+			if version != "" {
+				v = version
+			}
+			if gitCommit != "" {
+				commit = gitCommit
+			}
+			fmt.Fprintf(a.stdout, "agentlint %s (commit %s, %s)\n", v, commit, runtime.Version())
+			return nil
+		},
+	}
+}
+
+// Set by the Makefile with -ldflags -X.
+var (
+	version   string
+	gitCommit string
+)

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/rules"
+)
+
+func (a *app) validateCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "validate [FILE|-]",
+		Short: "Validate one payload and print exactly one envelope",
+		Long: `Validate one payload (a JSON document) and print exactly one envelope
+{allow, code, reason, details}. The kind comes from --kind, the config file's
+globs, the built-in globs, then the payload's top-level keys.
+
+Exit status: 0 allow, 1 deny, 2 usage error (missing file, unknown kind).`,
+		Example: `  agentlint validate packets/t12.json
+  cat result.json | agentlint validate --kind operator/result -
+  agentlint validate --assignment packets/t12.json results/t12.json
+  agentlint validate --format text --strict packets/t12.json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := "-"
+			if len(args) == 1 {
+				file = args[0]
+			}
+			return a.validate(file)
+		},
+	}
+	cmd.Flags().StringVar(&a.g.kind, "kind", "", "kind of the payload, e.g. operator/assignment (see agentlint kinds)")
+	cmd.Flags().StringVar(&a.g.assignment, "assignment", "", "assignment packet a result is checked against (scope, task and run ids)")
+	return cmd
+}
+
+// readInput reads a named file or stdin ("-"); a missing or unreadable file
+// is a usage error.
+func (a *app) readInput(file string) ([]byte, error) {
+	if file == "-" {
+		data, err := io.ReadAll(a.stdin)
+		if err != nil {
+			return nil, usagef("cannot read standard input: %v", err)
+		}
+		return data, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, usagef("%s: no such file", file)
+		default:
+			return nil, usagef("%s: cannot read: %v", file, unwrapPath(err))
+		}
+	}
+	return data, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// detect resolves the kind of a named input: --kind, config globs, built-in
+// globs, then sniffing (CONTRACT.md section 1).
+func (a *app) detect(file string, data []byte, cfg *lint.Config) (*lint.KindInfo, error) {
+	if k, err := a.checkKind(); k != nil || err != nil {
+		return k, err
+	}
+	if k, err := cfg.KindFor(file); k != nil || err != nil {
+		return k, err
+	}
+	if file != "-" {
+		if k := lint.GlobKind(file); k != nil {
+			return k, nil
+		}
+	}
+	if k := lint.Sniff(data); k != nil && lint.Kind(k.Name) != nil {
+		return k, nil
+	}
+	return nil, usagef("%s: cannot determine the kind; name it with --kind (agentlint kinds lists them)", file)
+}
+
+func (a *app) validate(file string) error {
+	p, err := a.printer()
+	if err != nil {
+		return err
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	opts, err := a.options()
+	if err != nil {
+		return err
+	}
+	cfg.Apply(&opts)
+	eng, err := a.schemaEngine()
+	if err != nil {
+		return err
+	}
+	data, err := a.readInput(file)
+	if err != nil {
+		return err
+	}
+	kind, err := a.detect(file, data, cfg)
+	if err != nil {
+		return err
+	}
+	var pre []envelope.Violation
+	if a.g.assignment != "" {
+		if kind.Name != "operator/result" {
+			return usagef("--assignment applies to operator/result payloads, not %s", kind.Name)
+		}
+		adata, err := a.readInput(a.g.assignment)
+		if err != nil {
+			return err
+		}
+		av := lint.NewValidator(opts, eng)
+		avs, adoc := av.Document("operator/assignment", a.g.assignment, adata)
+		if adoc == nil || envelope.HasErrors(avs) {
+			for _, v := range avs {
+				if v.Severity == envelope.SeverityError {
+					v.Reason = fmt.Sprintf("assignment %s: %s", a.g.assignment, v.Reason)
+					pre = append(pre, v)
+				}
+			}
+		} else {
+			opts.Assignment = adoc
+		}
+	}
+	v := lint.NewValidator(opts, eng)
+	vs, _ := v.Document(kind.Name, file, data)
+	vs = append(append([]envelope.Violation(nil), vs...), pre...)
+	env := envelope.Verdict(vs, kind.OKReason, map[string]any{"kind": kind.Name, "file": file})
+	if err := p.Record(env); err != nil {
+		return err
+	}
+	if !env.Allow {
+		return errDenied
+	}
+	return nil
+}
+
+var _ = rules.Lookup

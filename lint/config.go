@@ -1,0 +1,146 @@
+package lint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/agentlint/agentlint/rules"
+)
+
+// ConfigName is the config file looked up from the working directory upward.
+const ConfigName = ".agentlint.toml"
+
+// Config is the parsed .agentlint.toml (CONTRACT.md section 6):
+//
+//	strict = true
+//	exclude = ["vendor/**"]
+//	[kinds]
+//	"logs/*.jsonl" = "collector/event"
+//	[rules.OP004]
+//	severity = "off"   # or "warning", "error"; the code never changes
+type Config struct {
+	Path    string                `toml:"-"`
+	Dir     string                `toml:"-"`
+	Strict  bool                  `toml:"strict"`
+	Exclude []string              `toml:"exclude"`
+	Kinds   map[string]string     `toml:"kinds"`
+	Rules   map[string]RuleConfig `toml:"rules"`
+}
+
+// RuleConfig is one [rules.ID] table.
+type RuleConfig struct {
+	Severity string `toml:"severity"`
+}
+
+// FindConfig returns the path of .agentlint.toml in dir or its nearest
+// ancestor, or "".
+func FindConfig(dir string) string {
+	dir, _ = filepath.Abs(dir)
+	for {
+		p := filepath.Join(dir, ConfigName)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// LoadConfig parses the config at path; unknown keys, unknown kinds or rules
+// and bad severities are errors that say what to fix.
+func LoadConfig(path string) (*Config, error) {
+	c := &Config{Path: path, Dir: filepath.Dir(path)}
+	md, err := toml.DecodeFile(path, c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, fmt.Errorf("%s: unknown key %s", path, und[0])
+	}
+	for glob, k := range c.Kinds {
+		if Kind(k) == nil {
+			return nil, fmt.Errorf("%s: [kinds] %q names unknown kind %q", path, glob, k)
+		}
+	}
+	for id, rc := range c.Rules {
+		if rules.Lookup(id) == nil {
+			return nil, fmt.Errorf("%s: [rules.%s]: no such rule (agentlint rules lists them)", path, id)
+		}
+		switch rc.Severity {
+		case "off", "warning", "error":
+		default:
+			return nil, fmt.Errorf("%s: [rules.%s] severity must be \"off\", \"warning\" or \"error\", not %q", path, id, rc.Severity)
+		}
+	}
+	return c, nil
+}
+
+// Apply merges the config into validator options.
+func (c *Config) Apply(o *Options) {
+	if c == nil {
+		return
+	}
+	if c.Strict {
+		o.Strict = true
+	}
+	if len(c.Rules) > 0 && o.Severity == nil {
+		o.Severity = map[string]string{}
+	}
+	for id, rc := range c.Rules {
+		o.Severity[id] = rc.Severity
+	}
+}
+
+// KindFor returns the kind the config's [kinds] globs give file (globs are
+// relative to the config's directory), or nil. Globs are tried in sorted
+// order so that the result is deterministic.
+func (c *Config) KindFor(file string) (*KindInfo, error) {
+	if c == nil || len(c.Kinds) == 0 || file == "-" {
+		return nil, nil
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, nil
+	}
+	rel, err := filepath.Rel(c.Dir, abs)
+	if err != nil {
+		return nil, nil
+	}
+	globs := make([]string, 0, len(c.Kinds))
+	for g := range c.Kinds {
+		globs = append(globs, g)
+	}
+	sort.Strings(globs)
+	for _, g := range globs {
+		if MatchGlob(g, filepath.ToSlash(rel)) {
+			return Kind(c.Kinds[g]), nil
+		}
+	}
+	return nil, nil
+}
+
+// Excluded reports whether path (slash-separated, relative to the config's
+// directory) matches an exclude glob.
+func (c *Config) Excluded(file string) bool {
+	if c == nil {
+		return false
+	}
+	abs, _ := filepath.Abs(file)
+	rel, err := filepath.Rel(c.Dir, abs)
+	if err != nil {
+		return false
+	}
+	for _, g := range c.Exclude {
+		if MatchGlob(g, filepath.ToSlash(rel)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,57 @@
+package lint
+
+import (
+	"testing"
+	"time"
+
+	"github.com/agentlint/agentlint/rules"
+)
+
+// TestRuleExamples runs every registry example through the engine: the
+// failing example must violate its rule and the passing one must not, so
+// `agentlint explain` never shows an example that lies.
+func TestRuleExamples(t *testing.T) {
+	n := 0
+	for _, r := range rules.All() {
+		if r.ExampleKind == "" || (r.Example == "" && r.Fixed == "") {
+			continue
+		}
+		n++
+		t.Run(r.ID, func(t *testing.T) {
+			if Kind(r.ExampleKind) == nil {
+				t.Fatalf("example kind %q is not a kind", r.ExampleKind)
+			}
+			opts := Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}
+			for _, o := range r.Options {
+				switch o {
+				case "--strict":
+					opts.Strict = true
+				case "--assignment":
+					_, doc := NewValidator(opts, nil).Document("operator/assignment", "assignment.json", []byte(rules.ExampleAssignment))
+					if doc == nil {
+						t.Fatal("example assignment is not valid")
+					}
+					opts.Assignment = doc
+				}
+			}
+			has := func(doc string) bool {
+				vs, _ := NewValidator(opts, nil).Document(r.ExampleKind, "example.json", []byte(doc))
+				for _, v := range vs {
+					if v.Rule == r.ID {
+						return true
+					}
+				}
+				return false
+			}
+			if !has(r.Example) {
+				t.Errorf("failing example does not violate %s:\n%s", r.ID, r.Example)
+			}
+			if has(r.Fixed) {
+				t.Errorf("passing example violates %s:\n%s", r.ID, r.Fixed)
+			}
+		})
+	}
+	if n < 20 {
+		t.Fatalf("only %d rules have examples", n)
+	}
+}

@@ -1,0 +1,154 @@
+// Package lint is the engine: it detects a file's kind, validates documents
+// and JSON Lines records with the generated fast path (or the CUE evaluator),
+// runs the document rules of the registry and produces violations with file,
+// line, column and JSON Pointer. It knows nothing of output formats
+// (lint/output renders them).
+package lint
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Format is how a kind's files are read.
+type Format string
+
+// Formats.
+const (
+	FormatJSON  Format = "json"  // one JSON document per file
+	FormatJSONL Format = "jsonl" // JSON Lines: one record per line
+	FormatTOML  Format = "toml"
+	FormatText  Format = "text"
+)
+
+// KindInfo describes one kind (CONTRACT.md section 1): its name, the seed it
+// comes from, its record unit, its built-in globs and the top-level keys that
+// sniffing looks for.
+type KindInfo struct {
+	Name   string
+	Seed   string
+	Format Format
+	Globs  []string
+	Sniff  string
+	// OKReason is the reason of an allowing verdict.
+	OKReason string
+}
+
+// Kinds lists every kind agentlint validates, in CONTRACT.md order.
+var Kinds = []*KindInfo{
+	{Name: "operator/assignment", Seed: "001", Format: FormatJSON, Sniff: "packet_type", OKReason: "assignment packet valid"},
+	{Name: "operator/orchestrator-output", Seed: "001", Format: FormatJSON, Sniff: "ledger_delta", OKReason: "orchestrator output valid"},
+	{Name: "operator/result", Seed: "001", Format: FormatJSON, Sniff: "acceptance_check + task_id", OKReason: "result packet valid"},
+	{Name: "operator/worklog", Seed: "001", Format: FormatJSONL, Globs: []string{"**/worklogs/*.jsonl"}, OKReason: "worklog entry valid"},
+	{Name: "operator/handoff", Seed: "001", Format: FormatJSON, Sniff: "objective + ledger", OKReason: "handoff bundle valid"},
+	{Name: "operator/locks", Seed: "001", Format: FormatJSON, Sniff: "locks", OKReason: "no active lock overlap"},
+	{Name: "operator/reconcile", Seed: "001", Format: FormatJSON, Sniff: "ledger + (events or active_locks)", OKReason: "ledger reconciliation passed"},
+	{Name: "operator/watchdog", Seed: "001", Format: FormatJSON, Sniff: "now + tasks", OKReason: "watchdog check passed"},
+}
+
+// Kind returns the kind named name, or nil.
+func Kind(name string) *KindInfo {
+	for _, k := range Kinds {
+		if k.Name == name {
+			return k
+		}
+	}
+	return nil
+}
+
+// GlobKind returns the kind whose built-in glob matches the slash-separated
+// path p (CONTRACT.md section 1, "Detection"), or nil. A glob `**/x` also
+// matches a relative path that starts with x.
+func GlobKind(p string) *KindInfo {
+	p = filepath.ToSlash(p)
+	for _, k := range Kinds {
+		for _, g := range k.Globs {
+			if MatchGlob(g, p) {
+				return k
+			}
+		}
+	}
+	return nil
+}
+
+// MatchGlob matches a doublestar glob against a slash-separated path; a
+// pattern starting with **/ also matches when the path is absolute.
+func MatchGlob(pattern, p string) bool {
+	p = strings.TrimPrefix(p, "/")
+	ok, _ := doublestar.Match(pattern, p)
+	return ok
+}
+
+// Sniff returns the kind named by the top-level keys of the first JSON object
+// in data (CONTRACT.md section 1, "Sniffing"), or nil. Only the first value is
+// read; a syntax error ends sniffing with what was seen so far.
+func Sniff(data []byte) *KindInfo {
+	keys := topKeys(data)
+	has := func(k string) bool { _, ok := keys[k]; return ok }
+	var name string
+	switch {
+	case has("packet_type"):
+		name = "operator/assignment"
+	case has("ledger_delta"):
+		name = "operator/orchestrator-output"
+	case has("acceptance_check") && has("task_id"):
+		name = "operator/result"
+	case has("objective") && has("ledger"):
+		name = "operator/handoff"
+	case has("locks"):
+		name = "operator/locks"
+	case has("ledger") && (has("events") || has("active_locks")):
+		name = "operator/reconcile"
+	case has("now") && has("tasks"):
+		name = "operator/watchdog"
+	case keys["schema"] == '0' && (has("event") || has("goal")):
+		name = "idle/event"
+	case has("version") && has("event_type") && has("agent_id"):
+		name = "collector/event"
+	case has("event_id") && has("event_type") && has("actor"):
+		name = "vermas/event"
+	case has("ts") && has("session_id") && has("event"):
+		name = "ledger/entry"
+	}
+	return Kind(name)
+}
+
+// topKeys returns the member names of the first top-level object with the
+// jsontext kind of each value ('0' for numbers).
+func topKeys(data []byte) map[string]jsontext.Kind {
+	keys := map[string]jsontext.Kind{}
+	d := jsontext.NewDecoder(strings.NewReader(string(firstLine(data))), jsontext.AllowDuplicateNames(true))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
+		return keys
+	}
+	for d.PeekKind() == '"' {
+		t, err := d.ReadToken()
+		if err != nil {
+			return keys
+		}
+		name := t.String()
+		k := d.PeekKind()
+		if _, err := d.ReadValue(); err != nil {
+			keys[name] = k
+			return keys
+		}
+		keys[name] = k
+	}
+	return keys
+}
+
+// firstLine returns the first JSON value's text: for JSON Lines input, the
+// first non-blank line; for a document, all of data.
+func firstLine(data []byte) []byte {
+	s := strings.TrimLeft(string(data), " \t\r\n\ufeff")
+	if strings.HasPrefix(s, "{") {
+		// A pretty-printed document spans lines; a JSON Lines record does not.
+		if i := strings.IndexByte(s, '\n'); i >= 0 && jsontext.Value(strings.TrimSpace(s[:i])).IsValid() {
+			return []byte(s[:i])
+		}
+	}
+	return []byte(s)
+}

@@ -1,0 +1,30 @@
+// Package output renders envelopes: one file per format (json.go, text.go).
+// It knows nothing of validation; the engine hands it finished envelopes.
+package output
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// Printer writes envelopes in one format.
+type Printer interface {
+	// Record prints the verdict of one record or document.
+	Record(e envelope.Envelope) error
+	// Summary prints the closing summary envelope of `agentlint lint`.
+	Summary(e envelope.Envelope) error
+}
+
+// New returns the printer for format ("json" or "text"). color enables ANSI
+// colors in text output.
+func New(format string, w io.Writer, color bool) (Printer, error) {
+	switch format {
+	case "json":
+		return &JSON{W: w}, nil
+	case "text":
+		return &Text{W: w, Color: color}, nil
+	}
+	return nil, fmt.Errorf("unknown format %q (want json or text)", format)
+}

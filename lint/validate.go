@@ -1,0 +1,183 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/rules"
+)
+
+// SchemaEngine validates one JSON text of a kind against its schema and
+// returns violations with Rule, Pointer, Line, Column and Reason set (codes
+// and severities are filled by the Validator). The fast path is the default;
+// lint/cueeval provides the CUE evaluator (--engine cue).
+type SchemaEngine interface {
+	Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation
+}
+
+// FastEngine runs the validators generated from the CUE definitions. It is
+// not safe for concurrent use: give each worker its own.
+type FastEngine struct{ dec *fast.Dec }
+
+// NewFastEngine returns a fast-path engine.
+func NewFastEngine() *FastEngine { return &FastEngine{dec: fast.NewDec()} }
+
+// Schema implements SchemaEngine. The returned slice is reused by the next call.
+func (e *FastEngine) Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation {
+	fn := fast.Validators[kind]
+	e.dec.Strict = strict
+	e.dec.Reset(raw, line1)
+	e.dec.Validate(fn)
+	return e.dec.Out
+}
+
+// Options configure a Validator.
+type Options struct {
+	// Strict: unknown non-x_ fields and blank JSON Lines lines are violations.
+	Strict bool
+	// Now is the clock of time rules (--now).
+	Now time.Time
+	// MaxSkew is the tolerated future skew of heartbeats (--max-skew).
+	MaxSkew time.Duration
+	// Severity overrides a rule's severity: "error", "warning" or "off"
+	// (config file [rules.ID]); the code never changes.
+	Severity map[string]string
+	// Assignment is the validated assignment a result is checked against.
+	Assignment *rules.Doc
+}
+
+// Validator validates documents and records. It is not safe for concurrent
+// use; create one per worker.
+type Validator struct {
+	opts   Options
+	engine SchemaEngine
+	vs     []envelope.Violation
+}
+
+// NewValidator returns a Validator using engine (nil: the fast path).
+func NewValidator(opts Options, engine SchemaEngine) *Validator {
+	if engine == nil {
+		engine = NewFastEngine()
+	}
+	if opts.MaxSkew == 0 {
+		opts.MaxSkew = 60 * time.Second
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	return &Validator{opts: opts, engine: engine}
+}
+
+// Enabled reports whether rule id is switched on by the configuration.
+func (v *Validator) Enabled(id string) bool { return v.opts.Severity[id] != "off" }
+
+// Record validates one JSON text raw of kind (a document, or a JSON Lines
+// record whose first byte is on line line1) in file. It returns every
+// violation, sorted, with code and severity from the registry and the
+// configuration, and the decoded document when the schema passed (nil
+// otherwise). The slice is reused by the next call.
+func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope.Violation, *rules.Doc) {
+	v.vs = append(v.vs[:0], v.engine.Schema(kind, raw, line1, v.opts.Strict)...)
+	v.finish()
+	if envelope.HasErrors(v.vs) || len(rules.ForKind(kind)) == 0 {
+		envelope.Sort(v.vs)
+		return v.vs, nil
+	}
+	doc := &rules.Doc{Kind: kind, File: file, Raw: raw, Options: &rules.Options{
+		Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment,
+	}}
+	if err := json.Unmarshal(raw, &doc.Value); err != nil {
+		// The schema engine accepted the text, so this cannot happen; report it
+		// rather than hide it.
+		v.vs = append(v.vs, envelope.Violation{Rule: fast.RuleSyntax, Parse: true, Reason: "invalid JSON: " + err.Error()})
+		v.finish()
+		return v.vs, nil
+	}
+	n := len(v.vs)
+	for _, f := range rules.Run(doc, v.Enabled) {
+		line, col := LineCol(raw, Locate(raw, f.Pointer), line1)
+		v.vs = append(v.vs, envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: line, Column: col, Reason: f.Reason, Extra: f.Extra})
+	}
+	v.fill(v.vs[n:])
+	v.vs = dropOff(v.vs)
+	envelope.Sort(v.vs)
+	return v.vs, doc
+}
+
+// finish fills codes and severities of all violations and drops rules
+// switched off.
+func (v *Validator) finish() {
+	v.fill(v.vs)
+	v.vs = dropOff(v.vs)
+}
+
+func (v *Validator) fill(vs []envelope.Violation) {
+	for i := range vs {
+		x := &vs[i]
+		r := rules.Lookup(x.Rule)
+		if r == nil {
+			panic(fmt.Sprintf("lint: violation of unregistered rule %s", x.Rule))
+		}
+		x.Code, x.Severity = r.Code, r.Severity
+		switch v.opts.Severity[x.Rule] {
+		case "warning":
+			x.Severity = envelope.SeverityWarning
+		case "error":
+			x.Severity = envelope.SeverityError
+		case "off":
+			x.Severity = "off"
+		}
+	}
+}
+
+func dropOff(vs []envelope.Violation) []envelope.Violation {
+	out := vs[:0]
+	for _, x := range vs {
+		if x.Severity != "off" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Document validates a whole file's content as one payload of kind: a UTF-8
+// byte-order mark is skipped with a warning (AL006) and an empty payload is
+// AL005 (CONTRACT.md sections 2 and 4).
+func (v *Validator) Document(kind, file string, raw []byte) ([]envelope.Violation, *rules.Doc) {
+	var pre []envelope.Violation
+	if bytes.HasPrefix(raw, []byte("\ufeff")) {
+		raw = raw[3:]
+		pre = append(pre, envelope.Violation{Rule: "AL006", Line: 1, Column: 1, Reason: "UTF-8 byte-order mark skipped"})
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		pre = append(pre, envelope.Violation{Rule: "AL005", Line: 1, Column: 1, Reason: "empty payload"})
+		v.vs = append(v.vs[:0], pre...)
+		v.finish()
+		envelope.Sort(v.vs)
+		return v.vs, nil
+	}
+	vs, doc := v.Record(kind, file, raw, 1)
+	if len(pre) > 0 {
+		v.vs = append(append(v.vs[:0:0], pre...), vs...)
+		v.finish()
+		envelope.Sort(v.vs)
+		return v.vs, doc
+	}
+	return vs, doc
+}
+
+// KindNames returns the names of every kind, sorted.
+func KindNames() []string {
+	var out []string
+	for _, k := range Kinds {
+		out = append(out, k.Name)
+	}
+	sort.Strings(out)
+	return out
+}

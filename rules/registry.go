@@ -1,0 +1,168 @@
+// Package rules is the one registry of every rule agentlint knows: its ID,
+// code, default severity, summary, source and a failing and a passing
+// example. The engine, `agentlint rules` and `agentlint explain` all read it.
+//
+// Two sorts of rules live here. Schema rules (Check == nil) are enforced by
+// the validators generated from cue/*.cue; the CUE fields name them with
+// @rule(ID). Document rules (Check != nil) need more than one field or more
+// than one document and are written in Go, one file per rule family
+// (rule_*.go).
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// Rule is one registry entry.
+type Rule struct {
+	// ID is stable: AL (all families), OP (operator, seed 001), ...
+	ID string
+	// Name is a short kebab-case slug.
+	Name string
+	// Code is the primary code a violation of this rule carries
+	// (CONTRACT.md section 3). The config may change the severity, never the code.
+	Code envelope.Code
+	// Severity is the default: error denies, warning only reports.
+	Severity envelope.Severity
+	// Kinds the rule applies to; "*" for every kind.
+	Kinds []string
+	// Summary is one line.
+	Summary string
+	// Source names the seed section or contract clause the rule implements.
+	Source string
+	// Example is a payload of kind ExampleKind that violates the rule; Fixed
+	// is the same payload repaired. Both are checked by the tests.
+	ExampleKind string
+	Example     string
+	Fixed       string
+	// Options are the CLI flags the examples need (e.g. "--strict").
+	Options []string
+	// Check runs a document rule; nil for schema rules enforced by the
+	// generated validators.
+	Check func(d *Doc, r *Reporter)
+}
+
+var registry = map[string]*Rule{}
+
+// Register adds rules to the registry; it panics on a duplicate or malformed
+// ID, an unknown code or severity (a programming error caught by every test).
+func Register(rs ...*Rule) {
+	for _, r := range rs {
+		if r.ID == "" || registry[r.ID] != nil {
+			panic("rules: duplicate or empty rule ID " + r.ID)
+		}
+		if !envelope.Valid(r.Code) {
+			panic("rules: rule " + r.ID + " has unknown code " + string(r.Code))
+		}
+		if r.Severity != envelope.SeverityError && r.Severity != envelope.SeverityWarning {
+			panic("rules: rule " + r.ID + " has bad severity")
+		}
+		registry[r.ID] = r
+	}
+}
+
+// Lookup returns the rule with the given ID, or nil.
+func Lookup(id string) *Rule { return registry[id] }
+
+// All returns every rule sorted by ID.
+func All() []*Rule {
+	out := make([]*Rule, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// ByCode returns the rules whose code is c, sorted by ID.
+func ByCode(c envelope.Code) []*Rule {
+	var out []*Rule
+	for _, r := range All() {
+		if r.Code == c {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// AppliesTo reports whether the rule runs on kind.
+func (r *Rule) AppliesTo(kind string) bool {
+	for _, k := range r.Kinds {
+		if k == "*" || k == kind || (strings.HasSuffix(k, "/*") && strings.HasPrefix(kind, strings.TrimSuffix(k, "*"))) {
+			return true
+		}
+	}
+	return false
+}
+
+// ForKind returns the document rules (Check != nil) that apply to kind, by ID.
+func ForKind(kind string) []*Rule {
+	var out []*Rule
+	for _, r := range All() {
+		if r.Check != nil && r.AppliesTo(kind) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Finding is what a document rule reports: a JSON Pointer into the document,
+// a reason and optional details. Line and column are filled by the engine.
+type Finding struct {
+	Rule    string
+	Pointer string
+	Reason  string
+	Extra   map[string]any
+}
+
+// Reporter collects the findings of document rules.
+type Reporter struct {
+	rule string
+	out  *[]Finding
+}
+
+// Report records a finding of the reporter's rule at pointer (RFC 6901).
+func (r *Reporter) Report(pointer, reason string, extra map[string]any) {
+	*r.out = append(*r.out, Finding{Rule: r.rule, Pointer: pointer, Reason: reason, Extra: extra})
+}
+
+// Reportf records a finding with a formatted reason.
+func (r *Reporter) Reportf(pointer string, extra map[string]any, format string, args ...any) {
+	r.Report(pointer, fmt.Sprintf(format, args...), extra)
+}
+
+// As returns a reporter for another rule sharing the same findings: one
+// Check may report under several rules (e.g. OP030 and OP031 for lock
+// resources). It panics on an unknown ID.
+func (r *Reporter) As(id string) *Reporter {
+	if registry[id] == nil {
+		panic("rules: unknown rule " + id)
+	}
+	return &Reporter{rule: id, out: r.out}
+}
+
+// Run runs every document rule for d.Kind and returns the findings of the
+// enabled rules (enabled == nil: all), in rule-ID order of the Checks.
+func Run(d *Doc, enabled func(id string) bool) []Finding {
+	var all []Finding
+	for _, r := range ForKind(d.Kind) {
+		if enabled != nil && !enabled(r.ID) {
+			continue
+		}
+		r.Check(d, &Reporter{rule: r.ID, out: &all})
+	}
+	if enabled == nil {
+		return all
+	}
+	out := all[:0]
+	for _, f := range all {
+		if enabled(f.Rule) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
