@@ -1,0 +1,332 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/lockpath"
+)
+
+// Lock rules of the operator family (seed 001 "Identifier Rules": "resource
+// is a normalized path-like string"; CONTRACT.md section 4, operator, "Lock
+// resources", and section 3, LOCK_CONFLICT and SCOPE_VIOLATION).
+//
+// Every resource is normalized with lockpath.Normalize. A resource that does
+// not normalize (empty: OP030, escaping the root: OP031) is reported once and
+// then left out of the overlap rules OP032-OP034.
+
+// opLockKinds are the kinds that carry lock resources.
+var opLockKinds = []string{
+	"operator/assignment", "operator/orchestrator-output", "operator/handoff",
+	"operator/locks", "operator/reconcile", "operator/result",
+}
+
+// opResource is one resource found in a document.
+type opResource struct {
+	ptr   string // RFC 6901 pointer of the resource string
+	list  string // the list it belongs to, for reasons: "task.lock_scope", "active_locks"
+	where string // the element, for reasons: "task.lock_scope[0]", "active_locks[2].resource"
+	index int    // index in its list
+	raw   string // the value as written
+	norm  string // normalized (valid only when err == nil)
+	err   error  // lockpath.ErrEmpty or lockpath.ErrEscapesRoot
+	// Lock entries (active_locks[], locks[]) only.
+	isLock bool
+	taskID string
+	active bool
+}
+
+// show renders the resource for a reason: its raw value, and its normalized
+// form when that differs.
+func (r *opResource) show() string {
+	if r.err == nil && r.norm != r.raw {
+		return fmt.Sprintf("%q (normalized %q)", r.raw, r.norm)
+	}
+	return fmt.Sprintf("%q", r.raw)
+}
+
+func opNewResource(ptr, list, where string, index int, raw string) opResource {
+	n, err := lockpath.Normalize(raw)
+	return opResource{ptr: ptr, list: list, where: where, index: index, raw: raw, norm: n, err: err}
+}
+
+// opStringList returns the resources of a string array at m[key]; path is
+// the pointer prefix of m and label its name in reasons.
+func opStringList(m map[string]any, key string, path []any, label string) []opResource {
+	var out []opResource
+	list := label + key
+	for i, v := range Arr(m, key) {
+		s, _ := v.(string)
+		ptr := Ptr(append(append([]any{}, path...), key, i)...)
+		out = append(out, opNewResource(ptr, list, fmt.Sprintf("%s[%d]", list, i), i, s))
+	}
+	return out
+}
+
+// opLocks returns the lock entries of the array root[key] (active_locks or locks).
+func opLocks(root map[string]any, key string) []opResource {
+	var out []opResource
+	for i, v := range Arr(root, key) {
+		m := Obj(v)
+		r := opNewResource(Ptr(key, i, "resource"), key, fmt.Sprintf("%s[%d].resource", key, i), i, Str(m, "resource"))
+		r.isLock = true
+		r.taskID = Str(m, "task_id")
+		r.active, _ = m["active"].(bool)
+		out = append(out, r)
+	}
+	return out
+}
+
+// opLockKey is the member holding the lock list of a kind ("" when none).
+func opLockKey(kind string) string {
+	switch kind {
+	case "operator/locks":
+		return "locks"
+	case "operator/assignment", "operator/orchestrator-output", "operator/handoff", "operator/reconcile":
+		return "active_locks"
+	}
+	return ""
+}
+
+// opLockScopes returns the lock_scope lists of a document: the assignment's
+// task.lock_scope, or one per handoff ledger row.
+func opLockScopes(d *Doc) [][]opResource {
+	root := d.Root()
+	switch d.Kind {
+	case "operator/assignment":
+		return [][]opResource{opStringList(Obj(root["task"]), "lock_scope", []any{"task"}, "task.")}
+	case "operator/handoff":
+		var out [][]opResource
+		for j, row := range Arr(root, "ledger") {
+			out = append(out, opStringList(Obj(row), "lock_scope", []any{"ledger", j}, fmt.Sprintf("ledger[%d].", j)))
+		}
+		return out
+	}
+	return nil
+}
+
+// opForbidden returns the assignment's task.forbidden_scope entries.
+func opForbidden(d *Doc) []opResource {
+	if d.Kind != "operator/assignment" {
+		return nil
+	}
+	return opStringList(Obj(d.Root()["task"]), "forbidden_scope", []any{"task"}, "task.")
+}
+
+// opAllResources returns every resource of d that OP030 and OP031 check, in
+// a fixed order: lock_scope lists, forbidden_scope, lock entries, result
+// changes.
+func opAllResources(d *Doc) []opResource {
+	var out []opResource
+	for _, l := range opLockScopes(d) {
+		out = append(out, l...)
+	}
+	out = append(out, opForbidden(d)...)
+	if key := opLockKey(d.Kind); key != "" {
+		out = append(out, opLocks(d.Root(), key)...)
+	}
+	if d.Kind == "operator/result" {
+		for i, v := range Arr(d.Root(), "changes") {
+			out = append(out, opNewResource(Ptr("changes", i, "resource"), "changes", fmt.Sprintf("changes[%d].resource", i), i, Str(Obj(v), "resource")))
+		}
+	}
+	return out
+}
+
+func checkLockResourceEmpty(d *Doc, r *Reporter) {
+	for _, res := range opAllResources(d) {
+		if !errors.Is(res.err, lockpath.ErrEmpty) {
+			continue
+		}
+		extra := map[string]any{"index": res.index, "resource": res.raw}
+		if res.isLock {
+			extra["task_id"] = res.taskID
+		}
+		r.Reportf(res.ptr, extra, "%s contains empty resource after normalization (%s is %q)", res.list, res.where, res.raw)
+	}
+}
+
+func checkResourceEscapesRoot(d *Doc, r *Reporter) {
+	for _, res := range opAllResources(d) {
+		if !errors.Is(res.err, lockpath.ErrEscapesRoot) {
+			continue
+		}
+		extra := map[string]any{"index": res.index, "resource": res.raw, "normalized": res.norm}
+		if res.isLock {
+			extra["task_id"] = res.taskID
+		}
+		r.Reportf(res.ptr, extra, "%s %q escapes the root: it normalizes to %q, which starts with \"..\"", res.where, res.raw, res.norm)
+	}
+}
+
+func checkLockScopeOverlap(d *Doc, r *Reporter) {
+	for _, scope := range opLockScopes(d) {
+		for j := range scope {
+			b := &scope[j]
+			if b.err != nil {
+				continue
+			}
+			for i := 0; i < j; i++ {
+				a := &scope[i]
+				if a.err != nil || !lockpath.Overlap(a.norm, b.norm) {
+					continue
+				}
+				r.Reportf(b.ptr, map[string]any{
+					"index": j, "resource": b.raw, "other_index": i, "other_resource": a.raw,
+				}, "%s %s overlaps %s %s of the same lock_scope", b.where, b.show(), a.where, a.show())
+			}
+		}
+	}
+}
+
+func checkForbiddenScopeOverlap(d *Doc, r *Reporter) {
+	forbidden := opForbidden(d)
+	scopes := opLockScopes(d)
+	if len(forbidden) == 0 || len(scopes) == 0 {
+		return
+	}
+	for k := range forbidden {
+		f := &forbidden[k]
+		if f.err != nil {
+			continue
+		}
+		for i := range scopes[0] {
+			l := &scopes[0][i]
+			if l.err != nil || !lockpath.Overlap(f.norm, l.norm) {
+				continue
+			}
+			r.Reportf(f.ptr, map[string]any{
+				"index": k, "resource": f.raw, "lock_scope_index": i, "lock_scope_resource": l.raw,
+			}, "%s %s overlaps %s %s: a task may not lock what it is forbidden to touch", f.where, f.show(), l.where, l.show())
+		}
+	}
+}
+
+// opConflict is one entry of the "conflicts" detail of OP034, in the shape
+// of the reference lock validator ({task_a, resource_a, task_b, resource_b}).
+func opConflict(a, b *opResource) map[string]any {
+	c := map[string]any{"task_a": a.taskID, "resource_a": a.raw, "task_b": b.taskID, "resource_b": b.raw}
+	if a.isLock {
+		c["index_a"] = a.index
+	}
+	if b.isLock {
+		c["index_b"] = b.index
+	}
+	return c
+}
+
+func checkActiveLockConflict(d *Doc, r *Reporter) {
+	key := opLockKey(d.Kind)
+	if key == "" {
+		return
+	}
+	locks := opLocks(d.Root(), key)
+	if d.Kind == "operator/assignment" {
+		// (a) the task's lock_scope against other tasks' active locks.
+		taskID := Str(Obj(d.Root()["task"]), "task_id")
+		scope := opLockScopes(d)[0]
+		for i := range scope {
+			s := &scope[i]
+			if s.err != nil {
+				continue
+			}
+			s.taskID = taskID
+			var conflicts []any
+			var names []string
+			for k := range locks {
+				l := &locks[k]
+				if !l.active || l.err != nil || l.taskID == taskID || !lockpath.Overlap(s.norm, l.norm) {
+					continue
+				}
+				conflicts = append(conflicts, opConflict(s, l))
+				names = append(names, fmt.Sprintf("the active lock %s[%d] of %s on %s", key, k, l.taskID, l.show()))
+			}
+			if len(conflicts) > 0 {
+				r.Reportf(s.ptr, map[string]any{"index": i, "resource": s.raw, "conflicts": conflicts},
+					"%s %s of task %s overlaps %s", s.where, s.show(), taskID, strings.Join(names, ", "))
+			}
+		}
+		return
+	}
+	// (b) active locks of different tasks against each other.
+	for j := range locks {
+		b := &locks[j]
+		if !b.active || b.err != nil {
+			continue
+		}
+		var conflicts []any
+		var names []string
+		for i := 0; i < j; i++ {
+			a := &locks[i]
+			if !a.active || a.err != nil || a.taskID == b.taskID || !lockpath.Overlap(a.norm, b.norm) {
+				continue
+			}
+			conflicts = append(conflicts, opConflict(a, b))
+			names = append(names, fmt.Sprintf("the active lock %s[%d] of %s on %s", key, i, a.taskID, a.show()))
+		}
+		if len(conflicts) > 0 {
+			r.Reportf(b.ptr, map[string]any{"index": j, "task_id": b.taskID, "resource": b.raw, "conflicts": conflicts},
+				"overlapping active locks: %s[%d] of %s on %s overlaps %s", key, j, b.taskID, b.show(), strings.Join(names, ", "))
+		}
+	}
+}
+
+func init() {
+	lockedTests := strings.Replace(minimalAssignment, `{"task_id": "T-9", "resource": "src/api.py", "active": true}`,
+		`{"task_id": "T-9", "resource": "src/api.py", "active": true},
+    {"task_id": "T-10", "resource": "tests/../tests", "active": true}`, 1)
+	Register(
+		&Rule{
+			ID: "OP030", Name: "lock-resource-empty", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
+			Kinds:       opLockKinds,
+			Summary:     "a lock resource (lock_scope, forbidden_scope, active_locks, locks) or change resource is empty after normalization",
+			Source:      `CONTRACT.md section 4, operator, "Lock resources" ("Empty after that: SCHEMA_INVALID")`,
+			ExampleKind: "operator/assignment",
+			Example:     strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["  "]`, 1),
+			Fixed:       minimalAssignment,
+			Check:       checkLockResourceEmpty,
+		},
+		&Rule{
+			ID: "OP031", Name: "resource-escapes-root", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
+			Kinds:       opLockKinds,
+			Summary:     `a lock or change resource escapes the root: ".." is its first element after cleaning`,
+			Source:      `CONTRACT.md section 3, SCOPE_VIOLATION ("any resource that escapes the root"); section 4, operator, "Lock resources"`,
+			ExampleKind: "operator/assignment",
+			Example:     strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests/../../test_api.py"]`, 1),
+			Fixed:       minimalAssignment,
+			Check:       checkResourceEscapesRoot,
+		},
+		&Rule{
+			ID: "OP032", Name: "lock-scope-overlap", Code: envelope.LockConflict, Severity: envelope.SeverityError,
+			Kinds:       []string{"operator/assignment", "operator/handoff"},
+			Summary:     "two entries of one lock_scope overlap (equal, or one is a path prefix of the other)",
+			Source:      "CONTRACT.md section 3, LOCK_CONFLICT (\"two overlapping entries inside one lock_scope\")",
+			ExampleKind: "operator/assignment",
+			Example:     strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests", "tests/test_api.py"]`, 1),
+			Fixed:       minimalAssignment,
+			Check:       checkLockScopeOverlap,
+		},
+		&Rule{
+			ID: "OP033", Name: "forbidden-scope-overlap", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
+			Kinds:       []string{"operator/assignment"},
+			Summary:     "a task.forbidden_scope entry overlaps a task.lock_scope entry",
+			Source:      "CONTRACT.md section 3, SCOPE_VIOLATION (\"forbidden_scope overlaps lock_scope\")",
+			ExampleKind: "operator/assignment",
+			Example:     strings.Replace(minimalAssignment, `"forbidden_scope": ["src/"]`, `"forbidden_scope": ["src/", "tests/"]`, 1),
+			Fixed:       minimalAssignment,
+			Check:       checkForbiddenScopeOverlap,
+		},
+		&Rule{
+			ID: "OP034", Name: "active-lock-conflict", Code: envelope.LockConflict, Severity: envelope.SeverityError,
+			Kinds:       []string{"operator/assignment", "operator/orchestrator-output", "operator/handoff", "operator/locks", "operator/reconcile"},
+			Summary:     "a resource overlaps an active lock of another task (assignment: task.lock_scope vs active_locks; elsewhere: active locks of different tasks)",
+			Source:      `CONTRACT.md section 3, LOCK_CONFLICT; section 4, operator, "Lock resources" (locks of one task_id never conflict)`,
+			ExampleKind: "operator/assignment",
+			Example:     lockedTests,
+			Fixed:       strings.Replace(lockedTests, `"resource": "tests/../tests", "active": true`, `"resource": "tests/../tests", "active": false`, 1),
+			Check:       checkActiveLockConflict,
+		},
+	)
+}

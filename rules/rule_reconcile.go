@@ -1,0 +1,273 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// Ledger reconciliation rules (seed 001 "Ledger Delta Application
+// Semantics", reconciliation requirement; CONTRACT.md section 4, operator,
+// "handoff" and task state machine; section 3, LEDGER_INCONSISTENT and
+// DEPENDENCY_NOT_MET). They run on operator/reconcile (the input of the
+// reference reconciliation validator) and operator/handoff.
+
+// opRow is one ledger row.
+type opRow struct {
+	index    int
+	taskID   string
+	status   string
+	owner    string
+	hasOwner bool
+	deps     []string
+}
+
+// opLedger is the ledger of a reconcile or handoff document: its rows in
+// document order and the index of the first row of every task_id.
+type opLedger struct {
+	rows  []opRow
+	first map[string]int
+}
+
+func opReadLedger(d *Doc) *opLedger {
+	l := &opLedger{first: map[string]int{}}
+	for i, v := range Arr(d.Root(), "ledger") {
+		m := Obj(v)
+		row := opRow{index: i, taskID: Str(m, "task_id"), status: Str(m, "status"), owner: Str(m, "owner")}
+		_, row.hasOwner = m["owner"]
+		for _, dep := range Arr(m, "dependencies") {
+			s, _ := dep.(string)
+			row.deps = append(row.deps, s)
+		}
+		l.rows = append(l.rows, row)
+		if _, ok := l.first[row.taskID]; !ok {
+			l.first[row.taskID] = i
+		}
+	}
+	return l
+}
+
+// row returns the first row of taskID, or nil.
+func (l *opLedger) row(taskID string) *opRow {
+	i, ok := l.first[taskID]
+	if !ok {
+		return nil
+	}
+	return &l.rows[i]
+}
+
+// opDep is one dependency edge: task depends on dep, declared at ptr.
+type opDep struct {
+	ptr, where string
+	task, dep  string
+}
+
+// opDeps returns every dependency edge of d in document order: per-row
+// ledger[].dependencies, then (handoff) the dependencies array.
+func opDeps(d *Doc, l *opLedger) []opDep {
+	var out []opDep
+	for _, row := range l.rows {
+		for k, dep := range row.deps {
+			out = append(out, opDep{Ptr("ledger", row.index, "dependencies", k),
+				fmt.Sprintf("ledger[%d].dependencies[%d]", row.index, k), row.taskID, dep})
+		}
+	}
+	if d.Kind == "operator/handoff" {
+		for k, v := range Arr(d.Root(), "dependencies") {
+			m := Obj(v)
+			out = append(out, opDep{Ptr("dependencies", k), fmt.Sprintf("dependencies[%d]", k),
+				Str(m, "task_id"), Str(m, "depends_on_task_id")})
+		}
+	}
+	return out
+}
+
+func checkDuplicateTaskID(d *Doc, r *Reporter) {
+	l := opReadLedger(d)
+	for _, row := range l.rows {
+		if first := l.first[row.taskID]; first != row.index {
+			r.Reportf(Ptr("ledger", row.index, "task_id"), map[string]any{"task_id": row.taskID, "index": row.index, "first_index": first},
+				"ledger[%d] repeats task_id %s of ledger[%d]: a ledger has one row per task", row.index, row.taskID, first)
+		}
+	}
+}
+
+func checkInProgressWithoutOwner(d *Doc, r *Reporter) {
+	l := opReadLedger(d)
+	for _, row := range l.rows {
+		if row.status != "in_progress" || strings.TrimSpace(row.owner) != "" {
+			continue
+		}
+		ptr := Ptr("ledger", row.index)
+		if row.hasOwner {
+			ptr = Ptr("ledger", row.index, "owner")
+		}
+		r.Reportf(ptr, map[string]any{"task_id": row.taskID, "index": row.index},
+			"ledger[%d] task %s is in_progress but has no owner", row.index, row.taskID)
+	}
+}
+
+func checkUnknownDependency(d *Doc, r *Reporter) {
+	l := opReadLedger(d)
+	unknown := func(ptr, where, field, taskID string, extra map[string]any) {
+		if l.row(taskID) != nil {
+			return
+		}
+		if extra == nil {
+			extra = map[string]any{}
+		}
+		extra[field] = taskID
+		r.Reportf(ptr, extra, "%s names task %s, which is not in the ledger", where, taskID)
+	}
+	for _, row := range l.rows {
+		for k, dep := range row.deps {
+			unknown(Ptr("ledger", row.index, "dependencies", k), fmt.Sprintf("dependency of ledger[%d] task %s", row.index, row.taskID),
+				"depends_on_task_id", dep, map[string]any{"task_id": row.taskID, "index": k})
+		}
+	}
+	if d.Kind != "operator/handoff" {
+		return
+	}
+	root := d.Root()
+	for k, v := range Arr(root, "dependencies") {
+		m := Obj(v)
+		unknown(Ptr("dependencies", k, "task_id"), fmt.Sprintf("dependencies[%d].task_id", k), "task_id", Str(m, "task_id"), map[string]any{"index": k})
+		unknown(Ptr("dependencies", k, "depends_on_task_id"), fmt.Sprintf("dependencies[%d].depends_on_task_id", k), "depends_on_task_id", Str(m, "depends_on_task_id"), map[string]any{"index": k})
+	}
+	for _, key := range []string{"open_blockers", "acceptance_targets", "active_locks"} {
+		for k, v := range Arr(root, key) {
+			unknown(Ptr(key, k, "task_id"), fmt.Sprintf("%s[%d].task_id", key, k), "task_id", Str(Obj(v), "task_id"), map[string]any{"index": k})
+		}
+	}
+}
+
+func checkDependencyNotDone(d *Doc, r *Reporter) {
+	l := opReadLedger(d)
+	for _, e := range opDeps(d, l) {
+		t, dep := l.row(e.task), l.row(e.dep)
+		if t == nil || dep == nil || (t.status != "in_progress" && t.status != "done") || dep.status == "done" {
+			continue
+		}
+		r.Reportf(e.ptr, map[string]any{"task_id": e.task, "status": t.status, "depends_on_task_id": e.dep, "dependency_status": dep.status},
+			"task %s is %s but its dependency %s is %s, not done (dependency declared at %s)", e.task, t.status, e.dep, dep.status, e.where)
+	}
+}
+
+func checkTerminalTaskHoldsLock(d *Doc, r *Reporter) {
+	l := opReadLedger(d)
+	for k, v := range Arr(d.Root(), "active_locks") {
+		m := Obj(v)
+		if active, _ := m["active"].(bool); !active {
+			continue
+		}
+		id := Str(m, "task_id")
+		row := l.row(id)
+		if row == nil || !IsTerminal(row.status) {
+			continue
+		}
+		r.Reportf(Ptr("active_locks", k), map[string]any{"task_id": id, "status": row.status, "resource": Str(m, "resource"), "index": k},
+			"active_locks[%d]: task %s is %s but still holds an active lock on %q; release it", k, id, row.status, Str(m, "resource"))
+	}
+}
+
+func checkUnknownEventTask(d *Doc, r *Reporter) {
+	l := opReadLedger(d)
+	for k, v := range Arr(d.Root(), "events") {
+		id := Str(Obj(v), "task_id")
+		if l.row(id) == nil {
+			r.Reportf(Ptr("events", k, "task_id"), map[string]any{"task_id": id, "index": k},
+				"events[%d] names task %s, which is not in the ledger", k, id)
+		}
+	}
+}
+
+// opReconcileExample is the reference validator's 04-reconcile-valid input
+// with the given ledger, active_locks and events.
+func opReconcileExample(ledger, locks, events string) string {
+	return `{
+  "ledger": [
+    ` + ledger + `
+  ],
+  "active_locks": [` + locks + `],
+  "events": [
+    ` + events + `
+  ]
+}`
+}
+
+func init() {
+	const (
+		t12Done = `{"task_id": "T-12", "status": "done", "owner": "agent-1", "dependencies": []}`
+		t13Todo = `{"task_id": "T-13", "status": "todo", "owner": "", "dependencies": ["T-12"]}`
+		evts    = `{"task_id": "T-12", "event_type": "state_transition"},
+    {"task_id": "T-13", "event_type": "created"}`
+		ledgerSep = `,
+    `
+	)
+	valid := opReconcileExample(t12Done+ledgerSep+t13Todo, "", evts)
+	kinds := []string{"operator/reconcile", "operator/handoff"}
+	Register(
+		&Rule{
+			ID: "OP050", Name: "duplicate-task-id", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       kinds,
+			Summary:     "two ledger rows have the same task_id",
+			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (duplicate ids)",
+			ExampleKind: "operator/reconcile",
+			Example:     opReconcileExample(t12Done+ledgerSep+t13Todo+ledgerSep+`{"task_id": "T-12", "status": "todo", "owner": ""}`, "", evts),
+			Fixed:       opReconcileExample(t12Done+ledgerSep+t13Todo+ledgerSep+`{"task_id": "T-14", "status": "todo", "owner": ""}`, "", evts),
+			Check:       checkDuplicateTaskID,
+		},
+		&Rule{
+			ID: "OP051", Name: "in-progress-without-owner", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       kinds,
+			Summary:     "a ledger row is in_progress without an owner (absent or blank)",
+			Source:      "CONTRACT.md section 4, operator, task state machine (\"Entering in_progress needs ... an owner\")",
+			ExampleKind: "operator/reconcile",
+			Example:     strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": " "`, 1),
+			Fixed:       strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1),
+			Check:       checkInProgressWithoutOwner,
+		},
+		&Rule{
+			ID: "OP052", Name: "unknown-dependency", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       kinds,
+			Summary:     "a dependency (or, in a handoff, a dependencies/open_blockers/acceptance_targets/active_locks entry) names a task that is not in the ledger",
+			Source:      `CONTRACT.md section 4, operator, "handoff" (entries must name tasks of the ledger); section 3, LEDGER_INCONSISTENT (dangling references)`,
+			ExampleKind: "operator/reconcile",
+			Example:     strings.Replace(valid, `"dependencies": ["T-12"]`, `"dependencies": ["T-12", "T-11"]`, 1),
+			Fixed:       valid,
+			Check:       checkUnknownDependency,
+		},
+		&Rule{
+			ID: "OP053", Name: "dependency-not-done", Code: envelope.DependencyNotMet, Severity: envelope.SeverityError,
+			Kinds:       kinds,
+			Summary:     "a task that is in_progress or done depends on a task that is not done",
+			Source:      "CONTRACT.md section 4, operator, task state machine (\"Entering in_progress needs every dependency done\"); section 3, DEPENDENCY_NOT_MET",
+			ExampleKind: "operator/reconcile",
+			Example: strings.Replace(strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1),
+				`"status": "done", "owner": "agent-1"`, `"status": "in_progress", "owner": "agent-1"`, 1),
+			Fixed: strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1),
+			Check: checkDependencyNotDone,
+		},
+		&Rule{
+			ID: "OP054", Name: "terminal-task-holds-lock", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       kinds,
+			Summary:     "an active lock belongs to a task that is done, failed or canceled",
+			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (terminal task holding a lock)",
+			ExampleKind: "operator/reconcile",
+			Example:     opReconcileExample(t12Done+ledgerSep+t13Todo, `{"task_id": "T-12", "resource": "tests/test_api.py", "active": true}`, evts),
+			Fixed:       opReconcileExample(t12Done+ledgerSep+t13Todo, `{"task_id": "T-12", "resource": "tests/test_api.py", "active": false}`, evts),
+			Check:       checkTerminalTaskHoldsLock,
+		},
+		&Rule{
+			ID: "OP055", Name: "unknown-event-task", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{"operator/reconcile"},
+			Summary:     "an event names a task that is not in the ledger",
+			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)",
+			ExampleKind: "operator/reconcile",
+			Example:     strings.Replace(valid, `{"task_id": "T-13", "event_type": "created"}`, `{"task_id": "T-14", "event_type": "created"}`, 1),
+			Fixed:       valid,
+			Check:       checkUnknownEventTask,
+		},
+	)
+}

@@ -1,0 +1,39 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/timefmt"
+)
+
+// Identifier layout rule of the operator family (seed 001 "Common Fields":
+// run_id is "UUID v4 format"; "Identifier Rules": ^[0-9a-fA-F-]{36}$;
+// CONTRACT.md section 4, operator: "a value that is not the canonical
+// 8-4-4-4-12 layout is a warning").
+
+func checkRunIDLayout(d *Doc, r *Reporter) {
+	id, ok := d.Root()["run_id"].(string)
+	if !ok || !timefmt.IsRunID(id) || timefmt.IsCanonicalUUIDLayout(id) {
+		return // absent or not matching the regex: schema rule OP003
+	}
+	r.Reportf(Ptr("run_id"), map[string]any{"run_id": id},
+		"run_id %q matches the seed's regex but is not a UUID in the canonical 8-4-4-4-12 layout", id)
+}
+
+func init() {
+	const canonical = `"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4"`
+	Register(&Rule{
+		ID: "OP004", Name: "run-id-layout", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
+		Kinds: []string{
+			"operator/assignment", "operator/orchestrator-output", "operator/result",
+			"operator/worklog", "operator/handoff",
+		},
+		Summary:     "run_id matches ^[0-9a-fA-F-]{36}$ but is not a UUID in the canonical 8-4-4-4-12 layout",
+		Source:      `seed 001 "Common Fields" (UUID v4), "Identifier Rules"; CONTRACT.md section 4, operator`,
+		ExampleKind: "operator/assignment",
+		Example:     strings.Replace(minimalAssignment, canonical, `"3f56dc4d35cf-4f97-925c-0b04a6fe8bf4-"`, 1),
+		Fixed:       minimalAssignment,
+		Check:       checkRunIDLayout,
+	})
+}

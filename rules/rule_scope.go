@@ -1,0 +1,139 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/lockpath"
+)
+
+// Cross-document rules of a result checked against its assignment
+// (`agentlint validate --assignment A`; CONTRACT.md section 3,
+// SCOPE_VIOLATION and LEDGER_INCONSISTENT; section 6, validate).
+
+// ExampleAssignment is the assignment (seed 001 "Minimal Assignment Example")
+// that the examples of the rules needing --assignment (OP042, OP043) are
+// checked against: a tool showing or testing those examples passes it as
+// Options.Assignment.
+var ExampleAssignment = minimalAssignment
+
+// opWithin reports whether the normalized resource r lies inside the
+// normalized scope entry s: equal, or a path descendant of it ("." holds
+// every relative path, "/" every absolute one).
+func opWithin(r, s string) bool {
+	if r == s {
+		return true
+	}
+	rAbs, sAbs := strings.HasPrefix(r, "/"), strings.HasPrefix(s, "/")
+	if rAbs != sAbs {
+		return false
+	}
+	if s == "." || s == "/" {
+		return true
+	}
+	return len(r) > len(s) && r[len(s)] == '/' && r[:len(s)] == s
+}
+
+// opAssignment returns the assignment given with --assignment, or nil.
+func opAssignment(d *Doc) *Doc {
+	if d.Options == nil || d.Options.Assignment == nil {
+		return nil
+	}
+	return d.Options.Assignment
+}
+
+func checkResultOutsideScope(d *Doc, r *Reporter) {
+	a := opAssignment(d)
+	if a == nil {
+		return
+	}
+	ad := &Doc{Kind: "operator/assignment", Value: a.Value}
+	scope := opLockScopes(ad)[0]
+	forbidden := opForbidden(ad)
+	var scopeList []string
+	for i := range scope {
+		scopeList = append(scopeList, fmt.Sprintf("%q", scope[i].raw))
+	}
+	for i, v := range Arr(d.Root(), "changes") {
+		raw := Str(Obj(v), "resource")
+		norm, err := lockpath.Normalize(raw)
+		if err != nil {
+			continue // OP030 / OP031
+		}
+		show := fmt.Sprintf("%q", raw)
+		if norm != raw {
+			show = fmt.Sprintf("%q (normalized %q)", raw, norm)
+		}
+		ptr := Ptr("changes", i, "resource")
+		hit := false
+		for k := range forbidden {
+			f := &forbidden[k]
+			if f.err != nil || !lockpath.Overlap(norm, f.norm) {
+				continue
+			}
+			hit = true
+			r.Reportf(ptr, map[string]any{"index": i, "resource": raw, "forbidden_index": k, "forbidden_resource": f.raw},
+				"changes[%d].resource %s overlaps the assignment's task.forbidden_scope[%d] %s", i, show, k, f.show())
+		}
+		if hit {
+			continue
+		}
+		inside := false
+		for k := range scope {
+			if scope[k].err == nil && opWithin(norm, scope[k].norm) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			r.Reportf(ptr, map[string]any{"index": i, "resource": raw},
+				"changes[%d].resource %s lies outside the assignment's task.lock_scope [%s]", i, show, strings.Join(scopeList, ", "))
+		}
+	}
+}
+
+func checkResultAssignmentMismatch(d *Doc, r *Reporter) {
+	a := opAssignment(d)
+	if a == nil {
+		return
+	}
+	root, aroot := d.Root(), a.Root()
+	if got, want := Str(root, "run_id"), Str(aroot, "run_id"); !strings.EqualFold(got, want) {
+		r.Reportf(Ptr("run_id"), map[string]any{"run_id": got, "assignment_run_id": want},
+			"result run_id %q differs from the assignment's run_id %q", got, want)
+	}
+	if got, want := Str(root, "task_id"), Str(Obj(aroot["task"]), "task_id"); got != want {
+		r.Reportf(Ptr("task_id"), map[string]any{"task_id": got, "assignment_task_id": want},
+			"result task_id %q differs from the assignment's task.task_id %q", got, want)
+	}
+}
+
+func init() {
+	Register(
+		&Rule{
+			ID: "OP042", Name: "result-outside-scope", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
+			Kinds:       []string{"operator/result"},
+			Summary:     "with --assignment, a result changes a resource outside the assignment's lock_scope or inside its forbidden_scope",
+			Source:      "CONTRACT.md section 3, SCOPE_VIOLATION; section 6, validate --assignment",
+			ExampleKind: "operator/result",
+			Options:     []string{"--assignment"},
+			Example: strings.Replace(minimalResult, `{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"}`,
+				`{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"},
+    {"resource": "docs/api.md", "action": "edit"}`, 1),
+			Fixed: minimalResult,
+			Check: checkResultOutsideScope,
+		},
+		&Rule{
+			ID: "OP043", Name: "result-assignment-mismatch", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{"operator/result"},
+			Summary:     "with --assignment, the result's task_id or run_id differs from the assignment's",
+			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (records disagree with each other); section 6, validate --assignment",
+			ExampleKind: "operator/result",
+			Options:     []string{"--assignment"},
+			Example:     strings.Replace(minimalResult, `"task_id": "T-12"`, `"task_id": "T-13"`, 1),
+			Fixed:       minimalResult,
+			Check:       checkResultAssignmentMismatch,
+		},
+	)
+}
