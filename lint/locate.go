@@ -23,8 +23,12 @@ func Locate(raw []byte, ptr string) int64 {
 		if k == 0 {
 			return best
 		}
-		cur := string(d.StackPointer())
-		_ = cur
+		if k == '}' || k == ']' {
+			if _, err := d.ReadToken(); err != nil {
+				return best
+			}
+			continue
+		}
 		var err error
 		if k == '{' || k == '[' {
 			_, err = d.ReadToken()
@@ -42,9 +46,6 @@ func Locate(raw []byte, ptr string) int64 {
 		}
 		if len(p) < len(ptr) && ptr[:len(p)] == p && (len(ptr) == len(p) || ptr[len(p)] == '/') {
 			best = skipSpace(raw, before)
-		}
-		if k == '}' || k == ']' {
-			continue
 		}
 	}
 }

@@ -131,7 +131,7 @@ func (a *app) colorOn() bool {
 	case "never":
 		return false
 	}
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" { // no-color.org: only a non-empty value counts
 		return false
 	}
 	f, ok := a.stdout.(*os.File)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -120,10 +121,15 @@ func (a *app) lint(args []string) error {
 		}
 	}
 	sum := l.Stats.Summary()
+	if sum.Allow && a.g.maxWarnings >= 0 && l.Stats.Warnings > a.g.maxWarnings {
+		sum.Allow = false
+		sum.Code = envelope.NonCompliant
+		sum.Reason = fmt.Sprintf("%d warnings exceed --max-warnings %d", l.Stats.Warnings, a.g.maxWarnings)
+	}
 	if err := p.Summary(sum); err != nil {
 		return err
 	}
-	if !sum.Allow || (a.g.maxWarnings >= 0 && l.Stats.Warnings > a.g.maxWarnings) {
+	if !sum.Allow {
 		return errDenied
 	}
 	return nil

@@ -22,9 +22,10 @@ func (a *app) rulesCmd() *cobra.Command {
 		Example: "  agentlint rules\n  agentlint rules --format json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := a.printer(); err != nil {
+				return err
+			}
 			if a.g.format == "json" {
-				p, _ := a.printer()
-				_ = p
 				for _, r := range rules.All() {
 					if err := writeJSONLine(a.stdout, map[string]any{
 						"id": r.ID, "name": r.Name, "code": r.Code, "severity": r.Severity,
@@ -102,6 +103,9 @@ func (a *app) kindsCmd() *cobra.Command {
 		Short: "List every kind with its built-in globs and sniffing keys",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := a.printer(); err != nil {
+				return err
+			}
 			if a.g.format == "json" {
 				for _, k := range lint.Kinds {
 					if err := writeJSONLine(a.stdout, map[string]any{"kind": k.Name, "seed": k.Seed, "format": k.Format, "globs": nonNilStrings(k.Globs), "sniff": k.Sniff}); err != nil {

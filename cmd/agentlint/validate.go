@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -114,6 +115,15 @@ func (a *app) validate(file string) error {
 		return err
 	}
 	kind, err := a.detect(file, data, cfg)
+	if err != nil && len(bytes.TrimSpace(data)) == 0 {
+		// CONTRACT.md section 2: empty input to validate is SCHEMA_INVALID
+		// "empty payload" (exit 1), whatever its kind would have been.
+		env := envelope.Envelope{Allow: false, Code: envelope.SchemaInvalid, Reason: "empty payload", Details: map[string]any{"file": file, "rule": "AL005"}}
+		if err := p.Record(env); err != nil {
+			return err
+		}
+		return errDenied
+	}
 	if err != nil {
 		return err
 	}
@@ -131,7 +141,8 @@ func (a *app) validate(file string) error {
 		if adoc == nil || envelope.HasErrors(avs) {
 			for _, v := range avs {
 				if v.Severity == envelope.SeverityError {
-					v.Reason = fmt.Sprintf("assignment %s: %s", a.g.assignment, v.Reason)
+					v.Reason = fmt.Sprintf("assignment %s:%d:%d: %s", a.g.assignment, v.Line, v.Column, v.Reason)
+					v.Line, v.Column = 0, 0
 					pre = append(pre, v)
 				}
 			}
