@@ -601,8 +601,9 @@ type Span struct {
 func (d *Dec) Mark() int64 { return d.valueStart(d.Off()) }
 
 // Check validates the saved span sp (member name of the current object)
-// with fn in a sub-run; its violations join d's.
-func (d *Dec) Check(sp Span, name string, fn func(*Dec)) {
+// with fn in a sub-run; its violations join d's, their reasons suffixed with
+// the condition that made the check apply (e.g. `when status is "done"`).
+func (d *Dec) Check(sp Span, name, cond string, fn func(*Dec)) {
 	if !sp.Set {
 		return
 	}
@@ -619,5 +620,8 @@ func (d *Dec) Check(sp Span, name string, fn func(*Dec)) {
 	s.rd.Reset(d.buf[sp.Start:sp.End])
 	s.d.Reset(&s.rd)
 	s.Validate(fn)
-	d.Out = append(d.Out, s.Out...)
+	for _, v := range s.Out {
+		v.Reason += " (required when " + cond + ")"
+		d.Out = append(d.Out, v)
+	}
 }

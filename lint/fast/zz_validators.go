@@ -1528,7 +1528,7 @@ func v70(d *Dec) {
 		d.Missing(off, "notes_for_orchestrator")
 	}
 	if cond0 {
-		d.Check(span6, "acceptance_check", v69)
+		d.Check(span6, "acceptance_check", "status is \"done\"", v69)
 	}
 }
 

@@ -325,7 +325,7 @@ func (g *gen) object(b *strings.Builder, t *Type, lf, rule string, inCheck bool)
 			if err != nil {
 				return fmt.Errorf("%s: %w", ck.Name, err)
 			}
-			fmt.Fprintf(b, "\tif cond%d {\n\t\td.Check(span%d, %q, %s)\n\t}\n", ci, index[ck.Ref], ck.Ref, fn)
+			fmt.Fprintf(b, "\tif cond%d {\n\t\td.Check(span%d, %q, %q, %s)\n\t}\n", ci, index[ck.Ref], ck.Ref, fmt.Sprintf("%s is %q", cd.Field, cd.Equals), fn)
 		}
 	}
 	b.WriteString("}\n")
