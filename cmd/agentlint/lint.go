@@ -43,7 +43,6 @@ and counted; a file named explicitly must have a known kind.`,
 
 type input struct {
 	path     string
-	kind     *lint.KindInfo
 	explicit bool
 }
 

@@ -160,7 +160,6 @@ func (m *Model) Kind(name string) *Kind {
 type compiler struct {
 	defs    map[string]ast.Expr
 	busy    map[string]bool
-	fset    string
 	errs    []string
 	curFile string
 }
