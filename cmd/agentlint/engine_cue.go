@@ -1,10 +1,18 @@
+//go:build cueengine
+
 package main
 
 import (
 	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/cueeval"
 )
 
-// newCUEEngine returns the CUE evaluator engine (--engine cue).
+// newCUEEngine returns the CUE evaluator engine (--engine cue): the same
+// definitions as the fast path, evaluated by cuelang.org/go.
 func newCUEEngine() (lint.SchemaEngine, error) {
-	return nil, usagef("--engine cue is not available yet")
+	e, err := cueeval.New()
+	if err != nil {
+		return nil, usagef("--engine cue: %v", err)
+	}
+	return e, nil
 }
