@@ -150,10 +150,14 @@ func testEngine(t testing.TB) *Engine {
 	return engineVal
 }
 
-// repoRoot is the module root: two levels up from this package.
+// repoRoot is the module root: two levels up from this test file.
 func repoRoot(t testing.TB) string {
 	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate agreement_test.go")
+	}
+	root, err := filepath.Abs(filepath.Join(filepath.Dir(file), "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,24 +12,36 @@
 //
 // Two properties of the CUE evaluator shape the engine:
 //
-//   - CUE suppresses some errors of a struct or list when the same value has
-//     another error (a conflict hides "field is required but not present"
-//     and "field not allowed" of the same struct; a list validator such as
-//     list.MaxItems stops at the first bad element). The engine therefore
-//     validates repeatedly: after each pass it removes from the data every
-//     member or element that carries a reported error (a member is deleted,
-//     a list element is replaced by top `_` so that indices and lengths do
-//     not change) and validates again, until a pass reports nothing new.
-//     Errors that merely result from the removals (a required member that
-//     was deleted, incomplete values of references to it) are ignored.
+//   - CUE suppresses some errors when the same value has another error: a
+//     conflict hides "field is required but not present" and "field not
+//     allowed" of the same struct; a list validator (list.MaxItems) stops at
+//     the first bad element; an absent check condition (`if status ==
+//     "done"` without status) marks the whole struct incomplete and hides
+//     everything in it. The engine therefore validates repeatedly: after each
+//     pass it records the errors, then changes the data so that they cannot
+//     mask anything: a member with an error is deleted, a list element is
+//     replaced by top `_` (indices and lengths stay), and a check condition
+//     (absent, invalid, or guarding a failed check) gets a neutral value
+//     that turns its checks off (status: "blocked"). It validates again
+//     until a pass changes nothing. Errors that merely result from these
+//     changes (at or under a changed path, incomplete values of references
+//     to a deleted member) are ignored.
 //   - Hidden check fields (`if status == "done" { _acceptance: acceptance_check
 //     & ... @rule(OP020) }`) are reported by CUE at the hidden field; the
 //     engine reports them at the referenced sibling under the check's rule.
+//
+// The model compiled by lint/schema from the same files maps an error path
+// to its rule (the field's @rule, AL003 by default, inherited by list
+// elements; the check's rule inside a check), exactly as the fast-path
+// generator does: required and absent or null is AL002, an unknown member in
+// strict mode AL004, an empty string or list of a field with
+// @rule(ID,empty=ID2) is ID2.
 package cueeval
 
 import (
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -299,6 +311,7 @@ type finding struct {
 	msgs    []string
 	line    int
 	column  int
+	items   int // length of the list at path, or -1
 	ordinal int
 }
 
@@ -422,9 +435,9 @@ func isIndex(s string) bool {
 	return true
 }
 
-// lookup returns the data value at p in the current (partly removed) data,
-// its parent and whether it exists; when it does not, parent is the value
-// at the longest existing prefix of p and n is that prefix's length.
+// lookup returns the value at the longest prefix of p that exists in the
+// current (partly removed) data, and that prefix's length: n == len(p) when
+// the value at p exists.
 func (r *run) lookup(p path) (v ast.Expr, n int) {
 	v = r.root
 	for i, s := range p {
@@ -755,8 +768,13 @@ func (r *run) record(pl place, msg string) {
 	k := findingKey{pl.path.pointer(), pl.rule}
 	f := r.found[k]
 	if f == nil {
-		f = &finding{path: pl.path, rule: pl.rule, ordinal: len(r.found)}
+		f = &finding{path: pl.path, rule: pl.rule, ordinal: len(r.found), items: -1}
 		f.line, f.column = r.position(pl.path)
+		if v, n := r.lookup(pl.path); n == len(pl.path) {
+			if l, ok := v.(*ast.ListLit); ok {
+				f.items = len(l.Elts)
+			}
+		}
 		r.found[k] = f
 	}
 	for _, m := range f.msgs {
@@ -790,16 +808,21 @@ func (r *run) violations() []envelope.Violation {
 	out := make([]envelope.Violation, 0, len(fs))
 	for _, f := range fs {
 		out = append(out, envelope.Violation{Rule: f.rule, Pointer: f.path.pointer(), Line: f.line, Column: f.column,
-			Reason: reason(f.path, f.msgs)})
+			Reason: reason(f.path, f.msgs, f.items)})
 	}
 	return out
 }
 
+// listLength matches CUE's message for a list-length validator; the list it
+// prints may hold the placeholders of removed elements, so the engine names
+// the length instead.
+var listLength = regexp.MustCompile(`^invalid value \[.*\] \(does not satisfy (list\.M(?:in|ax)Items\([0-9]+\))\)$`)
+
 // reason renders CUE's messages for one pointer without the #Def. prefix:
 // "task.timeout_seconds: invalid value 10 (out of bound >=30)". An empty
 // disjunction's header ("2 errors in empty disjunction:") is followed by its
-// first alternative's message.
-func reason(p path, msgs []string) string {
+// first alternative's message. n is the length of the list at p, or -1.
+func reason(p path, msgs []string, n int) string {
 	var header string
 	var body []string
 	for _, m := range msgs {
@@ -808,6 +831,11 @@ func reason(p path, msgs []string) string {
 			continue
 		}
 		body = append(body, m)
+	}
+	for i, m := range body {
+		if sm := listLength.FindStringSubmatch(m); sm != nil && n >= 0 {
+			body[i] = fmt.Sprintf("list of %d items does not satisfy %s", n, sm[1])
+		}
 	}
 	var s string
 	switch {
