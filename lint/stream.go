@@ -78,7 +78,6 @@ type Stats struct {
 	Records      int
 	BlankLines   int
 	Denied       int
-	Warned       int
 	Warnings     int
 	ByCode       map[string]int
 	ByRule       map[string]int
@@ -95,7 +94,7 @@ func (s *Stats) Add(vs []envelope.Violation) {
 		s.ByCode[string(v.Code)]++
 		s.ByRule[v.Rule]++
 		if v.Severity == envelope.SeverityError {
-			if !denied && (s.Worst == "" || rankOf(v) < envelope.Rank(s.Worst)) {
+			if !denied && (s.Worst == "" || envelope.Rank(v.Code) < envelope.Rank(s.Worst)) {
 				s.Worst = v.Code
 			}
 			denied = true
@@ -105,12 +104,8 @@ func (s *Stats) Add(vs []envelope.Violation) {
 	}
 	if denied {
 		s.Denied++
-	} else if len(vs) > 0 {
-		s.Warned++
 	}
 }
-
-func rankOf(v envelope.Violation) int { return envelope.Rank(v.Code) }
 
 // Summary returns the summary envelope (CONTRACT.md section 2): code is the
 // highest-precedence primary code among denied records (OK if none).
@@ -137,7 +132,5 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	return itoa(n) + " " + what + "s"
+	return strconv.Itoa(n) + " " + what + "s"
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,20 +48,7 @@ type input struct {
 }
 
 func (a *app) lint(args []string) error {
-	p, err := a.printer()
-	if err != nil {
-		return err
-	}
-	cfg, err := a.loadConfig()
-	if err != nil {
-		return err
-	}
-	opts, err := a.options()
-	if err != nil {
-		return err
-	}
-	cfg.Apply(&opts)
-	eng, err := a.schemaEngine()
+	p, cfg, opts, eng, err := a.setup()
 	if err != nil {
 		return err
 	}
@@ -152,7 +140,7 @@ func (a *app) lintOne(l *lint.Linter, in input, cfg *lint.Config) error {
 	}
 	if kind == nil {
 		if in.explicit {
-			return usagef("%s: cannot determine the kind; name it with --kind (agentlint kinds lists them)", in.path)
+			return undetectable(in.path)
 		}
 		l.Stats.SkippedFiles++
 		return nil
@@ -168,28 +156,24 @@ func (a *app) lintOne(l *lint.Linter, in input, cfg *lint.Config) error {
 	return nil
 }
 
-// kindOf detects a file's kind without reading more than its first record.
+// kindOf detects a file's kind; only .json and .jsonl files are sniffed,
+// from their first 64 KiB.
 func (a *app) kindOf(path string, cfg *lint.Config) (*lint.KindInfo, error) {
-	if k, err := a.checkKind(); k != nil || err != nil {
-		return k, err
+	ext := filepath.Ext(path)
+	var rerr error
+	k, err := a.resolveKind(path, cfg, ext == ".json" || ext == ".jsonl", func() []byte {
+		f, err := os.Open(path)
+		if err != nil {
+			rerr = usagef("%s: cannot read: %v", path, unwrapPath(err))
+			return nil
+		}
+		defer f.Close()
+		head := make([]byte, 64<<10)
+		n, _ := io.ReadFull(f, head)
+		return head[:n]
+	})
+	if rerr != nil {
+		return nil, rerr
 	}
-	if k, err := cfg.KindFor(path); k != nil || err != nil {
-		return k, err
-	}
-	if k := lint.GlobKind(path); k != nil {
-		return k, nil
-	}
-	switch filepath.Ext(path) {
-	case ".json", ".jsonl":
-	default:
-		return nil, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, usagef("%s: cannot read: %v", path, unwrapPath(err))
-	}
-	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, _ := f.Read(head)
-	return lint.Sniff(head[:n]), nil
+	return k, err
 }

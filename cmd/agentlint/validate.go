@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
-	"github.com/agentlint/agentlint/rules"
+	"github.com/agentlint/agentlint/lint/output"
 )
 
 func (a *app) validateCmd() *cobra.Command {
@@ -72,9 +72,10 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// detect resolves the kind of a named input: --kind, config globs, built-in
-// globs, then sniffing (CONTRACT.md section 1).
-func (a *app) detect(file string, data []byte, cfg *lint.Config) (*lint.KindInfo, error) {
+// resolveKind applies CONTRACT.md section 1 "Detection" in order: --kind,
+// the config's globs, the built-in globs, then sniffing of head (when sniff
+// is true). It returns nil, nil when the kind cannot be determined.
+func (a *app) resolveKind(file string, cfg *lint.Config, sniff bool, head func() []byte) (*lint.KindInfo, error) {
 	if k, err := a.checkKind(); k != nil || err != nil {
 		return k, err
 	}
@@ -86,27 +87,48 @@ func (a *app) detect(file string, data []byte, cfg *lint.Config) (*lint.KindInfo
 			return k, nil
 		}
 	}
-	if k := lint.Sniff(data); k != nil && lint.Kind(k.Name) != nil {
-		return k, nil
+	if sniff {
+		return lint.Sniff(head()), nil
 	}
-	return nil, usagef("%s: cannot determine the kind; name it with --kind (agentlint kinds lists them)", file)
+	return nil, nil
 }
 
-func (a *app) validate(file string) error {
+func undetectable(file string) error {
+	return usagef("%s: cannot determine the kind; name it with --kind (agentlint kinds lists them)", file)
+}
+
+// detect resolves the kind of an input already read into data; an
+// undetectable input is a usage error.
+func (a *app) detect(file string, data []byte, cfg *lint.Config) (*lint.KindInfo, error) {
+	k, err := a.resolveKind(file, cfg, true, func() []byte { return data })
+	if k == nil && err == nil {
+		err = undetectable(file)
+	}
+	return k, err
+}
+
+// setup parses the flags every checking command shares: output format,
+// config, validator options and schema engine.
+func (a *app) setup() (output.Printer, *lint.Config, lint.Options, lint.SchemaEngine, error) {
+	var opts lint.Options
 	p, err := a.printer()
 	if err != nil {
-		return err
+		return nil, nil, opts, nil, err
 	}
 	cfg, err := a.loadConfig()
 	if err != nil {
-		return err
+		return nil, nil, opts, nil, err
 	}
-	opts, err := a.options()
-	if err != nil {
-		return err
+	if opts, err = a.options(); err != nil {
+		return nil, nil, opts, nil, err
 	}
 	cfg.Apply(&opts)
 	eng, err := a.schemaEngine()
+	return p, cfg, opts, eng, err
+}
+
+func (a *app) validate(file string) error {
+	p, cfg, opts, eng, err := a.setup()
 	if err != nil {
 		return err
 	}
@@ -117,12 +139,9 @@ func (a *app) validate(file string) error {
 	kind, err := a.detect(file, data, cfg)
 	if err != nil && len(bytes.TrimSpace(data)) == 0 {
 		// CONTRACT.md section 2: empty input to validate is SCHEMA_INVALID
-		// "empty payload" (exit 1), whatever its kind would have been.
-		env := envelope.Envelope{Allow: false, Code: envelope.SchemaInvalid, Reason: "empty payload", Details: map[string]any{"file": file, "rule": "AL005"}}
-		if err := p.Record(env); err != nil {
-			return err
-		}
-		return errDenied
+		// "empty payload" (exit 1) whatever its kind; the engine's AL005
+		// check does not need one.
+		kind, err = &lint.KindInfo{}, nil
 	}
 	if err != nil {
 		return err
@@ -153,7 +172,11 @@ func (a *app) validate(file string) error {
 	v := lint.NewValidator(opts, eng)
 	vs, _ := v.Document(kind.Name, file, data)
 	vs = append(append([]envelope.Violation(nil), vs...), pre...)
-	env := envelope.Verdict(vs, kind.OKReason, map[string]any{"kind": kind.Name, "file": file})
+	details := map[string]any{"file": file}
+	if kind.Name != "" {
+		details["kind"] = kind.Name
+	}
+	env := envelope.Verdict(vs, kind.OKReason, details)
 	if err := p.Record(env); err != nil {
 		return err
 	}
@@ -162,5 +185,3 @@ func (a *app) validate(file string) error {
 	}
 	return nil
 }
-
-var _ = rules.Lookup
