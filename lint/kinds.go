@@ -47,6 +47,21 @@ var Kinds = []*KindInfo{
 	{Name: "operator/locks", Seed: "001", Format: FormatJSON, Sniff: "locks", OKReason: "no active lock overlap"},
 	{Name: "operator/reconcile", Seed: "001", Format: FormatJSON, Sniff: "ledger + (events or active_locks)", OKReason: "ledger reconciliation passed"},
 	{Name: "operator/watchdog", Seed: "001", Format: FormatJSON, Sniff: "now + tasks", OKReason: "watchdog check passed"},
+
+	{Name: "vermas/event", Seed: "000", Format: FormatJSONL, Globs: []string{"**/.work/events.jsonl", "**/.work/feed.jsonl"}, Sniff: "event_id + event_type + actor", OKReason: "event valid"},
+	{Name: "vermas/work-order", Seed: "000", Format: FormatJSONL, Globs: []string{"**/.work/work_orders.jsonl"}, OKReason: "work order valid"},
+	{Name: "vermas/message", Seed: "000", Format: FormatJSONL, Globs: []string{"**/.work/messages.jsonl"}, OKReason: "message valid"},
+	{Name: "vermas/route", Seed: "000", Format: FormatJSONL, Globs: []string{"**/.work/routes.jsonl"}, OKReason: "route valid"},
+	{Name: "vermas/assignment", Seed: "000", Format: FormatText, Globs: []string{"**/.work/.assignment-*"}, OKReason: "assignment file valid"},
+	{Name: "vermas/template", Seed: "000", Format: FormatTOML, Globs: []string{"**/.work/templates/*.toml"}, OKReason: "template valid"},
+	{Name: "vermas/process", Seed: "000", Format: FormatJSON, Globs: []string{"**/.work/processes/*.json"}, OKReason: "process valid"},
+
+	{Name: "idle/event", Seed: "002", Format: FormatJSONL, Sniff: "integer schema + (event or goal)", OKReason: "idle event valid"},
+
+	{Name: "ledger/entry", Seed: "003", Format: FormatJSONL, Globs: []string{"**/ledger/*/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].jsonl"}, Sniff: "ts + session_id + event", OKReason: "ledger entry valid"},
+	{Name: "ledger/status", Seed: "003", Format: FormatJSON, Globs: []string{"**/agents/*/status.json"}, OKReason: "agent status valid"},
+
+	{Name: "collector/event", Seed: "004", Format: FormatJSONL, Globs: []string{"**/events-*.jsonl", "**/decisions-*.jsonl"}, Sniff: "version + event_type + agent_id", OKReason: "collector event valid"},
 }
 
 // Kind returns the kind named name, or nil.

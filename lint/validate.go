@@ -21,6 +21,9 @@ type SchemaEngine interface {
 	Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation
 }
 
+// RuleMissingValidator is the rule of a kind without a generated validator.
+const RuleMissingValidator = "AL010"
+
 // FastEngine runs the validators generated from the CUE definitions. It is
 // not safe for concurrent use: give each worker its own.
 type FastEngine struct{ dec *fast.Dec }
@@ -31,6 +34,9 @@ func NewFastEngine() *FastEngine { return &FastEngine{dec: fast.NewDec()} }
 // Schema implements SchemaEngine. The returned slice is reused by the next call.
 func (e *FastEngine) Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation {
 	fn := fast.Validators[kind]
+	if fn == nil {
+		return []envelope.Violation{{Rule: RuleMissingValidator, Line: line1, Column: 1, Reason: "no schema validator for kind " + kind}}
+	}
 	e.dec.Strict = strict
 	e.dec.Reset(raw, line1)
 	e.dec.Validate(fn)

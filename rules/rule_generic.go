@@ -123,5 +123,11 @@ func init() {
 			Summary: "a JSON Lines record longer than 64 MiB; the rest of the file is still checked",
 			Source:  "issue: streaming lint",
 		},
+		&Rule{
+			ID: "AL010", Name: "missing-validator", Code: envelope.MissingValidator, Severity: envelope.SeverityError,
+			Kinds:   []string{"*"},
+			Summary: "the kind has no schema validator in this build (an internal error: report it)",
+			Source:  "CONTRACT.md section 2 (MISSING_VALIDATOR)",
+		},
 	)
 }
