@@ -6,8 +6,11 @@ LDFLAGS   := -s -w -X main.gitCommit=$(COMMIT)
 
 .PHONY: build test demo bench lint generate conformance
 
+# bin/agentlint-cue is the same CLI with the CUE evaluator linked in; the
+# default binary runs it for --engine cue (linking CUE costs ~3.5 ms of start-up).
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentlint
+	$(GO) build -trimpath -tags cueengine -ldflags '$(LDFLAGS)' -o $(BIN)-cue ./cmd/agentlint
 
 # The one test command (README, .ci/run): unit, golden, conformance,
 # agreement and CLI (testscript) tests.

@@ -38,6 +38,12 @@ func usagef(format string, args ...any) error {
 	return &usageError{Code: envelope.MissingRequiredInput, Reason: fmt.Sprintf(format, args...)}
 }
 
+// exitStatus ends a command with an exit status whose output was already
+// written (by agentlint-cue, for --engine cue).
+type exitStatus struct{ code int }
+
+func (e *exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
 // denied is returned by a command whose verdict denies (exit 1); the verdict
 // itself was already printed.
 var errDenied = errors.New("denied")
@@ -58,6 +64,7 @@ type globalFlags struct {
 }
 
 type app struct {
+	args   []string // the command line, for --engine cue (agentlint-cue)
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
@@ -65,7 +72,7 @@ type app struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{args: args, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -77,6 +84,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if errors.Is(err, errDenied) {
 		return exitDeny
+	}
+	var xs *exitStatus
+	if errors.As(err, &xs) {
+		return xs.code
 	}
 	var ue *usageError
 	if !errors.As(err, &ue) {
@@ -172,7 +183,7 @@ func (a *app) schemaEngine() (lint.SchemaEngine, error) {
 	case "fast":
 		return nil, nil
 	case "cue":
-		return newCUEEngine()
+		return a.newCUEEngine()
 	}
 	return nil, usagef("--engine must be fast or cue, not %q", a.g.engine)
 }

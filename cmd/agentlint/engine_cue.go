@@ -9,7 +9,7 @@ import (
 
 // newCUEEngine returns the CUE evaluator engine (--engine cue): the same
 // definitions as the fast path, evaluated by cuelang.org/go.
-func newCUEEngine() (lint.SchemaEngine, error) {
+func (a *app) newCUEEngine() (lint.SchemaEngine, error) {
 	e, err := cueeval.New()
 	if err != nil {
 		return nil, usagef("--engine cue: %v", err)
