@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -70,29 +69,18 @@ func (r *Regex) Match(b []byte) bool {
 	return r.re.Match(b)
 }
 
-// Bound is a numeric bound with a literal limit.
+// Bound is a numeric bound with a literal limit: Num is Lit (a JSON number
+// literal) rounded to float64; comparisons are exact (see CompareNumbers).
 type Bound struct {
 	Op  string // ">=", ">", "<=", "<"
 	Num float64
 	Lit string
 }
 
-// Holds reports whether x satisfies the bound.
-func (b *Bound) Holds(x float64) bool { return Holds(b.Op, x, b.Num) }
-
-// Holds reports whether `x op y` is true.
-func Holds(op string, x, y float64) bool {
-	switch op {
-	case ">=":
-		return x >= y
-	case ">":
-		return x > y
-	case "<=":
-		return x <= y
-	case "<":
-		return x < y
-	}
-	return false
+// Holds reports whether the number x, whose JSON literal is raw, satisfies
+// the bound, comparing exactly: 1.0000000000000001 does not satisfy <=1.
+func (b *Bound) Holds(x float64, raw []byte) bool {
+	return holdsCmp(b.Op, compareExact(x, b.Num, raw, b.Lit))
 }
 
 // Leaf describes the constraints of one value that the runtime checks
@@ -137,6 +125,8 @@ type Dec struct {
 	// Out collects the violations of the current run.
 	Out []envelope.Violation
 	sub *Dec
+	// last is the absolute byte range of the last scalar read by Value.
+	last Span
 }
 
 // NewDec returns a decoder ready for Reset.
@@ -256,12 +246,21 @@ func escapePointer(s string) string {
 }
 
 // Report records a violation of rule at the value starting at absolute
-// offset off whose pointer is the current path (plus member name when set).
-func (d *Dec) Report(rule string, off int64, member string, reason string) {
-	ptr := d.Pointer()
-	if member != "" {
-		ptr += "/" + escapePointer(member)
-	}
+// offset off; its pointer is the current path.
+func (d *Dec) Report(rule string, off int64, reason string) {
+	d.report(rule, off, d.Pointer(), reason)
+}
+
+// ReportMember records a violation of rule at member of the current object
+// (its value, or the object itself when the member is absent, starts at
+// absolute offset off). The pointer is the object's plus "/" and the escaped
+// member name, also when the name is empty (RFC 6901: member "" of the
+// root is "/").
+func (d *Dec) ReportMember(rule string, off int64, member, reason string) {
+	d.report(rule, off, d.Pointer()+"/"+escapePointer(member), reason)
+}
+
+func (d *Dec) report(rule string, off int64, ptr, reason string) {
 	line, col := d.pos(d.valueStart(off))
 	d.Out = append(d.Out, envelope.Violation{Rule: rule, Pointer: ptr, Line: line, Column: col, Reason: reason})
 }
@@ -388,10 +387,10 @@ func wantName(k Kind) string {
 // typeMismatch reports a value of the wrong kind (or null for a required field).
 func (d *Dec) typeMismatch(l *Leaf, off int64, got Kind) {
 	if got == KNull && l.Required {
-		d.Report(RuleRequired, off, "", "required field is null")
+		d.Report(RuleRequired, off, "required field is null")
 		return
 	}
-	d.Report(l.Rule, off, "", fmt.Sprintf("must be %s, not %s", wantName(l.Kinds), kindName(got)))
+	d.Report(l.Rule, off, fmt.Sprintf("must be %s, not %s", wantName(l.Kinds), kindName(got)))
 }
 
 // Value reads one value and checks it against l. Objects and arrays are
@@ -401,6 +400,7 @@ func (d *Dec) Value(l *Leaf) (k Kind, s []byte, num float64, ok bool) {
 	off := d.Off()
 	jk := d.peek()
 	raw := d.readValue()
+	d.last = Span{Start: d.Off() - int64(len(raw)), End: d.Off(), Set: true}
 	k = kindOf(jk, raw)
 	if k&l.Kinds == 0 {
 		d.typeMismatch(l, off, k)
@@ -415,8 +415,8 @@ func (d *Dec) Value(l *Leaf) (k Kind, s []byte, num float64, ok bool) {
 		num, _ = strconv.ParseFloat(string(raw), 64)
 		for i := range l.Bounds {
 			b := &l.Bounds[i]
-			if !b.Holds(num) {
-				d.Report(l.Rule, off, "", fmt.Sprintf("%s is out of bound %s%s", raw, b.Op, b.Lit))
+			if !b.Holds(num, raw) {
+				d.Report(l.Rule, off, fmt.Sprintf("%s is out of bound %s%s", raw, b.Op, b.Lit))
 				ok = false
 			}
 		}
@@ -448,7 +448,7 @@ func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
 			}
 		}
 		if !found {
-			d.Report(l.Rule, off, "", fmt.Sprintf("%s is not one of %s", strconv.Quote(clip(s)), strings.Join(quoteAll(l.Enum), ", ")))
+			d.Report(l.Rule, off, fmt.Sprintf("%s is not one of %s", strconv.Quote(clip(s)), strings.Join(quoteAll(l.Enum), ", ")))
 			return false
 		}
 	}
@@ -463,17 +463,17 @@ func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
 					rule = l.EmptyRule
 				}
 			}
-			d.Report(rule, off, "", reason)
+			d.Report(rule, off, reason)
 			ok = false
 		}
 		if l.MaxRunes >= 0 && n > l.MaxRunes {
-			d.Report(l.Rule, off, "", fmt.Sprintf("must have at most %d characters, has %d", l.MaxRunes, n))
+			d.Report(l.Rule, off, fmt.Sprintf("must have at most %d characters, has %d", l.MaxRunes, n))
 			ok = false
 		}
 	}
 	for _, p := range l.Patterns {
 		if !p.Match(s) {
-			d.Report(l.Rule, off, "", fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), p.Src))
+			d.Report(l.Rule, off, fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), p.Src))
 			ok = false
 		}
 	}
@@ -542,7 +542,7 @@ func (d *Dec) Name() []byte {
 func (d *Dec) Unknown(name []byte, open, allowX bool) {
 	off := d.Off()
 	if !open && d.Strict && !(allowX && bytes.HasPrefix(name, []byte("x_"))) {
-		d.Report(RuleUnknown, off, string(name), fmt.Sprintf("unknown field %s (strict mode; extensions must start with x_)", strconv.Quote(clip(name))))
+		d.ReportMember(RuleUnknown, off, string(name), fmt.Sprintf("unknown field %s (strict mode; extensions must start with x_)", strconv.Quote(clip(name))))
 	}
 	d.readValue()
 }
@@ -552,7 +552,7 @@ func (d *Dec) Skip() { d.readValue() }
 
 // Missing reports required field name absent from the object at off.
 func (d *Dec) Missing(off int64, name string) {
-	d.Report(RuleRequired, off, name, "required field "+strconv.Quote(name)+" is missing")
+	d.ReportMember(RuleRequired, off, name, "required field "+strconv.Quote(name)+" is missing")
 }
 
 // ArrayLen checks list lengths after an array of n elements at off.
@@ -566,28 +566,24 @@ func (d *Dec) ArrayLen(l *Leaf, off int64, n int) {
 				rule = l.EmptyRule
 			}
 		}
-		d.Report(rule, off, "", reason)
+		d.Report(rule, off, reason)
 	}
 	if l.MaxItems >= 0 && n > l.MaxItems {
-		d.Report(l.Rule, off, "", fmt.Sprintf("must have at most %d items, has %d", l.MaxItems, n))
+		d.Report(l.Rule, off, fmt.Sprintf("must have at most %d items, has %d", l.MaxItems, n))
 	}
 }
 
-// RefBound reports a violated bound between two sibling fields: the value
-// x of member name (at off) must satisfy `x op refName` where the sibling's
-// value is y.
-func (d *Dec) RefBound(rule string, off int64, name, op, refName string, x, y float64) {
-	if Holds(op, x, y) {
+// RefBound reports a violated bound between two sibling fields: the number
+// x of member name (whose value starts at off) must satisfy `x op refName`,
+// where y is the sibling's number. xs and ys are the byte ranges of the two
+// literals (Last after reading each): when the floats are equal the
+// literals decide, so integers above 2^53 compare exactly.
+func (d *Dec) RefBound(rule string, off int64, name, op, refName string, x, y float64, xs, ys Span) {
+	xl, yl := d.buf[xs.Start:xs.End], d.buf[ys.Start:ys.End]
+	if holdsCmp(op, compareExact(x, y, xl, yl)) {
 		return
 	}
-	d.Report(rule, off, name, fmt.Sprintf("%s must be %s %s (%s), is %s", name, op, refName, fmtNum(y), fmtNum(x)))
-}
-
-func fmtNum(x float64) string {
-	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-		return strconv.FormatInt(int64(x), 10)
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
+	d.ReportMember(rule, off, name, fmt.Sprintf("%s must be %s %s (%s), is %s", name, op, refName, yl, xl))
 }
 
 // Span is a saved value: its absolute byte range and its path, for checks
@@ -599,6 +595,10 @@ type Span struct {
 
 // Mark returns the absolute offset where the next value starts.
 func (d *Dec) Mark() int64 { return d.valueStart(d.Off()) }
+
+// Last returns the absolute byte range of the last scalar that Value read
+// (for RefBound).
+func (d *Dec) Last() Span { return d.last }
 
 // Check validates the saved span sp (member name of the current object)
 // with fn in a sub-run; its violations join d's, their reasons suffixed with

@@ -190,8 +190,10 @@ func v18(d *Dec) {
 	var seen uint64
 	var num8 float64
 	var ok8 bool
+	var lit8 Span
 	var num9 float64
 	var ok9 bool
+	var lit9 Span
 	var off9 int64
 	for d.More() {
 		name := d.Name()
@@ -240,12 +242,14 @@ func v18(d *Dec) {
 			seen |= 1 << 8
 			d.Push("timeout_seconds")
 			_, _, num8, ok8 = d.Value(&leaf17)
+			lit8 = d.Last()
 			d.Pop()
 		case "heartbeat_interval_seconds":
 			seen |= 1 << 9
 			d.Push("heartbeat_interval_seconds")
 			off9 = d.Off()
 			_, _, num9, ok9 = d.Value(&leaf18)
+			lit9 = d.Last()
 			d.Pop()
 		case "priority":
 			d.Push("priority")
@@ -286,7 +290,7 @@ func v18(d *Dec) {
 		d.Missing(off, "heartbeat_interval_seconds")
 	}
 	if ok9 && ok8 {
-		d.RefBound("OP014", off9, "heartbeat_interval_seconds", "<", "timeout_seconds", num9, num8)
+		d.RefBound("OP014", off9, "heartbeat_interval_seconds", "<", "timeout_seconds", num9, num8, lit9, lit8)
 	}
 }
 
@@ -539,8 +543,10 @@ func v33(d *Dec) {
 	var seen uint64
 	var num5 float64
 	var ok5 bool
+	var lit5 Span
 	var num6 float64
 	var ok6 bool
+	var lit6 Span
 	var off6 int64
 	for d.More() {
 		name := d.Name()
@@ -574,12 +580,14 @@ func v33(d *Dec) {
 			seen |= 1 << 5
 			d.Push("timeout_seconds")
 			_, _, num5, ok5 = d.Value(&leaf17)
+			lit5 = d.Last()
 			d.Pop()
 		case "heartbeat_interval_seconds":
 			seen |= 1 << 6
 			d.Push("heartbeat_interval_seconds")
 			off6 = d.Off()
 			_, _, num6, ok6 = d.Value(&leaf18)
+			lit6 = d.Last()
 			d.Pop()
 		case "priority":
 			seen |= 1 << 7
@@ -623,7 +631,7 @@ func v33(d *Dec) {
 		d.Missing(off, "priority")
 	}
 	if ok6 && ok5 {
-		d.RefBound("OP014", off6, "heartbeat_interval_seconds", "<", "timeout_seconds", num6, num5)
+		d.RefBound("OP014", off6, "heartbeat_interval_seconds", "<", "timeout_seconds", num6, num5, lit6, lit5)
 	}
 }
 

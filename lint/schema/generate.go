@@ -217,7 +217,7 @@ func (g *gen) object(b *strings.Builder, t *Type, lf, rule string, inCheck bool)
 	for _, f := range o.Fields {
 		i := index[f.Name]
 		if needNum[f.Name] {
-			fmt.Fprintf(b, "\tvar num%d float64\n\tvar ok%d bool\n", i, i)
+			fmt.Fprintf(b, "\tvar num%d float64\n\tvar ok%d bool\n\tvar lit%d Span\n", i, i, i)
 		}
 		if needOff[f.Name] {
 			fmt.Fprintf(b, "\tvar off%d int64\n", i)
@@ -276,6 +276,9 @@ func (g *gen) object(b *strings.Builder, t *Type, lf, rule string, inCheck bool)
 			} else {
 				fmt.Fprintf(b, "\t\t\t_, %s, %s, %s %s d.Value(&%s)\n", s, nm, okv, decl, fl)
 			}
+			if needNum[f.Name] {
+				fmt.Fprintf(b, "\t\t\tlit%d = d.Last()\n", i)
+			}
 			for ci, cd := range o.Conds {
 				if cd.Field == f.Name {
 					fmt.Fprintf(b, "\t\t\tcond%d = %s && string(s) == %q\n", ci, okv, cd.Equals)
@@ -316,7 +319,7 @@ func (g *gen) object(b *strings.Builder, t *Type, lf, rule string, inCheck bool)
 				continue
 			}
 			j := index[bd.Ref]
-			fmt.Fprintf(b, "\tif ok%d && ok%d {\n\t\td.RefBound(%q, off%d, %q, %q, %q, num%d, num%d)\n\t}\n", i, j, fr, i, f.Name, bd.Op, bd.Ref, i, j)
+			fmt.Fprintf(b, "\tif ok%d && ok%d {\n\t\td.RefBound(%q, off%d, %q, %q, %q, num%d, num%d, lit%d, lit%d)\n\t}\n", i, j, fr, i, f.Name, bd.Op, bd.Ref, i, j, i, j)
 		}
 	}
 	for ci, cd := range o.Conds {
