@@ -333,6 +333,8 @@ type place struct {
 	typ       *schema.Type // nil: not declared (x_ member, open struct, ...)
 	rule      string
 	emptyRule string
+	nullRule  string // @rule(...,null=): null in a required field
+	restRule  string // @rule(...,rest=): the first pattern holds, the rest not
 	required  bool
 	inCheck   bool   // under a hidden check field
 	checkObj  path   // the object holding the check
@@ -375,13 +377,14 @@ func (r *run) resolve(cp []string) (place, bool) {
 			pl.checkObj = append(path(nil), pl.path...)
 			pl.path = append(pl.path, seg{name: ck.Ref, idx: -1})
 			pl.typ, pl.rule, pl.emptyRule, pl.required, pl.inCheck = ck.Type, ck.Rule, "", false, true
+			pl.nullRule, pl.restRule = "", ""
 		case isIndex(s):
 			i, _ := strconv.Atoi(s)
 			pl.path = append(pl.path, seg{idx: i})
 			if pl.typ != nil {
 				pl.typ = pl.typ.Elem
 			}
-			pl.emptyRule, pl.required = "", false
+			pl.emptyRule, pl.nullRule, pl.restRule, pl.required = "", "", "", false
 			if pl.typ == nil {
 				pl.declared = false
 			}
@@ -405,6 +408,7 @@ func (r *run) resolve(cp []string) (place, bool) {
 					}
 				}
 			}
+			pl.nullRule, pl.restRule = "", ""
 			if f == nil {
 				pl.typ, pl.rule, pl.emptyRule, pl.required, pl.declared = nil, schema.DefaultRule, "", false, false
 				continue
@@ -415,6 +419,7 @@ func (r *run) resolve(cp []string) (place, bool) {
 				continue
 			}
 			pl.rule, pl.emptyRule, pl.required = f.Rule, f.EmptyRule, f.Required
+			pl.nullRule, pl.restRule = f.NullRule, f.RestRule
 			if pl.rule == "" {
 				pl.rule = schema.DefaultRule
 			}
@@ -639,10 +644,14 @@ func (r *run) add(e errors.Error) (action, bool) {
 		val, n := r.lookup(pl.path)
 		exists := n == len(pl.path)
 		switch {
+		case exists && isNull(val) && pl.required && pl.nullRule != "":
+			pl.rule = pl.nullRule
 		case exists && isNull(val) && pl.required:
 			pl.rule = fast.RuleRequired
 		case exists && pl.emptyRule != "" && pl.typ != nil && isEmpty(val, pl.typ):
 			pl.rule = pl.emptyRule
+		case exists && pl.restRule != "" && pl.typ != nil && matchesFirst(val, pl.typ):
+			pl.rule = pl.restRule
 		}
 		r.record(pl, msg)
 	}
@@ -748,6 +757,21 @@ func (r *run) neutralize(p path, name string) bool {
 func isNull(v ast.Expr) bool {
 	b, ok := v.(*ast.BasicLit)
 	return ok && b.Kind == token.NULL
+}
+
+// matchesFirst reports whether v is a string that matches the first pattern
+// of t (the pattern that decides between a field's rule and its rest= rule).
+func matchesFirst(v ast.Expr, t *schema.Type) bool {
+	x, ok := v.(*ast.BasicLit)
+	if !ok || x.Kind != token.STRING || len(t.Patterns) == 0 {
+		return false
+	}
+	s, err := literal.Unquote(x.Value)
+	if err != nil {
+		return false
+	}
+	re, err := regexp.Compile(t.Patterns[0])
+	return err == nil && re.MatchString(s)
 }
 
 func isEmpty(v ast.Expr, t *schema.Type) bool {

@@ -86,7 +86,9 @@ func (b *Bound) Holds(x float64, raw []byte) bool {
 // Leaf describes the constraints of one value that the runtime checks
 // directly: allowed kinds, enum, patterns, code-point lengths, literal bounds
 // and list lengths. Unset limits are -1. Rule is reported for violations of
-// the value; EmptyRule (if set) for an empty string or empty list.
+// the value; EmptyRule (if set) for an empty string or empty list; NullRule
+// (if set) for null in a required field instead of RuleRequired; RestRule
+// (if set) for the violations of a string that matches the first pattern.
 type Leaf struct {
 	Kinds     Kind
 	Enum      []string
@@ -98,6 +100,8 @@ type Leaf struct {
 	MaxItems  int
 	Rule      string
 	EmptyRule string
+	NullRule  string
+	RestRule  string
 	// Required marks a required field: null is then "absent or null".
 	Required bool
 }
@@ -386,8 +390,12 @@ func wantName(k Kind) string {
 
 // typeMismatch reports a value of the wrong kind (or null for a required field).
 func (d *Dec) typeMismatch(l *Leaf, off int64, got Kind) {
-	if got == KNull && l.Required {
+	if got == KNull && l.Required && l.NullRule == "" {
 		d.Report(RuleRequired, off, "required field is null")
+		return
+	}
+	if got == KNull && l.Required {
+		d.Report(l.NullRule, off, fmt.Sprintf("must be %s, not null", wantName(l.Kinds)))
 		return
 	}
 	d.Report(l.Rule, off, fmt.Sprintf("must be %s, not %s", wantName(l.Kinds), kindName(got)))
@@ -439,6 +447,17 @@ func (d *Dec) unquote(raw []byte) []byte {
 
 func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
 	ok := true
+	patterns := l.Patterns
+	rule := l.Rule
+	if l.RestRule != "" && len(patterns) > 0 {
+		// The first pattern decides: a violation of it is Rule, of the
+		// rest (once it holds) RestRule.
+		if !patterns[0].Match(s) {
+			d.Report(l.Rule, off, fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), patterns[0].Src))
+			return false
+		}
+		patterns, rule = patterns[1:], l.RestRule
+	}
 	if l.Enum != nil {
 		found := false
 		for _, e := range l.Enum {
@@ -448,32 +467,32 @@ func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
 			}
 		}
 		if !found {
-			d.Report(l.Rule, off, fmt.Sprintf("%s is not one of %s", strconv.Quote(clip(s)), strings.Join(quoteAll(l.Enum), ", ")))
+			d.Report(rule, off, fmt.Sprintf("%s is not one of %s", strconv.Quote(clip(s)), strings.Join(quoteAll(l.Enum), ", ")))
 			return false
 		}
 	}
 	if l.MinRunes >= 0 || l.MaxRunes >= 0 {
 		n := utf8.RuneCount(s)
 		if l.MinRunes >= 0 && n < l.MinRunes {
-			rule := l.Rule
+			r := rule
 			reason := fmt.Sprintf("must have at least %d characters, has %d", l.MinRunes, n)
 			if n == 0 {
 				reason = "must not be empty"
 				if l.EmptyRule != "" {
-					rule = l.EmptyRule
+					r = l.EmptyRule
 				}
 			}
-			d.Report(rule, off, reason)
+			d.Report(r, off, reason)
 			ok = false
 		}
 		if l.MaxRunes >= 0 && n > l.MaxRunes {
-			d.Report(l.Rule, off, fmt.Sprintf("must have at most %d characters, has %d", l.MaxRunes, n))
+			d.Report(rule, off, fmt.Sprintf("must have at most %d characters, has %d", l.MaxRunes, n))
 			ok = false
 		}
 	}
-	for _, p := range l.Patterns {
+	for _, p := range patterns {
 		if !p.Match(s) {
-			d.Report(l.Rule, off, fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), p.Src))
+			d.Report(rule, off, fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), p.Src))
 			ok = false
 		}
 	}

@@ -21,7 +21,7 @@ func Generate(m *Model) ([]byte, error) {
 	type entry struct{ kind, fn string }
 	var entries []entry
 	for _, k := range m.Kinds {
-		fn, err := g.value(k.Type, DefaultRule, "", true, false)
+		fn, err := g.value(k.Type, DefaultRule, fieldRules{}, true, false)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k.Name, err)
 		}
@@ -78,11 +78,23 @@ func (g *gen) regex(src string) string {
 	return n
 }
 
-func (g *gen) leaf(t *Type, rule, emptyRule string, required bool) string {
+// fieldRules are the rule attributes of a field beyond its main rule
+// (@rule(ID,empty=,null=,rest=)); the zero value for list elements and checks.
+type fieldRules struct{ empty, null, rest string }
+
+func rulesOf(f *Field) fieldRules { return fieldRules{f.EmptyRule, f.NullRule, f.RestRule} }
+
+func (g *gen) leaf(t *Type, rule string, fr fieldRules, required bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Leaf{Kinds: %d, MinRunes: %d, MaxRunes: %d, MinItems: %d, MaxItems: %d, Rule: %q", t.Kinds, t.MinRunes, t.MaxRunes, t.MinItems, t.MaxItems, rule)
-	if emptyRule != "" {
-		fmt.Fprintf(&b, ", EmptyRule: %q", emptyRule)
+	if fr.empty != "" {
+		fmt.Fprintf(&b, ", EmptyRule: %q", fr.empty)
+	}
+	if fr.null != "" {
+		fmt.Fprintf(&b, ", NullRule: %q", fr.null)
+	}
+	if fr.rest != "" {
+		fmt.Fprintf(&b, ", RestRule: %q", fr.rest)
 	}
 	if required {
 		b.WriteString(", Required: true")
@@ -146,8 +158,8 @@ func (g *gen) define(body string) string {
 
 // value returns the name of a func(*Dec) that validates one value of t.
 // inCheck generates a check: rule applies everywhere and fields are regular.
-func (g *gen) value(t *Type, rule, emptyRule string, required, inCheck bool) (string, error) {
-	lf := g.leaf(t, rule, emptyRule, required)
+func (g *gen) value(t *Type, rule string, fr fieldRules, required, inCheck bool) (string, error) {
+	lf := g.leaf(t, rule, fr, required)
 	var b strings.Builder
 	switch {
 	case t.Kinds&KObject != 0 && t.Obj != nil:
@@ -158,7 +170,7 @@ func (g *gen) value(t *Type, rule, emptyRule string, required, inCheck bool) (st
 		elemRule := rule
 		fmt.Fprintf(&b, "func NAME(d *Dec) {\n\toff, ok := d.BeginArray(&%s)\n\tif !ok {\n\t\treturn\n\t}\n\tn := 0\n\tfor d.More() {\n", lf)
 		if t.Elem != nil {
-			fn, err := g.value(t.Elem, elemRule, "", false, inCheck)
+			fn, err := g.value(t.Elem, elemRule, fieldRules{}, false, inCheck)
 			if err != nil {
 				return "", err
 			}
@@ -255,7 +267,7 @@ func (g *gen) object(b *strings.Builder, t *Type, lf, rule string, inCheck bool)
 			return fmt.Errorf("field %s is referenced by another constraint but is not a scalar", f.Name)
 		}
 		if needNum[f.Name] || needStr[f.Name] {
-			fl := g.leaf(f.Type, fr, f.EmptyRule, f.Required && !inCheck)
+			fl := g.leaf(f.Type, fr, rulesOf(f), f.Required && !inCheck)
 			s, nm := "_", "_"
 			if needStr[f.Name] {
 				s = "s"
@@ -288,7 +300,7 @@ func (g *gen) object(b *strings.Builder, t *Type, lf, rule string, inCheck bool)
 				b.WriteString("\t\t\t_ = okv\n")
 			}
 		} else {
-			fn, err := g.value(f.Type, fr, f.EmptyRule, f.Required && !inCheck, inCheck)
+			fn, err := g.value(f.Type, fr, rulesOf(f), f.Required && !inCheck, inCheck)
 			if err != nil {
 				return fmt.Errorf("%s: %w", f.Name, err)
 			}
@@ -324,7 +336,7 @@ func (g *gen) object(b *strings.Builder, t *Type, lf, rule string, inCheck bool)
 	}
 	for ci, cd := range o.Conds {
 		for _, ck := range cd.Checks {
-			fn, err := g.value(ck.Type, ck.Rule, "", false, true)
+			fn, err := g.value(ck.Type, ck.Rule, fieldRules{}, false, true)
 			if err != nil {
 				return fmt.Errorf("%s: %w", ck.Name, err)
 			}

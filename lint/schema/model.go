@@ -20,7 +20,12 @@
 // Field attributes: `@rule(ID)` names the registry rule of the field's value
 // constraints; `@rule(ID,empty=ID2)` attributes an empty string or empty list
 // to ID2 (CONTRACT.md section 3, MISSING_REQUIRED_INPUT for empty top-level
-// strings and arrays).
+// strings and arrays); `@rule(ID,null=ID2)` attributes null in a required
+// field to ID2 instead of AL002 (collector: the seed's JSON Schema makes null
+// a wrong type, not an absent field); `@rule(ID,rest=ID2)` attributes to ID2
+// the violations of a string that has the right type and matches the
+// field's first pattern (a version whose major is known but whose rest is
+// malformed, CONTRACT.md section 3 UNKNOWN_SCHEMA_VERSION).
 package schema
 
 import (
@@ -107,7 +112,8 @@ type Object struct {
 }
 
 // Field is one declared field. Required is CUE's `!`; Regular marks the plain
-// fields of check structs (absent: nothing to check).
+// fields of check structs (absent: nothing to check). Rule, EmptyRule,
+// NullRule and RestRule come from @rule (see the package doc).
 type Field struct {
 	Name      string
 	Required  bool
@@ -115,6 +121,8 @@ type Field struct {
 	Type      *Type
 	Rule      string
 	EmptyRule string
+	NullRule  string
+	RestRule  string
 }
 
 // Cond is `if Field == Equals { checks }`.
@@ -585,6 +593,12 @@ func (c *compiler) structLit(e *ast.StructLit, inCheck bool) *Type {
 				f.Regular = true
 			}
 			c.fieldAttrs(f, d)
+			if f.NullRule != "" && !f.Required {
+				c.errorf(d, "@rule(...,null=) needs a required (!) field: null in an optional field is a wrong type")
+			}
+			if f.RestRule != "" && (f.Type.Kinds&KString == 0 || len(f.Type.Patterns) < 2) {
+				c.errorf(d, "@rule(...,rest=) needs a string with at least two patterns (the first decides the rule)")
+			}
 			o.Fields = append(o.Fields, f)
 		default:
 			c.errorf(d, "unsupported declaration %T", d)
@@ -651,6 +665,10 @@ func (c *compiler) fieldAttrs(f *Field, d *ast.Field) {
 				f.Rule = part
 			case strings.HasPrefix(part, "empty="):
 				f.EmptyRule = strings.TrimPrefix(part, "empty=")
+			case strings.HasPrefix(part, "null="):
+				f.NullRule = strings.TrimPrefix(part, "null=")
+			case strings.HasPrefix(part, "rest="):
+				f.RestRule = strings.TrimPrefix(part, "rest=")
 			default:
 				c.errorf(a, "unsupported @rule argument %q", part)
 			}
@@ -744,7 +762,7 @@ func (m *Model) Rules() []string {
 			return
 		}
 		for _, f := range t.Obj.Fields {
-			for _, r := range []string{f.Rule, f.EmptyRule} {
+			for _, r := range []string{f.Rule, f.EmptyRule, f.NullRule, f.RestRule} {
 				if r != "" {
 					set[r] = true
 				}
