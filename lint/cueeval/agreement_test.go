@@ -3,9 +3,7 @@ package cueeval
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,8 +16,10 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/internal/mutate"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -66,6 +66,9 @@ var mutationSeeds = []struct{ kind, file string }{
 	{"operator/handoff", "testdata/agreement/peer-handoff-template.json"},
 	{"operator/orchestrator-output", "testdata/agreement/orchestrator-output-valid.json"},
 	{"operator/worklog", "testdata/agreement/worklogs/T-12.jsonl"},
+	{"ledger/entry", "testdata/agreement/ledger/g/ledger/cls/2025-11-16.jsonl"},
+	{"ledger/status", "testdata/agreement/ledger/agents/cls/status.json"},
+	{"collector/event", "testdata/agreement/collector/events-2025-12-13.jsonl"},
 }
 
 type payloadCase struct {
@@ -196,15 +199,24 @@ func fileCases(t *testing.T, root string) []payloadCase {
 				}
 				raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
 				kind := sniff(raw)
+				if k := lint.GlobKind(rel); kind == "" && k != nil {
+					kind = k.Name // e.g. agents/<agent>/status.json
+				}
 				if kind == "" || !e.Has(kind) {
 					skipped++
 					return nil
 				}
 				add("file "+rel, kind, raw)
-			case strings.HasSuffix(p, ".jsonl") && strings.Contains(filepath.ToSlash(p), "/worklogs/"):
+			case strings.HasSuffix(p, ".jsonl"):
+				// The kind of a JSON Lines file comes from its built-in glob
+				// (worklogs, ledger, collector), else from each line (idle).
 				raw, err := os.ReadFile(p)
 				if err != nil {
 					return err
+				}
+				fileKind := ""
+				if k := lint.GlobKind(rel); k != nil {
+					fileKind = k.Name
 				}
 				for i, line := range bytes.Split(raw, []byte("\n")) {
 					line = bytes.TrimSuffix(line, []byte("\r"))
@@ -214,7 +226,15 @@ func fileCases(t *testing.T, root string) []payloadCase {
 					if len(bytes.TrimSpace(line)) == 0 {
 						continue
 					}
-					add(fmt.Sprintf("file %s:%d", rel, i+1), "operator/worklog", line)
+					kind := fileKind
+					if kind == "" {
+						kind = sniff(line)
+					}
+					if kind == "" || !e.Has(kind) {
+						skipped++
+						continue
+					}
+					add(fmt.Sprintf("file %s:%d", rel, i+1), kind, line)
 				}
 			}
 			return nil
@@ -247,7 +267,7 @@ func fileCases(t *testing.T, root string) []payloadCase {
 			}
 		}
 	}
-	t.Logf("files: %d cases, %d files skipped (kind not sniffed or not an operator kind)", len(out), skipped)
+	t.Logf("files: %d cases, %d files or lines skipped (kind not detected or without a validator)", len(out), skipped)
 	return out
 }
 
@@ -463,8 +483,8 @@ func TestAgreement(t *testing.T) {
 		}
 		for _, m := range mutations(t, s.raw) {
 			for _, strict := range []bool{false, true} {
-				cases = append(cases, payloadCase{id: fmt.Sprintf("mutation %s %s strict=%v", s.id, m.name, strict),
-					kind: s.kind, raw: m.raw, strict: strict})
+				cases = append(cases, payloadCase{id: fmt.Sprintf("mutation %s %s strict=%v", s.id, m.Name, strict),
+					kind: s.kind, raw: m.Raw, strict: strict})
 			}
 		}
 	}
@@ -512,310 +532,19 @@ func FuzzAgreement(f *testing.F) {
 	})
 }
 
-// jnode is an ordered JSON value for mutations: an object (keys, vals), an
-// array (vals) or a scalar (raw JSON text).
-type jnode struct {
-	kind byte // '{', '[' or 0
-	keys []string
-	vals []*jnode
-	raw  string
-}
-
-func parseJSON(raw []byte) (*jnode, error) {
-	d := jsontext.NewDecoder(bytes.NewReader(raw))
-	n, err := readNode(d)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := d.ReadToken(); err != io.EOF {
-		return nil, fmt.Errorf("trailing data: %v", err)
-	}
-	return n, nil
-}
-
-func readNode(d *jsontext.Decoder) (*jnode, error) {
-	switch d.PeekKind() {
-	case '{', '[':
-		tok, err := d.ReadToken()
-		if err != nil {
-			return nil, err
-		}
-		n := &jnode{kind: byte(tok.Kind())}
-		for d.PeekKind() != '}' && d.PeekKind() != ']' {
-			if n.kind == '{' {
-				name, err := d.ReadToken()
-				if err != nil {
-					return nil, err
-				}
-				n.keys = append(n.keys, name.String())
-			}
-			v, err := readNode(d)
-			if err != nil {
-				return nil, err
-			}
-			n.vals = append(n.vals, v)
-		}
-		_, err = d.ReadToken()
-		return n, err
-	}
-	v, err := d.ReadValue()
-	if err != nil {
-		return nil, err
-	}
-	return &jnode{raw: string(v)}, nil
-}
-
-func (n *jnode) clone() *jnode {
-	c := &jnode{kind: n.kind, raw: n.raw, keys: append([]string(nil), n.keys...)}
-	for _, v := range n.vals {
-		c.vals = append(c.vals, v.clone())
-	}
-	return c
-}
-
-func (n *jnode) encode(b *bytes.Buffer) {
-	switch n.kind {
-	case '{', '[':
-		b.WriteByte(n.kind)
-		for i, v := range n.vals {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if n.kind == '{' {
-				q, _ := jsontext.AppendQuote(nil, n.keys[i])
-				b.Write(q)
-				b.WriteByte(':')
-			}
-			v.encode(b)
-		}
-		if n.kind == '{' {
-			b.WriteByte('}')
-		} else {
-			b.WriteByte(']')
-		}
-	default:
-		b.WriteString(n.raw)
-	}
-}
-
-func (n *jnode) bytes() []byte {
-	var b bytes.Buffer
-	n.encode(&b)
-	return b.Bytes()
-}
-
-// at returns the node at index path p.
-func (n *jnode) at(p []int) *jnode {
-	for _, i := range p {
-		n = n.vals[i]
-	}
-	return n
-}
-
-// step is one step of a mutation's target: a member name, or an element
-// index when idx >= 0.
-type step struct {
-	name string
-	idx  int
-}
-
-// op is one mutation: at the value at target (an object or an array),
-// delete or set member/element key, add a member, empty the array or append
-// a copy of its first element.
-type op struct {
-	target []step
-	verb   string // "delete", "set", "add", "empty", "append-first"
-	key    step
-	value  string // for set and add
-}
-
-func (o op) String() string {
-	var b strings.Builder
-	for _, s := range o.target {
-		b.WriteByte('/')
-		if s.idx >= 0 {
-			b.WriteString(strconv.Itoa(s.idx))
-		} else {
-			b.WriteString(s.name)
-		}
-	}
-	switch o.verb {
-	case "delete":
-		return b.String() + "/" + o.key.String() + " delete"
-	case "set":
-		return b.String() + "/" + o.key.String() + " = " + o.value
-	case "add":
-		return b.String() + " add " + o.key.name
-	}
-	return b.String() + " " + o.verb
-}
-
-func (s step) String() string {
-	if s.idx >= 0 {
-		return strconv.Itoa(s.idx)
-	}
-	return s.name
-}
-
-// apply performs o on root; it does nothing when the target is gone (an
-// earlier op of a combination removed it).
-func (o op) apply(root *jnode) {
-	n := root
-	for _, s := range o.target {
-		n = n.child(s)
-		if n == nil {
-			return
-		}
-	}
-	switch o.verb {
-	case "delete":
-		for i := range n.vals {
-			if n.match(i, o.key) {
-				if n.kind == '{' {
-					n.keys = append(n.keys[:i:i], n.keys[i+1:]...)
-				}
-				n.vals = append(n.vals[:i:i], n.vals[i+1:]...)
-				return
-			}
-		}
-	case "set":
-		for i := range n.vals {
-			if n.match(i, o.key) {
-				n.vals[i] = &jnode{kind: kindOfLiteral(o.value), raw: o.value}
-				return
-			}
-		}
-	case "add":
-		if n.kind == '{' && n.child(o.key) == nil {
-			n.keys = append(n.keys, o.key.name)
-			n.vals = append(n.vals, &jnode{raw: o.value})
-		}
-	case "empty":
-		if n.kind == '[' {
-			n.vals = nil
-		}
-	case "append-first":
-		if n.kind == '[' && len(n.vals) > 0 {
-			n.vals = append(n.vals, n.vals[0].clone())
-		}
-	}
-}
-
-func kindOfLiteral(v string) byte {
-	if v == "[]" || v == "{}" {
-		return v[0]
-	}
-	return 0
-}
-
-func (n *jnode) match(i int, s step) bool {
-	if n.kind == '{' {
-		return s.idx < 0 && n.keys[i] == s.name
-	}
-	return n.kind == '[' && s.idx == i
-}
-
-func (n *jnode) child(s step) *jnode {
-	for i := range n.vals {
-		if n.match(i, s) {
-			return n.vals[i]
-		}
-	}
-	return nil
-}
-
-type mutation struct {
-	name string
-	raw  []byte
-}
-
-// replacements are the values every member (and every first array element)
-// is set to.
-var replacements = []string{`null`, `""`, `0`, `1.5`, `-1`, `"x"`, `[]`, `{}`, `true`}
-
-// ops returns the systematic mutations of a payload: for every object member
-// at every depth, delete it or set it to each replacement; for every object,
-// add "zz" and "x_zz"; for every array, empty it, append a copy of its first
-// element and set its first element to each replacement.
-func ops(base *jnode) []op {
-	var out []op
-	var walk func(n *jnode, target []step)
-	walk = func(n *jnode, target []step) {
-		target = target[:len(target):len(target)]
-		switch n.kind {
-		case '{':
-			for _, k := range n.keys {
-				key := step{name: k, idx: -1}
-				out = append(out, op{target: target, verb: "delete", key: key})
-				for _, r := range replacements {
-					out = append(out, op{target: target, verb: "set", key: key, value: r})
-				}
-			}
-			for _, k := range []string{"zz", "x_zz"} {
-				out = append(out, op{target: target, verb: "add", key: step{name: k, idx: -1}, value: "1"})
-			}
-			for i, k := range n.keys {
-				walk(n.vals[i], append(target, step{name: k, idx: -1}))
-			}
-		case '[':
-			out = append(out, op{target: target, verb: "empty"})
-			if len(n.vals) > 0 {
-				out = append(out, op{target: target, verb: "append-first"})
-				for _, r := range replacements {
-					out = append(out, op{target: target, verb: "set", key: step{idx: 0}, value: r})
-				}
-			}
-			for i := range n.vals {
-				walk(n.vals[i], append(target, step{idx: i}))
-			}
-		}
-	}
-	walk(base, nil)
-	return out
-}
-
 // combinationsPerSeed is the number of random combinations of 2 to 5
 // mutations per seed: several errors in one payload exercise CUE's error
 // masking (a conflict hides required and unknown members of its struct).
 const combinationsPerSeed = 1000
 
-// mutations returns every single mutation of a valid payload and
+// mutations returns every single mutation of a valid payload (each member
+// deleted or set to each of mutate.Replacements, ...) and
 // combinationsPerSeed deterministic random combinations.
-func mutations(t *testing.T, raw []byte) []mutation {
+func mutations(t *testing.T, raw []byte) []mutate.Mutation {
 	t.Helper()
-	base, err := parseJSON(raw)
+	ms, err := mutate.Generate(raw, mutate.Options{Replacements: mutate.Replacements, Combinations: combinationsPerSeed})
 	if err != nil {
 		t.Fatalf("mutation seed: %v", err)
 	}
-	all := ops(base)
-	var out []mutation
-	for _, o := range all {
-		c := base.clone()
-		o.apply(c)
-		out = append(out, mutation{name: o.String(), raw: c.bytes()})
-	}
-	rng := rand.New(rand.NewPCG(1, uint64(len(raw))))
-	seen := map[string]bool{}
-	for i := 0; i < combinationsPerSeed; i++ {
-		n := 2 + rng.IntN(4)
-		c := base.clone()
-		var names []string
-		for j := 0; j < n; j++ {
-			o := all[rng.IntN(len(all))]
-			o.apply(c)
-			names = append(names, o.String())
-		}
-		name := "combo[" + strings.Join(names, " + ") + "]"
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		out = append(out, mutation{name: name, raw: c.bytes()})
-	}
-	for i := range out {
-		if _, err := parseJSON(out[i].raw); err != nil {
-			t.Fatalf("mutation %s produced invalid JSON: %v", out[i].name, err)
-		}
-	}
-	return out
+	return ms
 }
