@@ -19,6 +19,7 @@ import (
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/fast/fasttest"
 	"github.com/agentlint/agentlint/lint/internal/mutate"
 	"github.com/agentlint/agentlint/rules"
 )
@@ -360,10 +361,14 @@ func judge(vs []envelope.Violation) (verdict, []envelope.Violation, error) {
 }
 
 func runFast(kind string, raw []byte, strict bool) []envelope.Violation {
+	return runFastWith(fast.Validators[kind], raw, strict)
+}
+
+func runFastWith(fn func(*fast.Dec), raw []byte, strict bool) []envelope.Violation {
 	d := fast.NewDec()
 	d.Strict = strict
 	d.Reset(raw, 1)
-	d.Validate(fast.Validators[kind])
+	d.Validate(fn)
 	return append([]envelope.Violation(nil), d.Out...)
 }
 
@@ -381,7 +386,7 @@ func formatViolations(vs []envelope.Violation) string {
 // compare runs both engines on c and returns a description of their
 // disagreement, or "", and the name of the known disagreement it is, if any.
 func compare(e *Engine, c payloadCase) (diff, known string) {
-	fv, fvs, err := judge(runFast(c.kind, c.raw, c.strict))
+	fv, fvs, err := judge(runFastWith(e.validators[c.kind], c.raw, c.strict))
 	if err != nil {
 		return "fast: " + err.Error(), ""
 	}
@@ -481,7 +486,7 @@ func TestAgreement(t *testing.T) {
 				t.Errorf("mutation seed %s is not valid (strict=%v):%s", s.id, strict, formatViolations(vs))
 			}
 		}
-		for _, m := range mutations(t, s.raw) {
+		for _, m := range mutations(t, s.raw, combinationsPerSeed) {
 			for _, strict := range []bool{false, true} {
 				cases = append(cases, payloadCase{id: fmt.Sprintf("mutation %s %s strict=%v", s.id, m.Name, strict),
 					kind: s.kind, raw: m.Raw, strict: strict})
@@ -538,13 +543,86 @@ func FuzzAgreement(f *testing.F) {
 const combinationsPerSeed = 1000
 
 // mutations returns every single mutation of a valid payload (each member
-// deleted or set to each of mutate.Replacements, ...) and
-// combinationsPerSeed deterministic random combinations.
-func mutations(t *testing.T, raw []byte) []mutate.Mutation {
+// deleted or set to each of mutate.Replacements, ...) and combos
+// deterministic random combinations.
+func mutations(t *testing.T, raw []byte, combos int) []mutate.Mutation {
 	t.Helper()
-	ms, err := mutate.Generate(raw, mutate.Options{Replacements: mutate.Replacements, Combinations: combinationsPerSeed})
+	ms, err := mutate.Generate(raw, mutate.Options{Replacements: mutate.Replacements, Combinations: combos})
 	if err != nil {
 		t.Fatalf("mutation seed: %v", err)
 	}
 	return ms
+}
+
+// condCombinationsPerSeed is combinationsPerSeed for the test schemas of
+// conditional fields, which have several seeds per kind.
+const condCombinationsPerSeed = 300
+
+var (
+	condOnce sync.Once
+	condVal  *Engine
+	condErr  error
+)
+
+// condEngine is the CUE engine of the test schemas of conditional fields
+// (lint/fast/fasttest/cond.cue) with their generated validators.
+func condEngine(t testing.TB) *Engine {
+	t.Helper()
+	root := repoRoot(t)
+	condOnce.Do(func() {
+		condVal, condErr = NewFrom(os.DirFS(filepath.Join(root, "lint", "fast", "fasttest")), fasttest.Validators)
+	})
+	if condErr != nil {
+		t.Fatal(condErr)
+	}
+	return condVal
+}
+
+// condSeeds reads lint/fast/fasttest/testdata/<name>/*.json as payloads of
+// kind test/<name>.
+func condSeeds(t *testing.T) []payloadCase {
+	t.Helper()
+	dir := filepath.Join(repoRoot(t), "lint", "fast", "fasttest", "testdata")
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no seeds in %s: %v", dir, err)
+	}
+	var out []payloadCase
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, f)
+		out = append(out, payloadCase{id: filepath.ToSlash(rel), kind: "test/" + filepath.Base(filepath.Dir(f)), raw: raw})
+	}
+	return out
+}
+
+// TestAgreementConditional compares both engines on conditional fields: the
+// test schemas of lint/fast/fasttest/cond.cue (unguarded, guarded and
+// absent conditions, a member declared unconditionally and under several
+// conditions, conditions inside a conditional member, the discriminator
+// after the member it types), every seed (valid in both engines) and its
+// mutations, strict and not. Mutations delete, retype and change the
+// discriminators, so every variant and the absent/invalid cases are run.
+func TestAgreementConditional(t *testing.T) {
+	e := condEngine(t)
+	var cases []payloadCase
+	for _, s := range condSeeds(t) {
+		for _, strict := range []bool{false, true} {
+			if vs := e.Validate(s.kind, s.raw, strict); len(vs) > 0 {
+				t.Errorf("seed %s is not valid (strict=%v):%s", s.id, strict, formatViolations(vs))
+			}
+			cases = append(cases, payloadCase{id: fmt.Sprintf("seed %s strict=%v", s.id, strict), kind: s.kind, raw: s.raw, strict: strict})
+		}
+		for _, m := range mutations(t, s.raw, condCombinationsPerSeed) {
+			for _, strict := range []bool{false, true} {
+				cases = append(cases, payloadCase{id: fmt.Sprintf("mutation %s %s strict=%v", s.id, m.Name, strict),
+					kind: s.kind, raw: m.Raw, strict: strict})
+			}
+		}
+	}
+	compareAll(t, e, cases)
+	t.Logf("compared %d payload runs of conditional fields", len(cases))
 }

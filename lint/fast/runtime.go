@@ -6,6 +6,8 @@
 // The runtime in this file reads tokens, tracks the JSON Pointer of the value
 // being read without building strings, and reports violations with their
 // byte offset; line and column are computed only when a violation is reported.
+// Objects with conditional fields are pre-scanned for their discriminators
+// (Dec.Conds) so that a member may come before the field that types it.
 // Violations carry a rule ID and a reason; the engine fills in code and
 // severity from the rule registry (rules.Registry).
 package fast
@@ -123,6 +125,7 @@ type Dec struct {
 	line1   int   // line number of buf[0]
 	path    []seg
 	scratch []byte
+	scan    []byte // unquoted strings of the Conds pre-scan
 	// Strict rejects unknown fields that are not x_ extensions (seed 001
 	// "Extension Policy", CONTRACT.md section 4).
 	Strict bool
@@ -643,4 +646,262 @@ func (d *Dec) Check(sp Span, name, cond string, fn func(*Dec)) {
 		v.Reason += " (required when " + cond + ")"
 		d.Out = append(d.Out, v)
 	}
+}
+
+// CondSet describes the conditions of one object with conditional fields
+// (cue: `if f == "lit" { g!: T }`, `if f == _|_ { ... }`): its
+// discriminators and, per condition, the discriminator it tests and the
+// literal, or Absent.
+type CondSet struct {
+	Fields []CondField
+	Conds  []CondSpec
+}
+
+// CondField is a discriminator: a scalar member and the leaf its value is
+// checked against (an invalid value counts as absent for Absent conditions).
+type CondField struct {
+	Name string
+	Leaf *Leaf
+}
+
+// CondSpec is one condition: Fields[Field] equals the string Equals, or,
+// with Absent, Fields[Field] is absent or invalid (CUE's `f == _|_`).
+type CondSpec struct {
+	Field  int
+	Equals string
+	Absent bool
+}
+
+// maxDiscriminators is the most discriminators one CondSet may have.
+const maxDiscriminators = 8
+
+// Conds pre-scans the object whose value starts at absolute offset off (as
+// returned by BeginObject) for its discriminators and returns a bit mask:
+// bit i is set when condition cs.Conds[i] holds. Records are in memory, so
+// the scan reads the object's bytes directly: member values are skipped
+// without decoding and the scan stops once every discriminator is found. It
+// never allocates once the decoder is warm and never reports anything: a
+// malformed object is left to the token stream, which aborts the run with a
+// syntax violation.
+func (d *Dec) Conds(off int64, cs *CondSet) uint64 {
+	var spans [maxDiscriminators][2]int
+	var found [maxDiscriminators]bool
+	nf := len(cs.Fields)
+	if nf > maxDiscriminators {
+		nf = maxDiscriminators
+	}
+	d.scanMembers(int(d.valueStart(off)), cs.Fields[:nf], &spans, &found)
+	var m uint64
+	for i, c := range cs.Conds {
+		if c.Field >= nf {
+			continue
+		}
+		raw := d.buf[spans[c.Field][0]:spans[c.Field][1]]
+		var holds bool
+		switch {
+		case c.Absent:
+			holds = !found[c.Field] || !d.accepts(cs.Fields[c.Field].Leaf, raw)
+		case found[c.Field]:
+			s, ok := d.scanString(raw)
+			holds = ok && string(s) == c.Equals
+		}
+		if holds {
+			m |= 1 << uint(i)
+		}
+	}
+	return m
+}
+
+// scanMembers records the value spans of the members named by fields in the
+// object starting at buf[i] ('{'). Names with escapes are unquoted.
+func (d *Dec) scanMembers(i int, fields []CondField, spans *[maxDiscriminators][2]int, found *[maxDiscriminators]bool) {
+	buf := d.buf
+	if i >= len(buf) || buf[i] != '{' {
+		return
+	}
+	i++
+	left := len(fields)
+	for left > 0 {
+		i = skipSpace(buf, i)
+		if i >= len(buf) || buf[i] != '"' {
+			return
+		}
+		end := skipString(buf, i)
+		if end < 0 {
+			return
+		}
+		name, ok := d.scanString(buf[i:end])
+		i = skipSpace(buf, end)
+		if !ok || i >= len(buf) || buf[i] != ':' {
+			return
+		}
+		i = skipSpace(buf, i+1)
+		vend := skipValue(buf, i)
+		if vend < 0 {
+			return
+		}
+		for k, f := range fields {
+			if !found[k] && string(name) == f.Name {
+				found[k] = true
+				spans[k] = [2]int{i, vend}
+				left--
+			}
+		}
+		i = skipSpace(buf, vend)
+		if i >= len(buf) || buf[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+// scanString returns the content of a JSON string token raw, unquoted
+// (valid until the next scanString), and false if raw is not a string.
+func (d *Dec) scanString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, false
+	}
+	in := raw[1 : len(raw)-1]
+	if bytes.IndexByte(in, '\\') < 0 {
+		return in, true
+	}
+	var err error
+	d.scan, err = jsontext.AppendUnquote(d.scan[:0], raw)
+	return d.scan, err == nil
+}
+
+// accepts reports, without reporting anything, whether the scalar JSON
+// value raw satisfies l (what Value checks).
+func (d *Dec) accepts(l *Leaf, raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	var jk jsontext.Kind
+	switch c := raw[0]; {
+	case c == '"', c == 't', c == 'f', c == 'n', c == '{', c == '[':
+		jk = jsontext.Kind(c)
+	case c == '-' || (c >= '0' && c <= '9'):
+		jk = '0'
+	default:
+		return false
+	}
+	k := kindOf(jk, raw)
+	if k&l.Kinds == 0 {
+		return false
+	}
+	switch k {
+	case KString:
+		s, ok := d.scanString(raw)
+		if !ok {
+			return false
+		}
+		if l.Enum != nil {
+			found := false
+			for _, e := range l.Enum {
+				if string(s) == e {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		if l.MinRunes >= 0 || l.MaxRunes >= 0 {
+			n := utf8.RuneCount(s)
+			if (l.MinRunes >= 0 && n < l.MinRunes) || (l.MaxRunes >= 0 && n > l.MaxRunes) {
+				return false
+			}
+		}
+		for _, p := range l.Patterns {
+			if !p.Match(s) {
+				return false
+			}
+		}
+	case KInt, KFloat:
+		num, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return false
+		}
+		for i := range l.Bounds {
+			if !l.Bounds[i].Holds(num, raw) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func skipSpace(buf []byte, i int) int {
+	for i < len(buf) {
+		switch buf[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+			continue
+		}
+		break
+	}
+	return i
+}
+
+// skipString returns the index after the JSON string starting at buf[i]
+// ('"'), or -1 if it does not end.
+func skipString(buf []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(buf[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		// The quote ends the string unless an odd number of backslashes precede it.
+		n := 0
+		for b := j - 1; b > i && buf[b] == '\\'; b-- {
+			n++
+		}
+		j++
+		if n%2 == 0 {
+			return j
+		}
+	}
+}
+
+// skipValue returns the index after the JSON value starting at buf[i], or
+// -1 if it does not end. Nesting is counted, not recursed.
+func skipValue(buf []byte, i int) int {
+	if i >= len(buf) {
+		return -1
+	}
+	switch buf[i] {
+	case '"':
+		return skipString(buf, i)
+	case '{', '[':
+		depth := 0
+		for i < len(buf) {
+			switch buf[i] {
+			case '"':
+				i = skipString(buf, i)
+				if i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	for j := i; j < len(buf); j++ {
+		switch buf[j] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return j
+		}
+	}
+	return len(buf)
 }
