@@ -70,6 +70,10 @@ var mutationSeeds = []struct{ kind, file string }{
 	{"ledger/entry", "testdata/agreement/ledger/g/ledger/cls/2025-11-16.jsonl"},
 	{"ledger/status", "testdata/agreement/ledger/agents/cls/status.json"},
 	{"collector/event", "testdata/agreement/collector/events-2025-12-13.jsonl"},
+	{"idle/event", "testdata/agreement/idle/state.jsonl"},  // nested grind/issue/loop frames
+	{"idle/event", "testdata/agreement/idle/done.jsonl"},   // DONE
+	{"idle/event", "testdata/agreement/idle/abort.jsonl"},  // ABORT, schema 1
+	{"idle/event", "testdata/agreement/idle/anchor.jsonl"}, // ANCHOR with event
 }
 
 type payloadCase struct {
