@@ -174,14 +174,6 @@ func (n *node) bytes() []byte {
 	return b.Bytes()
 }
 
-// at returns the node at index path p.
-func (n *node) at(p []int) *node {
-	for _, i := range p {
-		n = n.vals[i]
-	}
-	return n
-}
-
 // step is one step of a mutation's target: a member name, or an element
 // index when idx >= 0.
 type step struct {
