@@ -34,8 +34,12 @@ func TestRuleExamples(t *testing.T) {
 					opts.Assignment = doc
 				}
 			}
+			file := "example.json"
+			if r.ExampleFile != "" {
+				file = r.ExampleFile
+			}
 			has := func(doc string) bool {
-				vs, _ := NewValidator(opts, nil).Document(r.ExampleKind, "example.json", []byte(doc))
+				vs, _ := NewValidator(opts, nil).Document(r.ExampleKind, file, []byte(doc))
 				for _, v := range vs {
 					if v.Rule == r.ID {
 						return true

@@ -41,6 +41,9 @@ type Rule struct {
 	Fixed       string
 	// Options are the CLI flags the examples need (e.g. "--strict").
 	Options []string
+	// ExampleFile is the path the examples are validated as, for rules that
+	// compare a record with its location (default: example.json).
+	ExampleFile string
 	// Check runs a document rule; nil for schema rules enforced by the
 	// generated validators.
 	Check func(d *Doc, r *Reporter)

@@ -84,6 +84,9 @@ func explainRule(r *rules.Rule) string {
 		if len(r.Options) > 0 {
 			opt = " " + strings.Join(r.Options, " ")
 		}
+		if r.ExampleFile != "" {
+			opt += ", file " + r.ExampleFile
+		}
 		fmt.Fprintf(&b, "\nFailing example (%s%s):\n%s\n", r.ExampleKind, opt, indent(r.Example))
 		fmt.Fprintf(&b, "\nPassing example:\n%s\n", indent(r.Fixed))
 	}

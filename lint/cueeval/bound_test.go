@@ -26,8 +26,8 @@ const boundHandoff = `{"schema_version":"1.0.0","run_id":"00000000-0000-0000-000
 
 // Values of timeout_seconds and heartbeat_interval_seconds ("" = absent).
 var (
-	boundTimeouts   = []string{"", "null", "100", "10", "30", "100.5", "1e2", `"100"`, "9007199254740993", "-5", "true"}
-	boundHeartbeats = []string{"", "null", "20", "200", "100", "99", "2", "2.5", `"x"`, "9007199254740992", "1e1"}
+	boundTimeouts   = []string{"", "null", "100", "10", "30", "100.5", "1e2", `"100"`, "9007199254740993", "9007199254740992", "-5", "true"}
+	boundHeartbeats = []string{"", "null", "20", "200", "100", "99", "2", "2.5", `"x"`, "9007199254740992", "9007199254740993", "1e1"}
 )
 
 func boundPayload(tmpl, timeout, heartbeat string) []byte {
@@ -94,6 +94,10 @@ func TestSiblingBound(t *testing.T) {
 		// Both invalid: each is reported at itself.
 		{"10", "2", []string{"OP013@" + to, "OP014@" + hb}},
 		{"", "", []string{"AL002@" + hb, "AL002@" + to}},
+		// Above 2^53 the integers are compared exactly, not as float64.
+		{"9007199254740993", "9007199254740992", nil},
+		{"9007199254740992", "9007199254740993", []string{"OP014@" + hb}},
+		{"9007199254740993", "9007199254740993", []string{"OP014@" + hb}},
 	} {
 		raw := boundPayload(boundAssignment, c.timeout, c.heartbeat)
 		for name, vs := range map[string][]string{

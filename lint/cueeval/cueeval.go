@@ -26,6 +26,16 @@
 //     until a pass changes nothing. Errors that merely result from these
 //     changes (at or under a changed path, incomplete values of references
 //     to a deleted member) are ignored.
+//   - Conditional fields (`if event_type == "mail.sent" { data!: {...} }`)
+//     are reported by CUE at their own path; the engine gives them the
+//     declaration that applies to the data (schema.Object.FieldFor with the
+//     conditions evaluated on the current data, as the fast path's variants
+//     do). A discriminator with an error is deleted when its conditions are
+//     guarded (`if f != _|_ if f == "lit"`) or on absence (`if f == _|_`,
+//     which then holds, as CUE's bottom includes errors); the discriminator
+//     of an unguarded condition gets a neutral value instead (an enum value
+//     or a string no condition names), since deleting it would mark its
+//     struct incomplete.
 //   - Hidden check fields (`if status == "done" { _acceptance: acceptance_check
 //     & ... @rule(OP020) }`) are reported by CUE at the hidden field; the
 //     engine reports them at the referenced sibling under the check's rule.
@@ -80,10 +90,11 @@ const (
 // not be unified concurrently), compiled once per worker from the embedded
 // definitions.
 type Engine struct {
-	model *schema.Model
-	kinds map[string]*schema.Kind
-	files []srcFile
-	pool  sync.Pool
+	model      *schema.Model
+	kinds      map[string]*schema.Kind
+	validators map[string]func(*fast.Dec)
+	files      []srcFile
+	pool       sync.Pool
 }
 
 type srcFile struct {
@@ -103,22 +114,27 @@ type worker struct {
 // CUE context, and the same files into the schema model used to map CUE's
 // error paths to rules. It fails if either compilation fails or a kind of the
 // model has no CUE definition.
-func New() (*Engine, error) {
-	m, err := schema.Compile(cuedefs.Files)
+func New() (*Engine, error) { return NewFrom(cuedefs.Files, fast.Validators) }
+
+// NewFrom is New for the CUE package (package agentlint) in the *.cue files
+// of fsys, whose fast-path validators (for the JSON syntax check and Has)
+// are validators: the test schemas of lint/fast/fasttest use it.
+func NewFrom(fsys fs.FS, validators map[string]func(*fast.Dec)) (*Engine, error) {
+	m, err := schema.Compile(fsys)
 	if err != nil {
 		return nil, fmt.Errorf("cueeval: %w", err)
 	}
-	e := &Engine{model: m, kinds: map[string]*schema.Kind{}}
+	e := &Engine{model: m, kinds: map[string]*schema.Kind{}, validators: validators}
 	for _, k := range m.Kinds {
 		e.kinds[k.Name] = k
 	}
-	names, err := fs.Glob(cuedefs.Files, "*.cue")
+	names, err := fs.Glob(fsys, "*.cue")
 	if err != nil {
 		return nil, fmt.Errorf("cueeval: %w", err)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		b, err := fs.ReadFile(cuedefs.Files, n)
+		b, err := fs.ReadFile(fsys, n)
 		if err != nil {
 			return nil, fmt.Errorf("cueeval: %w", err)
 		}
@@ -142,7 +158,7 @@ func (e *Engine) Kinds() []string {
 }
 
 // Has reports whether the engine knows kind.
-func (e *Engine) Has(kind string) bool { return e.kinds[kind] != nil && fast.Validators[kind] != nil }
+func (e *Engine) Has(kind string) bool { return e.kinds[kind] != nil && e.validators[kind] != nil }
 
 // newWorker builds one CUE context holding the package. The files of one
 // package are merged into a single file (one package clause, the union of
@@ -222,7 +238,7 @@ func (e *Engine) Validate(kind string, raw []byte, strict bool) []envelope.Viola
 // JSON Lines record); it has the signature of lint.SchemaEngine.
 func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation {
 	k := e.kinds[kind]
-	fn := fast.Validators[kind]
+	fn := e.validators[kind]
 	if k == nil || fn == nil {
 		panic("cueeval: unknown kind " + strconv.Quote(kind))
 	}
@@ -333,6 +349,8 @@ type place struct {
 	typ       *schema.Type // nil: not declared (x_ member, open struct, ...)
 	rule      string
 	emptyRule string
+	nullRule  string // @rule(...,null=): null in a required field
+	restRule  string // @rule(...,rest=): the first pattern holds, the rest not
 	required  bool
 	inCheck   bool   // under a hidden check field
 	checkObj  path   // the object holding the check
@@ -375,13 +393,14 @@ func (r *run) resolve(cp []string) (place, bool) {
 			pl.checkObj = append(path(nil), pl.path...)
 			pl.path = append(pl.path, seg{name: ck.Ref, idx: -1})
 			pl.typ, pl.rule, pl.emptyRule, pl.required, pl.inCheck = ck.Type, ck.Rule, "", false, true
+			pl.nullRule, pl.restRule = "", ""
 		case isIndex(s):
 			i, _ := strconv.Atoi(s)
 			pl.path = append(pl.path, seg{idx: i})
 			if pl.typ != nil {
 				pl.typ = pl.typ.Elem
 			}
-			pl.emptyRule, pl.required = "", false
+			pl.emptyRule, pl.nullRule, pl.restRule, pl.required = "", "", "", false
 			if pl.typ == nil {
 				pl.declared = false
 			}
@@ -396,15 +415,12 @@ func (r *run) resolve(cp []string) (place, bool) {
 			} else if strings.HasPrefix(s, "#") {
 				return pl, false
 			}
-			pl.path = append(pl.path, seg{name: name, idx: -1})
 			var f *schema.Field
 			if pl.typ != nil && pl.typ.Obj != nil {
-				for _, x := range pl.typ.Obj.Fields {
-					if x.Name == name {
-						f = x
-					}
-				}
+				f = r.fieldOf(pl.path, pl.typ.Obj, name)
 			}
+			pl.path = append(pl.path, seg{name: name, idx: -1})
+			pl.nullRule, pl.restRule = "", ""
 			if f == nil {
 				pl.typ, pl.rule, pl.emptyRule, pl.required, pl.declared = nil, schema.DefaultRule, "", false, false
 				continue
@@ -415,6 +431,7 @@ func (r *run) resolve(cp []string) (place, bool) {
 				continue
 			}
 			pl.rule, pl.emptyRule, pl.required = f.Rule, f.EmptyRule, f.Required
+			pl.nullRule, pl.restRule = f.NullRule, f.RestRule
 			if pl.rule == "" {
 				pl.rule = schema.DefaultRule
 			}
@@ -451,7 +468,7 @@ func (r *run) lookup(p path) (v ast.Expr, n int) {
 			}
 		case *ast.ListLit:
 			if s.idx >= 0 && s.idx < len(x.Elts) {
-				next, _ = x.Elts[s.idx].(ast.Expr)
+				next = x.Elts[s.idx]
 			}
 		}
 		if next == nil {
@@ -502,8 +519,11 @@ func (r *run) remove(p path) bool {
 		return false
 	}
 	last := p[len(p)-1]
-	if t := r.typeAt(p[:len(p)-1]); last.idx < 0 && t != nil && t.Obj != nil && isCondField(t.Obj, last.name) {
-		// Deleting a check's condition would mark its struct incomplete.
+	if t := r.typeAt(p[:len(p)-1]); last.idx < 0 && t != nil && t.Obj != nil && needsNeutral(t.Obj, last.name) {
+		// Deleting the discriminator of an unguarded condition would mark
+		// its struct incomplete. (A guarded or absent condition is
+		// evaluated without it: the member is deleted, as CUE's `f == _|_`
+		// holds for an invalid f as for an absent one.)
 		if r.neutralize(p[:len(p)-1], last.name) {
 			return true
 		}
@@ -639,10 +659,14 @@ func (r *run) add(e errors.Error) (action, bool) {
 		val, n := r.lookup(pl.path)
 		exists := n == len(pl.path)
 		switch {
+		case exists && isNull(val) && pl.required && pl.nullRule != "":
+			pl.rule = pl.nullRule
 		case exists && isNull(val) && pl.required:
 			pl.rule = fast.RuleRequired
 		case exists && pl.emptyRule != "" && pl.typ != nil && isEmpty(val, pl.typ):
 			pl.rule = pl.emptyRule
+		case exists && pl.restRule != "" && pl.typ != nil && matchesFirst(val, pl.typ):
+			pl.rule = pl.restRule
 		}
 		r.record(pl, msg)
 	}
@@ -665,19 +689,99 @@ func isCondField(o *schema.Object, name string) bool {
 	return false
 }
 
-func field(o *schema.Object, name string) *schema.Field {
-	for _, f := range o.Fields {
-		if f.Name == name {
-			return f
+// needsNeutral reports whether name is the discriminator of an unguarded
+// literal condition of o (`if name == "lit"`).
+func needsNeutral(o *schema.Object, name string) bool {
+	for _, cd := range o.Conds {
+		if cd.Field == name && !cd.Absent && !cd.Guarded {
+			return true
 		}
 	}
-	return nil
+	return false
+}
+
+func field(o *schema.Object, name string) *schema.Field { return o.Field(name) }
+
+// fieldOf is the declaration of member name of the object o at data path p
+// that applies to the data: conditional declarations count when their
+// condition holds on the current data (schema.Object.FieldFor, as the fast
+// path's variants).
+func (r *run) fieldOf(p path, o *schema.Object, name string) *schema.Field {
+	if !o.CondDeclares(name) {
+		return o.Field(name)
+	}
+	f, err := o.FieldFor(name, r.holds(p, o))
+	if err != nil {
+		// The compiler unified every variant already.
+		return o.Field(name)
+	}
+	return f
+}
+
+// holds evaluates the conditions of the object o at data path p: a literal
+// condition holds when the discriminator is a string equal to the literal,
+// an absent condition when the discriminator is absent or not a valid value
+// of its type (CUE's `f == _|_`).
+func (r *run) holds(p path, o *schema.Object) []bool {
+	hs := make([]bool, len(o.Conds))
+	obj, n := r.lookup(p)
+	st, ok := obj.(*ast.StructLit)
+	for i, cd := range o.Conds {
+		var v ast.Expr
+		if ok && n == len(p) {
+			if m := member(st, cd.Field); m != nil {
+				v = m.Value
+			}
+		}
+		if cd.Absent {
+			f := o.Field(cd.Field)
+			hs[i] = v == nil || f == nil || !scalarOK(f.Type, v)
+			continue
+		}
+		s, isStr := stringLit(v)
+		hs[i] = isStr && s == cd.Equals
+	}
+	return hs
+}
+
+func stringLit(v ast.Expr) (string, bool) {
+	b, ok := v.(*ast.BasicLit)
+	if !ok || b.Kind != token.STRING {
+		return "", false
+	}
+	s, err := literal.Unquote(b.Value)
+	return s, err == nil
+}
+
+// scalarOK reports whether the data value v satisfies the scalar type t.
+func scalarOK(t *schema.Type, v ast.Expr) bool {
+	b, ok := v.(*ast.BasicLit)
+	if !ok {
+		return false
+	}
+	switch b.Kind {
+	case token.STRING:
+		s, err := literal.Unquote(b.Value)
+		return err == nil && t.AcceptsScalar(schema.KString, s, 0)
+	case token.INT, token.FLOAT:
+		k := schema.KInt
+		if strings.ContainsAny(b.Value, ".eE") {
+			k = schema.KFloat
+		}
+		f, err := strconv.ParseFloat(b.Value, 64)
+		return err == nil && t.AcceptsScalar(k, "", f)
+	case token.TRUE, token.FALSE:
+		return t.AcceptsScalar(schema.KBool, "", 0)
+	case token.NULL:
+		return t.AcceptsScalar(schema.KNull, "", 0)
+	}
+	return false
 }
 
 // typeAt is the model's type of the data at p (checks aside), or nil.
 func (r *run) typeAt(p path) *schema.Type {
 	t := r.kind.Type
-	for _, s := range p {
+	for i, s := range p {
 		if t == nil {
 			return nil
 		}
@@ -688,7 +792,7 @@ func (r *run) typeAt(p path) *schema.Type {
 		if t.Obj == nil {
 			return nil
 		}
-		f := field(t.Obj, s.name)
+		f := r.fieldOf(p[:i], t.Obj, s.name)
 		if f == nil {
 			return nil
 		}
@@ -699,20 +803,38 @@ func (r *run) typeAt(p path) *schema.Type {
 
 // neutralValue is a valid value of condition member name of o that meets
 // none of its conditions (status: "blocked" for `if status == "done"`), so
-// that the checks it guards are off and nothing in the struct is masked.
+// that the checks and fields it guards are off and nothing in the struct is
+// masked: an enum value no condition names, or else a string derived from
+// the literals that the type accepts.
 func neutralValue(o *schema.Object, name string) (string, bool) {
 	f := field(o, name)
 	if f == nil || f.Type == nil {
 		return "", false
 	}
-	for _, v := range f.Type.Enum {
-		ok := true
+	named := func(v string) bool {
 		for _, cd := range o.Conds {
-			if cd.Field == name && cd.Equals == v {
-				ok = false
+			if cd.Field == name && !cd.Absent && cd.Equals == v {
+				return true
 			}
 		}
-		if ok {
+		return false
+	}
+	for _, v := range f.Type.Enum {
+		if !named(v) {
+			return v, true
+		}
+	}
+	if f.Type.Enum != nil {
+		return "", false
+	}
+	cands := []string{"neutral", "x", ""}
+	for _, cd := range o.Conds {
+		if cd.Field == name && !cd.Absent {
+			cands = append(cands, cd.Equals+"x", "x"+cd.Equals, cd.Equals+"_x")
+		}
+	}
+	for _, v := range cands {
+		if !named(v) && f.Type.AcceptsScalar(schema.KString, v, 0) {
 			return v, true
 		}
 	}
@@ -748,6 +870,21 @@ func (r *run) neutralize(p path, name string) bool {
 func isNull(v ast.Expr) bool {
 	b, ok := v.(*ast.BasicLit)
 	return ok && b.Kind == token.NULL
+}
+
+// matchesFirst reports whether v is a string that matches the first pattern
+// of t (the pattern that decides between a field's rule and its rest= rule).
+func matchesFirst(v ast.Expr, t *schema.Type) bool {
+	x, ok := v.(*ast.BasicLit)
+	if !ok || x.Kind != token.STRING || len(t.Patterns) == 0 {
+		return false
+	}
+	s, err := literal.Unquote(x.Value)
+	if err != nil {
+		return false
+	}
+	re, err := regexp.Compile(t.Patterns[0])
+	return err == nil && re.MatchString(s)
 }
 
 func isEmpty(v ast.Expr, t *schema.Type) bool {

@@ -94,6 +94,85 @@ func TestAssignment(t *testing.T) {
 	}
 }
 
+// Sibling bounds compare integers exactly, not as float64: above 2^53
+// (9007199254740992 and 9007199254740993 are the same float64) the
+// literals decide.
+func TestRefBoundExact(t *testing.T) {
+	const to, hb = `"timeout_seconds": 1200`, `"heartbeat_interval_seconds": 120`
+	doc := func(timeout, heartbeat string) string {
+		return strings.Replace(strings.Replace(assignment, to, `"timeout_seconds": `+timeout, 1), hb, `"heartbeat_interval_seconds": `+heartbeat, 1)
+	}
+	for _, c := range []struct {
+		timeout, heartbeat string
+		deny               bool
+	}{
+		{"9007199254740993", "9007199254740992", false},
+		{"9007199254740992", "9007199254740993", true},
+		{"9007199254740993", "9007199254740993", true},
+		{"100000000000000000000001", "100000000000000000000000", false},
+		{"100000000000000000000000", "100000000000000000000001", true},
+		{"1200", "120", false},
+	} {
+		d := run(t, "operator/assignment", doc(c.timeout, c.heartbeat), false)
+		if got := len(d.Out) > 0; got != c.deny {
+			t.Errorf("timeout %s, heartbeat %s: got %+v, want deny=%v", c.timeout, c.heartbeat, d.Out, c.deny)
+			continue
+		}
+		if c.deny {
+			v := d.Out[0]
+			want := "heartbeat_interval_seconds must be < timeout_seconds (" + c.timeout + "), is " + c.heartbeat
+			if len(d.Out) != 1 || v.Rule != "OP014" || v.Pointer != "/task/heartbeat_interval_seconds" || v.Reason != want {
+				t.Errorf("timeout %s, heartbeat %s: got %+v, want one OP014 %q", c.timeout, c.heartbeat, d.Out, want)
+			}
+		}
+	}
+	// The common case does not allocate.
+	buf := []byte(assignment)
+	dec := NewDec()
+	if n := testing.AllocsPerRun(100, func() {
+		dec.Reset(buf, 1)
+		dec.Validate(Validators["operator/assignment"])
+	}); n != 0 {
+		t.Errorf("valid assignment: %v allocations per run", n)
+	}
+}
+
+// Literal bounds are exact too: 1.0000000000000001 and 1 - 10^-20 round
+// to 1.0 in float64.
+func TestLiteralBoundExact(t *testing.T) {
+	leaf := Leaf{Kinds: KNumber, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: RuleValue,
+		Bounds: []Bound{{Op: ">", Num: 0, Lit: "0"}, {Op: "<=", Num: 1, Lit: "1.0"}}}
+	for _, c := range []struct {
+		doc  string
+		want int
+	}{
+		{"1", 0}, {"1.0", 0}, {"10e-1", 0}, {"0.99999999999999999999", 0}, {"1e-400", 0},
+		{"1.0000000000000001", 1}, {"1.00000000000000000000001", 1}, {"0", 1}, {"-0.0", 1}, {"2", 1},
+	} {
+		d := NewDec()
+		d.Reset([]byte(c.doc), 1)
+		d.Validate(func(d *Dec) { d.Value(&leaf) })
+		if len(d.Out) != c.want {
+			t.Errorf("%s: got %+v, want %d violations", c.doc, d.Out, c.want)
+		}
+	}
+}
+
+// An unknown member named "" (strict mode) is reported at the object's
+// pointer plus "/" (RFC 6901), not at the object.
+func TestEmptyMemberName(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`{"locks": [], "": 1}`, "/"},
+		{`{"locks": [{"task_id": "T-1", "resource": "a", "active": true, "": {}}]}`, "/locks/0/"},
+		{`{"locks": [], "a/b~": 1}`, "/a~1b~0"},
+	} {
+		d := run(t, "operator/locks", c.doc, true)
+		if len(d.Out) != 1 || d.Out[0].Rule != RuleUnknown || d.Out[0].Pointer != c.want {
+			t.Errorf("%s: got %+v, want AL004 at %q", c.doc, d.Out, c.want)
+		}
+	}
+}
+
 func TestSyntax(t *testing.T) {
 	cases := map[string]string{
 		"duplicate key":     `{"locks": [], "locks": []}`,

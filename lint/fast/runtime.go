@@ -6,6 +6,8 @@
 // The runtime in this file reads tokens, tracks the JSON Pointer of the value
 // being read without building strings, and reports violations with their
 // byte offset; line and column are computed only when a violation is reported.
+// Objects with conditional fields are pre-scanned for their discriminators
+// (Dec.Conds) so that a member may come before the field that types it.
 // Violations carry a rule ID and a reason; the engine fills in code and
 // severity from the rule registry (rules.Registry).
 package fast
@@ -15,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -70,35 +71,26 @@ func (r *Regex) Match(b []byte) bool {
 	return r.re.Match(b)
 }
 
-// Bound is a numeric bound with a literal limit.
+// Bound is a numeric bound with a literal limit: Num is Lit (a JSON number
+// literal) rounded to float64; comparisons are exact (see CompareNumbers).
 type Bound struct {
 	Op  string // ">=", ">", "<=", "<"
 	Num float64
 	Lit string
 }
 
-// Holds reports whether x satisfies the bound.
-func (b *Bound) Holds(x float64) bool { return Holds(b.Op, x, b.Num) }
-
-// Holds reports whether `x op y` is true.
-func Holds(op string, x, y float64) bool {
-	switch op {
-	case ">=":
-		return x >= y
-	case ">":
-		return x > y
-	case "<=":
-		return x <= y
-	case "<":
-		return x < y
-	}
-	return false
+// Holds reports whether the number x, whose JSON literal is raw, satisfies
+// the bound, comparing exactly: 1.0000000000000001 does not satisfy <=1.
+func (b *Bound) Holds(x float64, raw []byte) bool {
+	return holdsCmp(b.Op, compareExact(x, b.Num, raw, b.Lit))
 }
 
 // Leaf describes the constraints of one value that the runtime checks
 // directly: allowed kinds, enum, patterns, code-point lengths, literal bounds
 // and list lengths. Unset limits are -1. Rule is reported for violations of
-// the value; EmptyRule (if set) for an empty string or empty list.
+// the value; EmptyRule (if set) for an empty string or empty list; NullRule
+// (if set) for null in a required field instead of RuleRequired; RestRule
+// (if set) for the violations of a string that matches the first pattern.
 type Leaf struct {
 	Kinds     Kind
 	Enum      []string
@@ -110,6 +102,8 @@ type Leaf struct {
 	MaxItems  int
 	Rule      string
 	EmptyRule string
+	NullRule  string
+	RestRule  string
 	// Required marks a required field: null is then "absent or null".
 	Required bool
 }
@@ -131,12 +125,15 @@ type Dec struct {
 	line1   int   // line number of buf[0]
 	path    []seg
 	scratch []byte
+	scan    []byte // unquoted strings of the Conds pre-scan
 	// Strict rejects unknown fields that are not x_ extensions (seed 001
 	// "Extension Policy", CONTRACT.md section 4).
 	Strict bool
 	// Out collects the violations of the current run.
 	Out []envelope.Violation
 	sub *Dec
+	// last is the absolute byte range of the last scalar read by Value.
+	last Span
 }
 
 // NewDec returns a decoder ready for Reset.
@@ -256,12 +253,21 @@ func escapePointer(s string) string {
 }
 
 // Report records a violation of rule at the value starting at absolute
-// offset off whose pointer is the current path (plus member name when set).
-func (d *Dec) Report(rule string, off int64, member string, reason string) {
-	ptr := d.Pointer()
-	if member != "" {
-		ptr += "/" + escapePointer(member)
-	}
+// offset off; its pointer is the current path.
+func (d *Dec) Report(rule string, off int64, reason string) {
+	d.report(rule, off, d.Pointer(), reason)
+}
+
+// ReportMember records a violation of rule at member of the current object
+// (its value, or the object itself when the member is absent, starts at
+// absolute offset off). The pointer is the object's plus "/" and the escaped
+// member name, also when the name is empty (RFC 6901: member "" of the
+// root is "/").
+func (d *Dec) ReportMember(rule string, off int64, member, reason string) {
+	d.report(rule, off, d.Pointer()+"/"+escapePointer(member), reason)
+}
+
+func (d *Dec) report(rule string, off int64, ptr, reason string) {
 	line, col := d.pos(d.valueStart(off))
 	d.Out = append(d.Out, envelope.Violation{Rule: rule, Pointer: ptr, Line: line, Column: col, Reason: reason})
 }
@@ -387,11 +393,15 @@ func wantName(k Kind) string {
 
 // typeMismatch reports a value of the wrong kind (or null for a required field).
 func (d *Dec) typeMismatch(l *Leaf, off int64, got Kind) {
-	if got == KNull && l.Required {
-		d.Report(RuleRequired, off, "", "required field is null")
+	if got == KNull && l.Required && l.NullRule == "" {
+		d.Report(RuleRequired, off, "required field is null")
 		return
 	}
-	d.Report(l.Rule, off, "", fmt.Sprintf("must be %s, not %s", wantName(l.Kinds), kindName(got)))
+	if got == KNull && l.Required {
+		d.Report(l.NullRule, off, fmt.Sprintf("must be %s, not null", wantName(l.Kinds)))
+		return
+	}
+	d.Report(l.Rule, off, fmt.Sprintf("must be %s, not %s", wantName(l.Kinds), kindName(got)))
 }
 
 // Value reads one value and checks it against l. Objects and arrays are
@@ -401,6 +411,7 @@ func (d *Dec) Value(l *Leaf) (k Kind, s []byte, num float64, ok bool) {
 	off := d.Off()
 	jk := d.peek()
 	raw := d.readValue()
+	d.last = Span{Start: d.Off() - int64(len(raw)), End: d.Off(), Set: true}
 	k = kindOf(jk, raw)
 	if k&l.Kinds == 0 {
 		d.typeMismatch(l, off, k)
@@ -415,8 +426,8 @@ func (d *Dec) Value(l *Leaf) (k Kind, s []byte, num float64, ok bool) {
 		num, _ = strconv.ParseFloat(string(raw), 64)
 		for i := range l.Bounds {
 			b := &l.Bounds[i]
-			if !b.Holds(num) {
-				d.Report(l.Rule, off, "", fmt.Sprintf("%s is out of bound %s%s", raw, b.Op, b.Lit))
+			if !b.Holds(num, raw) {
+				d.Report(l.Rule, off, fmt.Sprintf("%s is out of bound %s%s", raw, b.Op, b.Lit))
 				ok = false
 			}
 		}
@@ -439,6 +450,17 @@ func (d *Dec) unquote(raw []byte) []byte {
 
 func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
 	ok := true
+	patterns := l.Patterns
+	rule := l.Rule
+	if l.RestRule != "" && len(patterns) > 0 {
+		// The first pattern decides: a violation of it is Rule, of the
+		// rest (once it holds) RestRule.
+		if !patterns[0].Match(s) {
+			d.Report(l.Rule, off, fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), patterns[0].Src))
+			return false
+		}
+		patterns, rule = patterns[1:], l.RestRule
+	}
 	if l.Enum != nil {
 		found := false
 		for _, e := range l.Enum {
@@ -448,32 +470,32 @@ func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
 			}
 		}
 		if !found {
-			d.Report(l.Rule, off, "", fmt.Sprintf("%s is not one of %s", strconv.Quote(clip(s)), strings.Join(quoteAll(l.Enum), ", ")))
+			d.Report(rule, off, fmt.Sprintf("%s is not one of %s", strconv.Quote(clip(s)), strings.Join(quoteAll(l.Enum), ", ")))
 			return false
 		}
 	}
 	if l.MinRunes >= 0 || l.MaxRunes >= 0 {
 		n := utf8.RuneCount(s)
 		if l.MinRunes >= 0 && n < l.MinRunes {
-			rule := l.Rule
+			r := rule
 			reason := fmt.Sprintf("must have at least %d characters, has %d", l.MinRunes, n)
 			if n == 0 {
 				reason = "must not be empty"
 				if l.EmptyRule != "" {
-					rule = l.EmptyRule
+					r = l.EmptyRule
 				}
 			}
-			d.Report(rule, off, "", reason)
+			d.Report(r, off, reason)
 			ok = false
 		}
 		if l.MaxRunes >= 0 && n > l.MaxRunes {
-			d.Report(l.Rule, off, "", fmt.Sprintf("must have at most %d characters, has %d", l.MaxRunes, n))
+			d.Report(rule, off, fmt.Sprintf("must have at most %d characters, has %d", l.MaxRunes, n))
 			ok = false
 		}
 	}
-	for _, p := range l.Patterns {
+	for _, p := range patterns {
 		if !p.Match(s) {
-			d.Report(l.Rule, off, "", fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), p.Src))
+			d.Report(rule, off, fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), p.Src))
 			ok = false
 		}
 	}
@@ -542,7 +564,7 @@ func (d *Dec) Name() []byte {
 func (d *Dec) Unknown(name []byte, open, allowX bool) {
 	off := d.Off()
 	if !open && d.Strict && !(allowX && bytes.HasPrefix(name, []byte("x_"))) {
-		d.Report(RuleUnknown, off, string(name), fmt.Sprintf("unknown field %s (strict mode; extensions must start with x_)", strconv.Quote(clip(name))))
+		d.ReportMember(RuleUnknown, off, string(name), fmt.Sprintf("unknown field %s (strict mode; extensions must start with x_)", strconv.Quote(clip(name))))
 	}
 	d.readValue()
 }
@@ -552,7 +574,7 @@ func (d *Dec) Skip() { d.readValue() }
 
 // Missing reports required field name absent from the object at off.
 func (d *Dec) Missing(off int64, name string) {
-	d.Report(RuleRequired, off, name, "required field "+strconv.Quote(name)+" is missing")
+	d.ReportMember(RuleRequired, off, name, "required field "+strconv.Quote(name)+" is missing")
 }
 
 // ArrayLen checks list lengths after an array of n elements at off.
@@ -566,28 +588,24 @@ func (d *Dec) ArrayLen(l *Leaf, off int64, n int) {
 				rule = l.EmptyRule
 			}
 		}
-		d.Report(rule, off, "", reason)
+		d.Report(rule, off, reason)
 	}
 	if l.MaxItems >= 0 && n > l.MaxItems {
-		d.Report(l.Rule, off, "", fmt.Sprintf("must have at most %d items, has %d", l.MaxItems, n))
+		d.Report(l.Rule, off, fmt.Sprintf("must have at most %d items, has %d", l.MaxItems, n))
 	}
 }
 
-// RefBound reports a violated bound between two sibling fields: the value
-// x of member name (at off) must satisfy `x op refName` where the sibling's
-// value is y.
-func (d *Dec) RefBound(rule string, off int64, name, op, refName string, x, y float64) {
-	if Holds(op, x, y) {
+// RefBound reports a violated bound between two sibling fields: the number
+// x of member name (whose value starts at off) must satisfy `x op refName`,
+// where y is the sibling's number. xs and ys are the byte ranges of the two
+// literals (Last after reading each): when the floats are equal the
+// literals decide, so integers above 2^53 compare exactly.
+func (d *Dec) RefBound(rule string, off int64, name, op, refName string, x, y float64, xs, ys Span) {
+	xl, yl := d.buf[xs.Start:xs.End], d.buf[ys.Start:ys.End]
+	if holdsCmp(op, compareExact(x, y, xl, yl)) {
 		return
 	}
-	d.Report(rule, off, name, fmt.Sprintf("%s must be %s %s (%s), is %s", name, op, refName, fmtNum(y), fmtNum(x)))
-}
-
-func fmtNum(x float64) string {
-	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-		return strconv.FormatInt(int64(x), 10)
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
+	d.ReportMember(rule, off, name, fmt.Sprintf("%s must be %s %s (%s), is %s", name, op, refName, yl, xl))
 }
 
 // Span is a saved value: its absolute byte range and its path, for checks
@@ -599,6 +617,10 @@ type Span struct {
 
 // Mark returns the absolute offset where the next value starts.
 func (d *Dec) Mark() int64 { return d.valueStart(d.Off()) }
+
+// Last returns the absolute byte range of the last scalar that Value read
+// (for RefBound).
+func (d *Dec) Last() Span { return d.last }
 
 // Check validates the saved span sp (member name of the current object)
 // with fn in a sub-run; its violations join d's, their reasons suffixed with
@@ -624,4 +646,262 @@ func (d *Dec) Check(sp Span, name, cond string, fn func(*Dec)) {
 		v.Reason += " (required when " + cond + ")"
 		d.Out = append(d.Out, v)
 	}
+}
+
+// CondSet describes the conditions of one object with conditional fields
+// (cue: `if f == "lit" { g!: T }`, `if f == _|_ { ... }`): its
+// discriminators and, per condition, the discriminator it tests and the
+// literal, or Absent.
+type CondSet struct {
+	Fields []CondField
+	Conds  []CondSpec
+}
+
+// CondField is a discriminator: a scalar member and the leaf its value is
+// checked against (an invalid value counts as absent for Absent conditions).
+type CondField struct {
+	Name string
+	Leaf *Leaf
+}
+
+// CondSpec is one condition: Fields[Field] equals the string Equals, or,
+// with Absent, Fields[Field] is absent or invalid (CUE's `f == _|_`).
+type CondSpec struct {
+	Field  int
+	Equals string
+	Absent bool
+}
+
+// maxDiscriminators is the most discriminators one CondSet may have.
+const maxDiscriminators = 8
+
+// Conds pre-scans the object whose value starts at absolute offset off (as
+// returned by BeginObject) for its discriminators and returns a bit mask:
+// bit i is set when condition cs.Conds[i] holds. Records are in memory, so
+// the scan reads the object's bytes directly: member values are skipped
+// without decoding and the scan stops once every discriminator is found. It
+// never allocates once the decoder is warm and never reports anything: a
+// malformed object is left to the token stream, which aborts the run with a
+// syntax violation.
+func (d *Dec) Conds(off int64, cs *CondSet) uint64 {
+	var spans [maxDiscriminators][2]int
+	var found [maxDiscriminators]bool
+	nf := len(cs.Fields)
+	if nf > maxDiscriminators {
+		nf = maxDiscriminators
+	}
+	d.scanMembers(int(d.valueStart(off)), cs.Fields[:nf], &spans, &found)
+	var m uint64
+	for i, c := range cs.Conds {
+		if c.Field >= nf {
+			continue
+		}
+		raw := d.buf[spans[c.Field][0]:spans[c.Field][1]]
+		var holds bool
+		switch {
+		case c.Absent:
+			holds = !found[c.Field] || !d.accepts(cs.Fields[c.Field].Leaf, raw)
+		case found[c.Field]:
+			s, ok := d.scanString(raw)
+			holds = ok && string(s) == c.Equals
+		}
+		if holds {
+			m |= 1 << uint(i)
+		}
+	}
+	return m
+}
+
+// scanMembers records the value spans of the members named by fields in the
+// object starting at buf[i] ('{'). Names with escapes are unquoted.
+func (d *Dec) scanMembers(i int, fields []CondField, spans *[maxDiscriminators][2]int, found *[maxDiscriminators]bool) {
+	buf := d.buf
+	if i >= len(buf) || buf[i] != '{' {
+		return
+	}
+	i++
+	left := len(fields)
+	for left > 0 {
+		i = skipSpace(buf, i)
+		if i >= len(buf) || buf[i] != '"' {
+			return
+		}
+		end := skipString(buf, i)
+		if end < 0 {
+			return
+		}
+		name, ok := d.scanString(buf[i:end])
+		i = skipSpace(buf, end)
+		if !ok || i >= len(buf) || buf[i] != ':' {
+			return
+		}
+		i = skipSpace(buf, i+1)
+		vend := skipValue(buf, i)
+		if vend < 0 {
+			return
+		}
+		for k, f := range fields {
+			if !found[k] && string(name) == f.Name {
+				found[k] = true
+				spans[k] = [2]int{i, vend}
+				left--
+			}
+		}
+		i = skipSpace(buf, vend)
+		if i >= len(buf) || buf[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+// scanString returns the content of a JSON string token raw, unquoted
+// (valid until the next scanString), and false if raw is not a string.
+func (d *Dec) scanString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, false
+	}
+	in := raw[1 : len(raw)-1]
+	if bytes.IndexByte(in, '\\') < 0 {
+		return in, true
+	}
+	var err error
+	d.scan, err = jsontext.AppendUnquote(d.scan[:0], raw)
+	return d.scan, err == nil
+}
+
+// accepts reports, without reporting anything, whether the scalar JSON
+// value raw satisfies l (what Value checks).
+func (d *Dec) accepts(l *Leaf, raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	var jk jsontext.Kind
+	switch c := raw[0]; {
+	case c == '"', c == 't', c == 'f', c == 'n', c == '{', c == '[':
+		jk = jsontext.Kind(c)
+	case c == '-' || (c >= '0' && c <= '9'):
+		jk = '0'
+	default:
+		return false
+	}
+	k := kindOf(jk, raw)
+	if k&l.Kinds == 0 {
+		return false
+	}
+	switch k {
+	case KString:
+		s, ok := d.scanString(raw)
+		if !ok {
+			return false
+		}
+		if l.Enum != nil {
+			found := false
+			for _, e := range l.Enum {
+				if string(s) == e {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		if l.MinRunes >= 0 || l.MaxRunes >= 0 {
+			n := utf8.RuneCount(s)
+			if (l.MinRunes >= 0 && n < l.MinRunes) || (l.MaxRunes >= 0 && n > l.MaxRunes) {
+				return false
+			}
+		}
+		for _, p := range l.Patterns {
+			if !p.Match(s) {
+				return false
+			}
+		}
+	case KInt, KFloat:
+		num, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return false
+		}
+		for i := range l.Bounds {
+			if !l.Bounds[i].Holds(num, raw) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func skipSpace(buf []byte, i int) int {
+	for i < len(buf) {
+		switch buf[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+			continue
+		}
+		break
+	}
+	return i
+}
+
+// skipString returns the index after the JSON string starting at buf[i]
+// ('"'), or -1 if it does not end.
+func skipString(buf []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(buf[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		// The quote ends the string unless an odd number of backslashes precede it.
+		n := 0
+		for b := j - 1; b > i && buf[b] == '\\'; b-- {
+			n++
+		}
+		j++
+		if n%2 == 0 {
+			return j
+		}
+	}
+}
+
+// skipValue returns the index after the JSON value starting at buf[i], or
+// -1 if it does not end. Nesting is counted, not recursed.
+func skipValue(buf []byte, i int) int {
+	if i >= len(buf) {
+		return -1
+	}
+	switch buf[i] {
+	case '"':
+		return skipString(buf, i)
+	case '{', '[':
+		depth := 0
+		for i < len(buf) {
+			switch buf[i] {
+			case '"':
+				i = skipString(buf, i)
+				if i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	for j := i; j < len(buf); j++ {
+		switch buf[j] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return j
+		}
+	}
+	return len(buf)
 }

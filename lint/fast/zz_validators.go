@@ -5,66 +5,110 @@ package fast
 // Validators maps each kind (CONTRACT.md section 1) to the validator
 // generated from its CUE definition.
 var Validators = map[string]func(*Dec){
-	"operator/assignment":          v27,
-	"operator/handoff":             v43,
-	"operator/locks":               v45,
-	"operator/orchestrator-output": v52,
-	"operator/reconcile":           v58,
-	"operator/result":              v70,
-	"operator/watchdog":            v75,
-	"operator/worklog":             v77,
+	"collector/event":              v14,
+	"idle/event":                   v28,
+	"ledger/entry":                 v34,
+	"ledger/status":                v38,
+	"operator/assignment":          v64,
+	"operator/handoff":             v78,
+	"operator/locks":               v80,
+	"operator/orchestrator-output": v87,
+	"operator/reconcile":           v93,
+	"operator/result":              v105,
+	"operator/watchdog":            v110,
+	"operator/worklog":             v112,
 }
 
 var re0 = &Regex{Src: "^1(\\.|$)"}
-var re1 = &Regex{Src: "^[0-9a-fA-F-]{36}$"}
-var re2 = &Regex{Src: "^[0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-9])))[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?([Zz]|\\+00:00)$"}
-var re3 = &Regex{Src: "^(T-[0-9]+|[0-9a-fA-F-]{36})$"}
+var re1 = &Regex{Src: "^[0-9]+\\.[0-9]+\\.[0-9]+$"}
+var re10 = &Regex{Src: "^[0-9a-fA-F-]{36}$"}
+var re11 = &Regex{Src: "^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-8])))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(00|0[48]|[2468][048]|[13579][26])00)-02-29)[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?([Zz]|\\+00:00)$"}
+var re12 = &Regex{Src: "^(T-[0-9]+|[0-9a-fA-F-]{36})$"}
+var re2 = &Regex{Src: "^(lifecycle|activity|coordination|hook|decision|system)\\.[a-z_]+$"}
+var re3 = &Regex{Src: "^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-8])))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(00|0[48]|[2468][048]|[13579][26])00)-02-29)[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"}
+var re4 = &Regex{Src: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}
+var re5 = &Regex{Src: "^(loop|grind|issue)-[0-9]+-[0-9]+$"}
+var re6 = &Regex{Src: "^/"}
+var re7 = &Regex{Src: "^[0-9]+/[0-9]+$"}
+var re8 = &Regex{Src: "^[a-z0-9_-]+$"}
+var re9 = &Regex{Src: "^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-8])))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(00|0[48]|[2468][048]|[13579][26])00)-02-29)_[a-z0-9_-]+_[0-9]{3}$"}
 
 var leaf0 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
-var leaf1 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP001", Required: true, Patterns: []*Regex{re0}}
-var leaf10 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Patterns: []*Regex{re3}}
-var leaf11 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
-var leaf12 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP008"}
-var leaf13 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
-var leaf14 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf15 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP008"}
-var leaf16 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 1000, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
-var leaf17 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP013", Required: true, Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}}}
-var leaf18 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP014", Required: true, Bounds: []Bound{{Op: ">=", Num: 5, Lit: "5"}}}
-var leaf19 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"low", "normal", "high", "critical"}}
-var leaf2 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP003", Required: true, Patterns: []*Regex{re1}}
-var leaf20 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf21 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
-var leaf22 = Leaf{Kinds: 8, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
-var leaf23 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"file", "note", "command", "constraint"}}
-var leaf24 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP007", Required: true, Enum: []string{"subagent_result_v1"}}
-var leaf25 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}}
-var leaf26 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"low", "normal", "high", "critical"}}
-var leaf27 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Patterns: []*Regex{re2}}
-var leaf28 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005"}
-var leaf29 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP023", Required: true, Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
-var leaf3 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Patterns: []*Regex{re2}}
-var leaf30 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP001", Patterns: []*Regex{re0}}
-var leaf31 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
-var leaf32 = Leaf{Kinds: 8, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf33 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}}}
-var leaf34 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf35 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"done", "blocked", "failed"}}
-var leaf36 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"pass", "fail"}}
-var leaf37 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 5, Rule: "OP021", Required: true}
-var leaf38 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP021"}
-var leaf39 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "OP020"}
-var leaf4 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP006", Required: true, Enum: []string{"assignment"}}
-var leaf40 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
-var leaf41 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020", Enum: []string{"pass"}}
-var leaf42 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
-var leaf43 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Required: true, Patterns: []*Regex{re2}}
-var leaf44 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP023", Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
-var leaf5 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 5000, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
-var leaf6 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Required: true, Patterns: []*Regex{re3}}
-var leaf7 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 500, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
-var leaf8 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"parallelizable", "serial"}}
-var leaf9 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Required: true}
+var leaf1 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL001", NullRule: "CL001", RestRule: "CL002", Required: true, Patterns: []*Regex{re0, re1}}
+var leaf10 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf11 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf12 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL001", NullRule: "IL001", Required: true, Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 1, Lit: "1"}}}
+var leaf13 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL002", Required: true, Patterns: []*Regex{re5}}
+var leaf14 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL003", Required: true, Patterns: []*Regex{re3}}
+var leaf15 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "IL009", Required: true}
+var leaf16 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL009"}
+var leaf17 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"loop", "grind", "issue"}}
+var leaf18 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf19 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL004", Required: true, Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}}}
+var leaf2 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL003", NullRule: "CL003", Required: true, Patterns: []*Regex{re2}}
+var leaf20 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL005", Required: true, Patterns: []*Regex{re6}}
+var leaf21 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 0, Rule: "IL007", Required: true}
+var leaf22 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL006", Required: true, Enum: []string{"COMPLETE", "MAX_ITERATIONS", "NO_MORE_ISSUES", "MAX_ISSUES"}}
+var leaf23 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL006", Enum: []string{"USER_CANCELLED"}}
+var leaf24 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL008", Required: true, Patterns: []*Regex{re7}}
+var leaf25 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG001", Required: true, Patterns: []*Regex{re3}}
+var leaf26 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG002", Required: true, Patterns: []*Regex{re8}}
+var leaf27 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG003", Required: true, Patterns: []*Regex{re9}}
+var leaf28 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG004", Required: true, Enum: []string{"heartbeat", "task_start", "task_result", "error", "info"}}
+var leaf29 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG005", Required: true, Enum: []string{"idle", "busy", "error", "offline"}}
+var leaf3 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL004", NullRule: "CL004", Required: true, Patterns: []*Regex{re3}}
+var leaf30 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG003", Patterns: []*Regex{re9}}
+var leaf31 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf32 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP001", Required: true, Patterns: []*Regex{re0}}
+var leaf33 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP003", Required: true, Patterns: []*Regex{re10}}
+var leaf34 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Patterns: []*Regex{re11}}
+var leaf35 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP006", Required: true, Enum: []string{"assignment"}}
+var leaf36 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 5000, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf37 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Required: true, Patterns: []*Regex{re12}}
+var leaf38 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 500, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf39 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"parallelizable", "serial"}}
+var leaf4 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL005", NullRule: "CL005", Required: true}
+var leaf40 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Required: true}
+var leaf41 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Patterns: []*Regex{re12}}
+var leaf42 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf43 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP008"}
+var leaf44 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf45 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP008"}
+var leaf46 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 1000, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf47 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP013", Required: true, Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}}}
+var leaf48 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP014", Required: true, Bounds: []Bound{{Op: ">=", Num: 5, Lit: "5"}}}
+var leaf49 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"low", "normal", "high", "critical"}}
+var leaf5 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL006", Patterns: []*Regex{re4}}
+var leaf50 = Leaf{Kinds: 8, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf51 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"file", "note", "command", "constraint"}}
+var leaf52 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP007", Required: true, Enum: []string{"subagent_result_v1"}}
+var leaf53 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}}
+var leaf54 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"low", "normal", "high", "critical"}}
+var leaf55 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Patterns: []*Regex{re11}}
+var leaf56 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005"}
+var leaf57 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP023", Required: true, Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
+var leaf58 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP001", Patterns: []*Regex{re0}}
+var leaf59 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf6 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf60 = Leaf{Kinds: 8, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf61 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}}}
+var leaf62 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf63 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"done", "blocked", "failed"}}
+var leaf64 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"pass", "fail"}}
+var leaf65 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 5, Rule: "OP021", Required: true}
+var leaf66 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP021"}
+var leaf67 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "OP020"}
+var leaf68 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
+var leaf69 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020", Enum: []string{"pass"}}
+var leaf7 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"mcp", "hook"}}
+var leaf70 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
+var leaf71 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Required: true, Patterns: []*Regex{re11}}
+var leaf72 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP023", Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
+var leaf8 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"started", "thinking", "tool_use", "progress", "waiting", "blocked", "completed", "error"}}
+var leaf9 = Leaf{Kinds: 6, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL007", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0.0"}, {Op: "<=", Num: 1, Lit: "1.0"}}}
+
+var conds0 = CondSet{Fields: []CondField{{Name: "event", Leaf: &leaf6}}, Conds: []CondSpec{{Field: 0, Equals: "STATE"}, {Field: 0, Equals: "DONE"}, {Field: 0, Equals: "ABORT"}, {Field: 0, Absent: true}, {Field: 0, Equals: "ANCHOR"}}}
+var conds1 = CondSet{Fields: []CondField{{Name: "mode", Leaf: &leaf17}}, Conds: []CondSpec{{Field: 0, Equals: "grind"}, {Field: 0, Equals: "issue"}}}
 
 func v0(d *Dec) {
 	d.Value(&leaf1)
@@ -99,90 +143,870 @@ func v7(d *Dec) {
 }
 
 func v8(d *Dec) {
-	d.Value(&leaf10)
+	d.Value(&leaf9)
 }
 
 func v9(d *Dec) {
-	off, ok := d.BeginArray(&leaf9)
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
-	n := 0
+	_ = off
 	for d.More() {
-		d.PushIndex(n)
-		v8(d)
-		d.Pop()
-		n++
+		name := d.Name()
+		switch string(name) {
+		default:
+			d.Unknown(name, true, false)
+		}
 	}
-	d.ArrayLen(&leaf9, off, n)
 }
 
 func v10(d *Dec) {
-	d.Value(&leaf12)
+	d.Value(&leaf11)
 }
 
 func v11(d *Dec) {
-	off, ok := d.BeginArray(&leaf11)
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
-	n := 0
+	_ = off
 	for d.More() {
-		d.PushIndex(n)
-		v10(d)
-		d.Pop()
-		n++
+		name := d.Name()
+		switch string(name) {
+		case "tool_name":
+			d.Push("tool_name")
+			v5(d)
+			d.Pop()
+		case "tool_input":
+			d.Push("tool_input")
+			v9(d)
+			d.Pop()
+		case "tool_result":
+			d.Push("tool_result")
+			v5(d)
+			d.Pop()
+		case "duration_ms":
+			d.Push("duration_ms")
+			v10(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
 	}
-	d.ArrayLen(&leaf11, off, n)
 }
 
 func v12(d *Dec) {
-	d.Value(&leaf14)
+	off, ok := d.BeginObject(&leaf10)
+	if !ok {
+		return
+	}
+	_ = off
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "hook_type":
+			d.Push("hook_type")
+			v5(d)
+			d.Pop()
+		case "raw_payload":
+			d.Push("raw_payload")
+			v9(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
 }
 
 func v13(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
-	n := 0
+	_ = off
 	for d.More() {
-		d.PushIndex(n)
-		v12(d)
-		d.Pop()
-		n++
+		name := d.Name()
+		switch string(name) {
+		case "trace_id":
+			d.Push("trace_id")
+			v5(d)
+			d.Pop()
+		case "span_id":
+			d.Push("span_id")
+			v5(d)
+			d.Pop()
+		case "parent_span_id":
+			d.Push("parent_span_id")
+			v5(d)
+			d.Pop()
+		case "root_agent_id":
+			d.Push("root_agent_id")
+			v5(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
 	}
-	d.ArrayLen(&leaf13, off, n)
 }
 
 func v14(d *Dec) {
-	d.Value(&leaf15)
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "version":
+			seen |= 1 << 0
+			d.Push("version")
+			v0(d)
+			d.Pop()
+		case "event_type":
+			seen |= 1 << 1
+			d.Push("event_type")
+			v1(d)
+			d.Pop()
+		case "timestamp":
+			seen |= 1 << 2
+			d.Push("timestamp")
+			v2(d)
+			d.Pop()
+		case "agent_id":
+			seen |= 1 << 3
+			d.Push("agent_id")
+			v3(d)
+			d.Pop()
+		case "event_id":
+			d.Push("event_id")
+			v4(d)
+			d.Pop()
+		case "session_id":
+			d.Push("session_id")
+			v5(d)
+			d.Pop()
+		case "source":
+			d.Push("source")
+			v6(d)
+			d.Pop()
+		case "status":
+			d.Push("status")
+			v7(d)
+			d.Pop()
+		case "message":
+			d.Push("message")
+			v5(d)
+			d.Pop()
+		case "progress":
+			d.Push("progress")
+			v8(d)
+			d.Pop()
+		case "tool":
+			d.Push("tool")
+			v11(d)
+			d.Pop()
+		case "hook":
+			d.Push("hook")
+			v12(d)
+			d.Pop()
+		case "correlation":
+			d.Push("correlation")
+			v13(d)
+			d.Pop()
+		case "metadata":
+			d.Push("metadata")
+			v9(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "version")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "event_type")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "timestamp")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "agent_id")
+	}
 }
 
 func v15(d *Dec) {
-	off, ok := d.BeginArray(&leaf11)
+	d.Value(&leaf12)
+}
+
+func v16(d *Dec) {
+	d.Value(&leaf13)
+}
+
+func v17(d *Dec) {
+	d.Value(&leaf14)
+}
+
+func v18(d *Dec) {
+	d.Value(&leaf18)
+}
+
+func v19(d *Dec) {
+	d.Value(&leaf17)
+}
+
+func v20(d *Dec) {
+	d.Value(&leaf19)
+}
+
+func v21(d *Dec) {
+	d.Value(&leaf20)
+}
+
+func v22(d *Dec) {
+	off, ok := d.BeginObject(&leaf16)
+	if !ok {
+		return
+	}
+	var seen uint64
+	m := d.Conds(off, &conds1)
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v18(d)
+			d.Pop()
+		case "mode":
+			seen |= 1 << 1
+			d.Push("mode")
+			v19(d)
+			d.Pop()
+		case "iter":
+			seen |= 1 << 2
+			d.Push("iter")
+			v20(d)
+			d.Pop()
+		case "max":
+			seen |= 1 << 3
+			d.Push("max")
+			v20(d)
+			d.Pop()
+		case "prompt_file":
+			seen |= 1 << 4
+			d.Push("prompt_file")
+			v21(d)
+			d.Pop()
+		case "filter":
+			seen |= 1 << 5
+			if m&(1<<0) != 0 {
+				d.Push("filter")
+				v18(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "issue_id":
+			seen |= 1 << 6
+			if m&(1<<1) != 0 {
+				d.Push("issue_id")
+				v18(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "worktree_path":
+			seen |= 1 << 7
+			if m&(1<<1) != 0 {
+				d.Push("worktree_path")
+				v21(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "branch":
+			seen |= 1 << 8
+			if m&(1<<1) != 0 {
+				d.Push("branch")
+				v18(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "base_ref":
+			seen |= 1 << 9
+			if m&(1<<1) != 0 {
+				d.Push("base_ref")
+				v18(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "mode")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "iter")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "max")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "prompt_file")
+	}
+	if seen&(1<<5) == 0 && (m&(1<<0) != 0) {
+		d.Missing(off, "filter")
+	}
+	if seen&(1<<6) == 0 && (m&(1<<1) != 0) {
+		d.Missing(off, "issue_id")
+	}
+	if seen&(1<<7) == 0 && (m&(1<<1) != 0) {
+		d.Missing(off, "worktree_path")
+	}
+	if seen&(1<<8) == 0 && (m&(1<<1) != 0) {
+		d.Missing(off, "branch")
+	}
+	if seen&(1<<9) == 0 && (m&(1<<1) != 0) {
+		d.Missing(off, "base_ref")
+	}
+}
+
+func v23(d *Dec) {
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v14(d)
+		v22(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf11, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
-func v16(d *Dec) {
-	d.Value(&leaf16)
+func v24(d *Dec) {
+	off, ok := d.BeginArray(&leaf21)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.Skip()
+		n++
+	}
+	d.ArrayLen(&leaf21, off, n)
 }
 
-func v17(d *Dec) {
-	d.Value(&leaf19)
+func v25(d *Dec) {
+	d.Value(&leaf22)
 }
 
-func v18(d *Dec) {
+func v26(d *Dec) {
+	d.Value(&leaf23)
+}
+
+func v27(d *Dec) {
+	d.Value(&leaf24)
+}
+
+func v28(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	m := d.Conds(off, &conds0)
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "schema":
+			seen |= 1 << 0
+			d.Push("schema")
+			v15(d)
+			d.Pop()
+		case "event":
+			d.Push("event")
+			v5(d)
+			d.Pop()
+		case "run_id":
+			seen |= 1 << 2
+			if m&(1<<0) != 0 {
+				d.Push("run_id")
+				v16(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "updated_at":
+			seen |= 1 << 3
+			if m&(1<<0) != 0 {
+				d.Push("updated_at")
+				v17(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "stack":
+			seen |= 1 << 4
+			if m&(1<<0) != 0 && m&(1<<1) == 0 && m&(1<<2) == 0 {
+				d.Push("stack")
+				v23(d)
+				d.Pop()
+			} else if m&(1<<1) != 0 && m&(1<<0) == 0 && m&(1<<2) == 0 {
+				d.Push("stack")
+				v24(d)
+				d.Pop()
+			} else if m&(1<<2) != 0 && m&(1<<0) == 0 && m&(1<<1) == 0 {
+				d.Push("stack")
+				v24(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "reason":
+			seen |= 1 << 5
+			if m&(1<<1) != 0 && m&(1<<2) == 0 {
+				d.Push("reason")
+				v25(d)
+				d.Pop()
+			} else if m&(1<<2) != 0 && m&(1<<1) == 0 {
+				d.Push("reason")
+				v26(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "goal":
+			seen |= 1 << 6
+			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+				d.Push("goal")
+				v18(d)
+				d.Pop()
+			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+				d.Push("goal")
+				v18(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "mode":
+			seen |= 1 << 7
+			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+				d.Push("mode")
+				v19(d)
+				d.Pop()
+			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+				d.Push("mode")
+				v19(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "iteration":
+			seen |= 1 << 8
+			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+				d.Push("iteration")
+				v27(d)
+				d.Pop()
+			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+				d.Push("iteration")
+				v27(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "progress":
+			seen |= 1 << 9
+			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+				d.Push("progress")
+				v18(d)
+				d.Pop()
+			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+				d.Push("progress")
+				v18(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "modified_files":
+			seen |= 1 << 10
+			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+				d.Push("modified_files")
+				v18(d)
+				d.Pop()
+			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+				d.Push("modified_files")
+				v18(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "next_step":
+			seen |= 1 << 11
+			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+				d.Push("next_step")
+				v18(d)
+				d.Pop()
+			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+				d.Push("next_step")
+				v18(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		case "timestamp":
+			seen |= 1 << 12
+			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+				d.Push("timestamp")
+				v17(d)
+				d.Pop()
+			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+				d.Push("timestamp")
+				v17(d)
+				d.Pop()
+			} else {
+				d.Unknown(name, true, false)
+			}
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "schema")
+	}
+	if seen&(1<<2) == 0 && (m&(1<<0) != 0) {
+		d.Missing(off, "run_id")
+	}
+	if seen&(1<<3) == 0 && (m&(1<<0) != 0) {
+		d.Missing(off, "updated_at")
+	}
+	if seen&(1<<4) == 0 && (m&(1<<0) != 0 && m&(1<<1) == 0 && m&(1<<2) == 0 || m&(1<<1) != 0 && m&(1<<0) == 0 && m&(1<<2) == 0 || m&(1<<2) != 0 && m&(1<<0) == 0 && m&(1<<1) == 0) {
+		d.Missing(off, "stack")
+	}
+	if seen&(1<<5) == 0 && (m&(1<<1) != 0 && m&(1<<2) == 0) {
+		d.Missing(off, "reason")
+	}
+	if seen&(1<<6) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+		d.Missing(off, "goal")
+	}
+	if seen&(1<<7) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+		d.Missing(off, "mode")
+	}
+	if seen&(1<<8) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+		d.Missing(off, "iteration")
+	}
+	if seen&(1<<9) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+		d.Missing(off, "progress")
+	}
+	if seen&(1<<10) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+		d.Missing(off, "modified_files")
+	}
+	if seen&(1<<11) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+		d.Missing(off, "next_step")
+	}
+	if seen&(1<<12) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+		d.Missing(off, "timestamp")
+	}
+}
+
+func v29(d *Dec) {
+	d.Value(&leaf25)
+}
+
+func v30(d *Dec) {
+	d.Value(&leaf26)
+}
+
+func v31(d *Dec) {
+	d.Value(&leaf27)
+}
+
+func v32(d *Dec) {
+	d.Value(&leaf28)
+}
+
+func v33(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	_ = off
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+}
+
+func v34(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "ts":
+			seen |= 1 << 0
+			d.Push("ts")
+			v29(d)
+			d.Pop()
+		case "agent":
+			seen |= 1 << 1
+			d.Push("agent")
+			v30(d)
+			d.Pop()
+		case "session_id":
+			seen |= 1 << 2
+			d.Push("session_id")
+			v31(d)
+			d.Pop()
+		case "event":
+			seen |= 1 << 3
+			d.Push("event")
+			v32(d)
+			d.Pop()
+		case "task_id":
+			seen |= 1 << 4
+			d.Push("task_id")
+			v18(d)
+			d.Pop()
+		case "source":
+			seen |= 1 << 5
+			d.Push("source")
+			v18(d)
+			d.Pop()
+		case "summary":
+			seen |= 1 << 6
+			d.Push("summary")
+			v18(d)
+			d.Pop()
+		case "data":
+			seen |= 1 << 7
+			d.Push("data")
+			v33(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "ts")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "agent")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "session_id")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "event")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "task_id")
+	}
+	if seen&(1<<5) == 0 {
+		d.Missing(off, "source")
+	}
+	if seen&(1<<6) == 0 {
+		d.Missing(off, "summary")
+	}
+	if seen&(1<<7) == 0 {
+		d.Missing(off, "data")
+	}
+}
+
+func v35(d *Dec) {
+	d.Value(&leaf29)
+}
+
+func v36(d *Dec) {
+	d.Value(&leaf30)
+}
+
+func v37(d *Dec) {
+	d.Value(&leaf31)
+}
+
+func v38(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "agent":
+			seen |= 1 << 0
+			d.Push("agent")
+			v30(d)
+			d.Pop()
+		case "state":
+			seen |= 1 << 1
+			d.Push("state")
+			v35(d)
+			d.Pop()
+		case "last_heartbeat":
+			seen |= 1 << 2
+			d.Push("last_heartbeat")
+			v29(d)
+			d.Pop()
+		case "last_task_id":
+			d.Push("last_task_id")
+			v5(d)
+			d.Pop()
+		case "session_id":
+			d.Push("session_id")
+			v36(d)
+			d.Pop()
+		case "last_error":
+			d.Push("last_error")
+			v37(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "agent")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "state")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "last_heartbeat")
+	}
+}
+
+func v39(d *Dec) {
+	d.Value(&leaf32)
+}
+
+func v40(d *Dec) {
+	d.Value(&leaf33)
+}
+
+func v41(d *Dec) {
+	d.Value(&leaf34)
+}
+
+func v42(d *Dec) {
+	d.Value(&leaf35)
+}
+
+func v43(d *Dec) {
+	d.Value(&leaf36)
+}
+
+func v44(d *Dec) {
+	d.Value(&leaf37)
+}
+
+func v45(d *Dec) {
+	d.Value(&leaf38)
+}
+
+func v46(d *Dec) {
+	d.Value(&leaf39)
+}
+
+func v47(d *Dec) {
+	d.Value(&leaf41)
+}
+
+func v48(d *Dec) {
+	off, ok := d.BeginArray(&leaf40)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v47(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf40, off, n)
+}
+
+func v49(d *Dec) {
+	d.Value(&leaf43)
+}
+
+func v50(d *Dec) {
+	off, ok := d.BeginArray(&leaf42)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v49(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf42, off, n)
+}
+
+func v51(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v5(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf44, off, n)
+}
+
+func v52(d *Dec) {
+	d.Value(&leaf45)
+}
+
+func v53(d *Dec) {
+	off, ok := d.BeginArray(&leaf42)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v52(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf42, off, n)
+}
+
+func v54(d *Dec) {
+	d.Value(&leaf46)
+}
+
+func v55(d *Dec) {
+	d.Value(&leaf49)
+}
+
+func v56(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -190,8 +1014,10 @@ func v18(d *Dec) {
 	var seen uint64
 	var num8 float64
 	var ok8 bool
+	var lit8 Span
 	var num9 float64
 	var ok9 bool
+	var lit9 Span
 	var off9 int64
 	for d.More() {
 		name := d.Name()
@@ -199,57 +1025,59 @@ func v18(d *Dec) {
 		case "task_id":
 			seen |= 1 << 0
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "title":
 			seen |= 1 << 1
 			d.Push("title")
-			v6(d)
+			v45(d)
 			d.Pop()
 		case "type":
 			seen |= 1 << 2
 			d.Push("type")
-			v7(d)
+			v46(d)
 			d.Pop()
 		case "dependencies":
 			seen |= 1 << 3
 			d.Push("dependencies")
-			v9(d)
+			v48(d)
 			d.Pop()
 		case "lock_scope":
 			seen |= 1 << 4
 			d.Push("lock_scope")
-			v11(d)
+			v50(d)
 			d.Pop()
 		case "forbidden_scope":
 			seen |= 1 << 5
 			d.Push("forbidden_scope")
-			v13(d)
+			v51(d)
 			d.Pop()
 		case "acceptance_criteria":
 			seen |= 1 << 6
 			d.Push("acceptance_criteria")
-			v15(d)
+			v53(d)
 			d.Pop()
 		case "worklog_path":
 			seen |= 1 << 7
 			d.Push("worklog_path")
-			v16(d)
+			v54(d)
 			d.Pop()
 		case "timeout_seconds":
 			seen |= 1 << 8
 			d.Push("timeout_seconds")
-			_, _, num8, ok8 = d.Value(&leaf17)
+			_, _, num8, ok8 = d.Value(&leaf47)
+			lit8 = d.Last()
 			d.Pop()
 		case "heartbeat_interval_seconds":
 			seen |= 1 << 9
 			d.Push("heartbeat_interval_seconds")
 			off9 = d.Off()
-			_, _, num9, ok9 = d.Value(&leaf18)
+			_, _, num9, ok9 = d.Value(&leaf48)
+			lit9 = d.Last()
 			d.Pop()
 		case "priority":
 			d.Push("priority")
-			v17(d)
+			v55(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -286,20 +1114,16 @@ func v18(d *Dec) {
 		d.Missing(off, "heartbeat_interval_seconds")
 	}
 	if ok9 && ok8 {
-		d.RefBound("OP014", off9, "heartbeat_interval_seconds", "<", "timeout_seconds", num9, num8)
+		d.RefBound("OP014", off9, "heartbeat_interval_seconds", "<", "timeout_seconds", num9, num8, lit9, lit8)
 	}
 }
 
-func v19(d *Dec) {
-	d.Value(&leaf21)
+func v57(d *Dec) {
+	d.Value(&leaf50)
 }
 
-func v20(d *Dec) {
-	d.Value(&leaf22)
-}
-
-func v21(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v58(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -310,17 +1134,17 @@ func v21(d *Dec) {
 		case "task_id":
 			seen |= 1 << 0
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "resource":
 			seen |= 1 << 1
 			d.Push("resource")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "active":
 			seen |= 1 << 2
 			d.Push("active")
-			v20(d)
+			v57(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -337,27 +1161,27 @@ func v21(d *Dec) {
 	}
 }
 
-func v22(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v59(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v21(d)
+		v58(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v23(d *Dec) {
-	d.Value(&leaf23)
+func v60(d *Dec) {
+	d.Value(&leaf51)
 }
 
-func v24(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v61(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -368,12 +1192,12 @@ func v24(d *Dec) {
 		case "kind":
 			seen |= 1 << 0
 			d.Push("kind")
-			v23(d)
+			v60(d)
 			d.Pop()
 		case "value":
 			seen |= 1 << 1
 			d.Push("value")
-			v19(d)
+			v18(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -387,26 +1211,26 @@ func v24(d *Dec) {
 	}
 }
 
-func v25(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v62(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v24(d)
+		v61(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v26(d *Dec) {
-	d.Value(&leaf24)
+func v63(d *Dec) {
+	d.Value(&leaf52)
 }
 
-func v27(d *Dec) {
+func v64(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -418,46 +1242,46 @@ func v27(d *Dec) {
 		case "schema_version":
 			seen |= 1 << 0
 			d.Push("schema_version")
-			v0(d)
+			v39(d)
 			d.Pop()
 		case "run_id":
 			seen |= 1 << 1
 			d.Push("run_id")
-			v1(d)
+			v40(d)
 			d.Pop()
 		case "generated_at":
 			d.Push("generated_at")
-			v2(d)
+			v41(d)
 			d.Pop()
 		case "packet_type":
 			seen |= 1 << 3
 			d.Push("packet_type")
-			v3(d)
+			v42(d)
 			d.Pop()
 		case "global_objective":
 			seen |= 1 << 4
 			d.Push("global_objective")
-			v4(d)
+			v43(d)
 			d.Pop()
 		case "task":
 			seen |= 1 << 5
 			d.Push("task")
-			v18(d)
+			v56(d)
 			d.Pop()
 		case "active_locks":
 			seen |= 1 << 6
 			d.Push("active_locks")
-			v22(d)
+			v59(d)
 			d.Pop()
 		case "context_package":
 			seen |= 1 << 7
 			d.Push("context_package")
-			v25(d)
+			v62(d)
 			d.Pop()
 		case "required_output_schema":
 			seen |= 1 << 8
 			d.Push("required_output_schema")
-			v26(d)
+			v63(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -489,58 +1313,45 @@ func v27(d *Dec) {
 	}
 }
 
-func v28(d *Dec) {
-	off, ok := d.BeginObject(&leaf0)
-	if !ok {
-		return
-	}
-	_ = off
-	for d.More() {
-		name := d.Name()
-		switch string(name) {
-		default:
-			d.Unknown(name, true, false)
-		}
-	}
+func v65(d *Dec) {
+	d.Value(&leaf53)
 }
 
-func v29(d *Dec) {
-	d.Value(&leaf25)
+func v66(d *Dec) {
+	d.Value(&leaf54)
 }
 
-func v30(d *Dec) {
-	d.Value(&leaf26)
+func v67(d *Dec) {
+	d.Value(&leaf55)
 }
 
-func v31(d *Dec) {
-	d.Value(&leaf27)
-}
-
-func v32(d *Dec) {
-	off, ok := d.BeginArray(&leaf28)
+func v68(d *Dec) {
+	off, ok := d.BeginArray(&leaf56)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v8(d)
+		v47(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf28, off, n)
+	d.ArrayLen(&leaf56, off, n)
 }
 
-func v33(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v69(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
 	var seen uint64
 	var num5 float64
 	var ok5 bool
+	var lit5 Span
 	var num6 float64
 	var ok6 bool
+	var lit6 Span
 	var off6 int64
 	for d.More() {
 		name := d.Name()
@@ -548,51 +1359,53 @@ func v33(d *Dec) {
 		case "task_id":
 			seen |= 1 << 0
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "title":
 			seen |= 1 << 1
 			d.Push("title")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "status":
 			seen |= 1 << 2
 			d.Push("status")
-			v29(d)
+			v65(d)
 			d.Pop()
 		case "owner":
 			seen |= 1 << 3
 			d.Push("owner")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "lock_scope":
 			seen |= 1 << 4
 			d.Push("lock_scope")
-			v13(d)
+			v51(d)
 			d.Pop()
 		case "timeout_seconds":
 			seen |= 1 << 5
 			d.Push("timeout_seconds")
-			_, _, num5, ok5 = d.Value(&leaf17)
+			_, _, num5, ok5 = d.Value(&leaf47)
+			lit5 = d.Last()
 			d.Pop()
 		case "heartbeat_interval_seconds":
 			seen |= 1 << 6
 			d.Push("heartbeat_interval_seconds")
 			off6 = d.Off()
-			_, _, num6, ok6 = d.Value(&leaf18)
+			_, _, num6, ok6 = d.Value(&leaf48)
+			lit6 = d.Last()
 			d.Pop()
 		case "priority":
 			seen |= 1 << 7
 			d.Push("priority")
-			v30(d)
+			v66(d)
 			d.Pop()
 		case "last_heartbeat_at":
 			d.Push("last_heartbeat_at")
-			v31(d)
+			v67(d)
 			d.Pop()
 		case "dependencies":
 			d.Push("dependencies")
-			v32(d)
+			v68(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -623,27 +1436,27 @@ func v33(d *Dec) {
 		d.Missing(off, "priority")
 	}
 	if ok6 && ok5 {
-		d.RefBound("OP014", off6, "heartbeat_interval_seconds", "<", "timeout_seconds", num6, num5)
+		d.RefBound("OP014", off6, "heartbeat_interval_seconds", "<", "timeout_seconds", num6, num5, lit6, lit5)
 	}
 }
 
-func v34(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v70(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v33(d)
+		v69(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v35(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v71(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -654,12 +1467,12 @@ func v35(d *Dec) {
 		case "task_id":
 			seen |= 1 << 0
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "depends_on_task_id":
 			seen |= 1 << 1
 			d.Push("depends_on_task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -673,42 +1486,27 @@ func v35(d *Dec) {
 	}
 }
 
-func v36(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v72(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v35(d)
+		v71(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v37(d *Dec) {
-	d.Value(&leaf29)
+func v73(d *Dec) {
+	d.Value(&leaf57)
 }
 
-func v38(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
-	if !ok {
-		return
-	}
-	_ = off
-	for d.More() {
-		name := d.Name()
-		switch string(name) {
-		default:
-			d.Unknown(name, true, false)
-		}
-	}
-}
-
-func v39(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v74(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -719,21 +1517,21 @@ func v39(d *Dec) {
 		case "task_id":
 			seen |= 1 << 0
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "code":
 			seen |= 1 << 1
 			d.Push("code")
-			v37(d)
+			v73(d)
 			d.Pop()
 		case "reason":
 			seen |= 1 << 2
 			d.Push("reason")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "details":
 			d.Push("details")
-			v38(d)
+			v9(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -750,23 +1548,23 @@ func v39(d *Dec) {
 	}
 }
 
-func v40(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v75(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v39(d)
+		v74(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v41(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v76(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -777,12 +1575,12 @@ func v41(d *Dec) {
 		case "task_id":
 			seen |= 1 << 0
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "criteria":
 			seen |= 1 << 1
 			d.Push("criteria")
-			v13(d)
+			v51(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -796,22 +1594,22 @@ func v41(d *Dec) {
 	}
 }
 
-func v42(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v77(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v41(d)
+		v76(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v43(d *Dec) {
+func v78(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -823,51 +1621,51 @@ func v43(d *Dec) {
 		case "schema_version":
 			seen |= 1 << 0
 			d.Push("schema_version")
-			v0(d)
+			v39(d)
 			d.Pop()
 		case "run_id":
 			seen |= 1 << 1
 			d.Push("run_id")
-			v1(d)
+			v40(d)
 			d.Pop()
 		case "generated_at":
 			d.Push("generated_at")
-			v2(d)
+			v41(d)
 			d.Pop()
 		case "objective":
 			seen |= 1 << 3
 			d.Push("objective")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "constraints":
 			seen |= 1 << 4
 			d.Push("constraints")
-			v28(d)
+			v33(d)
 			d.Pop()
 		case "ledger":
 			seen |= 1 << 5
 			d.Push("ledger")
-			v34(d)
+			v70(d)
 			d.Pop()
 		case "active_locks":
 			seen |= 1 << 6
 			d.Push("active_locks")
-			v22(d)
+			v59(d)
 			d.Pop()
 		case "dependencies":
 			seen |= 1 << 7
 			d.Push("dependencies")
-			v36(d)
+			v72(d)
 			d.Pop()
 		case "open_blockers":
 			seen |= 1 << 8
 			d.Push("open_blockers")
-			v40(d)
+			v75(d)
 			d.Pop()
 		case "acceptance_targets":
 			seen |= 1 << 9
 			d.Push("acceptance_targets")
-			v42(d)
+			v77(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -902,11 +1700,11 @@ func v43(d *Dec) {
 	}
 }
 
-func v44(d *Dec) {
-	d.Value(&leaf30)
+func v79(d *Dec) {
+	d.Value(&leaf58)
 }
 
-func v45(d *Dec) {
+func v80(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -917,12 +1715,12 @@ func v45(d *Dec) {
 		switch string(name) {
 		case "schema_version":
 			d.Push("schema_version")
-			v44(d)
+			v79(d)
 			d.Pop()
 		case "locks":
 			seen |= 1 << 1
 			d.Push("locks")
-			v22(d)
+			v59(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -933,20 +1731,20 @@ func v45(d *Dec) {
 	}
 }
 
-func v46(d *Dec) {
-	d.Value(&leaf31)
+func v81(d *Dec) {
+	d.Value(&leaf59)
 }
 
-func v47(d *Dec) {
-	d.Value(&leaf32)
+func v82(d *Dec) {
+	d.Value(&leaf60)
 }
 
-func v48(d *Dec) {
-	d.Value(&leaf33)
+func v83(d *Dec) {
+	d.Value(&leaf61)
 }
 
-func v49(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v84(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -957,39 +1755,39 @@ func v49(d *Dec) {
 		case "task_id":
 			seen |= 1 << 0
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "status":
 			seen |= 1 << 1
 			d.Push("status")
-			v29(d)
+			v65(d)
 			d.Pop()
 		case "owner":
 			seen |= 1 << 2
 			d.Push("owner")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "reason":
 			seen |= 1 << 3
 			d.Push("reason")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "delta_id":
 			seen |= 1 << 4
 			d.Push("delta_id")
-			v46(d)
+			v81(d)
 			d.Pop()
 		case "last_heartbeat_at":
 			d.Push("last_heartbeat_at")
-			v2(d)
+			v41(d)
 			d.Pop()
 		case "timed_out":
 			d.Push("timed_out")
-			v47(d)
+			v82(d)
 			d.Pop()
 		case "retry_after_ms":
 			d.Push("retry_after_ms")
-			v48(d)
+			v83(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -1012,37 +1810,37 @@ func v49(d *Dec) {
 	}
 }
 
-func v50(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v85(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v49(d)
+		v84(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v51(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v86(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v38(d)
+		v9(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v52(d *Dec) {
+func v87(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -1054,41 +1852,41 @@ func v52(d *Dec) {
 		case "schema_version":
 			seen |= 1 << 0
 			d.Push("schema_version")
-			v0(d)
+			v39(d)
 			d.Pop()
 		case "run_id":
 			seen |= 1 << 1
 			d.Push("run_id")
-			v1(d)
+			v40(d)
 			d.Pop()
 		case "generated_at":
 			d.Push("generated_at")
-			v2(d)
+			v41(d)
 			d.Pop()
 		case "ledger_delta":
 			seen |= 1 << 3
 			d.Push("ledger_delta")
-			v50(d)
+			v85(d)
 			d.Pop()
 		case "assignments":
 			seen |= 1 << 4
 			d.Push("assignments")
-			v51(d)
+			v86(d)
 			d.Pop()
 		case "active_locks":
 			seen |= 1 << 5
 			d.Push("active_locks")
-			v22(d)
+			v59(d)
 			d.Pop()
 		case "blockers":
 			seen |= 1 << 6
 			d.Push("blockers")
-			v40(d)
+			v75(d)
 			d.Pop()
 		case "next_actions":
 			seen |= 1 << 7
 			d.Push("next_actions")
-			v13(d)
+			v51(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -1117,8 +1915,8 @@ func v52(d *Dec) {
 	}
 }
 
-func v53(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v88(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -1129,24 +1927,24 @@ func v53(d *Dec) {
 		case "task_id":
 			seen |= 1 << 0
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "status":
 			seen |= 1 << 1
 			d.Push("status")
-			v29(d)
+			v65(d)
 			d.Pop()
 		case "owner":
 			d.Push("owner")
-			v12(d)
+			v5(d)
 			d.Pop()
 		case "dependencies":
 			d.Push("dependencies")
-			v32(d)
+			v68(d)
 			d.Pop()
 		case "last_heartbeat_at":
 			d.Push("last_heartbeat_at")
-			v31(d)
+			v67(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -1160,38 +1958,38 @@ func v53(d *Dec) {
 	}
 }
 
-func v54(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v89(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v53(d)
+		v88(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v55(d *Dec) {
-	off, ok := d.BeginArray(&leaf34)
+func v90(d *Dec) {
+	off, ok := d.BeginArray(&leaf62)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v21(d)
+		v58(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf34, off, n)
+	d.ArrayLen(&leaf62, off, n)
 }
 
-func v56(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v91(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -1202,11 +2000,11 @@ func v56(d *Dec) {
 		case "task_id":
 			seen |= 1 << 0
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "event_type":
 			d.Push("event_type")
-			v12(d)
+			v5(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -1217,22 +2015,22 @@ func v56(d *Dec) {
 	}
 }
 
-func v57(d *Dec) {
-	off, ok := d.BeginArray(&leaf34)
+func v92(d *Dec) {
+	off, ok := d.BeginArray(&leaf62)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v56(d)
+		v91(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf34, off, n)
+	d.ArrayLen(&leaf62, off, n)
 }
 
-func v58(d *Dec) {
+func v93(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -1243,20 +2041,20 @@ func v58(d *Dec) {
 		switch string(name) {
 		case "schema_version":
 			d.Push("schema_version")
-			v44(d)
+			v79(d)
 			d.Pop()
 		case "ledger":
 			seen |= 1 << 1
 			d.Push("ledger")
-			v54(d)
+			v89(d)
 			d.Pop()
 		case "active_locks":
 			d.Push("active_locks")
-			v55(d)
+			v90(d)
 			d.Pop()
 		case "events":
 			d.Push("events")
-			v57(d)
+			v92(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -1267,8 +2065,8 @@ func v58(d *Dec) {
 	}
 }
 
-func v59(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v94(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -1279,16 +2077,16 @@ func v59(d *Dec) {
 		case "resource":
 			seen |= 1 << 0
 			d.Push("resource")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "action":
 			seen |= 1 << 1
 			d.Push("action")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "evidence":
 			d.Push("evidence")
-			v12(d)
+			v5(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -1302,27 +2100,27 @@ func v59(d *Dec) {
 	}
 }
 
-func v60(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v95(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v59(d)
+		v94(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v61(d *Dec) {
-	d.Value(&leaf36)
+func v96(d *Dec) {
+	d.Value(&leaf64)
 }
 
-func v62(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v97(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -1333,17 +2131,17 @@ func v62(d *Dec) {
 		case "criterion":
 			seen |= 1 << 0
 			d.Push("criterion")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "status":
 			seen |= 1 << 1
 			d.Push("status")
-			v61(d)
+			v96(d)
 			d.Pop()
 		case "evidence":
 			seen |= 1 << 2
 			d.Push("evidence")
-			v19(d)
+			v18(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -1360,50 +2158,50 @@ func v62(d *Dec) {
 	}
 }
 
-func v63(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v98(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v62(d)
+		v97(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v64(d *Dec) {
-	d.Value(&leaf38)
+func v99(d *Dec) {
+	d.Value(&leaf66)
 }
 
-func v65(d *Dec) {
-	off, ok := d.BeginArray(&leaf37)
+func v100(d *Dec) {
+	off, ok := d.BeginArray(&leaf65)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v64(d)
+		v99(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf37, off, n)
+	d.ArrayLen(&leaf65, off, n)
 }
 
-func v66(d *Dec) {
-	d.Value(&leaf41)
+func v101(d *Dec) {
+	d.Value(&leaf69)
 }
 
-func v67(d *Dec) {
-	d.Value(&leaf42)
+func v102(d *Dec) {
+	d.Value(&leaf70)
 }
 
-func v68(d *Dec) {
-	off, ok := d.BeginObject(&leaf40)
+func v103(d *Dec) {
+	off, ok := d.BeginObject(&leaf68)
 	if !ok {
 		return
 	}
@@ -1413,11 +2211,11 @@ func v68(d *Dec) {
 		switch string(name) {
 		case "status":
 			d.Push("status")
-			v66(d)
+			v101(d)
 			d.Pop()
 		case "evidence":
 			d.Push("evidence")
-			v67(d)
+			v102(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -1425,22 +2223,22 @@ func v68(d *Dec) {
 	}
 }
 
-func v69(d *Dec) {
-	off, ok := d.BeginArray(&leaf39)
+func v104(d *Dec) {
+	off, ok := d.BeginArray(&leaf67)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v68(d)
+		v103(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf39, off, n)
+	d.ArrayLen(&leaf67, off, n)
 }
 
-func v70(d *Dec) {
+func v105(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -1454,50 +2252,50 @@ func v70(d *Dec) {
 		case "schema_version":
 			seen |= 1 << 0
 			d.Push("schema_version")
-			v0(d)
+			v39(d)
 			d.Pop()
 		case "run_id":
 			seen |= 1 << 1
 			d.Push("run_id")
-			v1(d)
+			v40(d)
 			d.Pop()
 		case "generated_at":
 			d.Push("generated_at")
-			v2(d)
+			v41(d)
 			d.Pop()
 		case "task_id":
 			seen |= 1 << 3
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "status":
 			seen |= 1 << 4
 			d.Push("status")
-			_, s, _, okv := d.Value(&leaf35)
+			_, s, _, okv := d.Value(&leaf63)
 			cond0 = okv && string(s) == "done"
 			d.Pop()
 		case "changes":
 			seen |= 1 << 5
 			d.Push("changes")
-			v60(d)
+			v95(d)
 			d.Pop()
 		case "acceptance_check":
 			seen |= 1 << 6
 			d.Push("acceptance_check")
 			span6.Start = d.Mark()
-			v63(d)
+			v98(d)
 			span6.End = d.Off()
 			span6.Set = true
 			d.Pop()
 		case "worklog_path":
 			seen |= 1 << 7
 			d.Push("worklog_path")
-			v16(d)
+			v54(d)
 			d.Pop()
 		case "notes_for_orchestrator":
 			seen |= 1 << 8
 			d.Push("notes_for_orchestrator")
-			v65(d)
+			v100(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -1528,20 +2326,20 @@ func v70(d *Dec) {
 		d.Missing(off, "notes_for_orchestrator")
 	}
 	if cond0 {
-		d.Check(span6, "acceptance_check", "status is \"done\"", v69)
+		d.Check(span6, "acceptance_check", "status is \"done\"", v104)
 	}
 }
 
-func v71(d *Dec) {
-	d.Value(&leaf43)
+func v106(d *Dec) {
+	d.Value(&leaf71)
 }
 
-func v72(d *Dec) {
-	d.Value(&leaf17)
+func v107(d *Dec) {
+	d.Value(&leaf47)
 }
 
-func v73(d *Dec) {
-	off, ok := d.BeginObject(&leaf20)
+func v108(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -1552,21 +2350,21 @@ func v73(d *Dec) {
 		case "task_id":
 			seen |= 1 << 0
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "status":
 			seen |= 1 << 1
 			d.Push("status")
-			v29(d)
+			v65(d)
 			d.Pop()
 		case "timeout_seconds":
 			seen |= 1 << 2
 			d.Push("timeout_seconds")
-			v72(d)
+			v107(d)
 			d.Pop()
 		case "last_heartbeat_at":
 			d.Push("last_heartbeat_at")
-			v31(d)
+			v67(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -1583,22 +2381,22 @@ func v73(d *Dec) {
 	}
 }
 
-func v74(d *Dec) {
-	off, ok := d.BeginArray(&leaf13)
+func v109(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v73(d)
+		v108(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf13, off, n)
+	d.ArrayLen(&leaf44, off, n)
 }
 
-func v75(d *Dec) {
+func v110(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -1609,17 +2407,17 @@ func v75(d *Dec) {
 		switch string(name) {
 		case "schema_version":
 			d.Push("schema_version")
-			v44(d)
+			v79(d)
 			d.Pop()
 		case "now":
 			seen |= 1 << 1
 			d.Push("now")
-			v71(d)
+			v106(d)
 			d.Pop()
 		case "tasks":
 			seen |= 1 << 2
 			d.Push("tasks")
-			v74(d)
+			v109(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -1633,11 +2431,11 @@ func v75(d *Dec) {
 	}
 }
 
-func v76(d *Dec) {
-	d.Value(&leaf44)
+func v111(d *Dec) {
+	d.Value(&leaf72)
 }
 
-func v77(d *Dec) {
+func v112(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -1649,59 +2447,59 @@ func v77(d *Dec) {
 		case "timestamp":
 			seen |= 1 << 0
 			d.Push("timestamp")
-			v71(d)
+			v106(d)
 			d.Pop()
 		case "run_id":
 			seen |= 1 << 1
 			d.Push("run_id")
-			v1(d)
+			v40(d)
 			d.Pop()
 		case "task_id":
 			seen |= 1 << 2
 			d.Push("task_id")
-			v5(d)
+			v44(d)
 			d.Pop()
 		case "actor":
 			seen |= 1 << 3
 			d.Push("actor")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "action":
 			seen |= 1 << 4
 			d.Push("action")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "files_touched":
 			seen |= 1 << 5
 			d.Push("files_touched")
-			v13(d)
+			v51(d)
 			d.Pop()
 		case "decision":
 			seen |= 1 << 6
 			d.Push("decision")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "result":
 			seen |= 1 << 7
 			d.Push("result")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "next_step":
 			seen |= 1 << 8
 			d.Push("next_step")
-			v19(d)
+			v18(d)
 			d.Pop()
 		case "code":
 			d.Push("code")
-			v76(d)
+			v111(d)
 			d.Pop()
 		case "evidence":
 			d.Push("evidence")
-			v12(d)
+			v5(d)
 			d.Pop()
 		case "schema_version":
 			d.Push("schema_version")
-			v44(d)
+			v79(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)

@@ -27,6 +27,27 @@ func TestGeneratedIsFresh(t *testing.T) {
 	}
 }
 
+// TestTestSchemasFresh fails when lint/fast/fasttest/zz_validators.go is
+// not what the generator makes of lint/fast/fasttest/cond.cue: run
+// `make generate` (go generate ./lint/fast/...) and commit.
+func TestTestSchemasFresh(t *testing.T) {
+	m, err := Compile(os.DirFS("../fast/fasttest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := GeneratePackage(m, "fasttest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("../fast/fasttest/zz_validators.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatal("lint/fast/fasttest/zz_validators.go is stale: run `make generate` and commit the result")
+	}
+}
+
 // TestCompileRejectsUnsupported proves the compiler fails loudly outside its
 // subset instead of silently dropping a constraint.
 func TestCompileRejectsUnsupported(t *testing.T) {
@@ -38,6 +59,20 @@ func TestCompileRejectsUnsupported(t *testing.T) {
 		"bad condition":   "#A: {@kind(x/a)\n a?: int\n if a > 1 { _c: a & int @rule(X) }}",
 		"dangling ref":    "#A: {@kind(x/a)\n a?: int & <b}",
 		"closed check":    "#A: {@kind(x/a)\n a?: string\n b?: [...{}]\n if a == \"x\" { _c: b & [...{c: 1}] @rule(X) }}",
+		// Conditional fields.
+		"unguarded optional discriminator": "#A: {@kind(x/a)\n a?: string\n if a == \"x\" { b?: int }}",
+		"absent with unguarded literal":    "#A: {@kind(x/a)\n a!: string\n if a == _|_ { b?: int }\n if a == \"x\" { c?: int }}",
+		"literal outside the enum":         "#A: {@kind(x/a)\n a!: \"p\" | \"q\"\n if a == \"x\" { b?: int }}",
+		"literal outside the pattern":      "#A: {@kind(x/a)\n a!: =~\"^[0-9]+$\"\n if a == \"x\" { b?: int }}",
+		"conditional discriminator":        "#A: {@kind(x/a)\n a!: string\n if a == \"x\" { b!: string }\n if b == \"y\" { c?: int }}",
+		"discriminator declared in body":   "#A: {@kind(x/a)\n a!: string\n if a == \"x\" { a!: string }}",
+		"struct discriminator":             "#A: {@kind(x/a)\n a!: {...}\n if a == \"x\" { b?: int }}",
+		"sibling bound in body":            "#A: {@kind(x/a)\n a!: string\n c?: int\n if a == \"x\" { b?: int & <c }}",
+		"regular field in body":            "#A: {@kind(x/a)\n a!: string\n if a == \"x\" { b: int }}",
+		"incompatible declarations":        "#A: {@kind(x/a)\n a!: string\n d!: int\n if a == \"x\" { d!: {...} }}",
+		"guard on another field":           "#A: {@kind(x/a)\n a?: string\n c?: string\n if c != _|_ if a == \"x\" { b?: int }}",
+		"not-equal literal":                "#A: {@kind(x/a)\n a!: string\n if a != \"x\" { b?: int }}",
+		"declared twice in one body":       "#A: {@kind(x/a)\n a!: string\n if a == \"x\" { b?: int, b?: string }}",
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -15,21 +15,39 @@
 //   - strings.MinRunes(n), strings.MaxRunes(n), list.MinItems(n), list.MaxItems(n);
 //   - lists `[...T]` and `[_, ...]` (one leading element: at least one item);
 //   - `if f == "lit" { _h: f & T @rule(ID) }`: a hidden check of sibling f;
-//     struct literals inside a check are regular-field, open structs (`...`).
+//     struct literals inside a check are regular-field, open structs (`...`);
+//   - conditional fields: `if f == "lit" { g!: T @rule(ID); h?: U }` declares
+//     g and h only when sibling f equals the literal; `if f != _|_ if f ==
+//     "lit" { ... }` is the same condition guarded against an absent f (needed
+//     when f is optional: CUE cannot compare an absent field), and
+//     `if f == _|_ { ... }` holds when f is absent or invalid (CUE's bottom).
+//     A field declared unconditionally and conditionally (or under several
+//     conditions that hold together) has the unified constraints; two struct
+//     literals unify as CUE does inside one definition: the fields of both,
+//     open if either is open. The discriminator f is an unconditional scalar
+//     field; the literal must satisfy its type.
 //
 // Field attributes: `@rule(ID)` names the registry rule of the field's value
 // constraints; `@rule(ID,empty=ID2)` attributes an empty string or empty list
 // to ID2 (CONTRACT.md section 3, MISSING_REQUIRED_INPUT for empty top-level
-// strings and arrays).
+// strings and arrays); `@rule(ID,null=ID2)` attributes null in a required
+// field to ID2 instead of AL002 (collector: the seed's JSON Schema makes null
+// a wrong type, not an absent field); `@rule(ID,rest=ID2)` attributes to ID2
+// the violations of a string that has the right type and matches the
+// field's first pattern (a version whose major is known but whose rest is
+// malformed, CONTRACT.md section 3 UNKNOWN_SCHEMA_VERSION).
 package schema
 
 import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/literal"
@@ -97,8 +115,9 @@ type Type struct {
 	MaxItems int
 }
 
-// Object is a struct: its fields in declaration order, whether x_ fields or
-// any field are allowed, and the conditional checks.
+// Object is a struct: its unconditional fields in declaration order,
+// whether x_ fields or any field are allowed, and its conditions with their
+// checks and conditional fields.
 type Object struct {
 	Fields []*Field
 	AllowX bool
@@ -107,7 +126,8 @@ type Object struct {
 }
 
 // Field is one declared field. Required is CUE's `!`; Regular marks the plain
-// fields of check structs (absent: nothing to check).
+// fields of check structs (absent: nothing to check). Rule, EmptyRule,
+// NullRule and RestRule come from @rule (see the package doc).
 type Field struct {
 	Name      string
 	Required  bool
@@ -115,13 +135,247 @@ type Field struct {
 	Type      *Type
 	Rule      string
 	EmptyRule string
+	NullRule  string
+	RestRule  string
 }
 
-// Cond is `if Field == Equals { checks }`.
+// Cond is `if Field == Equals { checks and fields }`, or with Absent
+// `if Field == _|_ { ... }`: it holds when Field is absent or its value is
+// invalid (CUE's bottom), and otherwise not. Guarded marks the form
+// `if Field != _|_ if Field == Equals`, which CUE evaluates when Field is
+// absent; a literal condition holds exactly when Field is a string equal to
+// Equals (the compiler checks that Equals satisfies Field's type).
 type Cond struct {
-	Field  string
-	Equals string
-	Checks []*Check
+	Field   string
+	Equals  string
+	Absent  bool
+	Guarded bool
+	Checks  []*Check
+	Fields  []*Field
+}
+
+// same reports whether c and d always hold together (same field and value).
+func (c *Cond) same(d *Cond) bool {
+	return c.Field == d.Field && c.Absent == d.Absent && (c.Absent || c.Equals == d.Equals)
+}
+
+// String renders the condition for reasons: `status is "done"`, `event is absent`.
+func (c *Cond) String() string {
+	if c.Absent {
+		return c.Field + " is absent"
+	}
+	return fmt.Sprintf("%s is %q", c.Field, c.Equals)
+}
+
+// Field returns the unconditional field named name, or nil.
+func (o *Object) Field(name string) *Field {
+	for _, f := range o.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Conditional reports whether o declares conditional fields.
+func (o *Object) Conditional() bool {
+	for _, cd := range o.Conds {
+		if len(cd.Fields) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Names returns every member name o declares: the unconditional fields in
+// declaration order, then the names declared only under conditions, in
+// order of first declaration.
+func (o *Object) Names() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range o.Fields {
+		seen[f.Name] = true
+		out = append(out, f.Name)
+	}
+	for _, cd := range o.Conds {
+		for _, f := range cd.Fields {
+			if !seen[f.Name] {
+				seen[f.Name] = true
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
+}
+
+// CondDeclares reports whether some condition of o declares member name.
+func (o *Object) CondDeclares(name string) bool {
+	for _, cd := range o.Conds {
+		for _, f := range cd.Fields {
+			if f.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FieldFor returns the declaration of member name that applies when the
+// conditions i with holds[i] hold (holds may be shorter than o.Conds: the
+// rest do not hold): the unconditional field unified with the declarations
+// under every holding condition, in declaration order (a later @rule wins;
+// required if any declaration is). It returns nil when name is not declared.
+// Both engines use it, so they give a member the same type and rule.
+func (o *Object) FieldFor(name string, holds []bool) (*Field, error) {
+	f := o.Field(name)
+	for i, cd := range o.Conds {
+		if i >= len(holds) || !holds[i] {
+			continue
+		}
+		for _, cf := range cd.Fields {
+			if cf.Name == name {
+				var err error
+				if f, err = mergeField(f, cf); err != nil {
+					return nil, fmt.Errorf("%s (when %s): %w", name, cd, err)
+				}
+			}
+		}
+	}
+	return f, nil
+}
+
+// Variant is one way the conditions of an object can declare a member: On
+// lists conditions that hold and Off conditions that do not (one
+// representative per discriminator value; conditions on the same field and
+// value hold together), Holds is the resulting truth value of every
+// condition of the object as FieldFor takes it, and Field the member's
+// declaration (nil: not declared, an unknown member).
+type Variant struct {
+	On, Off []int
+	Holds   []bool
+	Field   *Field
+}
+
+// MaxVariants bounds the variants of one conditional member.
+const MaxVariants = 256
+
+// Variants returns every variant of member name: for each discriminator
+// whose conditions declare name, either one of its values holds or none
+// does. The variant where none holds comes last. It fails when two
+// declarations cannot be unified or there are more than MaxVariants.
+func (o *Object) Variants(name string) ([]Variant, error) {
+	// Representatives of the (field, value) pairs whose conditions declare
+	// name, grouped by field in order of first appearance.
+	var fields []string
+	reps := map[string][]int{}
+	for i, cd := range o.Conds {
+		declares := false
+		for _, f := range cd.Fields {
+			if f.Name == name {
+				declares = true
+			}
+		}
+		if !declares {
+			continue
+		}
+		dup := false
+		for _, r := range reps[cd.Field] {
+			if o.Conds[r].same(cd) {
+				dup = true
+			}
+		}
+		if dup {
+			continue
+		}
+		if reps[cd.Field] == nil {
+			fields = append(fields, cd.Field)
+		}
+		reps[cd.Field] = append(reps[cd.Field], i)
+	}
+	n := 1
+	for _, f := range fields {
+		n *= len(reps[f]) + 1
+		if n > MaxVariants {
+			return nil, fmt.Errorf("member %s has more than %d conditional variants", name, MaxVariants)
+		}
+	}
+	out := make([]Variant, 0, n)
+	// choice[j] is the index into reps[fields[j]] that holds, or len: none.
+	choice := make([]int, len(fields))
+	for k := 0; k < n; k++ {
+		x := k
+		for j := len(fields) - 1; j >= 0; j-- {
+			m := len(reps[fields[j]]) + 1
+			choice[j] = x % m
+			x /= m
+		}
+		v := Variant{Holds: make([]bool, len(o.Conds))}
+		for j, f := range fields {
+			for c, r := range reps[f] {
+				if c == choice[j] {
+					v.On = append(v.On, r)
+					for i, cd := range o.Conds {
+						if cd.same(o.Conds[r]) {
+							v.Holds[i] = true
+						}
+					}
+				} else {
+					v.Off = append(v.Off, r)
+				}
+			}
+		}
+		var err error
+		if v.Field, err = o.FieldFor(name, v.Holds); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	// Enumeration order puts "none holds" (every choice at its last value) last.
+	return out, nil
+}
+
+// mergeField unifies two declarations of one member.
+func mergeField(a, b *Field) (*Field, error) {
+	if a == nil {
+		return b, nil
+	}
+	f := *a
+	f.Required = a.Required || b.Required
+	if b.Rule != "" {
+		f.Rule = b.Rule
+	}
+	if b.EmptyRule != "" {
+		f.EmptyRule = b.EmptyRule
+	}
+	t, err := unifyTypes(a.Type, b.Type, true)
+	if err != nil {
+		return nil, err
+	}
+	f.Type = t
+	return &f, nil
+}
+
+// mergeObject unifies two struct literals of one definition: CUE allows a
+// member that either declares or either's pattern or `...` allows.
+func mergeObject(a, b *Object) (*Object, error) {
+	o := &Object{AllowX: a.AllowX || b.AllowX, Open: a.Open || b.Open}
+	o.Conds = append(append([]*Cond(nil), a.Conds...), b.Conds...)
+	for _, f := range a.Fields {
+		if g := b.Field(f.Name); g != nil {
+			m, err := mergeField(f, g)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Name, err)
+			}
+			f = m
+		}
+		o.Fields = append(o.Fields, f)
+	}
+	for _, g := range b.Fields {
+		if a.Field(g.Name) == nil {
+			o.Fields = append(o.Fields, g)
+		}
+	}
+	return o, nil
 }
 
 // Check is a hidden field `_Name: Ref & Type @rule(Rule)`: when its condition
@@ -132,6 +386,42 @@ type Check struct {
 	Ref  string
 	Type *Type
 	Rule string
+}
+
+// AcceptsScalar reports whether a scalar JSON value of kind k (one of
+// KString, KInt, KFloat, KBool, KNull) with string content s or number num
+// satisfies t: kinds, enum, code-point lengths, patterns and literal bounds
+// (sibling bounds are not checked). The CUE engine uses it to evaluate
+// `f == _|_` on data; the fast path has the same check on raw JSON.
+func (t *Type) AcceptsScalar(k JSONKind, s string, num float64) bool {
+	if t.Kinds&k == 0 {
+		return false
+	}
+	switch k {
+	case KString:
+		return literalFits(t, s) == nil
+	case KInt, KFloat:
+		for _, b := range t.Bounds {
+			if b.Ref == "" && !holds(b.Op, num, b.Num) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func holds(op string, x, y float64) bool {
+	switch op {
+	case ">=":
+		return x >= y
+	case ">":
+		return x > y
+	case "<=":
+		return x <= y
+	case "<":
+		return x < y
+	}
+	return false
 }
 
 // Kind is one record type: its name (family/record), its CUE definition and
@@ -158,6 +448,7 @@ func (m *Model) Kind(name string) *Kind {
 }
 
 type compiler struct {
+	condAt  map[*Cond]ast.Node // for error positions
 	defs    map[string]ast.Expr
 	busy    map[string]bool
 	errs    []string
@@ -176,7 +467,7 @@ func (c *compiler) errorf(n ast.Node, format string, args ...any) {
 // Compile parses every .cue file of fsys (one package) and compiles the kinds.
 // The error lists every unsupported construct with its position.
 func Compile(fsys fs.FS) (*Model, error) {
-	c := &compiler{defs: map[string]ast.Expr{}, busy: map[string]bool{}}
+	c := &compiler{defs: map[string]ast.Expr{}, busy: map[string]bool{}, condAt: map[*Cond]ast.Node{}}
 	names, err := fs.Glob(fsys, "*.cue")
 	if err != nil {
 		return nil, err
@@ -242,6 +533,17 @@ func kindOnly(k JSONKind) *Type { t := top(); t.Kinds = k; return t }
 
 // unify returns a & b.
 func (c *compiler) unify(n ast.Node, a, b *Type) *Type {
+	t, err := unifyTypes(a, b, false)
+	if err != nil {
+		c.errorf(n, "%v", err)
+		return a
+	}
+	return t
+}
+
+// unifyTypes returns a & b. Two struct literals unify only when structs is
+// set (conditional declarations of one member, see mergeObject).
+func unifyTypes(a, b *Type, structs bool) (*Type, error) {
 	t := *a
 	t.Kinds = a.Kinds & b.Kinds
 	switch {
@@ -267,19 +569,29 @@ func (c *compiler) unify(n ast.Node, a, b *Type) *Type {
 	switch {
 	case a.Obj == nil:
 		t.Obj = b.Obj
+	case b.Obj != nil && !structs:
+		return nil, fmt.Errorf("unifying two struct literals is not supported")
 	case b.Obj != nil:
-		c.errorf(n, "unifying two struct literals is not supported")
+		o, err := mergeObject(a.Obj, b.Obj)
+		if err != nil {
+			return nil, err
+		}
+		t.Obj = o
 	}
 	switch {
 	case a.Elem == nil:
 		t.Elem = b.Elem
 	case b.Elem != nil:
-		t.Elem = c.unify(n, a.Elem, b.Elem)
+		e, err := unifyTypes(a.Elem, b.Elem, structs)
+		if err != nil {
+			return nil, err
+		}
+		t.Elem = e
 	}
 	if t.Kinds == 0 {
-		c.errorf(n, "conjunction has no possible value")
+		return nil, fmt.Errorf("conjunction has no possible value")
 	}
-	return &t
+	return &t, nil
 }
 
 func maxInt(a, b int) int {
@@ -553,7 +865,10 @@ func (c *compiler) structLit(e *ast.StructLit, inCheck bool) *Type {
 				c.errorf(d, "comprehensions inside checks are not supported")
 				continue
 			}
-			o.Conds = append(o.Conds, c.cond(d))
+			if cd := c.cond(d); cd != nil {
+				o.Conds = append(o.Conds, cd)
+				c.condAt[cd] = d
+			}
 		case *ast.Field:
 			switch l := d.Label.(type) {
 			case *ast.ListLit:
@@ -585,6 +900,12 @@ func (c *compiler) structLit(e *ast.StructLit, inCheck bool) *Type {
 				f.Regular = true
 			}
 			c.fieldAttrs(f, d)
+			if f.NullRule != "" && !f.Required {
+				c.errorf(d, "@rule(...,null=) needs a required (!) field: null in an optional field is a wrong type")
+			}
+			if f.RestRule != "" && (f.Type.Kinds&KString == 0 || len(f.Type.Patterns) < 2) {
+				c.errorf(d, "@rule(...,rest=) needs a string with at least two patterns (the first decides the rule)")
+			}
 			o.Fields = append(o.Fields, f)
 		default:
 			c.errorf(d, "unsupported declaration %T", d)
@@ -601,16 +922,7 @@ func (c *compiler) structLit(e *ast.StructLit, inCheck bool) *Type {
 			}
 		}
 	}
-	for _, cd := range o.Conds {
-		if !seen[cd.Field] {
-			c.errorf(e, "condition on %s, which is not a field of the same struct", cd.Field)
-		}
-		for _, ck := range cd.Checks {
-			if !seen[ck.Ref] {
-				c.errorf(e, "check %s references %s, which is not a field of the same struct", ck.Name, ck.Ref)
-			}
-		}
-	}
+	c.checkConds(e, o, seen)
 	return t
 }
 
@@ -651,6 +963,10 @@ func (c *compiler) fieldAttrs(f *Field, d *ast.Field) {
 				f.Rule = part
 			case strings.HasPrefix(part, "empty="):
 				f.EmptyRule = strings.TrimPrefix(part, "empty=")
+			case strings.HasPrefix(part, "null="):
+				f.NullRule = strings.TrimPrefix(part, "null=")
+			case strings.HasPrefix(part, "rest="):
+				f.RestRule = strings.TrimPrefix(part, "rest=")
 			default:
 				c.errorf(a, "unsupported @rule argument %q", part)
 			}
@@ -660,42 +976,63 @@ func (c *compiler) fieldAttrs(f *Field, d *ast.Field) {
 
 func (c *compiler) cond(d *ast.Comprehension) *Cond {
 	cd := &Cond{}
-	if len(d.Clauses) != 1 {
-		c.errorf(d, "only a single if clause is supported")
-		return cd
+	var ifs []*ast.IfClause
+	for _, cl := range d.Clauses {
+		ifc, ok := cl.(*ast.IfClause)
+		if !ok {
+			c.errorf(d, "only if clauses are supported")
+			return nil
+		}
+		ifs = append(ifs, ifc)
 	}
-	ifc, ok := d.Clauses[0].(*ast.IfClause)
-	if !ok {
-		c.errorf(d, "only if clauses are supported")
-		return cd
+	bad := func() *Cond {
+		c.errorf(d, `only if f == "literal", if f == _|_ and if f != _|_ if f == "literal" conditions are supported`)
+		return nil
 	}
-	be, ok := ifc.Condition.(*ast.BinaryExpr)
-	var id *ast.Ident
-	var lit *ast.BasicLit
-	if ok && be.Op == token.EQL {
-		id, _ = be.X.(*ast.Ident)
-		lit, _ = be.Y.(*ast.BasicLit)
+	switch len(ifs) {
+	case 1:
+		f, op, lit, ok := condParts(ifs[0].Condition)
+		switch {
+		case ok && op == token.EQL && lit == nil:
+			cd.Field, cd.Absent = f, true
+		case ok && op == token.EQL:
+			cd.Field = f
+			cd.Equals, _ = literal.Unquote(lit.Value)
+		default:
+			return bad()
+		}
+	case 2:
+		f1, op1, lit1, ok1 := condParts(ifs[0].Condition)
+		f2, op2, lit2, ok2 := condParts(ifs[1].Condition)
+		if !ok1 || !ok2 || op1 != token.NEQ || lit1 != nil || op2 != token.EQL || lit2 == nil || f1 != f2 {
+			return bad()
+		}
+		cd.Field, cd.Guarded = f2, true
+		cd.Equals, _ = literal.Unquote(lit2.Value)
+	default:
+		return bad()
 	}
-	if id == nil || lit == nil || lit.Kind != token.STRING {
-		c.errorf(d, `only if f == "literal" conditions are supported`)
-		return cd
-	}
-	cd.Field = id.Name
-	cd.Equals, _ = literal.Unquote(lit.Value)
 	body, ok := d.Value.(*ast.StructLit)
 	if !ok {
 		c.errorf(d, "if body must be a struct")
 		return cd
 	}
+	names := map[string]bool{}
 	for _, e := range body.Elts {
 		f, ok := e.(*ast.Field)
 		if !ok {
-			c.errorf(e, "if body may hold only hidden check fields")
+			if _, ok := e.(*ast.CommentGroup); !ok {
+				c.errorf(e, "if body may hold only fields and hidden check fields")
+			}
 			continue
 		}
-		name, _, _ := ast.LabelName(f.Label)
+		name, _, err := ast.LabelName(f.Label)
+		if err != nil || name == "" {
+			c.errorf(f, "unsupported field label")
+			continue
+		}
 		if !strings.HasPrefix(name, "_") {
-			c.errorf(f, "if body may hold only hidden check fields (_name)")
+			c.condField(cd, f, name, names)
 			continue
 		}
 		// _name: ref & T & ...
@@ -731,6 +1068,183 @@ func (c *compiler) cond(d *ast.Comprehension) *Cond {
 	return cd
 }
 
+// condParts splits `f == "lit"`, `f == _|_` or `f != _|_` (lit nil for _|_).
+func condParts(e ast.Expr) (field string, op token.Token, lit *ast.BasicLit, ok bool) {
+	be, isBin := e.(*ast.BinaryExpr)
+	if !isBin || (be.Op != token.EQL && be.Op != token.NEQ) {
+		return "", 0, nil, false
+	}
+	id, isID := be.X.(*ast.Ident)
+	if !isID || strings.HasPrefix(id.Name, "#") || strings.HasPrefix(id.Name, "_") {
+		return "", 0, nil, false
+	}
+	switch y := be.Y.(type) {
+	case *ast.BottomLit:
+		return id.Name, be.Op, nil, true
+	case *ast.BasicLit:
+		if y.Kind == token.STRING && be.Op == token.EQL {
+			return id.Name, be.Op, y, true
+		}
+	}
+	return "", 0, nil, false
+}
+
+// condField compiles one conditional field declaration of cd.
+func (c *compiler) condField(cd *Cond, d *ast.Field, name string, names map[string]bool) {
+	if strings.HasPrefix(name, "#") {
+		c.errorf(d, "definitions are not allowed inside if bodies")
+		return
+	}
+	if names[name] {
+		c.errorf(d, "field %s declared twice in one if body", name)
+	}
+	names[name] = true
+	f := &Field{Name: name, Type: c.expr(d.Value, false)}
+	switch d.Constraint {
+	case token.NOT:
+		f.Required = true
+	case token.OPTION:
+	default:
+		c.errorf(d, "conditional field %s must be required (!) or optional (?)", name)
+	}
+	for _, b := range f.Type.Bounds {
+		if b.Ref != "" {
+			c.errorf(d, "conditional field %s: sibling bounds are not supported in conditional fields", name)
+		}
+	}
+	c.fieldAttrs(f, d)
+	cd.Fields = append(cd.Fields, f)
+}
+
+// checkConds validates the conditions of a struct literal at e against its
+// unconditional fields (seen).
+func (c *compiler) checkConds(e ast.Node, o *Object, seen map[string]bool) {
+	discr := map[string]bool{}
+	for _, cd := range o.Conds {
+		discr[cd.Field] = true
+	}
+	at := func(cd *Cond) ast.Node {
+		if n := c.condAt[cd]; n != nil {
+			return n
+		}
+		return e
+	}
+	for _, cd := range o.Conds {
+		f := o.Field(cd.Field)
+		if f == nil {
+			c.errorf(at(cd), "condition on %s, which is not an unconditional field of the same struct", cd.Field)
+			continue
+		}
+		t := f.Type
+		if t.Obj != nil || t.Elem != nil || t.Kinds&(KObject|KArray) != 0 {
+			c.errorf(at(cd), "condition on %s, which is not a scalar field", cd.Field)
+		}
+		for _, b := range t.Bounds {
+			if b.Ref != "" {
+				c.errorf(at(cd), "condition on %s, whose type has a sibling bound", cd.Field)
+			}
+		}
+		if !cd.Absent {
+			if err := literalFits(t, cd.Equals); err != nil {
+				c.errorf(at(cd), "condition %s: the literal does not satisfy the type of %s: %v", cd, cd.Field, err)
+			}
+		}
+		for _, ck := range cd.Checks {
+			if !seen[ck.Ref] {
+				c.errorf(at(cd), "check %s references %s, which is not an unconditional field of the same struct", ck.Name, ck.Ref)
+			}
+		}
+		for _, cf := range cd.Fields {
+			if discr[cf.Name] {
+				c.errorf(at(cd), "conditional field %s is the discriminator of a condition", cf.Name)
+			}
+		}
+	}
+	// CUE cannot compare an absent field: a literal condition on a field
+	// that may be absent needs the guard, or its struct is incomplete.
+	for _, cd := range o.Conds {
+		if cd.Absent || cd.Guarded {
+			continue
+		}
+		f := o.Field(cd.Field)
+		if f == nil {
+			continue
+		}
+		hasAbsent := false
+		for _, x := range o.Conds {
+			if x.Field == cd.Field && x.Absent {
+				hasAbsent = true
+			}
+		}
+		if !f.Required || hasAbsent {
+			c.errorf(at(cd), "condition %s on a field that may be absent must be guarded: if %s != _|_ if %s == %q", cd, cd.Field, cd.Field, cd.Equals)
+		}
+	}
+	for _, f := range o.Fields {
+		for _, b := range f.Type.Bounds {
+			if b.Ref != "" && o.CondDeclares(b.Ref) {
+				c.errorf(e, "bound of %s references %s, which is declared conditionally", f.Name, b.Ref)
+			}
+		}
+	}
+	for _, name := range o.Names() {
+		if o.CondDeclares(name) {
+			if _, err := o.Variants(name); err != nil {
+				c.errorf(e, "%v", err)
+			}
+		}
+	}
+	if n := len(o.Names()); n > 64 {
+		c.errorf(e, "struct with %d members: at most 64 are supported", n)
+	}
+}
+
+// literalFits reports why string s is not a value of t (nil if it is).
+func literalFits(t *Type, s string) error {
+	if t.Kinds&KString == 0 {
+		return fmt.Errorf("not a string field")
+	}
+	if t.Enum != nil {
+		found := false
+		for _, e := range t.Enum {
+			if e == s {
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("not one of %q", t.Enum)
+		}
+	}
+	n := utf8.RuneCountInString(s)
+	if (t.MinRunes >= 0 && n < t.MinRunes) || (t.MaxRunes >= 0 && n > t.MaxRunes) {
+		return fmt.Errorf("length %d out of bounds", n)
+	}
+	for _, p := range t.Patterns {
+		re, err := compileRegex(p)
+		if err != nil {
+			return err
+		}
+		if !re.MatchString(s) {
+			return fmt.Errorf("does not match %s", p)
+		}
+	}
+	return nil
+}
+
+var regexCache sync.Map // source → *regexp.Regexp
+
+func compileRegex(src string) (*regexp.Regexp, error) {
+	if re, ok := regexCache.Load(src); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	regexCache.Store(src, re)
+	return re, nil
+}
+
 // Rules returns every rule ID the model references, sorted.
 func (m *Model) Rules() []string {
 	set := map[string]bool{}
@@ -744,7 +1258,7 @@ func (m *Model) Rules() []string {
 			return
 		}
 		for _, f := range t.Obj.Fields {
-			for _, r := range []string{f.Rule, f.EmptyRule} {
+			for _, r := range []string{f.Rule, f.EmptyRule, f.NullRule, f.RestRule} {
 				if r != "" {
 					set[r] = true
 				}
@@ -755,6 +1269,14 @@ func (m *Model) Rules() []string {
 			for _, ck := range cd.Checks {
 				set[ck.Rule] = true
 				walk(ck.Type)
+			}
+			for _, f := range cd.Fields {
+				for _, r := range []string{f.Rule, f.EmptyRule} {
+					if r != "" {
+						set[r] = true
+					}
+				}
+				walk(f.Type)
 			}
 		}
 	}

@@ -1,11 +1,16 @@
 // Command gen compiles cue/*.cue into lint/fast/zz_validators.go (run by
 // `go generate ./lint/fast`). It writes the file atomically and fails on any
 // CUE construct outside the supported subset (see package schema).
+//
+// With -cue DIR and -pkg NAME it compiles another CUE package (the test
+// schemas of lint/schema/testdata) into package NAME, which dot-imports
+// lint/fast.
 package main
 
 import (
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -15,19 +20,25 @@ import (
 
 func main() {
 	out := flag.String("o", "zz_validators.go", "output file")
+	dir := flag.String("cue", "", "directory of the CUE package (default: the embedded cue/*.cue)")
+	pkg := flag.String("pkg", "fast", "Go package of the output file")
 	flag.Parse()
-	if err := run(*out); err != nil {
+	var fsys fs.FS = cuedefs.Files
+	if *dir != "" {
+		fsys = os.DirFS(*dir)
+	}
+	if err := run(fsys, *pkg, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string) error {
-	m, err := schema.Compile(cuedefs.Files)
+func run(fsys fs.FS, pkg, out string) error {
+	m, err := schema.Compile(fsys)
 	if err != nil {
 		return err
 	}
-	src, err := schema.Generate(m)
+	src, err := schema.GeneratePackage(m, pkg)
 	if err != nil {
 		return err
 	}

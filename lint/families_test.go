@@ -1,0 +1,100 @@
+package lint
+
+import (
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+var updateFamilies = flag.Bool("update", false, "rewrite testdata/families/*/want.txt from the actual findings")
+
+// lintTree lints every file under dir whose kind is detected (glob, then
+// sniffing) and returns one line per violation, file:line:col: CODE
+// severity RULE pointer, relative to dir, in walk order.
+func lintTree(t *testing.T, dir string, strict bool) (lines []string, denied map[string]bool) {
+	t.Helper()
+	denied = map[string]bool{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Base(p) == "want.txt" {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		kind := GlobKind(rel)
+		if kind == nil {
+			kind = Sniff(data)
+		}
+		if kind == nil {
+			t.Errorf("%s: kind not detected", rel)
+			return nil
+		}
+		l := &Linter{V: NewValidator(Options{Strict: strict, Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, nil)}
+		l.Emit = func(e envelope.Envelope) error {
+			vs, _ := e.Details["violations"].([]envelope.Violation)
+			for _, v := range vs {
+				lines = append(lines, fmt.Sprintf("%s:%d:%d: %s %s %s %s", rel, v.Line, v.Column, v.Code, v.Severity, v.Rule, v.Pointer))
+				if v.Severity == envelope.SeverityError {
+					denied[fmt.Sprintf("%s:%d", rel, v.Line)] = true
+				}
+			}
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return l.File(kind, rel, f)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines, denied
+}
+
+// TestFamilies: every record of the seed examples (testdata/seeds/{ledger,
+// collector,idle}) and of testdata/families/*/valid is allowed; every record
+// of testdata/families/*/invalid is denied or warned, and the findings are
+// those of testdata/families/<family>/want.txt (go test ./lint -run
+// TestFamilies -update rewrites them).
+func TestFamilies(t *testing.T) {
+	for _, fam := range []string{"ledger", "collector", "idle"} {
+		t.Run(fam, func(t *testing.T) {
+			for _, dir := range []string{filepath.Join("..", "testdata", "seeds", fam), filepath.Join("..", "testdata", "families", fam, "valid")} {
+				for _, strict := range []bool{false, true} {
+					if _, denied := lintTree(t, dir, strict); len(denied) > 0 {
+						t.Errorf("%s (strict=%v): records denied: %v", dir, strict, denied)
+					}
+				}
+			}
+			dir := filepath.Join("..", "testdata", "families", fam)
+			lines, _ := lintTree(t, filepath.Join(dir, "invalid"), false)
+			got := strings.Join(lines, "\n") + "\n"
+			want := filepath.Join(dir, "want.txt")
+			if *updateFamilies {
+				if err := os.WriteFile(want, []byte(got), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			b, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if string(b) != got {
+				t.Errorf("findings of %s/invalid differ from want.txt (run with -update to accept):\n--- got\n%s--- want\n%s", dir, got, b)
+			}
+		})
+	}
+}

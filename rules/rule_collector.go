@@ -1,0 +1,181 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/timefmt"
+)
+
+// Collector rules (seed 004 "JSONL Event System Specification", CONTRACT.md
+// section 4 "collector"). CL001–CL007 are schema rules named by
+// cue/collector.cue; the rules below need the reference table of event types.
+
+// collectorEvent is seed 004's lifecycle namespace "Example".
+const collectorEvent = `{"version":"1.0.0","event_type":"lifecycle.started","timestamp":"2025-12-13T20:45:00.123Z","agent_id":"@backend-engineer","session_id":"sess-abc123","source":"mcp","message":"Beginning API implementation"}`
+
+// CollectorEventTypes maps each of the 26 known event types (the rows of
+// seed 004's "Complete Event Type Reference", whose heading says 22; the rows
+// win, CONTRACT.md section 4 "collector") to its legacy status equivalent,
+// "" where the table shows "-".
+var CollectorEventTypes = map[string]string{
+	"lifecycle.started":       "started",
+	"lifecycle.completed":     "completed",
+	"lifecycle.error":         "error",
+	"lifecycle.terminated":    "",
+	"activity.thinking":       "thinking",
+	"activity.tool_use":       "tool_use",
+	"activity.progress":       "progress",
+	"coordination.waiting":    "waiting",
+	"coordination.blocked":    "blocked",
+	"coordination.handoff":    "",
+	"hook.session_start":      "started",
+	"hook.session_end":        "completed",
+	"hook.prompt_submit":      "thinking",
+	"hook.pre_tool_use":       "tool_use",
+	"hook.post_tool_use":      "progress",
+	"hook.permission_request": "waiting",
+	"hook.notification":       "progress",
+	"hook.stop":               "completed",
+	"hook.subagent_stop":      "completed",
+	"hook.pre_compact":        "progress",
+	"decision.made":           "",
+	"decision.rationale":      "",
+	"decision.rejected":       "",
+	"system.heartbeat":        "",
+	"system.config_change":    "",
+	"system.error":            "error",
+}
+
+// unknownEventType reports event_type when it is not one of the 26 (the
+// schema already holds it to a known namespace).
+func unknownEventType(d *Doc, r *Reporter) {
+	t := Str(d.Root(), "event_type")
+	if _, known := CollectorEventTypes[t]; known || t == "" {
+		return
+	}
+	ns, _, _ := strings.Cut(t, ".")
+	r.Reportf(Ptr("event_type"), map[string]any{"namespace": ns},
+		"unknown event type %q in namespace %q (seed 004 lists 26 event types)", t, ns)
+}
+
+// checkUnknownEventType: an unknown type in a known namespace is a warning
+// (CL010) without --strict ...
+func checkUnknownEventType(d *Doc, r *Reporter) {
+	if d.Options == nil || !d.Options.Strict {
+		unknownEventType(d, r)
+	}
+}
+
+// checkUnknownEventTypeStrict: ... and SCHEMA_INVALID (CL011) with --strict
+// (CONTRACT.md section 4, All families).
+func checkUnknownEventTypeStrict(d *Doc, r *Reporter) {
+	if d.Options != nil && d.Options.Strict {
+		unknownEventType(d, r)
+	}
+}
+
+// checkLegacyStatus: a legacy status that contradicts the event type's
+// status equivalent is a warning (CL012). Types without an equivalent accept
+// any status.
+func checkLegacyStatus(d *Doc, r *Reporter) {
+	root := d.Root()
+	status, ok := root["status"].(string)
+	want := CollectorEventTypes[Str(root, "event_type")]
+	if !ok || want == "" || status == want {
+		return
+	}
+	r.Reportf(Ptr("status"), map[string]any{"status_equivalent": want},
+		"legacy status %q contradicts event type %s, whose status equivalent is %q", status, Str(root, "event_type"), want)
+}
+
+// checkLeapSecond: the JSON Schema's date-time format accepts a leap second
+// only at 23:59:60 UTC (RFC 3339 section 5.7); the schema's pattern accepts
+// :60 at any minute, so this rule holds timestamp to the JSON Schema (CL013).
+func checkLeapSecond(d *Doc, r *Reporter) {
+	ts := Str(d.Root(), "timestamp")
+	if len(ts) >= 19 && ts[17:19] == "60" && !timefmt.IsRFC3339(ts) {
+		r.Reportf(Ptr("timestamp"), nil, "timestamp %q has a leap second that is not at 23:59:60 UTC", ts)
+	}
+}
+
+func init() {
+	ev := func(old, repl string) string { return strings.Replace(collectorEvent, old, repl, 1) }
+	cl := []string{"collector/event"}
+	Register(
+		&Rule{
+			ID: "CL001", Name: "collector-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError, Kinds: cl,
+			Summary:     "version must be a string whose major version is 1 (fail closed on other majors, numbers and null)",
+			Source:      "seed 004 Schema Version; CONTRACT.md section 3, UNKNOWN_SCHEMA_VERSION",
+			ExampleKind: "collector/event", Example: ev(`"1.0.0"`, `"2.0.0"`), Fixed: collectorEvent,
+		},
+		&Rule{
+			ID: "CL002", Name: "collector-version-format", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
+			Summary:     `a major-1 version must match the seed's pattern ^\d+\.\d+\.\d+$ ("1.0" is malformed)`,
+			Source:      "seed 004 JSON Schema (version.pattern); CONTRACT.md section 3, UNKNOWN_SCHEMA_VERSION (a known major with a malformed rest)",
+			ExampleKind: "collector/event", Example: ev(`"1.0.0"`, `"1.0"`), Fixed: collectorEvent,
+		},
+		&Rule{
+			ID: "CL003", Name: "collector-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
+			Summary:     "event_type is <namespace>.<name>: namespace lifecycle, activity, coordination, hook, decision or system; name [a-z_]+",
+			Source:      "seed 004 JSON Schema (event_type.pattern)",
+			ExampleKind: "collector/event", Example: ev(`"lifecycle.started"`, `"Lifecycle.Started"`), Fixed: collectorEvent,
+		},
+		&Rule{
+			ID: "CL004", Name: "collector-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
+			Summary:     "timestamp is an RFC 3339 date-time with an offset",
+			Source:      "seed 004 JSON Schema (timestamp format date-time); CONTRACT.md section 4, All families and collector",
+			ExampleKind: "collector/event", Example: ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13 20:45:00"`), Fixed: collectorEvent,
+		},
+		&Rule{
+			ID: "CL005", Name: "collector-agent-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
+			Summary:     "agent_id is a string of at least one character",
+			Source:      "seed 004 JSON Schema (agent_id.minLength 1); CONTRACT.md section 3 (collector: only absence is MISSING_REQUIRED_INPUT)",
+			ExampleKind: "collector/event", Example: ev(`"@backend-engineer"`, `""`), Fixed: collectorEvent,
+		},
+		&Rule{
+			ID: "CL006", Name: "collector-event-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
+			Summary:     "event_id is a UUID in the 8-4-4-4-12 form",
+			Source:      "seed 004 JSON Schema (event_id format uuid); CONTRACT.md section 4, collector",
+			ExampleKind: "collector/event",
+			Example:     ev(`"session_id"`, `"event_id":"550e8400e29b41d4a716446655440000","session_id"`),
+			Fixed:       ev(`"session_id"`, `"event_id":"550e8400-e29b-41d4-a716-446655440000","session_id"`),
+		},
+		&Rule{
+			ID: "CL007", Name: "collector-progress", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
+			Summary:     "progress is a number from 0.0 to 1.0 (compared exactly)",
+			Source:      "seed 004 JSON Schema (progress minimum 0.0, maximum 1.0)",
+			ExampleKind: "collector/event", Example: ev(`"source"`, `"progress":75,"source"`), Fixed: ev(`"source"`, `"progress":0.75,"source"`),
+		},
+		&Rule{
+			ID: "CL010", Name: "unknown-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: cl,
+			Summary:     "event_type is in a known namespace but is not one of the 26 event types of seed 004 (with --strict: CL011)",
+			Source:      "seed 004 Complete Event Type Reference (26 rows); CONTRACT.md section 4, All families and collector",
+			ExampleKind: "collector/event", Example: ev(`"lifecycle.started"`, `"lifecycle.paused"`), Fixed: collectorEvent,
+			Check: checkUnknownEventType,
+		},
+		&Rule{
+			ID: "CL011", Name: "unknown-event-type-strict", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
+			Summary:     "with --strict, event_type must be one of the 26 event types of seed 004",
+			Source:      "seed 004 Complete Event Type Reference; CONTRACT.md section 4, All families (unknown event types: --strict makes them SCHEMA_INVALID)",
+			ExampleKind: "collector/event", Options: []string{"--strict"},
+			Example: ev(`"lifecycle.started"`, `"lifecycle.paused"`), Fixed: collectorEvent,
+			Check: checkUnknownEventTypeStrict,
+		},
+		&Rule{
+			ID: "CL012", Name: "legacy-status", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: cl,
+			Summary:     "a legacy status must not contradict the event type's status equivalent",
+			Source:      "seed 004 Backward Compatibility and Complete Event Type Reference (Status Equivalent); CONTRACT.md section 4, collector",
+			ExampleKind: "collector/event", Example: ev(`"source"`, `"status":"completed","source"`), Fixed: ev(`"source"`, `"status":"started","source"`),
+			Check: checkLegacyStatus,
+		},
+		&Rule{
+			ID: "CL013", Name: "collector-leap-second", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
+			Summary:     "a leap second in timestamp must fall at 23:59:60 UTC",
+			Source:      "seed 004 JSON Schema (format date-time, asserted); RFC 3339 section 5.7; CONTRACT.md section 4, collector",
+			ExampleKind: "collector/event", Example: ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13T20:45:60Z"`),
+			Fixed: ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-31T23:59:60Z"`),
+			Check: checkLeapSecond,
+		},
+	)
+}

@@ -1,0 +1,243 @@
+package rules
+
+import (
+	"strings"
+	"time"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/timefmt"
+)
+
+// Idle loop rules (seed 002 "Event Schema (v0)", CONTRACT.md section 4
+// "idle"). IL001–IL009 are schema rules named by cue/idle.cue; the rules
+// below need two fields, the clock or a numeric comparison of text.
+
+// idleState is seed 002's "Simple Loop STATE" example, compacted.
+const idleState = `{"schema":0,"event":"STATE","run_id":"loop-1703123456-12345","updated_at":"2024-12-21T10:00:00Z","stack":[{"id":"loop-1703123456-12345","mode":"loop","iter":3,"max":10,"prompt_file":"/tmp/idle-loop-xxx/prompt.txt"}]}`
+
+// idleAnchor is seed 002's "ANCHOR Event" example, compacted.
+const idleAnchor = `{"schema":0,"goal":"Working on issue: auth-123","mode":"issue","iteration":"3/10","progress":"Recent commits: abc1234; def5678; ghi9012","modified_files":"src/auth.py, tests/test_auth.py, README.md","next_step":"Continue working on the task. Check git status and loop state.","timestamp":"2024-12-21T10:30:00Z"}`
+
+// idleExampleNow is the --now of the idle examples (lint/examples_test.go
+// runs every example at 2026-02-14T20:00:00Z; the STATE examples are
+// dated relative to it where staleness matters).
+const idleExampleNow = "2026-02-14T19:00:00Z"
+
+// IdleEvents are the event names of seed 002 section 3.
+var IdleEvents = []string{"STATE", "DONE", "ABORT", "ANCHOR"}
+
+// IdleStateTTL is how long a STATE stays fresh (seed 002 section 4.1: "TTL:
+// 2 hours (state is considered stale after this period)").
+const IdleStateTTL = 2 * time.Hour
+
+// checkIdleSchema1: schema 1, what the seed says the code base emits, is
+// accepted with a warning (IL010; CONTRACT.md section 4 "idle").
+func checkIdleSchema1(d *Doc, r *Reporter) {
+	if n, ok := d.Root()["schema"].(float64); ok && n == 1 {
+		r.Report(Ptr("schema"), "schema 1 is accepted but seed 002 formalizes the events as schema 0", nil)
+	}
+}
+
+// checkIdleEvent: event, when present, is one of the four names (IL014).
+func checkIdleEvent(d *Doc, r *Reporter) {
+	ev, present := d.Root()["event"]
+	s, _ := ev.(string)
+	if !present {
+		return
+	}
+	for _, e := range IdleEvents {
+		if s == e {
+			return
+		}
+	}
+	r.Reportf(Ptr("event"), nil, "event %q is not one of STATE, DONE, ABORT, ANCHOR", s)
+}
+
+// checkIdleRunMode: the mode in a STATE's run_id (<mode>-<timestamp>-<pid>)
+// equals the mode of the first stack frame (IL012).
+func checkIdleRunMode(d *Doc, r *Reporter) {
+	root := d.Root()
+	if Str(root, "event") != "STATE" {
+		return
+	}
+	stack := Arr(root, "stack")
+	if len(stack) == 0 {
+		return
+	}
+	runMode, _, _ := strings.Cut(Str(root, "run_id"), "-")
+	frameMode := Str(Obj(stack[0]), "mode")
+	if runMode != frameMode {
+		r.Reportf(Ptr("run_id"), map[string]any{"frame_mode": frameMode},
+			"run_id %q is a %s run, but the first stack frame's mode is %q", Str(root, "run_id"), runMode, frameMode)
+	}
+}
+
+// checkIdleFrameIter: iter <= max in every stack frame of a STATE (IL015;
+// the schema checks both are integers >= 1).
+func checkIdleFrameIter(d *Doc, r *Reporter) {
+	root := d.Root()
+	if Str(root, "event") != "STATE" {
+		return
+	}
+	for i, f := range Arr(root, "stack") {
+		fr := Obj(f)
+		iter, ok1 := fr["iter"].(float64)
+		max, ok2 := fr["max"].(float64)
+		if ok1 && ok2 && iter > max {
+			r.Reportf(Ptr("stack", i, "iter"), nil, "iter %v must be <= max %v", iter, max)
+		}
+	}
+}
+
+// isAnchor reports whether an idle event is an ANCHOR (no event, or event
+// "ANCHOR"; CONTRACT.md section 4 "idle").
+func isAnchor(root map[string]any) bool {
+	ev, present := root["event"]
+	return !present || ev == "ANCHOR"
+}
+
+// checkIdleAnchorIteration: an ANCHOR's iteration "current/max" has
+// 1 <= current <= max (IL011); the schema (IL008) checks the layout. The
+// numbers are compared as decimal text, so any length is exact.
+func checkIdleAnchorIteration(d *Doc, r *Reporter) {
+	root := d.Root()
+	it := Str(root, "iteration")
+	cur, max, ok := strings.Cut(it, "/")
+	if !isAnchor(root) || !ok || cur == "" || max == "" {
+		return
+	}
+	c1, _ := fast.CompareNumbers(cur, "1")
+	c2, _ := fast.CompareNumbers(cur, max)
+	if c1 < 0 || c2 > 0 {
+		r.Reportf(Ptr("iteration"), nil, "iteration %q must have 1 <= current <= max", it)
+	}
+}
+
+// checkIdleStale: a STATE whose updated_at is more than IdleStateTTL before
+// --now is stale (IL013, warning).
+func checkIdleStale(d *Doc, r *Reporter) {
+	root := d.Root()
+	if Str(root, "event") != "STATE" || d.Options == nil || d.Options.Now.IsZero() {
+		return
+	}
+	at, ok := timefmt.ParseRFC3339(Str(root, "updated_at"))
+	if !ok {
+		return
+	}
+	if age := d.Options.Now.Sub(at); age > IdleStateTTL {
+		r.Reportf(Ptr("updated_at"), map[string]any{"age_seconds": int64(age / time.Second)},
+			"STATE is stale: updated_at %s is %s before now (TTL 2h)", Str(root, "updated_at"), age.Round(time.Second))
+	}
+}
+
+func init() {
+	state := func(old, repl string) string { return strings.Replace(idleState, old, repl, 1) }
+	anchor := func(old, repl string) string { return strings.Replace(idleAnchor, old, repl, 1) }
+	fresh := state(`2024-12-21T10:00:00Z`, idleExampleNow)
+	il := []string{"idle/event"}
+	Register(
+		&Rule{
+			ID: "IL001", Name: "idle-schema-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "schema must be the integer 0 (or 1, with a warning); any other value or type, null included, is unknown",
+			Source:      "seed 002 section 1; CONTRACT.md section 3 UNKNOWN_SCHEMA_VERSION and section 4, idle",
+			ExampleKind: "idle/event", Example: state(`"schema":0`, `"schema":"0"`), Fixed: fresh,
+		},
+		&Rule{
+			ID: "IL002", Name: "idle-run-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "a STATE's run_id is <mode>-<timestamp>-<pid>: ^(loop|grind|issue)-[0-9]+-[0-9]+$",
+			Source:      "seed 002 section 2; CONTRACT.md section 4, idle",
+			ExampleKind: "idle/event", Example: state(`"run_id":"loop-1703123456-12345"`, `"run_id":"loop-1703123456"`), Fixed: fresh,
+		},
+		&Rule{
+			ID: "IL003", Name: "idle-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "updated_at (STATE) and timestamp (ANCHOR) are RFC 3339 date-times with an offset",
+			Source:      "seed 002 sections 4.1 and 4.4 (ISO 8601); CONTRACT.md section 4, All families",
+			ExampleKind: "idle/event", Example: anchor(`2024-12-21T10:30:00Z`, `2024-12-21 10:30:00`), Fixed: idleAnchor,
+		},
+		&Rule{
+			ID: "IL004", Name: "frame-iteration", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "a stack frame's iter and max are integers >= 1 (iter <= max: IL015)",
+			Source:      "seed 002 section 5 (iter 1-based, max allowed); CONTRACT.md section 4, idle",
+			ExampleKind: "idle/event", Example: state(`"iter":3`, `"iter":0`), Fixed: fresh,
+		},
+		&Rule{
+			ID: "IL005", Name: "absolute-path", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "a stack frame's prompt_file and worktree_path are absolute paths",
+			Source:      "seed 002 section 5; CONTRACT.md section 4, idle",
+			ExampleKind: "idle/event", Example: state(`"/tmp/idle-loop-xxx/prompt.txt"`, `"prompt.txt"`), Fixed: fresh,
+		},
+		&Rule{
+			ID: "IL006", Name: "idle-reason", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "DONE's reason is COMPLETE, MAX_ITERATIONS, NO_MORE_ISSUES or MAX_ISSUES; ABORT's optional reason is USER_CANCELLED",
+			Source:      "seed 002 sections 4.2 and 4.3",
+			ExampleKind: "idle/event",
+			Example:     `{"schema":0,"event":"DONE","reason":"FINISHED","stack":[]}`,
+			Fixed:       `{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[]}`,
+		},
+		&Rule{
+			ID: "IL007", Name: "terminal-stack-empty", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "the stack of DONE and ABORT is always []",
+			Source:      "seed 002 sections 4.2 and 4.3 (Always [])",
+			ExampleKind: "idle/event",
+			Example:     `{"schema":0,"event":"ABORT","stack":[{"id":"loop-1-2","mode":"loop","iter":1,"max":1,"prompt_file":"/p"}]}`,
+			Fixed:       `{"schema":0,"event":"ABORT","stack":[]}`,
+		},
+		&Rule{
+			ID: "IL008", Name: "anchor-iteration-format", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     `an ANCHOR's iteration is "current/max" (digits/digits)`,
+			Source:      "seed 002 section 4.4; CONTRACT.md section 4, idle",
+			ExampleKind: "idle/event", Example: anchor(`"3/10"`, `"3 of 10"`), Fixed: idleAnchor,
+		},
+		&Rule{
+			ID: "IL009", Name: "state-stack", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "a STATE's stack is a non-empty array of stack frames (the last is the current loop)",
+			Source:      "seed 002 sections 4.1 and 5; CONTRACT.md section 4, idle (run_id's mode is the first frame's)",
+			ExampleKind: "idle/event",
+			Example:     `{"schema":0,"event":"STATE","run_id":"loop-1703123456-12345","updated_at":"` + idleExampleNow + `","stack":[]}`,
+			Fixed:       fresh,
+		},
+		&Rule{
+			ID: "IL010", Name: "idle-schema-1", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityWarning, Kinds: il,
+			Summary:     "schema 1 (what the seed says the code base emits) is accepted with a warning; seed 002 formalizes schema 0",
+			Source:      "seed 002 section 1 (note); CONTRACT.md section 4, idle",
+			ExampleKind: "idle/event", Example: state(`"schema":0`, `"schema":1`), Fixed: fresh,
+			Check: checkIdleSchema1,
+		},
+		&Rule{
+			ID: "IL011", Name: "anchor-iteration-bounds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     `an ANCHOR's iteration "current/max" has 1 <= current <= max`,
+			Source:      "seed 002 section 4.4; CONTRACT.md section 4, idle",
+			ExampleKind: "idle/event", Example: anchor(`"3/10"`, `"11/10"`), Fixed: idleAnchor,
+			Check: checkIdleAnchorIteration,
+		},
+		&Rule{
+			ID: "IL012", Name: "run-id-mode", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "a STATE's run_id mode (<mode>-<timestamp>-<pid>) equals the first stack frame's mode",
+			Source:      "seed 002 sections 2 and 5; CONTRACT.md section 4, idle",
+			ExampleKind: "idle/event", Example: state(`"run_id":"loop-`, `"run_id":"grind-`), Fixed: fresh,
+			Check: checkIdleRunMode,
+		},
+		&Rule{
+			ID: "IL013", Name: "stale-state", Code: envelope.TaskTimeout, Severity: envelope.SeverityWarning, Kinds: il,
+			Summary:     "a STATE whose updated_at is more than 2 hours before --now is stale",
+			Source:      "seed 002 section 4.1 (TTL: 2 hours); CONTRACT.md section 4, idle",
+			ExampleKind: "idle/event", Example: idleState, Fixed: fresh,
+			Check: checkIdleStale,
+		},
+		&Rule{
+			ID: "IL015", Name: "frame-iter-max", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "a stack frame's iter is at most its max",
+			Source:      "seed 002 section 5 (max: maximum iterations allowed); CONTRACT.md section 4, idle (1 <= iter <= max)",
+			ExampleKind: "idle/event", Example: state(`"iter":3`, `"iter":11`), Fixed: fresh,
+			Check: checkIdleFrameIter,
+		},
+		&Rule{
+			ID: "IL014", Name: "idle-event", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "event, when present, is STATE, DONE, ABORT or ANCHOR (without event the object is an ANCHOR)",
+			Source:      "seed 002 section 3; CONTRACT.md section 4, idle",
+			ExampleKind: "idle/event", Example: state(`"STATE"`, `"STAT"`), Fixed: fresh,
+			Check: checkIdleEvent,
+		},
+	)
+}
