@@ -140,9 +140,9 @@ func Open(dir, rev string) (*Base, error) {
 	if err != nil {
 		msg := fmt.Sprintf("--base %s: no commit named %q in %s", rev, rev, b.top)
 		if shallow {
-			msg += `: it is a shallow clone, so the revision may be older than its history; fetch more with "git fetch --deepen=100" or "git fetch --unshallow" (GitHub actions/checkout: set "fetch-depth: 0")`
+			msg += `: this is a shallow clone and the revision may lie beyond its history; fetch more with "git fetch --deepen=100" or "git fetch --unshallow" (GitHub actions/checkout: set "fetch-depth: 0")`
 		}
-		msg += `; a remote branch must be fetched too, e.g. "git fetch origin main"`
+		msg += `; if it names a branch of a remote, fetch that first, e.g. "git fetch origin main"`
 		if m := gitMessage(err); m != "" && m != "exit status 1" {
 			msg += " (" + m + ")"
 		}

@@ -232,7 +232,7 @@ func TestShallowClone(t *testing.T) {
 		if !errors.Is(err, ErrUnknownRevision) {
 			t.Fatalf("Open(shallow, %s) = %v, want ErrUnknownRevision", rev, err)
 		}
-		for _, s := range []string{"shallow clone", "git fetch --deepen", "git fetch --unshallow", "fetch-depth: 0", rev} {
+		for _, s := range []string{"a shallow clone", "git fetch --deepen", "git fetch --unshallow", "fetch-depth: 0", rev} {
 			if !strings.Contains(err.Error(), s) {
 				t.Errorf("message %q does not mention %q", err, s)
 			}
