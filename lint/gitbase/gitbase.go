@@ -6,10 +6,15 @@
 // had there.
 //
 // Open resolves the repository and REV once; Check compares one file on disk
-// with its version at REV, streaming the blob from a long-lived
-// `git cat-file --batch` process against the file, two 64 KiB buffers at a
-// time: memory does not depend on file size, and a run of any number of files
-// starts one git process per concurrent Check (one for a sequential run).
+// with its version at REV. A long-lived `git cat-file --batch-check` process
+// gives the blob's id and size; when the file can seek, Check first hashes
+// its first size bytes as git does, so a compliant file (the common case)
+// never needs the blob's content. Otherwise, or when the hash differs, a
+// long-lived `git cat-file --batch` process streams the blob against the
+// file, two 64 KiB buffers at a time, to find the first differing line.
+// Memory does not depend on file size, and a run of any number of files
+// starts at most two git processes per concurrent Check (two for a
+// sequential run, one when no file differs).
 //
 // Why the git CLI and not a Go git library: the git CLI is what a user's
 // clone was made with, so shallow, partial (lazy blob fetch) and
@@ -28,8 +33,12 @@ package gitbase
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"os/exec"
@@ -76,8 +85,8 @@ type Base struct {
 
 	sem     chan struct{} // one token per Check holding a git process
 	mu      sync.Mutex
-	idle    []*catFile
-	started int // cat-file processes started so far
+	idle    []*worker
+	started int // git cat-file processes started so far
 	closed  bool
 }
 
@@ -183,8 +192,10 @@ func (b *Base) Rel(path string) (rel string, ok bool, err error) {
 // starts with exactly the bytes it had at REV; a last line that had no
 // newline at REV may only be finished with LF or CRLF, not continued.
 // Otherwise it returns the Finding. It reads at most the size at REV plus 2
-// bytes of current. Errors: the path cannot be resolved, current cannot be
-// read, git failed.
+// bytes of current, twice when current is an io.ReadSeeker (an *os.File)
+// and differs: it is then read from its position at the call, hashed, and
+// read again from there. Errors: the path cannot be resolved, current cannot
+// be read, git failed.
 func (b *Base) Check(path string, current io.Reader) (*Finding, error) {
 	rel, ok, err := b.Rel(path)
 	if err != nil || !ok {
@@ -194,36 +205,112 @@ func (b *Base) Check(path string, current io.Reader) (*Finding, error) {
 		// `cat-file --batch` reads object names by line.
 		return b.checkOneShot(path, rel, current)
 	}
-	p, err := b.acquire()
+	w, err := b.acquire()
 	if err != nil {
 		return nil, err
 	}
-	f, err := b.checkWith(p, path, rel, current)
+	f, err := b.checkWith(w, path, rel, current)
 	var cur errCurrent
-	b.release(p, err != nil && !errors.As(err, &cur))
+	b.release(w, err != nil && !errors.As(err, &cur))
+	if err != nil && errors.As(err, &cur) {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
 	return f, err
 }
 
-func (b *Base) checkWith(p *catFile, path, rel string, current io.Reader) (*Finding, error) {
-	typ, size, err := p.object(b.commit + ":" + rel)
-	if err != nil || typ == "" {
+// checkWith asks for the blob's id and size at REV; when current can seek,
+// it first hashes the current file's first size bytes as git would (the
+// common, compliant case then never reads the blob); otherwise, or when the
+// hash differs, it streams the blob and compares byte by byte to find the
+// first differing line.
+func (b *Base) checkWith(w *worker, path, rel string, current io.Reader) (*Finding, error) {
+	oid, typ, size, err := w.info.object(b.commit + ":" + rel)
+	if err != nil || typ != "blob" {
+		return nil, err // missing, or not a file at REV
+	}
+	if rs, ok := current.(io.ReadSeeker); ok {
+		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			same, err := sameBlob(rs, oid, size, w.bufB)
+			if err != nil || same {
+				return nil, err
+			}
+			if _, err := rs.Seek(start, io.SeekStart); err != nil {
+				return nil, errCurrent{err}
+			}
+		}
+	}
+	if w.blobs == nil {
+		if w.blobs, err = b.startCatFile("--batch"); err != nil {
+			return nil, err
+		}
+	}
+	_, typ, bsize, err := w.blobs.object(oid)
+	if err != nil {
 		return nil, err
 	}
-	if typ != "blob" {
-		return nil, p.skip(size)
+	if typ != "blob" || bsize != size {
+		return nil, w.blobs.fail(fmt.Errorf("%w: object %s is %s of %d bytes, want a blob of %d", errProtocol, oid, typ, bsize, size))
 	}
-	d, consumed, err := compare(p.out, size, current, p.bufA, p.bufB)
+	d, consumed, err := compare(w.blobs.out, size, current, w.bufA, w.bufB)
 	var cur errCurrent
 	if err != nil && !errors.As(err, &cur) {
-		return nil, p.fail(err)
+		return nil, w.blobs.fail(err)
 	}
-	if derr := p.skip(size - consumed); derr != nil {
+	if derr := w.blobs.skip(size - consumed); derr != nil {
 		return nil, derr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	return b.finding(path, rel, size, d), nil
+}
+
+// sameBlob reports whether the first size bytes of r hash to the blob id
+// oid (git's object id: SHA-1, or SHA-256 in a sha256 repository, of
+// "blob <size>\0" and the bytes) and what follows them is nothing, or a
+// newline when they do not end with one: exactly the compliant case of
+// compare. As in git itself, equal ids mean equal content. false means
+// "compare byte by byte"; r is then read partway.
+func sameBlob(r io.Reader, oid string, size int64, buf []byte) (bool, error) {
+	var h hash.Hash
+	switch len(oid) {
+	case 2 * sha1.Size:
+		h = sha1.New()
+	case 2 * sha256.Size:
+		h = sha256.New()
+	default:
+		return false, nil
+	}
+	fmt.Fprintf(h, "blob %d\x00", size)
+	var last byte
+	for off := int64(0); off < size; {
+		n := int64(len(buf))
+		if size-off < n {
+			n = size - off
+		}
+		m, err := io.ReadFull(r, buf[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return false, nil // shorter than at REV
+		}
+		if err != nil {
+			return false, errCurrent{err}
+		}
+		h.Write(buf[:m])
+		last = buf[n-1]
+		off += n
+	}
+	if hex.EncodeToString(h.Sum(buf[:0])) != oid {
+		return false, nil
+	}
+	if size == 0 || last == '\n' {
+		return true, nil
+	}
+	var next [2]byte
+	m, err := io.ReadFull(r, next[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return false, errCurrent{err}
+	}
+	return m == 0 || next[0] == '\n' || m == 2 && next[0] == '\r' && next[1] == '\n', nil
 }
 
 // checkOneShot checks a path that cannot be named on a line of
@@ -331,9 +418,36 @@ func (b *Base) Close() error {
 
 var errClosed = errors.New("gitbase: Check after Close")
 
-// acquire returns an idle cat-file process, starting one when none is idle;
-// at most GOMAXPROCS run at once.
-func (b *Base) acquire() (*catFile, error) {
+// worker is what one Check holds: a `git cat-file --batch-check` process
+// for ids and sizes, a `git cat-file --batch` process for contents (started
+// when a file first differs) and two comparison buffers.
+type worker struct {
+	info  *catFile
+	blobs *catFile
+	bufA  []byte
+	bufB  []byte
+}
+
+func (w *worker) close() error {
+	err := w.info.close()
+	if w.blobs != nil {
+		if e := w.blobs.close(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+func (w *worker) kill() {
+	w.info.kill()
+	if w.blobs != nil {
+		w.blobs.kill()
+	}
+}
+
+// acquire returns an idle worker, starting one when none is idle; at most
+// GOMAXPROCS work at once.
+func (b *Base) acquire() (*worker, error) {
 	b.sem <- struct{}{}
 	b.mu.Lock()
 	if b.closed {
@@ -347,19 +461,18 @@ func (b *Base) acquire() (*catFile, error) {
 		b.mu.Unlock()
 		return p, nil
 	}
-	b.started++
 	b.mu.Unlock()
-	p, err := b.startCatFile()
+	info, err := b.startCatFile("--batch-check")
 	if err != nil {
 		<-b.sem
 		return nil, err
 	}
-	return p, nil
+	return &worker{info: info, bufA: make([]byte, chunkSize), bufB: make([]byte, chunkSize)}, nil
 }
 
 // release returns p to the idle list, or ends it when it is broken (its
 // output is out of step) or the Base is closed.
-func (b *Base) release(p *catFile, broken bool) {
+func (b *Base) release(p *worker, broken bool) {
 	b.mu.Lock()
 	keep := !broken && !b.closed
 	if keep {
@@ -467,22 +580,24 @@ func gitEnv() []string {
 	return append(env, "GIT_TERMINAL_PROMPT=0")
 }
 
-// catFile is one `git cat-file --batch` process: object names go in, one per
-// line; "<object> SP <type> SP <size> LF <content> LF" or "<name> SP missing
-// LF" come out.
+// catFile is one `git cat-file --batch` or `--batch-check` process: object
+// names go in, one per line; "<object> SP <type> SP <size> LF" (with
+// --batch followed by <content> LF) or "<name> SP missing LF" come out.
 type catFile struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Reader
 	stderr *tail
-	bufA   []byte
-	bufB   []byte
 }
 
-func (b *Base) startCatFile() (*catFile, error) {
-	cmd := exec.Command(b.git, "cat-file", "--batch")
+// startCatFile starts `git cat-file mode` (--batch or --batch-check).
+func (b *Base) startCatFile(mode string) (*catFile, error) {
+	b.mu.Lock()
+	b.started++
+	b.mu.Unlock()
+	cmd := exec.Command(b.git, "cat-file", mode)
 	cmd.Dir, cmd.Env = b.top, b.env
-	p := &catFile{cmd: cmd, stderr: &tail{}, bufA: make([]byte, chunkSize), bufB: make([]byte, chunkSize)}
+	p := &catFile{cmd: cmd, stderr: &tail{}}
 	cmd.Stderr = p.stderr
 	var err error
 	if p.in, err = cmd.StdinPipe(); err != nil {
@@ -499,29 +614,33 @@ func (b *Base) startCatFile() (*catFile, error) {
 	return p, nil
 }
 
-// object asks for name and reads the header: typ is "" when the object is
-// missing; otherwise size bytes of content and a LF follow.
-func (p *catFile) object(name string) (typ string, size int64, err error) {
+// object asks for name and reads the header: its object id, type and size;
+// typ is "" when the object is missing. With --batch, size bytes of content
+// and a LF follow.
+func (p *catFile) object(name string) (oid, typ string, size int64, err error) {
 	if _, err := io.WriteString(p.in, name+"\n"); err != nil {
-		return "", 0, p.fail(err)
+		return "", "", 0, p.fail(err)
 	}
 	line, err := p.out.ReadString('\n')
 	if err != nil {
-		return "", 0, p.fail(err)
+		return "", "", 0, p.fail(err)
 	}
 	line = strings.TrimSuffix(line, "\n")
 	if line == name+" missing" {
-		return "", 0, nil
+		return "", "", 0, nil
 	}
 	f := strings.Fields(line)
 	if len(f) != 3 {
-		return "", 0, p.fail(fmt.Errorf("%w: %q", errProtocol, line))
+		return "", "", 0, p.fail(fmt.Errorf("%w: %q", errProtocol, line))
 	}
 	size, err = strconv.ParseInt(f[2], 10, 64)
 	if err != nil || size < 0 {
-		return "", 0, p.fail(fmt.Errorf("%w: %q", errProtocol, line))
+		return "", "", 0, p.fail(fmt.Errorf("%w: %q", errProtocol, line))
 	}
-	return f[1], size, nil
+	if f[1] != "blob" && p.cmd.Args[len(p.cmd.Args)-1] == "--batch" {
+		return f[0], f[1], size, p.skip(size)
+	}
+	return f[0], f[1], size, nil
 }
 
 // skip discards n bytes of content and the LF that ends it.

@@ -75,34 +75,89 @@ func TestCheckAppendOnly(t *testing.T) {
 	if b.Commit() != head {
 		t.Fatalf("Commit() = %s, want %s", b.Commit(), head)
 	}
-	for i, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			path := r.path(name(i))
-			got := check(t, b, path)
-			if c.want == nil {
-				if got != nil {
-					t.Fatalf("want no finding, got %+v", got)
+	// Every case twice: from the file (hash first, then the blob when the
+	// hash differs) and from a reader that cannot seek (the blob always).
+	for _, seek := range []bool{true, false} {
+		for i, c := range cases {
+			t.Run(map[bool]string{true: "file/", false: "stream/"}[seek]+c.name, func(t *testing.T) {
+				path := r.path(name(i))
+				var got *Finding
+				if seek {
+					got = check(t, b, path)
+				} else {
+					var err error
+					if got, err = b.Check(path, onlyReader{strings.NewReader(c.current)}); err != nil {
+						t.Fatal(err)
+					}
 				}
-				return
-			}
-			if got == nil {
-				t.Fatalf("want a finding at line %d, got none", c.want.line)
-			}
-			w := c.want
-			if got.Line != w.line || got.Column != w.column || got.Offset != w.offset || got.Truncated != w.truncated {
-				t.Errorf("got line %d column %d offset %d truncated %v, want line %d column %d offset %d truncated %v",
-					got.Line, got.Column, got.Offset, got.Truncated, w.line, w.column, w.offset, w.truncated)
-			}
-			if !strings.Contains(got.Reason, w.reason) {
-				t.Errorf("reason %q does not contain %q", got.Reason, w.reason)
-			}
-			if got.Path != path || got.RepoPath != name(i) || got.Rev != "HEAD" || got.Commit != head || got.BaseSize != int64(len(c.base)) {
-				t.Errorf("finding names %q %q %q %q size %d", got.Path, got.RepoPath, got.Rev, got.Commit, got.BaseSize)
-			}
-		})
+				if c.want == nil {
+					if got != nil {
+						t.Fatalf("want no finding, got %+v", got)
+					}
+					return
+				}
+				if got == nil {
+					t.Fatalf("want a finding at line %d, got none", c.want.line)
+				}
+				w := c.want
+				if got.Line != w.line || got.Column != w.column || got.Offset != w.offset || got.Truncated != w.truncated {
+					t.Errorf("got line %d column %d offset %d truncated %v, want line %d column %d offset %d truncated %v",
+						got.Line, got.Column, got.Offset, got.Truncated, w.line, w.column, w.offset, w.truncated)
+				}
+				if !strings.Contains(got.Reason, w.reason) {
+					t.Errorf("reason %q does not contain %q", got.Reason, w.reason)
+				}
+				if got.Path != path || got.RepoPath != name(i) || got.Rev != "HEAD" || got.Commit != head || got.BaseSize != int64(len(c.base)) {
+					t.Errorf("finding names %q %q %q %q size %d", got.Path, got.RepoPath, got.Rev, got.Commit, got.BaseSize)
+				}
+			})
+		}
+	}
+	if b.started != 2 {
+		t.Errorf("%d git processes for %d files, want 2 (--batch-check, --batch)", b.started, 2*len(cases))
+	}
+}
+
+// onlyReader hides every method but Read.
+type onlyReader struct{ io.Reader }
+
+// A compliant file that can seek is checked by its hash alone: one git
+// process, and the blob's content is never asked for.
+func TestHashOnlyWhenCompliant(t *testing.T) {
+	r := newRepo(t)
+	for i := range 20 {
+		r.write(thousandName(i), jsonl(i, 50))
+	}
+	r.write("unterminated.jsonl", "l1\nl2")
+	r.commit("base")
+	for i := range 20 {
+		r.write(thousandName(i), jsonl(i, 60))
+	}
+	r.write("unterminated.jsonl", "l1\nl2\r\nl3\n")
+	b := r.open("HEAD")
+	for i := range 20 {
+		if f := check(t, b, r.path(thousandName(i))); f != nil {
+			t.Fatalf("%+v", f)
+		}
+	}
+	if f := check(t, b, r.path("unterminated.jsonl")); f != nil {
+		t.Fatalf("%+v", f)
 	}
 	if b.started != 1 {
-		t.Errorf("%d git processes for %d files, want 1", b.started, len(cases))
+		t.Errorf("%d git processes, want 1 (--batch-check only)", b.started)
+	}
+	// A reader positioned after a prefix the caller already read: the
+	// comparison starts there (here: the wrong place, so a finding).
+	f, err := os.Open(r.path(thousandName(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(3, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if fd, err := b.Check(r.path(thousandName(0)), f); err != nil || fd == nil || fd.Offset != 0 {
+		t.Fatalf("from offset 3: %+v, %v", fd, err)
 	}
 }
 
@@ -339,8 +394,8 @@ func TestPaths(t *testing.T) {
 	if _, err := b.Check(r.path("gone.jsonl"), strings.NewReader("")); err == nil {
 		t.Error("Check of a file that does not exist: want an error")
 	}
-	if b.started != 1 {
-		t.Errorf("%d git processes, want 1", b.started)
+	if b.started != 2 {
+		t.Errorf("%d git processes, want 2", b.started)
 	}
 }
 
@@ -405,6 +460,13 @@ func (e *errReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+type errSeeker struct {
+	errReader
+	s io.Seeker
+}
+
+func (e *errSeeker) Seek(off int64, whence int) (int64, error) { return e.s.Seek(off, whence) }
+
 // A read error of the current file is returned, and the git process stays
 // in step for the next file.
 func TestCurrentReadError(t *testing.T) {
@@ -419,15 +481,25 @@ func TestCurrentReadError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "a.jsonl") {
 		t.Fatalf("want the read error, got %v", err)
 	}
+	// The same from a file whose reads fail while it is hashed.
+	file, err := os.Open(r.path("a.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	_, err = b.Check(r.path("a.jsonl"), &errSeeker{errReader{r: file, n: 70000}, file})
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Fatalf("want the read error, got %v", err)
+	}
 	if f := check(t, b, r.path("b.jsonl")); f == nil || f.Line != 2 {
 		t.Fatalf("next file: got %+v", f)
 	}
-	if b.started != 1 {
-		t.Errorf("%d git processes, want 1", b.started)
+	if b.started != 2 {
+		t.Errorf("%d git processes, want 2", b.started)
 	}
 }
 
-// 1,000 files in one run use one git process, and every edited file (and
+// 1,000 files in one run use one git process per role, and every edited file (and
 // only those) is found at the edited line.
 func TestThousandFilesOneProcess(t *testing.T) {
 	r := newRepo(t)
@@ -459,8 +531,8 @@ func TestThousandFilesOneProcess(t *testing.T) {
 	if len(found) != n/100 || found[0] != 7 || found[len(found)-1] != 907 {
 		t.Errorf("found edits in %v", found)
 	}
-	if b.started != 1 {
-		t.Errorf("%d git processes for %d files, want 1", b.started, n)
+	if b.started != 2 {
+		t.Errorf("%d git processes for %d files, want 2 (--batch-check, and --batch for the edited files)", b.started, n)
 	}
 }
 
@@ -468,8 +540,8 @@ func thousandName(i int) string {
 	return filepath.Join("ledger", "agent"+string(rune('a'+i%10)), "f"+strconv.Itoa(i)+".jsonl")
 }
 
-// Concurrent Checks give the same answers and start at most GOMAXPROCS
-// processes.
+// Concurrent Checks give the same answers and start at most two processes
+// per GOMAXPROCS.
 func TestConcurrentChecks(t *testing.T) {
 	r := newRepo(t)
 	const n = 64
@@ -509,8 +581,8 @@ func TestConcurrentChecks(t *testing.T) {
 			t.Errorf("file %d: %s", i, e)
 		}
 	}
-	if max := runtime.GOMAXPROCS(0); b.started < 1 || b.started > max {
-		t.Errorf("%d git processes, want 1..%d", b.started, max)
+	if max := 2 * runtime.GOMAXPROCS(0); b.started < 2 || b.started > max {
+		t.Errorf("%d git processes, want 2..%d", b.started, max)
 	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
