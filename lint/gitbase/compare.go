@@ -2,8 +2,12 @@ package gitbase
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 )
 
@@ -33,37 +37,46 @@ type errCurrent struct{ err error }
 func (e errCurrent) Error() string { return "reading the current file: " + e.err.Error() }
 func (e errCurrent) Unwrap() error { return e.err }
 
-// compare streams the base version (size bytes from base) against cur and
-// returns nil when cur starts with exactly those bytes and, if the base
-// version's last line had no newline, goes on with a newline (LF or CRLF) or
-// ends. It reads at most size bytes from base and size+2 from cur, holding
-// only bufA and bufB (equal lengths, at least 1). consumed is how many bytes
-// of base were read: the caller must discard the rest of the blob. An error
-// reading cur is returned as errCurrent; any other error comes from base.
+// compare streams the base version (size bytes from base; size < 0: until
+// base ends) against cur and returns nil when cur starts with exactly those
+// bytes and, if the base version's last line had no newline, goes on with a
+// newline (LF or CRLF) or ends. It reads at most the base version's size
+// plus 2 bytes of cur, holding only bufA and bufB (equal lengths, at least
+// 1). consumed is how many bytes of base were read: the caller must discard
+// the rest of the blob. An error reading cur is returned as errCurrent; any
+// other error comes from base.
 func compare(base io.Reader, size int64, cur io.Reader, bufA, bufB []byte) (d *diff, consumed int64, err error) {
-	var off, lineStart int64
+	var lineStart int64
 	line := 1
 	var last byte
-	for off < size {
+	for size < 0 || consumed < size {
 		n := int64(len(bufA))
-		if size-off < n {
-			n = size - off
+		if size >= 0 && size-consumed < n {
+			n = size - consumed
 		}
-		a := bufA[:n]
-		if _, err := io.ReadFull(base, a); err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
+		k, err := io.ReadFull(base, bufA[:n])
+		end := false
+		if err != nil {
+			if size >= 0 || err != io.EOF && err != io.ErrUnexpectedEOF {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return nil, consumed, fmt.Errorf("reading the blob at the base revision: %w", err)
 			}
-			return nil, off, fmt.Errorf("reading the blob at the base revision: %w", err)
+			end = true
 		}
-		consumed = off + n
-		m, cerr := io.ReadFull(cur, bufB[:n])
+		if k == 0 {
+			break
+		}
+		a, off := bufA[:k], consumed
+		consumed += int64(k)
+		m, cerr := io.ReadFull(cur, bufB[:k])
 		if cerr != nil && cerr != io.EOF && cerr != io.ErrUnexpectedEOF {
 			return nil, consumed, errCurrent{cerr}
 		}
 		b := bufB[:m]
 		i := firstDiff(a[:m], b)
-		if i < 0 && m < len(a) {
+		if i < 0 && m < k {
 			i = m // the current file ends inside this chunk
 		}
 		if i >= 0 {
@@ -78,25 +91,81 @@ func compare(base io.Reader, size int64, cur io.Reader, bufA, bufB []byte) (d *d
 			return d, consumed, nil
 		}
 		line, lineStart = countLines(a, off, line, lineStart)
-		last = a[n-1]
-		off += n
+		last = a[k-1]
+		if end {
+			break
+		}
 	}
-	if size == 0 || last == '\n' {
+	if consumed == 0 || last == '\n' {
 		return nil, consumed, nil
 	}
 	// The base version ends inside a line: that record may only be finished
 	// by a line ending, never continued.
-	var next [2]byte
-	m, cerr := io.ReadFull(cur, next[:])
-	if cerr != nil && cerr != io.EOF && cerr != io.ErrUnexpectedEOF {
-		return nil, consumed, errCurrent{cerr}
+	ok, next, err := terminated(cur)
+	if err != nil || ok {
+		return nil, consumed, err
 	}
-	switch {
-	case m == 0, next[0] == '\n', m == 2 && next[0] == '\r' && next[1] == '\n':
-		return nil, consumed, nil
+	return &diff{offset: consumed, line: line, lineStart: lineStart, column: int(consumed-lineStart) + 1,
+		unterminated: true, baseByte: -1, curByte: next}, consumed, nil
+}
+
+// terminated reads what follows a base version whose last line has no
+// newline: ok when nothing, LF or CRLF follows; next is the first byte.
+func terminated(cur io.Reader) (ok bool, next int, err error) {
+	var p [2]byte
+	m, err := io.ReadFull(cur, p[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return false, 0, errCurrent{err}
 	}
-	return &diff{offset: size, line: line, lineStart: lineStart, column: int(size-lineStart) + 1,
-		unterminated: true, baseByte: -1, curByte: int(next[0])}, consumed, nil
+	if m == 0 {
+		return true, -1, nil
+	}
+	return p[0] == '\n' || m == 2 && p[0] == '\r' && p[1] == '\n', int(p[0]), nil
+}
+
+// sameBlob reports whether the first size bytes of r hash to the blob id
+// oid (git's object id: SHA-1, or SHA-256 in a sha256 repository, of
+// "blob <size>\0" and the bytes) and what follows them is nothing, or a
+// newline when they do not end with one: exactly the compliant case of
+// compare. As in git itself, equal ids mean equal content. false means
+// "compare byte by byte"; r is then read partway. It reads at most size+2
+// bytes of r.
+func sameBlob(r io.Reader, oid string, size int64, buf []byte) (bool, error) {
+	var h hash.Hash
+	switch len(oid) {
+	case 2 * sha1.Size:
+		h = sha1.New()
+	case 2 * sha256.Size:
+		h = sha256.New()
+	default:
+		return false, nil
+	}
+	fmt.Fprintf(h, "blob %d\x00", size)
+	var last byte
+	for off := int64(0); off < size; {
+		n := int64(len(buf))
+		if size-off < n {
+			n = size - off
+		}
+		_, err := io.ReadFull(r, buf[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return false, nil // shorter than at REV
+		}
+		if err != nil {
+			return false, errCurrent{err}
+		}
+		h.Write(buf[:n])
+		last = buf[n-1]
+		off += n
+	}
+	if hex.EncodeToString(h.Sum(buf[:0])) != oid {
+		return false, nil
+	}
+	if size == 0 || last == '\n' {
+		return true, nil
+	}
+	ok, _, err := terminated(r)
+	return ok, err
 }
 
 // firstDiff returns the index of the first byte where a and b (equal length)

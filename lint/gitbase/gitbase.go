@@ -31,14 +31,8 @@
 package gitbase
 
 import (
-	"bufio"
-	"bytes"
-	"crypto/sha1"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"os"
 	"os/exec"
@@ -83,11 +77,12 @@ type Base struct {
 	git    string   // path of the git executable
 	env    []string // environment of every git process
 
-	sem     chan struct{} // one token per Check holding a git process
-	mu      sync.Mutex
-	idle    []*worker
-	started int // git cat-file processes started so far
-	closed  bool
+	sem      chan struct{} // one token per Check holding a git process
+	mu       sync.Mutex
+	idle     []*worker
+	started  int // long-lived git cat-file processes started so far
+	oneShots int // short-lived git processes started to compare one file
+	closed   bool
 }
 
 // Finding says where a file stopped being an append-only extension of its
@@ -189,21 +184,22 @@ func (b *Base) Rel(path string) (rel string, ok bool, err error) {
 // Check compares the file at path, whose current content current yields,
 // with the file's version at REV. It returns nil when the file did not exist
 // at REV (or was not a regular file there), is outside the work tree, or
-// starts with exactly the bytes it had at REV; a last line that had no
-// newline at REV may only be finished with LF or CRLF, not continued.
-// Otherwise it returns the Finding. It reads at most the size at REV plus 2
-// bytes of current, twice when current is an io.ReadSeeker (an *os.File)
-// and differs: it is then read from its position at the call, hashed, and
-// read again from there. Errors: the path cannot be resolved, current cannot
-// be read, git failed.
+// starts with exactly the bytes it had at REV, either as committed or as
+// `git checkout` writes it (smudge filters, end-of-line conversion such as
+// core.autocrlf); a last line that had no newline at REV may only be
+// finished with LF or CRLF, not continued. Otherwise it returns the Finding
+// of the form the file follows furthest.
+//
+// current is read from its position at the call. When it is an
+// io.ReadSeeker (an *os.File), Check hashes at most the size at REV plus 2
+// bytes of it and is done in the common, compliant case; when the file
+// differs it seeks back and compares again (up to three passes). A reader
+// that cannot seek is compared once, with the committed bytes only.
+// Errors: the path cannot be resolved, current cannot be read, git failed.
 func (b *Base) Check(path string, current io.Reader) (*Finding, error) {
 	rel, ok, err := b.Rel(path)
 	if err != nil || !ok {
 		return nil, err
-	}
-	if strings.ContainsAny(rel, "\n\r") {
-		// `cat-file --batch` reads object names by line.
-		return b.checkOneShot(path, rel, current)
 	}
 	w, err := b.acquire()
 	if err != nil {
@@ -211,8 +207,9 @@ func (b *Base) Check(path string, current io.Reader) (*Finding, error) {
 	}
 	f, err := b.checkWith(w, path, rel, current)
 	var cur errCurrent
-	b.release(w, err != nil && !errors.As(err, &cur))
-	if err != nil && errors.As(err, &cur) {
+	isCur := errors.As(err, &cur)
+	b.release(w, err != nil && !isCur)
+	if isCur {
 		err = fmt.Errorf("%s: %w", path, err)
 	}
 	return f, err
@@ -220,141 +217,97 @@ func (b *Base) Check(path string, current io.Reader) (*Finding, error) {
 
 // checkWith asks for the blob's id and size at REV; when current can seek,
 // it first hashes the current file's first size bytes as git would (the
-// common, compliant case then never reads the blob); otherwise, or when the
+// common, compliant case then never reads the blob). Otherwise, or when the
 // hash differs, it streams the blob and compares byte by byte to find the
-// first differing line.
+// first differing line; a difference is then checked once more against the
+// checked-out form of the file.
 func (b *Base) checkWith(w *worker, path, rel string, current io.Reader) (*Finding, error) {
-	oid, typ, size, err := w.info.object(b.commit + ":" + rel)
+	odd := strings.ContainsAny(rel, "\n\r") // cat-file --batch reads names by line
+	var oid, typ string
+	var size int64
+	var err error
+	if odd {
+		oid, typ, size, err = b.lsTree(rel)
+	} else {
+		oid, typ, size, err = w.info.object(b.commit + ":" + rel)
+	}
 	if err != nil || typ != "blob" {
 		return nil, err // missing, or not a file at REV
 	}
-	if rs, ok := current.(io.ReadSeeker); ok {
-		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
-			same, err := sameBlob(rs, oid, size, w.bufB)
-			if err != nil || same {
-				return nil, err
-			}
-			if _, err := rs.Seek(start, io.SeekStart); err != nil {
-				return nil, errCurrent{err}
-			}
+	rs, start, seekable := seeker(current)
+	if seekable {
+		same, err := sameBlob(rs, oid, size, w.bufB)
+		if err != nil || same {
+			return nil, err
 		}
-	}
-	if w.blobs == nil {
-		if w.blobs, err = b.startCatFile("--batch"); err != nil {
+		if err := rewind(rs, start); err != nil {
 			return nil, err
 		}
 	}
-	_, typ, bsize, err := w.blobs.object(oid)
-	if err != nil {
+	var d *diff
+	if odd {
+		d, _, err = b.oneShot(current, w.bufA, w.bufB, "blob", oid)
+	} else {
+		d, err = b.streamBlob(w, oid, size, current)
+	}
+	if err != nil || d == nil {
 		return nil, err
 	}
-	if typ != "blob" || bsize != size {
-		return nil, w.blobs.fail(fmt.Errorf("%w: object %s is %s of %d bytes, want a blob of %d", errProtocol, oid, typ, bsize, size))
+	raw := b.finding(path, rel, size, d)
+	if !seekable {
+		return raw, nil
 	}
-	d, consumed, err := compare(w.blobs.out, size, current, w.bufA, w.bufB)
-	var cur errCurrent
-	if err != nil && !errors.As(err, &cur) {
-		return nil, w.blobs.fail(err)
-	}
-	if derr := w.blobs.skip(size - consumed); derr != nil {
-		return nil, derr
-	}
-	if err != nil {
+	if err := rewind(rs, start); err != nil {
 		return nil, err
+	}
+	// As `git checkout` would write it: equal to the committed bytes unless
+	// a filter or an end-of-line conversion applies to the path.
+	d, size, err = b.oneShot(current, w.bufA, w.bufB, "--filters", b.commit+":"+rel)
+	if err != nil || d == nil {
+		return nil, err
+	}
+	if d.offset <= raw.Offset {
+		return raw, nil
 	}
 	return b.finding(path, rel, size, d), nil
 }
 
-// sameBlob reports whether the first size bytes of r hash to the blob id
-// oid (git's object id: SHA-1, or SHA-256 in a sha256 repository, of
-// "blob <size>\0" and the bytes) and what follows them is nothing, or a
-// newline when they do not end with one: exactly the compliant case of
-// compare. As in git itself, equal ids mean equal content. false means
-// "compare byte by byte"; r is then read partway.
-func sameBlob(r io.Reader, oid string, size int64, buf []byte) (bool, error) {
-	var h hash.Hash
-	switch len(oid) {
-	case 2 * sha1.Size:
-		h = sha1.New()
-	case 2 * sha256.Size:
-		h = sha256.New()
-	default:
-		return false, nil
+// seeker returns current as an io.ReadSeeker and its position, when it can
+// seek (a regular file can; a pipe cannot).
+func seeker(current io.Reader) (io.ReadSeeker, int64, bool) {
+	rs, ok := current.(io.ReadSeeker)
+	if !ok {
+		return nil, 0, false
 	}
-	fmt.Fprintf(h, "blob %d\x00", size)
-	var last byte
-	for off := int64(0); off < size; {
-		n := int64(len(buf))
-		if size-off < n {
-			n = size - off
-		}
-		m, err := io.ReadFull(r, buf[:n])
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return false, nil // shorter than at REV
-		}
-		if err != nil {
-			return false, errCurrent{err}
-		}
-		h.Write(buf[:m])
-		last = buf[n-1]
-		off += n
-	}
-	if hex.EncodeToString(h.Sum(buf[:0])) != oid {
-		return false, nil
-	}
-	if size == 0 || last == '\n' {
-		return true, nil
-	}
-	var next [2]byte
-	m, err := io.ReadFull(r, next[:])
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return false, errCurrent{err}
-	}
-	return m == 0 || next[0] == '\n' || m == 2 && next[0] == '\r' && next[1] == '\n', nil
+	start, err := rs.Seek(0, io.SeekCurrent)
+	return rs, start, err == nil
 }
 
-// checkOneShot checks a path that cannot be named on a line of
-// `cat-file --batch` with two short-lived git processes.
-func (b *Base) checkOneShot(path, rel string, current io.Reader) (*Finding, error) {
-	out, err := b.output(b.top, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", b.commit, "--", rel)
-	if err != nil {
-		return nil, fmt.Errorf("git ls-tree %s: %s", rel, gitMessage(err))
+func rewind(rs io.Seeker, start int64) error {
+	if _, err := rs.Seek(start, io.SeekStart); err != nil {
+		return errCurrent{err}
 	}
-	// "<mode> SP <type> SP <object> TAB <path> NUL"
+	return nil
+}
+
+// lsTree returns the id, type and size of rel at REV ("" type when absent)
+// with `git ls-tree`, for a path that cannot be named on a line.
+func (b *Base) lsTree(rel string) (oid, typ string, size int64, err error) {
+	out, err := b.output(b.top, "--literal-pathspecs", "ls-tree", "-z", "-l", "--full-tree", b.commit, "--", rel)
+	if err != nil {
+		return "", "", 0, fmt.Errorf("git ls-tree %q: %s", rel, gitMessage(err))
+	}
+	// "<mode> SP <type> SP <object> SP+ <size> TAB <path> NUL"; size "-" for a tree.
 	meta, _, _ := strings.Cut(out, "\t")
 	f := strings.Fields(meta)
-	if len(f) != 3 || f[1] != "blob" {
-		return nil, nil
+	if len(f) != 4 || f[1] != "blob" {
+		return "", "", 0, nil
 	}
-	cmd := exec.Command(b.git, "cat-file", "blob", f[2])
-	cmd.Dir, cmd.Env = b.top, b.env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	blob, err := cmd.StdoutPipe()
+	size, err = strconv.ParseInt(f[3], 10, 64)
 	if err != nil {
-		return nil, err
+		return "", "", 0, fmt.Errorf("git ls-tree %q: %w: %q", rel, errProtocol, meta)
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	size, err := b.size(f[2])
-	if err != nil {
-		return nil, err
-	}
-	d, _, err := compare(blob, size, current, make([]byte, chunkSize), make([]byte, chunkSize))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return b.finding(path, rel, size, d), nil
-}
-
-func (b *Base) size(object string) (int64, error) {
-	out, err := b.output(b.top, "cat-file", "-s", object)
-	if err != nil {
-		return 0, fmt.Errorf("git cat-file -s %s: %s", object, gitMessage(err))
-	}
-	return strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+	return f[2], f[1], size, nil
 }
 
 // Missing returns the files under dir (a directory path as the caller names
@@ -416,75 +369,6 @@ func (b *Base) Close() error {
 	return first
 }
 
-var errClosed = errors.New("gitbase: Check after Close")
-
-// worker is what one Check holds: a `git cat-file --batch-check` process
-// for ids and sizes, a `git cat-file --batch` process for contents (started
-// when a file first differs) and two comparison buffers.
-type worker struct {
-	info  *catFile
-	blobs *catFile
-	bufA  []byte
-	bufB  []byte
-}
-
-func (w *worker) close() error {
-	err := w.info.close()
-	if w.blobs != nil {
-		if e := w.blobs.close(); err == nil {
-			err = e
-		}
-	}
-	return err
-}
-
-func (w *worker) kill() {
-	w.info.kill()
-	if w.blobs != nil {
-		w.blobs.kill()
-	}
-}
-
-// acquire returns an idle worker, starting one when none is idle; at most
-// GOMAXPROCS work at once.
-func (b *Base) acquire() (*worker, error) {
-	b.sem <- struct{}{}
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		<-b.sem
-		return nil, errClosed
-	}
-	if n := len(b.idle); n > 0 {
-		p := b.idle[n-1]
-		b.idle = b.idle[:n-1]
-		b.mu.Unlock()
-		return p, nil
-	}
-	b.mu.Unlock()
-	info, err := b.startCatFile("--batch-check")
-	if err != nil {
-		<-b.sem
-		return nil, err
-	}
-	return &worker{info: info, bufA: make([]byte, chunkSize), bufB: make([]byte, chunkSize)}, nil
-}
-
-// release returns p to the idle list, or ends it when it is broken (its
-// output is out of step) or the Base is closed.
-func (b *Base) release(p *worker, broken bool) {
-	b.mu.Lock()
-	keep := !broken && !b.closed
-	if keep {
-		b.idle = append(b.idle, p)
-	}
-	b.mu.Unlock()
-	if !keep {
-		p.kill()
-	}
-	<-b.sem
-}
-
 func (b *Base) finding(path, rel string, size int64, d *diff) *Finding {
 	if d == nil {
 		return nil
@@ -519,182 +403,4 @@ func shortHash(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-// output runs git in dir and returns its standard output; an error carries
-// git's standard error (see gitMessage).
-func (b *Base) output(dir string, args ...string) (string, error) {
-	cmd := exec.Command(b.git, args...)
-	cmd.Dir, cmd.Env = dir, b.env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), &gitError{err: err, stderr: stderr.String()}
-	}
-	return stdout.String(), nil
-}
-
-type gitError struct {
-	err    error
-	stderr string
-}
-
-func (e *gitError) Error() string { return gitMessage(e) }
-func (e *gitError) Unwrap() error { return e.err }
-
-// gitMessage returns the first line of git's standard error without its
-// "fatal: " prefix, or err's text.
-func gitMessage(err error) string {
-	if err == nil {
-		return ""
-	}
-	var ge *gitError
-	if errors.As(err, &ge) {
-		for _, l := range strings.Split(ge.stderr, "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				l = strings.TrimPrefix(l, "fatal: ")
-				return strings.TrimPrefix(l, "error: ")
-			}
-		}
-		return ge.err.Error()
-	}
-	return err.Error()
-}
-
-// gitEnv is the environment of every git process: the caller's, with no
-// credential prompt, and with relative GIT_DIR-style paths made absolute so
-// that running git in another directory (the work tree's top) means the
-// same repository, as in a hook, where git sets GIT_DIR and GIT_INDEX_FILE.
-func gitEnv() []string {
-	env := os.Environ()
-	wd, _ := os.Getwd()
-	for i, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_INDEX_FILE":
-			if v != "" && !filepath.IsAbs(v) && wd != "" {
-				env[i] = k + "=" + filepath.Join(wd, v)
-			}
-		}
-	}
-	return append(env, "GIT_TERMINAL_PROMPT=0")
-}
-
-// catFile is one `git cat-file --batch` or `--batch-check` process: object
-// names go in, one per line; "<object> SP <type> SP <size> LF" (with
-// --batch followed by <content> LF) or "<name> SP missing LF" come out.
-type catFile struct {
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	stderr *tail
-}
-
-// startCatFile starts `git cat-file mode` (--batch or --batch-check).
-func (b *Base) startCatFile(mode string) (*catFile, error) {
-	b.mu.Lock()
-	b.started++
-	b.mu.Unlock()
-	cmd := exec.Command(b.git, "cat-file", mode)
-	cmd.Dir, cmd.Env = b.top, b.env
-	p := &catFile{cmd: cmd, stderr: &tail{}}
-	cmd.Stderr = p.stderr
-	var err error
-	if p.in, err = cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	p.out = bufio.NewReaderSize(out, chunkSize)
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting git cat-file: %w", err)
-	}
-	return p, nil
-}
-
-// object asks for name and reads the header: its object id, type and size;
-// typ is "" when the object is missing. With --batch, size bytes of content
-// and a LF follow.
-func (p *catFile) object(name string) (oid, typ string, size int64, err error) {
-	if _, err := io.WriteString(p.in, name+"\n"); err != nil {
-		return "", "", 0, p.fail(err)
-	}
-	line, err := p.out.ReadString('\n')
-	if err != nil {
-		return "", "", 0, p.fail(err)
-	}
-	line = strings.TrimSuffix(line, "\n")
-	if line == name+" missing" {
-		return "", "", 0, nil
-	}
-	f := strings.Fields(line)
-	if len(f) != 3 {
-		return "", "", 0, p.fail(fmt.Errorf("%w: %q", errProtocol, line))
-	}
-	size, err = strconv.ParseInt(f[2], 10, 64)
-	if err != nil || size < 0 {
-		return "", "", 0, p.fail(fmt.Errorf("%w: %q", errProtocol, line))
-	}
-	if f[1] != "blob" && p.cmd.Args[len(p.cmd.Args)-1] == "--batch" {
-		return f[0], f[1], size, p.skip(size)
-	}
-	return f[0], f[1], size, nil
-}
-
-// skip discards n bytes of content and the LF that ends it.
-func (p *catFile) skip(n int64) error {
-	if err := discard(p.out, n); err != nil {
-		return p.fail(err)
-	}
-	c, err := p.out.ReadByte()
-	if err != nil {
-		return p.fail(err)
-	}
-	if c != '\n' {
-		return p.fail(errProtocol)
-	}
-	return nil
-}
-
-// fail wraps an error of the process with what git said on standard error.
-func (p *catFile) fail(err error) error {
-	if s := strings.TrimSpace(p.stderr.String()); s != "" {
-		return fmt.Errorf("git cat-file: %w (%s)", err, s)
-	}
-	return fmt.Errorf("git cat-file: %w", err)
-}
-
-func (p *catFile) close() error {
-	_ = p.in.Close()
-	return p.cmd.Wait()
-}
-
-func (p *catFile) kill() {
-	_ = p.in.Close()
-	_ = p.cmd.Process.Kill()
-	_ = p.cmd.Wait()
-}
-
-// tail keeps the last 2 KiB written to it (a git process's standard error).
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > 2048 {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-2048:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

@@ -113,8 +113,17 @@ func TestCheckAppendOnly(t *testing.T) {
 			})
 		}
 	}
-	if b.started != 2 {
-		t.Errorf("%d git processes for %d files, want 2 (--batch-check, --batch)", b.started, 2*len(cases))
+	findings := 0
+	for _, c := range cases {
+		if c.want != nil {
+			findings++
+		}
+	}
+	// Each finding from a file is checked once more against the checked-out
+	// form, with one short-lived process.
+	if b.started != 2 || b.oneShots != findings {
+		t.Errorf("%d long-lived and %d short-lived git processes for %d files, want 2 (--batch-check, --batch) and %d",
+			b.started, b.oneShots, 2*len(cases), findings)
 	}
 }
 
@@ -124,12 +133,9 @@ type onlyReader struct{ io.Reader }
 // A compliant file that can seek is checked by its hash alone: one git
 // process, and the blob's content is never asked for.
 func TestHashOnlyWhenCompliant(t *testing.T) {
-	r := newRepo(t)
-	for i := range 20 {
-		r.write(thousandName(i), jsonl(i, 50))
-	}
+	r := manyLogs(t, 20, 50)
 	r.write("unterminated.jsonl", "l1\nl2")
-	r.commit("base")
+	r.commit("unterminated")
 	for i := range 20 {
 		r.write(thousandName(i), jsonl(i, 60))
 	}
@@ -143,8 +149,8 @@ func TestHashOnlyWhenCompliant(t *testing.T) {
 	if f := check(t, b, r.path("unterminated.jsonl")); f != nil {
 		t.Fatalf("%+v", f)
 	}
-	if b.started != 1 {
-		t.Errorf("%d git processes, want 1 (--batch-check only)", b.started)
+	if b.started != 1 || b.oneShots != 0 {
+		t.Errorf("%d+%d git processes, want 1 (--batch-check only)", b.started, b.oneShots)
 	}
 	// A reader positioned after a prefix the caller already read: the
 	// comparison starts there (here: the wrong place, so a finding).
@@ -502,12 +508,8 @@ func TestCurrentReadError(t *testing.T) {
 // 1,000 files in one run use one git process per role, and every edited file (and
 // only those) is found at the edited line.
 func TestThousandFilesOneProcess(t *testing.T) {
-	r := newRepo(t)
 	const n = 1000
-	for i := range n {
-		r.write(thousandName(i), jsonl(i, 5))
-	}
-	r.commit("base")
+	r := manyLogs(t, n, 5)
 	for i := range n {
 		switch i % 100 {
 		case 7:
@@ -531,9 +533,21 @@ func TestThousandFilesOneProcess(t *testing.T) {
 	if len(found) != n/100 || found[0] != 7 || found[len(found)-1] != 907 {
 		t.Errorf("found edits in %v", found)
 	}
-	if b.started != 2 {
-		t.Errorf("%d git processes for %d files, want 2 (--batch-check, and --batch for the edited files)", b.started, n)
+	if b.started != 2 || b.oneShots != len(found) {
+		t.Errorf("%d long-lived and %d short-lived git processes for %d files, want 2 (--batch-check, and --batch for the edited files) and %d",
+			b.started, b.oneShots, n, len(found))
 	}
+}
+
+// manyLogs is a repository with n committed logs of lines lines each,
+// named by thousandName.
+func manyLogs(tb testing.TB, n, lines int) *repo {
+	r := newRepo(tb)
+	for i := range n {
+		r.write(thousandName(i), jsonl(i, lines))
+	}
+	r.commit("base")
+	return r
 }
 
 func thousandName(i int) string {
@@ -543,12 +557,8 @@ func thousandName(i int) string {
 // Concurrent Checks give the same answers and start at most two processes
 // per GOMAXPROCS.
 func TestConcurrentChecks(t *testing.T) {
-	r := newRepo(t)
 	const n = 64
-	for i := range n {
-		r.write(thousandName(i), jsonl(i, 200))
-	}
-	r.commit("base")
+	r := manyLogs(t, n, 200)
 	for i := range n {
 		if i%2 == 1 {
 			r.write(thousandName(i), jsonl(i, 150))
@@ -589,5 +599,44 @@ func TestConcurrentChecks(t *testing.T) {
 	}
 	if _, err := b.Check(r.path(thousandName(0)), strings.NewReader("")); err == nil {
 		t.Error("Check after Close: want an error")
+	}
+}
+
+// With core.autocrlf=true (Git for Windows' default) a checkout writes CRLF:
+// the checked-out form counts as the file's bytes at REV, and so do the
+// committed bytes.
+func TestCheckoutConversion(t *testing.T) {
+	r := newRepo(t)
+	for _, p := range []string{"appended.jsonl", "edited.jsonl", "lf.jsonl"} {
+		r.write(p, "l1\nl2\nl3\n")
+	}
+	r.commit("base")
+	r.git("config", "core.autocrlf", "true")
+	for _, p := range []string{"appended.jsonl", "edited.jsonl", "lf.jsonl"} {
+		if err := os.Remove(r.path(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.git("checkout", "--", ".")
+	if data, _ := os.ReadFile(r.path("appended.jsonl")); string(data) != "l1\r\nl2\r\nl3\r\n" {
+		t.Fatalf("checkout wrote %q, want CRLF", data)
+	}
+	r.write("appended.jsonl", "l1\r\nl2\r\nl3\r\nl4\r\n")
+	r.write("edited.jsonl", "l1\r\nlX\r\nl3\r\n")
+	r.write("lf.jsonl", "l1\nl2\nl3\nl4\n")
+	b := r.open("HEAD")
+	if f := check(t, b, r.path("appended.jsonl")); f != nil {
+		t.Errorf("appended to the checked-out form: got %+v", f)
+	}
+	if f := check(t, b, r.path("edited.jsonl")); f == nil || f.Line != 2 || f.Column != 2 || f.Offset != 5 || f.BaseSize != 12 {
+		t.Errorf("edited: got %+v, want line 2 column 2 of the checked-out form", f)
+	}
+	if f := check(t, b, r.path("lf.jsonl")); f != nil {
+		t.Errorf("appended to the committed bytes: got %+v", f)
+	}
+	// A reader that cannot seek is compared with the committed bytes only.
+	f, err := b.Check(r.path("appended.jsonl"), onlyReader{strings.NewReader("l1\r\nl2\r\nl3\r\nl4\r\n")})
+	if err != nil || f == nil || f.Line != 1 || !strings.Contains(f.Reason, "its line ending was LF at HEAD (") {
+		t.Errorf("from a stream: got %+v, %v", f, err)
 	}
 }
