@@ -2,6 +2,9 @@ package gitbase
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"testing"
 )
@@ -55,10 +58,15 @@ func FuzzCompare(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, base, cur []byte) {
 		want := reference(base, cur)
-		for chunk := 1; chunk <= 8; chunk++ {
+		for try := 2; try <= 17; try++ {
+			// Sizes known (even tries) and unknown (odd: read to the end).
+			chunk, size := try/2, int64(len(base))
+			if try%2 == 1 {
+				size = -1
+			}
 			br := &countingReader{r: bytes.NewReader(base)}
 			cr := &countingReader{r: bytes.NewReader(cur)}
-			got, consumed, err := compare(br, int64(len(base)), cr, make([]byte, chunk), make([]byte, chunk))
+			got, consumed, err := compare(br, size, cr, make([]byte, chunk), make([]byte, chunk))
 			if err != nil {
 				t.Fatalf("chunk %d: %v", chunk, err)
 			}
@@ -71,6 +79,15 @@ func FuzzCompare(f *testing.F) {
 			if cr.n > int64(len(base))+2 {
 				t.Fatalf("chunk %d: read %d bytes of the current file, base has %d", chunk, cr.n, len(base))
 			}
+		}
+		// The hash shortcut agrees with the comparison.
+		h := sha1.New()
+		fmt.Fprintf(h, "blob %d\x00", len(base))
+		h.Write(base)
+		cr := &countingReader{r: bytes.NewReader(cur)}
+		same, err := sameBlob(cr, hex.EncodeToString(h.Sum(nil)), int64(len(base)), make([]byte, 3))
+		if err != nil || same != (want == nil) || cr.n > int64(len(base))+2 {
+			t.Fatalf("sameBlob(base %q, cur %q) = %v, %v after %d bytes; reference finding %+v", base, cur, same, err, cr.n, want)
 		}
 	})
 }
