@@ -17,8 +17,8 @@ func init() {
 	Register(&Rule{
 		ID: "AL020", Name: "append-only", Code: envelope.NonCompliant, Severity: envelope.SeverityError,
 		Kinds: AppendOnlyKinds,
-		Summary: "with --base REV, a JSON Lines log that existed at REV no longer starts with exactly the bytes it had there: " +
-			"a line was edited or removed, its line ending changed, or the file was truncated (only appending is allowed)",
+		Summary: "with --base REV, a JSON Lines log that existed at REV no longer starts with the bytes it had there (as committed or as checked out): " +
+			"a line was edited or removed, a line ending changed, or the file was truncated; only appending is allowed",
 		Source: "CONTRACT.md section 3 NON_COMPLIANT and section 6 --base; issue 4, Across files of one tree, Append-only; seed 001 Worklog Contract",
 		// No Example/Fixed: the rule compares a file with its version in git
 		// (lint/gitbase), which a single document cannot show;
