@@ -3,7 +3,9 @@
 // (CONTRACT.md section 6), rule AL020 append-only, code NON_COMPLIANT
 // (CONTRACT.md section 3; issue 4, "Across files of one tree", Append-only).
 // Every log that existed at REV must still start with exactly the bytes it
-// had there.
+// had there: as committed, or as `git checkout REV` writes them (smudge
+// filters, core.autocrlf), so that a Windows checkout with CRLF is not
+// reported.
 //
 // Open resolves the repository and REV once; Check compares one file on disk
 // with its version at REV. A long-lived `git cat-file --batch-check` process
@@ -11,10 +13,11 @@
 // its first size bytes as git does, so a compliant file (the common case)
 // never needs the blob's content. Otherwise, or when the hash differs, a
 // long-lived `git cat-file --batch` process streams the blob against the
-// file, two 64 KiB buffers at a time, to find the first differing line.
-// Memory does not depend on file size, and a run of any number of files
-// starts at most two git processes per concurrent Check (two for a
-// sequential run, one when no file differs).
+// file, two 64 KiB buffers at a time, to find the first differing line, and
+// a short-lived `git cat-file --filters` compares the checked-out form.
+// Memory does not depend on file size. A run of any number of files starts
+// one long-lived process when no file differs, two when some do (per
+// concurrent Check), plus one short-lived process per differing file.
 //
 // Why the git CLI and not a Go git library: the git CLI is what a user's
 // clone was made with, so shallow, partial (lazy blob fetch) and
