@@ -217,6 +217,8 @@ type catFile struct {
 	in     io.WriteCloser
 	out    *bufio.Reader
 	stderr *tail
+	// contents: --batch, which follows each header with the content.
+	contents bool
 }
 
 // startCatFile starts `git cat-file mode` (--batch or --batch-check).
@@ -226,7 +228,7 @@ func (b *Base) startCatFile(mode string) (*catFile, error) {
 	b.mu.Unlock()
 	cmd := exec.Command(b.git, "cat-file", mode)
 	cmd.Dir, cmd.Env = b.top, b.env
-	p := &catFile{cmd: cmd, stderr: &tail{}}
+	p := &catFile{cmd: cmd, stderr: &tail{}, contents: mode == "--batch"}
 	cmd.Stderr = p.stderr
 	var err error
 	if p.in, err = cmd.StdinPipe(); err != nil {
@@ -266,7 +268,7 @@ func (p *catFile) object(name string) (oid, typ string, size int64, err error) {
 	if err != nil || size < 0 {
 		return "", "", 0, p.fail(fmt.Errorf("%w: %q", errProtocol, line))
 	}
-	if f[1] != "blob" && p.cmd.Args[len(p.cmd.Args)-1] == "--batch" {
+	if f[1] != "blob" && p.contents {
 		return f[0], f[1], size, p.skip(size)
 	}
 	return f[0], f[1], size, nil

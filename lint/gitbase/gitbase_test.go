@@ -352,10 +352,14 @@ func TestOpenErrors(t *testing.T) {
 func TestPaths(t *testing.T) {
 	r := newRepo(t)
 	r.write("with space/ev ents.jsonl", "l1\nl2\n")
+	r.write(" lead.jsonl", "l1\nl2\n")
+	r.write("trail.jsonl ", "l1\nl2\n")
 	r.write("target.jsonl", "l1\nl2\n")
 	r.write("sub/dir/deep.jsonl", "l1\n")
 	r.commit("base")
 	r.write("with space/ev ents.jsonl", "l1\nlX\n")
+	r.write(" lead.jsonl", "l1\nlX\n")
+	r.write("trail.jsonl ", "l1\nlX\n")
 	r.write("target.jsonl", "l1\n")
 	if err := os.Symlink("target.jsonl", r.path("link.jsonl")); err != nil {
 		t.Skip("no symlinks:", err)
@@ -373,8 +377,10 @@ func TestPaths(t *testing.T) {
 	}
 	b := r.open("HEAD")
 
-	if f := check(t, b, r.path("with space/ev ents.jsonl")); f == nil || f.Line != 2 || f.RepoPath != "with space/ev ents.jsonl" {
-		t.Errorf("path with spaces: got %+v", f)
+	for _, p := range []string{"with space/ev ents.jsonl", " lead.jsonl", "trail.jsonl "} {
+		if f := check(t, b, r.path(p)); f == nil || f.Line != 2 || f.RepoPath != p {
+			t.Errorf("path %q with spaces: got %+v", p, f)
+		}
 	}
 	// A symlink is checked as the file it points to.
 	if f := check(t, b, r.path("link.jsonl")); f == nil || f.Line != 2 || !f.Truncated || f.RepoPath != "target.jsonl" {
