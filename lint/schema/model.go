@@ -237,9 +237,10 @@ func (o *Object) FieldFor(name string, holds []bool) (*Field, error) {
 }
 
 // Variant is one way the conditions of an object can declare a member: On
-// lists conditions that hold and Off conditions that do not (one
-// representative per discriminator value; conditions on the same field and
-// value hold together), Holds is the resulting truth value of every
+// lists conditions that hold and Off conditions that do not, one
+// representative per discriminator value (conditions on the same field and
+// value hold together; two values of one field exclude each other, so a
+// field with a holding value has no Off entries), Holds is the resulting truth value of every
 // condition of the object as FieldFor takes it, and Field the member's
 // declaration (nil: not declared, an unknown member).
 type Variant struct {
@@ -303,16 +304,18 @@ func (o *Object) Variants(name string) ([]Variant, error) {
 		}
 		v := Variant{Holds: make([]bool, len(o.Conds))}
 		for j, f := range fields {
-			for c, r := range reps[f] {
-				if c == choice[j] {
-					v.On = append(v.On, r)
-					for i, cd := range o.Conds {
-						if cd.same(o.Conds[r]) {
-							v.Holds[i] = true
-						}
-					}
-				} else {
-					v.Off = append(v.Off, r)
+			if choice[j] == len(reps[f]) {
+				// No value of f holds.
+				v.Off = append(v.Off, reps[f]...)
+				continue
+			}
+			// The values of one field exclude each other: the holding
+			// one decides.
+			r := reps[f][choice[j]]
+			v.On = append(v.On, r)
+			for i, cd := range o.Conds {
+				if cd.same(o.Conds[r]) {
+					v.Holds[i] = true
 				}
 			}
 		}
