@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
 	"github.com/agentlint/agentlint/lint/fast/fasttest"
@@ -31,10 +32,10 @@ import (
 //
 // Payload sources:
 //
-//	(a) every *.json file under testdata/ whose kind can be sniffed
-//	    (CONTRACT.md section 1 "Sniffing") and every line of
-//	    testdata/**/worklogs/*.jsonl (operator/worklog); invalid JSON is a
-//	    parse case;
+//	(a) every *.json file under testdata/ whose kind a built-in glob
+//	    names or that can be sniffed (CONTRACT.md section 1 "Detection")
+//	    and every line of a *.jsonl file a built-in glob names (worklogs,
+//	    vermas .work/*.jsonl); invalid JSON is a parse case;
 //	(b) the conformance inputs ../shared/conformance/operator-peer/*.json and
 //	    watchdog/*.json, when that folder exists;
 //	(c) a mutation corpus generated from valid payloads (mutationSeeds);
@@ -81,10 +82,7 @@ var knownDisagreements = []struct {
 			fixed.pointers = nil
 			set := map[string]bool{}
 			for _, p := range cue.pointers {
-				if strings.HasSuffix(p, "/") {
-					p = strings.TrimSuffix(p, "/")
-				}
-				set[p] = true
+				set[strings.TrimSuffix(p, "/")] = true
 			}
 			for p := range set {
 				fixed.pointers = append(fixed.pointers, p)
@@ -127,6 +125,20 @@ var mutationSeeds = []struct{ kind, file string }{
 	{"operator/handoff", "testdata/agreement/peer-handoff-template.json"},
 	{"operator/orchestrator-output", "testdata/agreement/orchestrator-output-valid.json"},
 	{"operator/worklog", "testdata/agreement/worklogs/T-12.jsonl"},
+	// vermas (seed 000): typed event data (conditional fields), with the
+	// discriminator before and after data; every other vermas kind. The
+	// assignment and the template are the JSON texts lint.Validator makes
+	// of an assignment file and a TOML template.
+	{"vermas/event", "testdata/agreement/vermas/event-created.json"},
+	{"vermas/event", "testdata/agreement/vermas/event-updated.json"},
+	{"vermas/event", "testdata/agreement/vermas/event-verdict.json"},
+	{"vermas/event", "testdata/agreement/vermas/event-mail-read.json"},
+	{"vermas/work-order", "testdata/families/vermas/valid/.work/work_orders.jsonl"},
+	{"vermas/message", "testdata/families/vermas/valid/.work/messages.jsonl"},
+	{"vermas/route", "testdata/seeds/vermas/.work/routes.jsonl"},
+	{"vermas/assignment", "testdata/agreement/vermas/assignment.json"},
+	{"vermas/template", "testdata/agreement/vermas/template.json"},
+	{"vermas/process", "testdata/seeds/vermas/.work/processes/proc-abc123.json"},
 }
 
 type payloadCase struct {
@@ -257,12 +269,16 @@ func fileCases(t *testing.T, root string) []payloadCase {
 				}
 				raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
 				kind := sniff(raw)
+				if k := lint.GlobKind(p); k != nil {
+					kind = k.Name
+				}
 				if kind == "" || !e.Has(kind) {
 					skipped++
 					return nil
 				}
 				add("file "+rel, kind, raw)
-			case strings.HasSuffix(p, ".jsonl") && strings.Contains(filepath.ToSlash(p), "/worklogs/"):
+			case strings.HasSuffix(p, ".jsonl") && lint.GlobKind(p) != nil && e.Has(lint.GlobKind(p).Name):
+				kind := lint.GlobKind(p).Name
 				raw, err := os.ReadFile(p)
 				if err != nil {
 					return err
@@ -275,7 +291,7 @@ func fileCases(t *testing.T, root string) []payloadCase {
 					if len(bytes.TrimSpace(line)) == 0 {
 						continue
 					}
-					add(fmt.Sprintf("file %s:%d", rel, i+1), "operator/worklog", line)
+					add(fmt.Sprintf("file %s:%d", rel, i+1), kind, line)
 				}
 			}
 			return nil
@@ -667,14 +683,6 @@ func (n *jnode) bytes() []byte {
 	var b bytes.Buffer
 	n.encode(&b)
 	return b.Bytes()
-}
-
-// at returns the node at index path p.
-func (n *jnode) at(p []int) *jnode {
-	for _, i := range p {
-		n = n.vals[i]
-	}
-	return n
 }
 
 // step is one step of a mutation's target: a member name, or an element

@@ -463,7 +463,7 @@ func (r *run) lookup(p path) (v ast.Expr, n int) {
 			}
 		case *ast.ListLit:
 			if s.idx >= 0 && s.idx < len(x.Elts) {
-				next, _ = x.Elts[s.idx].(ast.Expr)
+				next = x.Elts[s.idx]
 			}
 		}
 		if next == nil {

@@ -13,12 +13,27 @@ var Validators = map[string]func(*Dec){
 	"operator/result":              v70,
 	"operator/watchdog":            v75,
 	"operator/worklog":             v77,
+	"vermas/assignment":            v82,
+	"vermas/event":                 v125,
+	"vermas/message":               v129,
+	"vermas/process":               v135,
+	"vermas/route":                 v138,
+	"vermas/template":              v142,
+	"vermas/work-order":            v146,
 }
 
 var re0 = &Regex{Src: "^1(\\.|$)"}
 var re1 = &Regex{Src: "^[0-9a-fA-F-]{36}$"}
+var re10 = &Regex{Src: "^[a-z][a-z0-9]*$"}
+var re11 = &Regex{Src: "^(/|[A-Za-z]:[\\\\/])"}
 var re2 = &Regex{Src: "^[0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-9])))[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?([Zz]|\\+00:00)$"}
 var re3 = &Regex{Src: "^(T-[0-9]+|[0-9a-fA-F-]{36})$"}
+var re4 = &Regex{Src: "^[a-z][a-z0-9]*-[A-Za-z0-9]+(\\.[0-9]+)*$"}
+var re5 = &Regex{Src: "^msg-[A-Za-z0-9]+$"}
+var re6 = &Regex{Src: "^proc-[A-Za-z0-9-]+$"}
+var re7 = &Regex{Src: "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"}
+var re8 = &Regex{Src: "^evt-[A-Za-z0-9]+$"}
+var re9 = &Regex{Src: "^[0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-9])))[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"}
 
 var leaf0 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
 var leaf1 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP001", Required: true, Patterns: []*Regex{re0}}
@@ -60,11 +75,52 @@ var leaf41 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 
 var leaf42 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
 var leaf43 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Required: true, Patterns: []*Regex{re2}}
 var leaf44 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP023", Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
+var leaf45 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM021", Required: true, Enum: []string{"work_order", "mail", "process"}}
+var leaf46 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM022", Required: true, Patterns: []*Regex{re4}}
+var leaf47 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM022", Required: true, Patterns: []*Regex{re5}}
+var leaf48 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM022", Required: true, Patterns: []*Regex{re6}}
+var leaf49 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM005", Required: true, Patterns: []*Regex{re7}}
 var leaf5 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 5000, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf50 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM001", Required: true, Patterns: []*Regex{re8}}
+var leaf51 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Patterns: []*Regex{re9}}
+var leaf52 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM001", Patterns: []*Regex{re8}}
+var leaf53 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM010", Required: true, Patterns: []*Regex{re4}}
+var leaf54 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 100, MinItems: -1, MaxItems: -1, Rule: "VM011", Required: true}
+var leaf55 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"task", "bug", "feature", "epic", "merge-request"}}
+var leaf56 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM012", Required: true, Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 4, Lit: "4"}}}
+var leaf57 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 100, MinItems: -1, MaxItems: -1, Rule: "VM011"}
+var leaf58 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"open", "in_progress", "assigned", "closed"}}
+var leaf59 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM012", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 4, Lit: "4"}}}
 var leaf6 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Required: true, Patterns: []*Regex{re3}}
+var leaf60 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"task", "bug", "feature", "epic", "merge-request"}}
+var leaf61 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf62 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"open", "in_progress", "assigned", "closed"}}
+var leaf63 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM013", Required: true, Patterns: []*Regex{re5}}
+var leaf64 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION"}}
+var leaf65 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}}}
+var leaf66 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf67 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM014", Required: true, Patterns: []*Regex{re6}}
+var leaf68 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"completed", "failed", "skipped"}}
+var leaf69 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"PASS", "FAIL"}}
 var leaf7 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 500, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf70 = Leaf{Kinds: 6, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM015", Bounds: []Bound{{Op: "<=", Num: 0, Lit: "0"}}}
+var leaf71 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION"}}
+var leaf72 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re9}}
+var leaf73 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"urgent", "normal", "low"}}
+var leaf74 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM010", Patterns: []*Regex{re4}}
+var leaf75 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"ready", "active", "archive"}}
+var leaf76 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped"}}
+var leaf77 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM050", Required: true, Patterns: []*Regex{re10}}
+var leaf78 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM051", Required: true, Patterns: []*Regex{re11}}
+var leaf79 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM031", Required: true, Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}, {Op: "<=", Num: 1, Lit: "1"}}}
 var leaf8 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"parallelizable", "serial"}}
+var leaf80 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "VM032", Required: true}
+var leaf81 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM032"}
+var leaf82 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf9 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Required: true}
+
+var conds0 = CondSet{Fields: []CondField{{Name: "type", Leaf: &leaf45}}, Conds: []CondSpec{{Field: 0, Equals: "work_order"}, {Field: 0, Equals: "mail"}, {Field: 0, Equals: "process"}}}
+var conds1 = CondSet{Fields: []CondField{{Name: "event_type", Leaf: &leaf49}}, Conds: []CondSpec{{Field: 0, Equals: "work_order.created"}, {Field: 0, Equals: "work_order.updated"}, {Field: 0, Equals: "work_order.status_changed"}, {Field: 0, Equals: "work_order.assigned"}, {Field: 0, Equals: "work_order.closed"}, {Field: 0, Equals: "mail.sent"}, {Field: 0, Equals: "mail.delivered"}, {Field: 0, Equals: "mail.read"}, {Field: 0, Equals: "agent.started"}, {Field: 0, Equals: "agent.assignment_checked"}, {Field: 0, Equals: "agent.working"}, {Field: 0, Equals: "agent.idle"}, {Field: 0, Equals: "agent.stopped"}, {Field: 0, Equals: "process.created"}, {Field: 0, Equals: "process.step_started"}, {Field: 0, Equals: "process.step_completed"}, {Field: 0, Equals: "process.completed"}, {Field: 0, Equals: "verify.started"}, {Field: 0, Equals: "verify.verdict"}}}
 
 func v0(d *Dec) {
 	d.Value(&leaf1)
@@ -1733,5 +1789,1610 @@ func v77(d *Dec) {
 	}
 	if seen&(1<<8) == 0 {
 		d.Missing(off, "next_step")
+	}
+}
+
+func v78(d *Dec) {
+	d.Value(&leaf45)
+}
+
+func v79(d *Dec) {
+	d.Value(&leaf46)
+}
+
+func v80(d *Dec) {
+	d.Value(&leaf47)
+}
+
+func v81(d *Dec) {
+	d.Value(&leaf48)
+}
+
+func v82(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	m := d.Conds(off, &conds0)
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "type":
+			seen |= 1 << 0
+			d.Push("type")
+			v78(d)
+			d.Pop()
+		case "reference_id":
+			seen |= 1 << 1
+			if m&(1<<0) != 0 {
+				d.Push("reference_id")
+				v79(d)
+				d.Pop()
+			} else if m&(1<<1) != 0 {
+				d.Push("reference_id")
+				v80(d)
+				d.Pop()
+			} else if m&(1<<2) != 0 {
+				d.Push("reference_id")
+				v81(d)
+				d.Pop()
+			} else {
+				d.Push("reference_id")
+				v19(d)
+				d.Pop()
+			}
+		default:
+			d.Unknown(name, false, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "type")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "reference_id")
+	}
+}
+
+func v83(d *Dec) {
+	d.Value(&leaf50)
+}
+
+func v84(d *Dec) {
+	d.Value(&leaf49)
+}
+
+func v85(d *Dec) {
+	d.Value(&leaf51)
+}
+
+func v86(d *Dec) {
+	d.Value(&leaf52)
+}
+
+func v87(d *Dec) {
+	d.Value(&leaf53)
+}
+
+func v88(d *Dec) {
+	d.Value(&leaf54)
+}
+
+func v89(d *Dec) {
+	d.Value(&leaf55)
+}
+
+func v90(d *Dec) {
+	d.Value(&leaf56)
+}
+
+func v91(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v87(d)
+			d.Pop()
+		case "title":
+			seen |= 1 << 1
+			d.Push("title")
+			v88(d)
+			d.Pop()
+		case "description":
+			d.Push("description")
+			v12(d)
+			d.Pop()
+		case "issue_type":
+			seen |= 1 << 3
+			d.Push("issue_type")
+			v89(d)
+			d.Pop()
+		case "priority":
+			seen |= 1 << 4
+			d.Push("priority")
+			v90(d)
+			d.Pop()
+		case "created_by":
+			seen |= 1 << 5
+			d.Push("created_by")
+			v19(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "title")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "issue_type")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "priority")
+	}
+	if seen&(1<<5) == 0 {
+		d.Missing(off, "created_by")
+	}
+}
+
+func v92(d *Dec) {
+	d.Value(&leaf57)
+}
+
+func v93(d *Dec) {
+	d.Value(&leaf58)
+}
+
+func v94(d *Dec) {
+	d.Value(&leaf59)
+}
+
+func v95(d *Dec) {
+	d.Value(&leaf60)
+}
+
+func v96(d *Dec) {
+	d.Value(&leaf61)
+}
+
+func v97(d *Dec) {
+	off, ok := d.BeginArray(&leaf34)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v12(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf34, off, n)
+}
+
+func v98(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	_ = off
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "title":
+			d.Push("title")
+			v92(d)
+			d.Pop()
+		case "description":
+			d.Push("description")
+			v12(d)
+			d.Pop()
+		case "status":
+			d.Push("status")
+			v93(d)
+			d.Pop()
+		case "priority":
+			d.Push("priority")
+			v94(d)
+			d.Pop()
+		case "issue_type":
+			d.Push("issue_type")
+			v95(d)
+			d.Pop()
+		case "assignee":
+			d.Push("assignee")
+			v96(d)
+			d.Pop()
+		case "labels":
+			d.Push("labels")
+			v97(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+}
+
+func v99(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v87(d)
+			d.Pop()
+		case "changes":
+			seen |= 1 << 1
+			d.Push("changes")
+			v98(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "changes")
+	}
+}
+
+func v100(d *Dec) {
+	d.Value(&leaf62)
+}
+
+func v101(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v87(d)
+			d.Pop()
+		case "from_status":
+			seen |= 1 << 1
+			d.Push("from_status")
+			v100(d)
+			d.Pop()
+		case "to_status":
+			seen |= 1 << 2
+			d.Push("to_status")
+			v100(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "from_status")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "to_status")
+	}
+}
+
+func v102(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v87(d)
+			d.Pop()
+		case "agent":
+			seen |= 1 << 1
+			d.Push("agent")
+			v46(d)
+			d.Pop()
+		case "assignment_path":
+			seen |= 1 << 2
+			d.Push("assignment_path")
+			v46(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "agent")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "assignment_path")
+	}
+}
+
+func v103(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v87(d)
+			d.Pop()
+		case "reason":
+			seen |= 1 << 1
+			d.Push("reason")
+			v19(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "reason")
+	}
+}
+
+func v104(d *Dec) {
+	d.Value(&leaf63)
+}
+
+func v105(d *Dec) {
+	d.Value(&leaf64)
+}
+
+func v106(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "message_id":
+			seen |= 1 << 0
+			d.Push("message_id")
+			v104(d)
+			d.Pop()
+		case "from":
+			seen |= 1 << 1
+			d.Push("from")
+			v46(d)
+			d.Pop()
+		case "to":
+			seen |= 1 << 2
+			d.Push("to")
+			v46(d)
+			d.Pop()
+		case "subject":
+			seen |= 1 << 3
+			d.Push("subject")
+			v19(d)
+			d.Pop()
+		case "message_type":
+			seen |= 1 << 4
+			d.Push("message_type")
+			v105(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "message_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "from")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "to")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "subject")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "message_type")
+	}
+}
+
+func v107(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "message_id":
+			seen |= 1 << 0
+			d.Push("message_id")
+			v104(d)
+			d.Pop()
+		case "recipient":
+			seen |= 1 << 1
+			d.Push("recipient")
+			v46(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "message_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "recipient")
+	}
+}
+
+func v108(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "message_id":
+			seen |= 1 << 0
+			d.Push("message_id")
+			v104(d)
+			d.Pop()
+		case "reader":
+			seen |= 1 << 1
+			d.Push("reader")
+			v46(d)
+			d.Pop()
+		case "read_at":
+			seen |= 1 << 2
+			d.Push("read_at")
+			v85(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "message_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "reader")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "read_at")
+	}
+}
+
+func v109(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "session_name":
+			seen |= 1 << 0
+			d.Push("session_name")
+			v19(d)
+			d.Pop()
+		case "worktree":
+			seen |= 1 << 1
+			d.Push("worktree")
+			v19(d)
+			d.Pop()
+		case "profile":
+			seen |= 1 << 2
+			d.Push("profile")
+			v19(d)
+			d.Pop()
+		case "assigned_work_order":
+			seen |= 1 << 3
+			d.Push("assigned_work_order")
+			v87(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "session_name")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "worktree")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "profile")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "assigned_work_order")
+	}
+}
+
+func v110(d *Dec) {
+	d.Value(&leaf65)
+}
+
+func v111(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "found":
+			seen |= 1 << 0
+			d.Push("found")
+			v20(d)
+			d.Pop()
+		case "response_ms":
+			seen |= 1 << 1
+			d.Push("response_ms")
+			v110(d)
+			d.Pop()
+		case "action":
+			seen |= 1 << 2
+			d.Push("action")
+			v19(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "found")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "response_ms")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "action")
+	}
+}
+
+func v112(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v87(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+}
+
+func v113(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "idle_since":
+			seen |= 1 << 0
+			d.Push("idle_since")
+			v85(d)
+			d.Pop()
+		case "last_activity":
+			seen |= 1 << 1
+			d.Push("last_activity")
+			v19(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "idle_since")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "last_activity")
+	}
+}
+
+func v114(d *Dec) {
+	d.Value(&leaf66)
+}
+
+func v115(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "reason":
+			seen |= 1 << 0
+			d.Push("reason")
+			v19(d)
+			d.Pop()
+		case "exit_code":
+			seen |= 1 << 1
+			d.Push("exit_code")
+			v114(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "reason")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "exit_code")
+	}
+}
+
+func v116(d *Dec) {
+	d.Value(&leaf67)
+}
+
+func v117(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "process_id":
+			seen |= 1 << 0
+			d.Push("process_id")
+			v116(d)
+			d.Pop()
+		case "template":
+			seen |= 1 << 1
+			d.Push("template")
+			v46(d)
+			d.Pop()
+		case "work_order_id":
+			seen |= 1 << 2
+			d.Push("work_order_id")
+			v87(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "process_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "template")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+}
+
+func v118(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "process_id":
+			seen |= 1 << 0
+			d.Push("process_id")
+			v116(d)
+			d.Pop()
+		case "step_id":
+			seen |= 1 << 1
+			d.Push("step_id")
+			v46(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "process_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "step_id")
+	}
+}
+
+func v119(d *Dec) {
+	d.Value(&leaf68)
+}
+
+func v120(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "process_id":
+			seen |= 1 << 0
+			d.Push("process_id")
+			v116(d)
+			d.Pop()
+		case "step_id":
+			seen |= 1 << 1
+			d.Push("step_id")
+			v46(d)
+			d.Pop()
+		case "status":
+			seen |= 1 << 2
+			d.Push("status")
+			v119(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "process_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "step_id")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "status")
+	}
+}
+
+func v121(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "process_id":
+			seen |= 1 << 0
+			d.Push("process_id")
+			v116(d)
+			d.Pop()
+		case "summary":
+			seen |= 1 << 1
+			d.Push("summary")
+			v19(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "process_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "summary")
+	}
+}
+
+func v122(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v87(d)
+			d.Pop()
+		case "process_id":
+			seen |= 1 << 1
+			d.Push("process_id")
+			v116(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "process_id")
+	}
+}
+
+func v123(d *Dec) {
+	d.Value(&leaf70)
+}
+
+func v124(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	var span3 Span
+	var cond0 bool
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v87(d)
+			d.Pop()
+		case "verdict":
+			seen |= 1 << 1
+			d.Push("verdict")
+			_, s, _, okv := d.Value(&leaf69)
+			cond0 = okv && string(s) == "PASS"
+			d.Pop()
+		case "criteria_passed":
+			seen |= 1 << 2
+			d.Push("criteria_passed")
+			v110(d)
+			d.Pop()
+		case "criteria_failed":
+			seen |= 1 << 3
+			d.Push("criteria_failed")
+			span3.Start = d.Mark()
+			v110(d)
+			span3.End = d.Off()
+			span3.Set = true
+			d.Pop()
+		case "reasoning":
+			seen |= 1 << 4
+			d.Push("reasoning")
+			v19(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "verdict")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "criteria_passed")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "criteria_failed")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "reasoning")
+	}
+	if cond0 {
+		d.Check(span3, "criteria_failed", "verdict is \"PASS\"", v123)
+	}
+}
+
+func v125(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	m := d.Conds(off, &conds1)
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "event_id":
+			seen |= 1 << 0
+			d.Push("event_id")
+			v83(d)
+			d.Pop()
+		case "event_type":
+			seen |= 1 << 1
+			d.Push("event_type")
+			v84(d)
+			d.Pop()
+		case "timestamp":
+			seen |= 1 << 2
+			d.Push("timestamp")
+			v85(d)
+			d.Pop()
+		case "actor":
+			seen |= 1 << 3
+			d.Push("actor")
+			v46(d)
+			d.Pop()
+		case "correlation_id":
+			d.Push("correlation_id")
+			v12(d)
+			d.Pop()
+		case "caused_by":
+			d.Push("caused_by")
+			v86(d)
+			d.Pop()
+		case "data":
+			seen |= 1 << 6
+			if m&(1<<0) != 0 {
+				d.Push("data")
+				v91(d)
+				d.Pop()
+			} else if m&(1<<1) != 0 {
+				d.Push("data")
+				v99(d)
+				d.Pop()
+			} else if m&(1<<2) != 0 {
+				d.Push("data")
+				v101(d)
+				d.Pop()
+			} else if m&(1<<3) != 0 {
+				d.Push("data")
+				v102(d)
+				d.Pop()
+			} else if m&(1<<4) != 0 {
+				d.Push("data")
+				v103(d)
+				d.Pop()
+			} else if m&(1<<5) != 0 {
+				d.Push("data")
+				v106(d)
+				d.Pop()
+			} else if m&(1<<6) != 0 {
+				d.Push("data")
+				v107(d)
+				d.Pop()
+			} else if m&(1<<7) != 0 {
+				d.Push("data")
+				v108(d)
+				d.Pop()
+			} else if m&(1<<8) != 0 {
+				d.Push("data")
+				v109(d)
+				d.Pop()
+			} else if m&(1<<9) != 0 {
+				d.Push("data")
+				v111(d)
+				d.Pop()
+			} else if m&(1<<10) != 0 {
+				d.Push("data")
+				v112(d)
+				d.Pop()
+			} else if m&(1<<11) != 0 {
+				d.Push("data")
+				v113(d)
+				d.Pop()
+			} else if m&(1<<12) != 0 {
+				d.Push("data")
+				v115(d)
+				d.Pop()
+			} else if m&(1<<13) != 0 {
+				d.Push("data")
+				v117(d)
+				d.Pop()
+			} else if m&(1<<14) != 0 {
+				d.Push("data")
+				v118(d)
+				d.Pop()
+			} else if m&(1<<15) != 0 {
+				d.Push("data")
+				v120(d)
+				d.Pop()
+			} else if m&(1<<16) != 0 {
+				d.Push("data")
+				v121(d)
+				d.Pop()
+			} else if m&(1<<17) != 0 {
+				d.Push("data")
+				v122(d)
+				d.Pop()
+			} else if m&(1<<18) != 0 {
+				d.Push("data")
+				v124(d)
+				d.Pop()
+			} else {
+				d.Push("data")
+				v28(d)
+				d.Pop()
+			}
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "event_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "event_type")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "timestamp")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "actor")
+	}
+	if seen&(1<<6) == 0 {
+		d.Missing(off, "data")
+	}
+}
+
+func v126(d *Dec) {
+	d.Value(&leaf71)
+}
+
+func v127(d *Dec) {
+	d.Value(&leaf72)
+}
+
+func v128(d *Dec) {
+	d.Value(&leaf73)
+}
+
+func v129(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v104(d)
+			d.Pop()
+		case "from":
+			seen |= 1 << 1
+			d.Push("from")
+			v46(d)
+			d.Pop()
+		case "to":
+			seen |= 1 << 2
+			d.Push("to")
+			v46(d)
+			d.Pop()
+		case "subject":
+			seen |= 1 << 3
+			d.Push("subject")
+			v19(d)
+			d.Pop()
+		case "body":
+			seen |= 1 << 4
+			d.Push("body")
+			v19(d)
+			d.Pop()
+		case "message_type":
+			d.Push("message_type")
+			v126(d)
+			d.Pop()
+		case "timestamp":
+			seen |= 1 << 6
+			d.Push("timestamp")
+			v85(d)
+			d.Pop()
+		case "read_at":
+			d.Push("read_at")
+			v127(d)
+			d.Pop()
+		case "priority":
+			d.Push("priority")
+			v128(d)
+			d.Pop()
+		case "metadata":
+			d.Push("metadata")
+			v38(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "from")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "to")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "subject")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "body")
+	}
+	if seen&(1<<6) == 0 {
+		d.Missing(off, "timestamp")
+	}
+}
+
+func v130(d *Dec) {
+	d.Value(&leaf74)
+}
+
+func v131(d *Dec) {
+	d.Value(&leaf75)
+}
+
+func v132(d *Dec) {
+	d.Value(&leaf76)
+}
+
+func v133(d *Dec) {
+	off, ok := d.BeginObject(&leaf20)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v46(d)
+			d.Pop()
+		case "status":
+			seen |= 1 << 1
+			d.Push("status")
+			v132(d)
+			d.Pop()
+		case "started_at":
+			d.Push("started_at")
+			v127(d)
+			d.Pop()
+		case "completed_at":
+			d.Push("completed_at")
+			v127(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "status")
+	}
+}
+
+func v134(d *Dec) {
+	off, ok := d.BeginArray(&leaf13)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v133(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf13, off, n)
+}
+
+func v135(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v116(d)
+			d.Pop()
+		case "template":
+			seen |= 1 << 1
+			d.Push("template")
+			v46(d)
+			d.Pop()
+		case "work_order_id":
+			d.Push("work_order_id")
+			v130(d)
+			d.Pop()
+		case "state":
+			seen |= 1 << 3
+			d.Push("state")
+			v131(d)
+			d.Pop()
+		case "created_at":
+			seen |= 1 << 4
+			d.Push("created_at")
+			v85(d)
+			d.Pop()
+		case "steps":
+			seen |= 1 << 5
+			d.Push("steps")
+			v134(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "template")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "state")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "created_at")
+	}
+	if seen&(1<<5) == 0 {
+		d.Missing(off, "steps")
+	}
+}
+
+func v136(d *Dec) {
+	d.Value(&leaf77)
+}
+
+func v137(d *Dec) {
+	d.Value(&leaf78)
+}
+
+func v138(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "prefix":
+			seen |= 1 << 0
+			d.Push("prefix")
+			v136(d)
+			d.Pop()
+		case "path":
+			seen |= 1 << 1
+			d.Push("path")
+			v137(d)
+			d.Pop()
+		case "factory":
+			d.Push("factory")
+			v96(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "prefix")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "path")
+	}
+}
+
+func v139(d *Dec) {
+	d.Value(&leaf79)
+}
+
+func v140(d *Dec) {
+	off, ok := d.BeginObject(&leaf81)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v46(d)
+			d.Pop()
+		case "title":
+			seen |= 1 << 1
+			d.Push("title")
+			v19(d)
+			d.Pop()
+		case "description":
+			seen |= 1 << 2
+			d.Push("description")
+			v19(d)
+			d.Pop()
+		case "needs":
+			d.Push("needs")
+			v97(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "title")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "description")
+	}
+}
+
+func v141(d *Dec) {
+	off, ok := d.BeginArray(&leaf80)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v140(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf80, off, n)
+}
+
+func v142(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "template":
+			seen |= 1 << 0
+			d.Push("template")
+			v46(d)
+			d.Pop()
+		case "description":
+			seen |= 1 << 1
+			d.Push("description")
+			v19(d)
+			d.Pop()
+		case "version":
+			seen |= 1 << 2
+			d.Push("version")
+			v139(d)
+			d.Pop()
+		case "steps":
+			seen |= 1 << 3
+			d.Push("steps")
+			v141(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "template")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "description")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "version")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "steps")
+	}
+}
+
+func v143(d *Dec) {
+	d.Value(&leaf82)
+}
+
+func v144(d *Dec) {
+	off, ok := d.BeginObject(&leaf20)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "depends_on_id":
+			seen |= 1 << 0
+			d.Push("depends_on_id")
+			v87(d)
+			d.Pop()
+		case "type":
+			d.Push("type")
+			v143(d)
+			d.Pop()
+		case "created_at":
+			seen |= 1 << 2
+			d.Push("created_at")
+			v85(d)
+			d.Pop()
+		case "created_by":
+			seen |= 1 << 3
+			d.Push("created_by")
+			v19(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "depends_on_id")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "created_at")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "created_by")
+	}
+}
+
+func v145(d *Dec) {
+	off, ok := d.BeginArray(&leaf34)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v144(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf34, off, n)
+}
+
+func v146(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v87(d)
+			d.Pop()
+		case "title":
+			seen |= 1 << 1
+			d.Push("title")
+			v88(d)
+			d.Pop()
+		case "description":
+			d.Push("description")
+			v12(d)
+			d.Pop()
+		case "status":
+			seen |= 1 << 3
+			d.Push("status")
+			v100(d)
+			d.Pop()
+		case "priority":
+			seen |= 1 << 4
+			d.Push("priority")
+			v90(d)
+			d.Pop()
+		case "issue_type":
+			seen |= 1 << 5
+			d.Push("issue_type")
+			v89(d)
+			d.Pop()
+		case "created_at":
+			seen |= 1 << 6
+			d.Push("created_at")
+			v85(d)
+			d.Pop()
+		case "updated_at":
+			seen |= 1 << 7
+			d.Push("updated_at")
+			v85(d)
+			d.Pop()
+		case "created_by":
+			seen |= 1 << 8
+			d.Push("created_by")
+			v46(d)
+			d.Pop()
+		case "assignee":
+			d.Push("assignee")
+			v96(d)
+			d.Pop()
+		case "dependencies":
+			d.Push("dependencies")
+			v145(d)
+			d.Pop()
+		case "labels":
+			d.Push("labels")
+			v97(d)
+			d.Pop()
+		case "metadata":
+			d.Push("metadata")
+			v38(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "title")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "status")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "priority")
+	}
+	if seen&(1<<5) == 0 {
+		d.Missing(off, "issue_type")
+	}
+	if seen&(1<<6) == 0 {
+		d.Missing(off, "created_at")
+	}
+	if seen&(1<<7) == 0 {
+		d.Missing(off, "updated_at")
+	}
+	if seen&(1<<8) == 0 {
+		d.Missing(off, "created_by")
 	}
 }
