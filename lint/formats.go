@@ -177,16 +177,11 @@ func appendTOMLValue(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, '}'), nil
 	case []map[string]any:
-		b = append(b, '[')
+		a := make([]any, len(x))
 		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = appendTOMLValue(b, e); err != nil {
-				return nil, err
-			}
+			a[i] = e
 		}
-		return append(b, ']'), nil
+		return appendTOMLValue(b, a)
 	case []any:
 		b = append(b, '[')
 		for i, e := range x {

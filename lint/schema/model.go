@@ -48,6 +48,8 @@ import (
 	"cuelang.org/go/cue/literal"
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
+
+	"github.com/agentlint/agentlint/lint/fast"
 )
 
 // JSONKind is a bit set of JSON value kinds. Int is a number written without
@@ -397,26 +399,12 @@ func (t *Type) AcceptsScalar(k JSONKind, s string, num float64) bool {
 		return literalFits(t, s) == nil
 	case KInt, KFloat:
 		for _, b := range t.Bounds {
-			if b.Ref == "" && !holds(b.Op, num, b.Num) {
+			if b.Ref == "" && !fast.Holds(b.Op, num, b.Num) {
 				return false
 			}
 		}
 	}
 	return true
-}
-
-func holds(op string, x, y float64) bool {
-	switch op {
-	case ">=":
-		return x >= y
-	case ">":
-		return x > y
-	case "<=":
-		return x <= y
-	case "<":
-		return x < y
-	}
-	return false
 }
 
 // Kind is one record type: its name (family/record), its CUE definition and
