@@ -13,7 +13,7 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-var updateFamilies = flag.Bool("update", false, "rewrite testdata/families/*/want.txt from the actual findings")
+var updateFamilies = flag.Bool("update", false, "rewrite testdata/families/*/want.txt and testdata/families/vermas/invalid.golden from the actual findings")
 
 // lintTree lints every file under dir whose kind is detected (glob, then
 // sniffing) and returns one line per violation, file:line:col: CODE

@@ -154,7 +154,11 @@ func dropOff(vs []envelope.Violation) []envelope.Violation {
 
 // Document validates a whole file's content as one payload of kind: a UTF-8
 // byte-order mark is skipped with a warning (AL006) and an empty payload is
-// AL005 (CONTRACT.md sections 2 and 4).
+// AL005 (CONTRACT.md sections 2 and 4). A kind of format TOML or text (the
+// vermas template and assignment) is converted into its JSON equivalent
+// first (formats.go): a TOML syntax error is VM030, a malformed assignment
+// line VM020, and the violations of the JSON text are reported at the
+// source's line and column. The returned Doc then holds the JSON text.
 func (v *Validator) Document(kind, file string, raw []byte) ([]envelope.Violation, *rules.Doc) {
 	var pre []envelope.Violation
 	if bytes.HasPrefix(raw, []byte("\ufeff")) {
@@ -168,6 +172,9 @@ func (v *Validator) Document(kind, file string, raw []byte) ([]envelope.Violatio
 		envelope.Sort(v.vs)
 		return v.vs, nil
 	}
+	if k := Kind(kind); k != nil && (k.Format == FormatTOML || k.Format == FormatText) {
+		return v.foreign(k, file, raw, pre)
+	}
 	vs, doc := v.Record(kind, file, raw, 1)
 	if len(pre) > 0 {
 		v.vs = append(append(v.vs[:0:0], pre...), vs...)
@@ -176,6 +183,32 @@ func (v *Validator) Document(kind, file string, raw []byte) ([]envelope.Violatio
 		return v.vs, doc
 	}
 	return vs, doc
+}
+
+// foreign validates a TOML or text document: convert, validate the JSON,
+// map positions back to the source.
+func (v *Validator) foreign(k *KindInfo, file string, raw []byte, pre []envelope.Violation) ([]envelope.Violation, *rules.Doc) {
+	c := convert(k.Format, raw)
+	pre = append(pre, c.errs...)
+	var doc *rules.Doc
+	if c.js != nil {
+		var vs []envelope.Violation
+		vs, doc = v.Record(k.Name, file, c.js, 1)
+		for i := range vs {
+			if !vs[i].Parse {
+				p := c.pos.at(vs[i].Pointer)
+				vs[i].Line, vs[i].Column = p.line, p.col
+			}
+		}
+		pre = append(pre, vs...)
+	}
+	v.vs = append(v.vs[:0], pre...)
+	v.finish()
+	envelope.Sort(v.vs)
+	if envelope.HasErrors(v.vs) {
+		doc = nil
+	}
+	return v.vs, doc
 }
 
 // KindNames returns the names of every kind, sorted.

@@ -19,15 +19,17 @@ func (a *app) validateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate [FILE|-]",
 		Short: "Validate one payload and print exactly one envelope",
-		Long: `Validate one payload (a JSON document) and print exactly one envelope
-{allow, code, reason, details}. The kind comes from --kind, the config file's
-globs, the built-in globs, then the payload's top-level keys.
+		Long: `Validate one payload (a JSON document, a VerMAS TOML template or a VerMAS
+assignment file) and print exactly one envelope {allow, code, reason,
+details}. The kind comes from --kind, the config file's globs, the built-in
+globs, then the payload's top-level keys.
 
 Exit status: 0 allow, 1 deny, 2 usage error (missing file, unknown kind).`,
 		Example: `  agentlint validate packets/t12.json
   cat result.json | agentlint validate --kind operator/result -
   agentlint validate --assignment packets/t12.json results/t12.json
-  agentlint validate --format text --strict packets/t12.json`,
+  agentlint validate --format text --strict packets/t12.json
+  agentlint validate .work/templates/worker-execute.toml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := "-"

@@ -30,10 +30,10 @@ import (
 //
 // Payload sources:
 //
-//	(a) every *.json file under testdata/ whose kind can be sniffed
-//	    (CONTRACT.md section 1 "Sniffing") and every line of
-//	    testdata/**/worklogs/*.jsonl (operator/worklog); invalid JSON is a
-//	    parse case;
+//	(a) every *.json file under testdata/ whose kind a built-in glob
+//	    names or that can be sniffed (CONTRACT.md section 1 "Detection")
+//	    and every line of a *.jsonl file a built-in glob names (worklogs,
+//	    vermas .work/*.jsonl); invalid JSON is a parse case;
 //	(b) the conformance inputs ../shared/conformance/operator-peer/*.json and
 //	    watchdog/*.json, when that folder exists;
 //	(c) a mutation corpus generated from valid payloads (mutationSeeds);
@@ -74,6 +74,20 @@ var mutationSeeds = []struct{ kind, file string }{
 	{"idle/event", "testdata/agreement/idle/done.jsonl"},   // DONE
 	{"idle/event", "testdata/agreement/idle/abort.jsonl"},  // ABORT, schema 1
 	{"idle/event", "testdata/agreement/idle/anchor.jsonl"}, // ANCHOR with event
+	// vermas (seed 000): typed event data (conditional fields), with the
+	// discriminator before and after data; every other vermas kind. The
+	// assignment and the template are the JSON texts lint.Validator makes
+	// of an assignment file and a TOML template.
+	{"vermas/event", "testdata/agreement/vermas/event-created.json"},
+	{"vermas/event", "testdata/agreement/vermas/event-updated.json"},
+	{"vermas/event", "testdata/agreement/vermas/event-verdict.json"},
+	{"vermas/event", "testdata/agreement/vermas/event-mail-read.json"},
+	{"vermas/work-order", "testdata/families/vermas/valid/.work/work_orders.jsonl"},
+	{"vermas/message", "testdata/families/vermas/valid/.work/messages.jsonl"},
+	{"vermas/route", "testdata/seeds/vermas/.work/routes.jsonl"},
+	{"vermas/assignment", "testdata/agreement/vermas/assignment.json"},
+	{"vermas/template", "testdata/agreement/vermas/template.json"},
+	{"vermas/process", "testdata/seeds/vermas/.work/processes/proc-abc123.json"},
 }
 
 type payloadCase struct {

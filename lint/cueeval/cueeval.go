@@ -769,7 +769,7 @@ func scalarOK(t *schema.Type, v ast.Expr) bool {
 			k = schema.KFloat
 		}
 		f, err := strconv.ParseFloat(b.Value, 64)
-		return err == nil && t.AcceptsScalar(k, "", f)
+		return err == nil && t.AcceptsScalar(k, b.Value, f)
 	case token.TRUE, token.FALSE:
 		return t.AcceptsScalar(schema.KBool, "", 0)
 	case token.NULL:

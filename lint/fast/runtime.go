@@ -461,18 +461,9 @@ func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
 		}
 		patterns, rule = patterns[1:], l.RestRule
 	}
-	if l.Enum != nil {
-		found := false
-		for _, e := range l.Enum {
-			if string(s) == e {
-				found = true
-				break
-			}
-		}
-		if !found {
-			d.Report(rule, off, fmt.Sprintf("%s is not one of %s", strconv.Quote(clip(s)), strings.Join(quoteAll(l.Enum), ", ")))
-			return false
-		}
+	if !l.inEnum(s) {
+		d.Report(rule, off, fmt.Sprintf("%s is not one of %s", strconv.Quote(clip(s)), strings.Join(quoteAll(l.Enum), ", ")))
+		return false
 	}
 	if l.MinRunes >= 0 || l.MaxRunes >= 0 {
 		n := utf8.RuneCount(s)
@@ -500,6 +491,19 @@ func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
 		}
 	}
 	return ok
+}
+
+// inEnum reports whether s is allowed by l's enum (any string when unset).
+func (l *Leaf) inEnum(s []byte) bool {
+	if l.Enum == nil {
+		return true
+	}
+	for _, e := range l.Enum {
+		if string(s) == e {
+			return true
+		}
+	}
+	return false
 }
 
 func clip(s []byte) string {
@@ -795,17 +799,8 @@ func (d *Dec) accepts(l *Leaf, raw []byte) bool {
 		if !ok {
 			return false
 		}
-		if l.Enum != nil {
-			found := false
-			for _, e := range l.Enum {
-				if string(s) == e {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
+		if !l.inEnum(s) {
+			return false
 		}
 		if l.MinRunes >= 0 || l.MaxRunes >= 0 {
 			n := utf8.RuneCount(s)

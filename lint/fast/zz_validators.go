@@ -17,6 +17,13 @@ var Validators = map[string]func(*Dec){
 	"operator/result":              v105,
 	"operator/watchdog":            v110,
 	"operator/worklog":             v112,
+	"vermas/assignment":            v117,
+	"vermas/event":                 v159,
+	"vermas/message":               v163,
+	"vermas/process":               v169,
+	"vermas/route":                 v172,
+	"vermas/template":              v176,
+	"vermas/work-order":            v180,
 }
 
 var re0 = &Regex{Src: "^1(\\.|$)"}
@@ -24,6 +31,13 @@ var re1 = &Regex{Src: "^[0-9]+\\.[0-9]+\\.[0-9]+$"}
 var re10 = &Regex{Src: "^[0-9a-fA-F-]{36}$"}
 var re11 = &Regex{Src: "^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-8])))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(00|0[48]|[2468][048]|[13579][26])00)-02-29)[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?([Zz]|\\+00:00)$"}
 var re12 = &Regex{Src: "^(T-[0-9]+|[0-9a-fA-F-]{36})$"}
+var re13 = &Regex{Src: "^[a-z][a-z0-9]*-[A-Za-z0-9]+(\\.[0-9]+)*$"}
+var re14 = &Regex{Src: "^msg-[A-Za-z0-9]+$"}
+var re15 = &Regex{Src: "^proc-[A-Za-z0-9-]+$"}
+var re16 = &Regex{Src: "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$"}
+var re17 = &Regex{Src: "^evt-[A-Za-z0-9]+$"}
+var re18 = &Regex{Src: "^[a-z][a-z0-9]*$"}
+var re19 = &Regex{Src: "^(/|[A-Za-z]:[\\\\/])"}
 var re2 = &Regex{Src: "^(lifecycle|activity|coordination|hook|decision|system)\\.[a-z_]+$"}
 var re3 = &Regex{Src: "^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-8])))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(00|0[48]|[2468][048]|[13579][26])00)-02-29)[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"}
 var re4 = &Regex{Src: "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}
@@ -36,6 +50,16 @@ var re9 = &Regex{Src: "^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|(
 var leaf0 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
 var leaf1 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL001", NullRule: "CL001", RestRule: "CL002", Required: true, Patterns: []*Regex{re0, re1}}
 var leaf10 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf100 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"urgent", "normal", "low"}}
+var leaf101 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM010", Patterns: []*Regex{re13}}
+var leaf102 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"ready", "active", "archive"}}
+var leaf103 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped"}}
+var leaf104 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM050", Required: true, Patterns: []*Regex{re18}}
+var leaf105 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM051", Required: true, Patterns: []*Regex{re19}}
+var leaf106 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM031", Required: true, Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}, {Op: "<=", Num: 1, Lit: "1"}}}
+var leaf107 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "VM032", Required: true}
+var leaf108 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM032"}
+var leaf109 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf11 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf12 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL001", NullRule: "IL001", Required: true, Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 1, Lit: "1"}}}
 var leaf13 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL002", Required: true, Patterns: []*Regex{re5}}
@@ -104,11 +128,40 @@ var leaf7 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -
 var leaf70 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
 var leaf71 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Required: true, Patterns: []*Regex{re11}}
 var leaf72 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP023", Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
+var leaf73 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM021", Required: true, Enum: []string{"work_order", "mail", "process"}}
+var leaf74 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM022", Required: true, Patterns: []*Regex{re13}}
+var leaf75 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM022", Required: true, Patterns: []*Regex{re14}}
+var leaf76 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM022", Required: true, Patterns: []*Regex{re15}}
+var leaf77 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM005", Required: true, Patterns: []*Regex{re16}}
+var leaf78 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM001", Required: true, Patterns: []*Regex{re17}}
+var leaf79 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Patterns: []*Regex{re3}}
 var leaf8 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"started", "thinking", "tool_use", "progress", "waiting", "blocked", "completed", "error"}}
+var leaf80 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM001", Patterns: []*Regex{re17}}
+var leaf81 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM010", Required: true, Patterns: []*Regex{re13}}
+var leaf82 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 100, MinItems: -1, MaxItems: -1, Rule: "VM011", Required: true}
+var leaf83 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"task", "bug", "feature", "epic", "merge-request"}}
+var leaf84 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM012", Required: true, Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 4, Lit: "4"}}}
+var leaf85 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 100, MinItems: -1, MaxItems: -1, Rule: "VM011"}
+var leaf86 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"open", "in_progress", "assigned", "closed"}}
+var leaf87 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM012", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 4, Lit: "4"}}}
+var leaf88 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"task", "bug", "feature", "epic", "merge-request"}}
+var leaf89 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"open", "in_progress", "assigned", "closed"}}
 var leaf9 = Leaf{Kinds: 6, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL007", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0.0"}, {Op: "<=", Num: 1, Lit: "1.0"}}}
+var leaf90 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM013", Required: true, Patterns: []*Regex{re14}}
+var leaf91 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION"}}
+var leaf92 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}}}
+var leaf93 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf94 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM014", Required: true, Patterns: []*Regex{re15}}
+var leaf95 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"completed", "failed", "skipped"}}
+var leaf96 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"PASS", "FAIL"}}
+var leaf97 = Leaf{Kinds: 6, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM015", Bounds: []Bound{{Op: "<=", Num: 0, Lit: "0"}}}
+var leaf98 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION"}}
+var leaf99 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re3}}
 
 var conds0 = CondSet{Fields: []CondField{{Name: "event", Leaf: &leaf6}}, Conds: []CondSpec{{Field: 0, Equals: "STATE"}, {Field: 0, Equals: "DONE"}, {Field: 0, Equals: "ABORT"}, {Field: 0, Absent: true}, {Field: 0, Equals: "ANCHOR"}}}
 var conds1 = CondSet{Fields: []CondField{{Name: "mode", Leaf: &leaf17}}, Conds: []CondSpec{{Field: 0, Equals: "grind"}, {Field: 0, Equals: "issue"}}}
+var conds2 = CondSet{Fields: []CondField{{Name: "type", Leaf: &leaf73}}, Conds: []CondSpec{{Field: 0, Equals: "work_order"}, {Field: 0, Equals: "mail"}, {Field: 0, Equals: "process"}}}
+var conds3 = CondSet{Fields: []CondField{{Name: "event_type", Leaf: &leaf77}}, Conds: []CondSpec{{Field: 0, Equals: "work_order.created"}, {Field: 0, Equals: "work_order.updated"}, {Field: 0, Equals: "work_order.status_changed"}, {Field: 0, Equals: "work_order.assigned"}, {Field: 0, Equals: "work_order.closed"}, {Field: 0, Equals: "mail.sent"}, {Field: 0, Equals: "mail.delivered"}, {Field: 0, Equals: "mail.read"}, {Field: 0, Equals: "agent.started"}, {Field: 0, Equals: "agent.assignment_checked"}, {Field: 0, Equals: "agent.working"}, {Field: 0, Equals: "agent.idle"}, {Field: 0, Equals: "agent.stopped"}, {Field: 0, Equals: "process.created"}, {Field: 0, Equals: "process.step_started"}, {Field: 0, Equals: "process.step_completed"}, {Field: 0, Equals: "process.completed"}, {Field: 0, Equals: "verify.started"}, {Field: 0, Equals: "verify.verdict"}}}
 
 func v0(d *Dec) {
 	d.Value(&leaf1)
@@ -560,15 +613,15 @@ func v28(d *Dec) {
 			}
 		case "stack":
 			seen |= 1 << 4
-			if m&(1<<0) != 0 && m&(1<<1) == 0 && m&(1<<2) == 0 {
+			if m&(1<<0) != 0 {
 				d.Push("stack")
 				v23(d)
 				d.Pop()
-			} else if m&(1<<1) != 0 && m&(1<<0) == 0 && m&(1<<2) == 0 {
+			} else if m&(1<<1) != 0 {
 				d.Push("stack")
 				v24(d)
 				d.Pop()
-			} else if m&(1<<2) != 0 && m&(1<<0) == 0 && m&(1<<1) == 0 {
+			} else if m&(1<<2) != 0 {
 				d.Push("stack")
 				v24(d)
 				d.Pop()
@@ -577,11 +630,11 @@ func v28(d *Dec) {
 			}
 		case "reason":
 			seen |= 1 << 5
-			if m&(1<<1) != 0 && m&(1<<2) == 0 {
+			if m&(1<<1) != 0 {
 				d.Push("reason")
 				v25(d)
 				d.Pop()
-			} else if m&(1<<2) != 0 && m&(1<<1) == 0 {
+			} else if m&(1<<2) != 0 {
 				d.Push("reason")
 				v26(d)
 				d.Pop()
@@ -590,11 +643,11 @@ func v28(d *Dec) {
 			}
 		case "goal":
 			seen |= 1 << 6
-			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+			if m&(1<<3) != 0 {
 				d.Push("goal")
 				v18(d)
 				d.Pop()
-			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+			} else if m&(1<<4) != 0 {
 				d.Push("goal")
 				v18(d)
 				d.Pop()
@@ -603,11 +656,11 @@ func v28(d *Dec) {
 			}
 		case "mode":
 			seen |= 1 << 7
-			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+			if m&(1<<3) != 0 {
 				d.Push("mode")
 				v19(d)
 				d.Pop()
-			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+			} else if m&(1<<4) != 0 {
 				d.Push("mode")
 				v19(d)
 				d.Pop()
@@ -616,11 +669,11 @@ func v28(d *Dec) {
 			}
 		case "iteration":
 			seen |= 1 << 8
-			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+			if m&(1<<3) != 0 {
 				d.Push("iteration")
 				v27(d)
 				d.Pop()
-			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+			} else if m&(1<<4) != 0 {
 				d.Push("iteration")
 				v27(d)
 				d.Pop()
@@ -629,11 +682,11 @@ func v28(d *Dec) {
 			}
 		case "progress":
 			seen |= 1 << 9
-			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+			if m&(1<<3) != 0 {
 				d.Push("progress")
 				v18(d)
 				d.Pop()
-			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+			} else if m&(1<<4) != 0 {
 				d.Push("progress")
 				v18(d)
 				d.Pop()
@@ -642,11 +695,11 @@ func v28(d *Dec) {
 			}
 		case "modified_files":
 			seen |= 1 << 10
-			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+			if m&(1<<3) != 0 {
 				d.Push("modified_files")
 				v18(d)
 				d.Pop()
-			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+			} else if m&(1<<4) != 0 {
 				d.Push("modified_files")
 				v18(d)
 				d.Pop()
@@ -655,11 +708,11 @@ func v28(d *Dec) {
 			}
 		case "next_step":
 			seen |= 1 << 11
-			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+			if m&(1<<3) != 0 {
 				d.Push("next_step")
 				v18(d)
 				d.Pop()
-			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+			} else if m&(1<<4) != 0 {
 				d.Push("next_step")
 				v18(d)
 				d.Pop()
@@ -668,11 +721,11 @@ func v28(d *Dec) {
 			}
 		case "timestamp":
 			seen |= 1 << 12
-			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+			if m&(1<<3) != 0 {
 				d.Push("timestamp")
 				v17(d)
 				d.Pop()
-			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+			} else if m&(1<<4) != 0 {
 				d.Push("timestamp")
 				v17(d)
 				d.Pop()
@@ -692,31 +745,31 @@ func v28(d *Dec) {
 	if seen&(1<<3) == 0 && (m&(1<<0) != 0) {
 		d.Missing(off, "updated_at")
 	}
-	if seen&(1<<4) == 0 && (m&(1<<0) != 0 && m&(1<<1) == 0 && m&(1<<2) == 0 || m&(1<<1) != 0 && m&(1<<0) == 0 && m&(1<<2) == 0 || m&(1<<2) != 0 && m&(1<<0) == 0 && m&(1<<1) == 0) {
+	if seen&(1<<4) == 0 && (m&(1<<0) != 0 || m&(1<<1) != 0 || m&(1<<2) != 0) {
 		d.Missing(off, "stack")
 	}
-	if seen&(1<<5) == 0 && (m&(1<<1) != 0 && m&(1<<2) == 0) {
+	if seen&(1<<5) == 0 && (m&(1<<1) != 0) {
 		d.Missing(off, "reason")
 	}
-	if seen&(1<<6) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+	if seen&(1<<6) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
 		d.Missing(off, "goal")
 	}
-	if seen&(1<<7) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+	if seen&(1<<7) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
 		d.Missing(off, "mode")
 	}
-	if seen&(1<<8) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+	if seen&(1<<8) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
 		d.Missing(off, "iteration")
 	}
-	if seen&(1<<9) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+	if seen&(1<<9) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
 		d.Missing(off, "progress")
 	}
-	if seen&(1<<10) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+	if seen&(1<<10) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
 		d.Missing(off, "modified_files")
 	}
-	if seen&(1<<11) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+	if seen&(1<<11) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
 		d.Missing(off, "next_step")
 	}
-	if seen&(1<<12) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0 || m&(1<<4) != 0 && m&(1<<3) == 0) {
+	if seen&(1<<12) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
 		d.Missing(off, "timestamp")
 	}
 }
@@ -2531,5 +2584,1606 @@ func v112(d *Dec) {
 	}
 	if seen&(1<<8) == 0 {
 		d.Missing(off, "next_step")
+	}
+}
+
+func v113(d *Dec) {
+	d.Value(&leaf73)
+}
+
+func v114(d *Dec) {
+	d.Value(&leaf74)
+}
+
+func v115(d *Dec) {
+	d.Value(&leaf75)
+}
+
+func v116(d *Dec) {
+	d.Value(&leaf76)
+}
+
+func v117(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	m := d.Conds(off, &conds2)
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "type":
+			seen |= 1 << 0
+			d.Push("type")
+			v113(d)
+			d.Pop()
+		case "reference_id":
+			seen |= 1 << 1
+			if m&(1<<0) != 0 {
+				d.Push("reference_id")
+				v114(d)
+				d.Pop()
+			} else if m&(1<<1) != 0 {
+				d.Push("reference_id")
+				v115(d)
+				d.Pop()
+			} else if m&(1<<2) != 0 {
+				d.Push("reference_id")
+				v116(d)
+				d.Pop()
+			} else {
+				d.Push("reference_id")
+				v18(d)
+				d.Pop()
+			}
+		default:
+			d.Unknown(name, false, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "type")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "reference_id")
+	}
+}
+
+func v118(d *Dec) {
+	d.Value(&leaf78)
+}
+
+func v119(d *Dec) {
+	d.Value(&leaf77)
+}
+
+func v120(d *Dec) {
+	d.Value(&leaf79)
+}
+
+func v121(d *Dec) {
+	d.Value(&leaf80)
+}
+
+func v122(d *Dec) {
+	d.Value(&leaf81)
+}
+
+func v123(d *Dec) {
+	d.Value(&leaf82)
+}
+
+func v124(d *Dec) {
+	d.Value(&leaf83)
+}
+
+func v125(d *Dec) {
+	d.Value(&leaf84)
+}
+
+func v126(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v122(d)
+			d.Pop()
+		case "title":
+			seen |= 1 << 1
+			d.Push("title")
+			v123(d)
+			d.Pop()
+		case "description":
+			d.Push("description")
+			v5(d)
+			d.Pop()
+		case "issue_type":
+			seen |= 1 << 3
+			d.Push("issue_type")
+			v124(d)
+			d.Pop()
+		case "priority":
+			seen |= 1 << 4
+			d.Push("priority")
+			v125(d)
+			d.Pop()
+		case "created_by":
+			seen |= 1 << 5
+			d.Push("created_by")
+			v18(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "title")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "issue_type")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "priority")
+	}
+	if seen&(1<<5) == 0 {
+		d.Missing(off, "created_by")
+	}
+}
+
+func v127(d *Dec) {
+	d.Value(&leaf85)
+}
+
+func v128(d *Dec) {
+	d.Value(&leaf86)
+}
+
+func v129(d *Dec) {
+	d.Value(&leaf87)
+}
+
+func v130(d *Dec) {
+	d.Value(&leaf88)
+}
+
+func v131(d *Dec) {
+	off, ok := d.BeginArray(&leaf62)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v5(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf62, off, n)
+}
+
+func v132(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	_ = off
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "title":
+			d.Push("title")
+			v127(d)
+			d.Pop()
+		case "description":
+			d.Push("description")
+			v5(d)
+			d.Pop()
+		case "status":
+			d.Push("status")
+			v128(d)
+			d.Pop()
+		case "priority":
+			d.Push("priority")
+			v129(d)
+			d.Pop()
+		case "issue_type":
+			d.Push("issue_type")
+			v130(d)
+			d.Pop()
+		case "assignee":
+			d.Push("assignee")
+			v37(d)
+			d.Pop()
+		case "labels":
+			d.Push("labels")
+			v131(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+}
+
+func v133(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v122(d)
+			d.Pop()
+		case "changes":
+			seen |= 1 << 1
+			d.Push("changes")
+			v132(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "changes")
+	}
+}
+
+func v134(d *Dec) {
+	d.Value(&leaf89)
+}
+
+func v135(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v122(d)
+			d.Pop()
+		case "from_status":
+			seen |= 1 << 1
+			d.Push("from_status")
+			v134(d)
+			d.Pop()
+		case "to_status":
+			seen |= 1 << 2
+			d.Push("to_status")
+			v134(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "from_status")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "to_status")
+	}
+}
+
+func v136(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v122(d)
+			d.Pop()
+		case "agent":
+			seen |= 1 << 1
+			d.Push("agent")
+			v81(d)
+			d.Pop()
+		case "assignment_path":
+			seen |= 1 << 2
+			d.Push("assignment_path")
+			v81(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "agent")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "assignment_path")
+	}
+}
+
+func v137(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v122(d)
+			d.Pop()
+		case "reason":
+			seen |= 1 << 1
+			d.Push("reason")
+			v18(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "reason")
+	}
+}
+
+func v138(d *Dec) {
+	d.Value(&leaf90)
+}
+
+func v139(d *Dec) {
+	d.Value(&leaf91)
+}
+
+func v140(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "message_id":
+			seen |= 1 << 0
+			d.Push("message_id")
+			v138(d)
+			d.Pop()
+		case "from":
+			seen |= 1 << 1
+			d.Push("from")
+			v81(d)
+			d.Pop()
+		case "to":
+			seen |= 1 << 2
+			d.Push("to")
+			v81(d)
+			d.Pop()
+		case "subject":
+			seen |= 1 << 3
+			d.Push("subject")
+			v18(d)
+			d.Pop()
+		case "message_type":
+			seen |= 1 << 4
+			d.Push("message_type")
+			v139(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "message_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "from")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "to")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "subject")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "message_type")
+	}
+}
+
+func v141(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "message_id":
+			seen |= 1 << 0
+			d.Push("message_id")
+			v138(d)
+			d.Pop()
+		case "recipient":
+			seen |= 1 << 1
+			d.Push("recipient")
+			v81(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "message_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "recipient")
+	}
+}
+
+func v142(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "message_id":
+			seen |= 1 << 0
+			d.Push("message_id")
+			v138(d)
+			d.Pop()
+		case "reader":
+			seen |= 1 << 1
+			d.Push("reader")
+			v81(d)
+			d.Pop()
+		case "read_at":
+			seen |= 1 << 2
+			d.Push("read_at")
+			v120(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "message_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "reader")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "read_at")
+	}
+}
+
+func v143(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "session_name":
+			seen |= 1 << 0
+			d.Push("session_name")
+			v18(d)
+			d.Pop()
+		case "worktree":
+			seen |= 1 << 1
+			d.Push("worktree")
+			v18(d)
+			d.Pop()
+		case "profile":
+			seen |= 1 << 2
+			d.Push("profile")
+			v18(d)
+			d.Pop()
+		case "assigned_work_order":
+			seen |= 1 << 3
+			d.Push("assigned_work_order")
+			v122(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "session_name")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "worktree")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "profile")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "assigned_work_order")
+	}
+}
+
+func v144(d *Dec) {
+	d.Value(&leaf92)
+}
+
+func v145(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "found":
+			seen |= 1 << 0
+			d.Push("found")
+			v57(d)
+			d.Pop()
+		case "response_ms":
+			seen |= 1 << 1
+			d.Push("response_ms")
+			v144(d)
+			d.Pop()
+		case "action":
+			seen |= 1 << 2
+			d.Push("action")
+			v18(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "found")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "response_ms")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "action")
+	}
+}
+
+func v146(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v122(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+}
+
+func v147(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "idle_since":
+			seen |= 1 << 0
+			d.Push("idle_since")
+			v120(d)
+			d.Pop()
+		case "last_activity":
+			seen |= 1 << 1
+			d.Push("last_activity")
+			v18(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "idle_since")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "last_activity")
+	}
+}
+
+func v148(d *Dec) {
+	d.Value(&leaf93)
+}
+
+func v149(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "reason":
+			seen |= 1 << 0
+			d.Push("reason")
+			v18(d)
+			d.Pop()
+		case "exit_code":
+			seen |= 1 << 1
+			d.Push("exit_code")
+			v148(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "reason")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "exit_code")
+	}
+}
+
+func v150(d *Dec) {
+	d.Value(&leaf94)
+}
+
+func v151(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "process_id":
+			seen |= 1 << 0
+			d.Push("process_id")
+			v150(d)
+			d.Pop()
+		case "template":
+			seen |= 1 << 1
+			d.Push("template")
+			v81(d)
+			d.Pop()
+		case "work_order_id":
+			seen |= 1 << 2
+			d.Push("work_order_id")
+			v122(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "process_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "template")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+}
+
+func v152(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "process_id":
+			seen |= 1 << 0
+			d.Push("process_id")
+			v150(d)
+			d.Pop()
+		case "step_id":
+			seen |= 1 << 1
+			d.Push("step_id")
+			v81(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "process_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "step_id")
+	}
+}
+
+func v153(d *Dec) {
+	d.Value(&leaf95)
+}
+
+func v154(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "process_id":
+			seen |= 1 << 0
+			d.Push("process_id")
+			v150(d)
+			d.Pop()
+		case "step_id":
+			seen |= 1 << 1
+			d.Push("step_id")
+			v81(d)
+			d.Pop()
+		case "status":
+			seen |= 1 << 2
+			d.Push("status")
+			v153(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "process_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "step_id")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "status")
+	}
+}
+
+func v155(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "process_id":
+			seen |= 1 << 0
+			d.Push("process_id")
+			v150(d)
+			d.Pop()
+		case "summary":
+			seen |= 1 << 1
+			d.Push("summary")
+			v18(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "process_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "summary")
+	}
+}
+
+func v156(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v122(d)
+			d.Pop()
+		case "process_id":
+			seen |= 1 << 1
+			d.Push("process_id")
+			v150(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "process_id")
+	}
+}
+
+func v157(d *Dec) {
+	d.Value(&leaf97)
+}
+
+func v158(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	var span3 Span
+	var cond0 bool
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "work_order_id":
+			seen |= 1 << 0
+			d.Push("work_order_id")
+			v122(d)
+			d.Pop()
+		case "verdict":
+			seen |= 1 << 1
+			d.Push("verdict")
+			_, s, _, okv := d.Value(&leaf96)
+			cond0 = okv && string(s) == "PASS"
+			d.Pop()
+		case "criteria_passed":
+			seen |= 1 << 2
+			d.Push("criteria_passed")
+			v144(d)
+			d.Pop()
+		case "criteria_failed":
+			seen |= 1 << 3
+			d.Push("criteria_failed")
+			span3.Start = d.Mark()
+			v144(d)
+			span3.End = d.Off()
+			span3.Set = true
+			d.Pop()
+		case "reasoning":
+			seen |= 1 << 4
+			d.Push("reasoning")
+			v18(d)
+			d.Pop()
+		default:
+			d.Unknown(name, true, false)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "work_order_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "verdict")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "criteria_passed")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "criteria_failed")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "reasoning")
+	}
+	if cond0 {
+		d.Check(span3, "criteria_failed", "verdict is \"PASS\"", v157)
+	}
+}
+
+func v159(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	m := d.Conds(off, &conds3)
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "event_id":
+			seen |= 1 << 0
+			d.Push("event_id")
+			v118(d)
+			d.Pop()
+		case "event_type":
+			seen |= 1 << 1
+			d.Push("event_type")
+			v119(d)
+			d.Pop()
+		case "timestamp":
+			seen |= 1 << 2
+			d.Push("timestamp")
+			v120(d)
+			d.Pop()
+		case "actor":
+			seen |= 1 << 3
+			d.Push("actor")
+			v81(d)
+			d.Pop()
+		case "correlation_id":
+			d.Push("correlation_id")
+			v5(d)
+			d.Pop()
+		case "caused_by":
+			d.Push("caused_by")
+			v121(d)
+			d.Pop()
+		case "data":
+			seen |= 1 << 6
+			if m&(1<<0) != 0 {
+				d.Push("data")
+				v126(d)
+				d.Pop()
+			} else if m&(1<<1) != 0 {
+				d.Push("data")
+				v133(d)
+				d.Pop()
+			} else if m&(1<<2) != 0 {
+				d.Push("data")
+				v135(d)
+				d.Pop()
+			} else if m&(1<<3) != 0 {
+				d.Push("data")
+				v136(d)
+				d.Pop()
+			} else if m&(1<<4) != 0 {
+				d.Push("data")
+				v137(d)
+				d.Pop()
+			} else if m&(1<<5) != 0 {
+				d.Push("data")
+				v140(d)
+				d.Pop()
+			} else if m&(1<<6) != 0 {
+				d.Push("data")
+				v141(d)
+				d.Pop()
+			} else if m&(1<<7) != 0 {
+				d.Push("data")
+				v142(d)
+				d.Pop()
+			} else if m&(1<<8) != 0 {
+				d.Push("data")
+				v143(d)
+				d.Pop()
+			} else if m&(1<<9) != 0 {
+				d.Push("data")
+				v145(d)
+				d.Pop()
+			} else if m&(1<<10) != 0 {
+				d.Push("data")
+				v146(d)
+				d.Pop()
+			} else if m&(1<<11) != 0 {
+				d.Push("data")
+				v147(d)
+				d.Pop()
+			} else if m&(1<<12) != 0 {
+				d.Push("data")
+				v149(d)
+				d.Pop()
+			} else if m&(1<<13) != 0 {
+				d.Push("data")
+				v151(d)
+				d.Pop()
+			} else if m&(1<<14) != 0 {
+				d.Push("data")
+				v152(d)
+				d.Pop()
+			} else if m&(1<<15) != 0 {
+				d.Push("data")
+				v154(d)
+				d.Pop()
+			} else if m&(1<<16) != 0 {
+				d.Push("data")
+				v155(d)
+				d.Pop()
+			} else if m&(1<<17) != 0 {
+				d.Push("data")
+				v156(d)
+				d.Pop()
+			} else if m&(1<<18) != 0 {
+				d.Push("data")
+				v158(d)
+				d.Pop()
+			} else {
+				d.Push("data")
+				v33(d)
+				d.Pop()
+			}
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "event_id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "event_type")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "timestamp")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "actor")
+	}
+	if seen&(1<<6) == 0 {
+		d.Missing(off, "data")
+	}
+}
+
+func v160(d *Dec) {
+	d.Value(&leaf98)
+}
+
+func v161(d *Dec) {
+	d.Value(&leaf99)
+}
+
+func v162(d *Dec) {
+	d.Value(&leaf100)
+}
+
+func v163(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v138(d)
+			d.Pop()
+		case "from":
+			seen |= 1 << 1
+			d.Push("from")
+			v81(d)
+			d.Pop()
+		case "to":
+			seen |= 1 << 2
+			d.Push("to")
+			v81(d)
+			d.Pop()
+		case "subject":
+			seen |= 1 << 3
+			d.Push("subject")
+			v18(d)
+			d.Pop()
+		case "body":
+			seen |= 1 << 4
+			d.Push("body")
+			v18(d)
+			d.Pop()
+		case "message_type":
+			d.Push("message_type")
+			v160(d)
+			d.Pop()
+		case "timestamp":
+			seen |= 1 << 6
+			d.Push("timestamp")
+			v120(d)
+			d.Pop()
+		case "read_at":
+			d.Push("read_at")
+			v161(d)
+			d.Pop()
+		case "priority":
+			d.Push("priority")
+			v162(d)
+			d.Pop()
+		case "metadata":
+			d.Push("metadata")
+			v9(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "from")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "to")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "subject")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "body")
+	}
+	if seen&(1<<6) == 0 {
+		d.Missing(off, "timestamp")
+	}
+}
+
+func v164(d *Dec) {
+	d.Value(&leaf101)
+}
+
+func v165(d *Dec) {
+	d.Value(&leaf102)
+}
+
+func v166(d *Dec) {
+	d.Value(&leaf103)
+}
+
+func v167(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v81(d)
+			d.Pop()
+		case "status":
+			seen |= 1 << 1
+			d.Push("status")
+			v166(d)
+			d.Pop()
+		case "started_at":
+			d.Push("started_at")
+			v161(d)
+			d.Pop()
+		case "completed_at":
+			d.Push("completed_at")
+			v161(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "status")
+	}
+}
+
+func v168(d *Dec) {
+	off, ok := d.BeginArray(&leaf44)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v167(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf44, off, n)
+}
+
+func v169(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v150(d)
+			d.Pop()
+		case "template":
+			seen |= 1 << 1
+			d.Push("template")
+			v81(d)
+			d.Pop()
+		case "work_order_id":
+			d.Push("work_order_id")
+			v164(d)
+			d.Pop()
+		case "state":
+			seen |= 1 << 3
+			d.Push("state")
+			v165(d)
+			d.Pop()
+		case "created_at":
+			seen |= 1 << 4
+			d.Push("created_at")
+			v120(d)
+			d.Pop()
+		case "steps":
+			seen |= 1 << 5
+			d.Push("steps")
+			v168(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "template")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "state")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "created_at")
+	}
+	if seen&(1<<5) == 0 {
+		d.Missing(off, "steps")
+	}
+}
+
+func v170(d *Dec) {
+	d.Value(&leaf104)
+}
+
+func v171(d *Dec) {
+	d.Value(&leaf105)
+}
+
+func v172(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "prefix":
+			seen |= 1 << 0
+			d.Push("prefix")
+			v170(d)
+			d.Pop()
+		case "path":
+			seen |= 1 << 1
+			d.Push("path")
+			v171(d)
+			d.Pop()
+		case "factory":
+			d.Push("factory")
+			v37(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "prefix")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "path")
+	}
+}
+
+func v173(d *Dec) {
+	d.Value(&leaf106)
+}
+
+func v174(d *Dec) {
+	off, ok := d.BeginObject(&leaf108)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v81(d)
+			d.Pop()
+		case "title":
+			seen |= 1 << 1
+			d.Push("title")
+			v18(d)
+			d.Pop()
+		case "description":
+			seen |= 1 << 2
+			d.Push("description")
+			v18(d)
+			d.Pop()
+		case "needs":
+			d.Push("needs")
+			v131(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "title")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "description")
+	}
+}
+
+func v175(d *Dec) {
+	off, ok := d.BeginArray(&leaf107)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v174(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf107, off, n)
+}
+
+func v176(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "template":
+			seen |= 1 << 0
+			d.Push("template")
+			v81(d)
+			d.Pop()
+		case "description":
+			seen |= 1 << 1
+			d.Push("description")
+			v18(d)
+			d.Pop()
+		case "version":
+			seen |= 1 << 2
+			d.Push("version")
+			v173(d)
+			d.Pop()
+		case "steps":
+			seen |= 1 << 3
+			d.Push("steps")
+			v175(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "template")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "description")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "version")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "steps")
+	}
+}
+
+func v177(d *Dec) {
+	d.Value(&leaf109)
+}
+
+func v178(d *Dec) {
+	off, ok := d.BeginObject(&leaf10)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "depends_on_id":
+			seen |= 1 << 0
+			d.Push("depends_on_id")
+			v122(d)
+			d.Pop()
+		case "type":
+			d.Push("type")
+			v177(d)
+			d.Pop()
+		case "created_at":
+			seen |= 1 << 2
+			d.Push("created_at")
+			v120(d)
+			d.Pop()
+		case "created_by":
+			seen |= 1 << 3
+			d.Push("created_by")
+			v18(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "depends_on_id")
+	}
+	if seen&(1<<2) == 0 {
+		d.Missing(off, "created_at")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "created_by")
+	}
+}
+
+func v179(d *Dec) {
+	off, ok := d.BeginArray(&leaf62)
+	if !ok {
+		return
+	}
+	n := 0
+	for d.More() {
+		d.PushIndex(n)
+		v178(d)
+		d.Pop()
+		n++
+	}
+	d.ArrayLen(&leaf62, off, n)
+}
+
+func v180(d *Dec) {
+	off, ok := d.BeginObject(&leaf0)
+	if !ok {
+		return
+	}
+	var seen uint64
+	for d.More() {
+		name := d.Name()
+		switch string(name) {
+		case "id":
+			seen |= 1 << 0
+			d.Push("id")
+			v122(d)
+			d.Pop()
+		case "title":
+			seen |= 1 << 1
+			d.Push("title")
+			v123(d)
+			d.Pop()
+		case "description":
+			d.Push("description")
+			v5(d)
+			d.Pop()
+		case "status":
+			seen |= 1 << 3
+			d.Push("status")
+			v134(d)
+			d.Pop()
+		case "priority":
+			seen |= 1 << 4
+			d.Push("priority")
+			v125(d)
+			d.Pop()
+		case "issue_type":
+			seen |= 1 << 5
+			d.Push("issue_type")
+			v124(d)
+			d.Pop()
+		case "created_at":
+			seen |= 1 << 6
+			d.Push("created_at")
+			v120(d)
+			d.Pop()
+		case "updated_at":
+			seen |= 1 << 7
+			d.Push("updated_at")
+			v120(d)
+			d.Pop()
+		case "created_by":
+			seen |= 1 << 8
+			d.Push("created_by")
+			v81(d)
+			d.Pop()
+		case "assignee":
+			d.Push("assignee")
+			v37(d)
+			d.Pop()
+		case "dependencies":
+			d.Push("dependencies")
+			v179(d)
+			d.Pop()
+		case "labels":
+			d.Push("labels")
+			v131(d)
+			d.Pop()
+		case "metadata":
+			d.Push("metadata")
+			v9(d)
+			d.Pop()
+		default:
+			d.Unknown(name, false, true)
+		}
+	}
+	if seen&(1<<0) == 0 {
+		d.Missing(off, "id")
+	}
+	if seen&(1<<1) == 0 {
+		d.Missing(off, "title")
+	}
+	if seen&(1<<3) == 0 {
+		d.Missing(off, "status")
+	}
+	if seen&(1<<4) == 0 {
+		d.Missing(off, "priority")
+	}
+	if seen&(1<<5) == 0 {
+		d.Missing(off, "issue_type")
+	}
+	if seen&(1<<6) == 0 {
+		d.Missing(off, "created_at")
+	}
+	if seen&(1<<7) == 0 {
+		d.Missing(off, "updated_at")
+	}
+	if seen&(1<<8) == 0 {
+		d.Missing(off, "created_by")
 	}
 }

@@ -495,6 +495,9 @@ func (g *gen) variantMember(b *strings.Builder, o *Object, name string, i int, v
 	return nil
 }
 
+// maxDiscriminators is lint/fast's limit of discriminators per CondSet.
+const maxDiscriminators = 8
+
 // condSet declares the CondSet of o (discriminators with their leaves and
 // conditions) and returns its name.
 func (g *gen) condSet(o *Object, inCheck bool, fieldRule func(*Field) string) (string, error) {
@@ -516,6 +519,9 @@ func (g *gen) condSet(o *Object, inCheck bool, fieldRule func(*Field) string) (s
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "{Name: %q, Leaf: &%s}", f.Name, g.leaf(f.Type, fieldRule(f), rulesOf(f), f.Required && !inCheck))
+	}
+	if len(fields) > maxDiscriminators {
+		return "", fmt.Errorf("struct with %d discriminators: at most %d are supported", len(fields), maxDiscriminators)
 	}
 	fmt.Fprintf(&b, "}, Conds: []%sCondSpec{", g.q)
 	for ci, cd := range o.Conds {

@@ -53,6 +53,8 @@ import (
 	"cuelang.org/go/cue/literal"
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
+
+	"github.com/agentlint/agentlint/lint/fast"
 )
 
 // JSONKind is a bit set of JSON value kinds. Int is a number written without
@@ -245,9 +247,10 @@ func (o *Object) FieldFor(name string, holds []bool) (*Field, error) {
 }
 
 // Variant is one way the conditions of an object can declare a member: On
-// lists conditions that hold and Off conditions that do not (one
-// representative per discriminator value; conditions on the same field and
-// value hold together), Holds is the resulting truth value of every
+// lists conditions that hold and Off conditions that do not, one
+// representative per discriminator value (conditions on the same field and
+// value hold together; two values of one field exclude each other, so a
+// field with a holding value has no Off entries), Holds is the resulting truth value of every
 // condition of the object as FieldFor takes it, and Field the member's
 // declaration (nil: not declared, an unknown member).
 type Variant struct {
@@ -311,16 +314,18 @@ func (o *Object) Variants(name string) ([]Variant, error) {
 		}
 		v := Variant{Holds: make([]bool, len(o.Conds))}
 		for j, f := range fields {
-			for c, r := range reps[f] {
-				if c == choice[j] {
-					v.On = append(v.On, r)
-					for i, cd := range o.Conds {
-						if cd.same(o.Conds[r]) {
-							v.Holds[i] = true
-						}
-					}
-				} else {
-					v.Off = append(v.Off, r)
+			if choice[j] == len(reps[f]) {
+				// No value of f holds.
+				v.Off = append(v.Off, reps[f]...)
+				continue
+			}
+			// The values of one field exclude each other: the holding
+			// one decides.
+			r := reps[f][choice[j]]
+			v.On = append(v.On, r)
+			for i, cd := range o.Conds {
+				if cd.same(o.Conds[r]) {
+					v.Holds[i] = true
 				}
 			}
 		}
@@ -389,7 +394,8 @@ type Check struct {
 }
 
 // AcceptsScalar reports whether a scalar JSON value of kind k (one of
-// KString, KInt, KFloat, KBool, KNull) with string content s or number num
+// KString, KInt, KFloat, KBool, KNull) with string content s, or number num
+// whose JSON literal is s (compared exactly, see fast.CompareNumbers),
 // satisfies t: kinds, enum, code-point lengths, patterns and literal bounds
 // (sibling bounds are not checked). The CUE engine uses it to evaluate
 // `f == _|_` on data; the fast path has the same check on raw JSON.
@@ -402,26 +408,13 @@ func (t *Type) AcceptsScalar(k JSONKind, s string, num float64) bool {
 		return literalFits(t, s) == nil
 	case KInt, KFloat:
 		for _, b := range t.Bounds {
-			if b.Ref == "" && !holds(b.Op, num, b.Num) {
+			fb := fast.Bound{Op: b.Op, Num: b.Num, Lit: b.Lit}
+			if b.Ref == "" && !fb.Holds(num, []byte(s)) {
 				return false
 			}
 		}
 	}
 	return true
-}
-
-func holds(op string, x, y float64) bool {
-	switch op {
-	case ">=":
-		return x >= y
-	case ">":
-		return x > y
-	case "<=":
-		return x <= y
-	case "<":
-		return x < y
-	}
-	return false
 }
 
 // Kind is one record type: its name (family/record), its CUE definition and

@@ -512,19 +512,19 @@ func v31(d *fast.Dec) {
 		case "data":
 			seen |= 1 << 2
 			span2.Start = d.Mark()
-			if m&(1<<0) != 0 && m&(1<<3) != 0 && m&(1<<1) == 0 {
+			if m&(1<<0) != 0 && m&(1<<3) != 0 {
 				d.Push("data")
 				v17(d)
 				d.Pop()
-			} else if m&(1<<0) != 0 && m&(1<<1) == 0 && m&(1<<3) == 0 {
+			} else if m&(1<<0) != 0 && m&(1<<3) == 0 {
 				d.Push("data")
 				v19(d)
 				d.Pop()
-			} else if m&(1<<1) != 0 && m&(1<<3) != 0 && m&(1<<0) == 0 {
+			} else if m&(1<<1) != 0 && m&(1<<3) != 0 {
 				d.Push("data")
 				v23(d)
 				d.Pop()
-			} else if m&(1<<1) != 0 && m&(1<<0) == 0 && m&(1<<3) == 0 {
+			} else if m&(1<<1) != 0 && m&(1<<3) == 0 {
 				d.Push("data")
 				v24(d)
 				d.Pop()
@@ -553,11 +553,11 @@ func v31(d *fast.Dec) {
 			}
 		case "extra":
 			seen |= 1 << 5
-			if m&(1<<3) != 0 && m&(1<<4) == 0 {
+			if m&(1<<3) != 0 {
 				d.Push("extra")
 				v28(d)
 				d.Pop()
-			} else if m&(1<<4) != 0 && m&(1<<3) == 0 {
+			} else if m&(1<<4) != 0 {
 				d.Push("extra")
 				v3(d)
 				d.Pop()
@@ -574,7 +574,7 @@ func v31(d *fast.Dec) {
 	if seen&(1<<2) == 0 {
 		d.Missing(off, "data")
 	}
-	if seen&(1<<5) == 0 && (m&(1<<3) != 0 && m&(1<<4) == 0) {
+	if seen&(1<<5) == 0 && (m&(1<<3) != 0) {
 		d.Missing(off, "extra")
 	}
 	if m&(1<<5) != 0 {
