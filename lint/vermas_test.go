@@ -14,7 +14,6 @@ import (
 	"github.com/agentlint/agentlint/lint/output"
 )
 
-
 // lintVermasTree lints every file of dir whose kind a built-in glob names, in
 // path order, and returns the text output (paths relative to dir) and the
 // summary.
