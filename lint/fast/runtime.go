@@ -59,9 +59,20 @@ const MaxDepth = 1000
 
 // Regex is a regular expression compiled on first use (start-up stays cheap).
 type Regex struct {
-	Src  string
+	Src string
+	// Desc says what a match is ("an RFC 3339 date-time ..."), from the
+	// @desc attribute of the CUE definition; "" prints Src in reasons.
+	Desc string
 	once sync.Once
 	re   *regexp.Regexp
+}
+
+// mismatch is the reason for a string s that does not match r.
+func (r *Regex) mismatch(s []byte) string {
+	if r.Desc != "" {
+		return strconv.Quote(clip(s)) + " is not " + r.Desc
+	}
+	return strconv.Quote(clip(s)) + " does not match " + r.Src
 }
 
 // Match reports whether b matches. The regex dialect is RE2, the same as
@@ -456,7 +467,7 @@ func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
 		// The first pattern decides: a violation of it is Rule, of the
 		// rest (once it holds) RestRule.
 		if !patterns[0].Match(s) {
-			d.Report(l.Rule, off, fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), patterns[0].Src))
+			d.Report(l.Rule, off, patterns[0].mismatch(s))
 			return false
 		}
 		patterns, rule = patterns[1:], l.RestRule
@@ -486,7 +497,7 @@ func (d *Dec) checkString(l *Leaf, off int64, s []byte) bool {
 	}
 	for _, p := range patterns {
 		if !p.Match(s) {
-			d.Report(rule, off, fmt.Sprintf("%s does not match %s", strconv.Quote(clip(s)), p.Src))
+			d.Report(rule, off, p.mismatch(s))
 			ok = false
 		}
 	}

@@ -21,7 +21,7 @@ func Generate(m *Model) ([]byte, error) { return GeneratePackage(m, "fast") }
 // GeneratePackage is Generate for package pkg; a package other than fast
 // dot-imports lint/fast (the validators of test schemas, lint/fast/fasttest).
 func GeneratePackage(m *Model, pkg string) ([]byte, error) {
-	g := &gen{funcs: map[string]string{}, leaves: map[string]string{}, regexes: map[string]string{}, condSets: map[string]string{}}
+	g := &gen{funcs: map[string]string{}, leaves: map[string]string{}, regexes: map[string]string{}, condSets: map[string]string{}, descs: m.PatternDesc}
 	if pkg != "fast" {
 		g.q = "fast."
 	}
@@ -81,7 +81,8 @@ type gen struct {
 	regexDecls []string
 	condSets   map[string]string // literal → name
 	condDecls  []string
-	q          string // qualifier of lint/fast's identifiers: "" or "fast."
+	q          string            // qualifier of lint/fast's identifiers: "" or "fast."
+	descs      map[string]string // regex → @desc (Model.PatternDesc)
 }
 
 func (g *gen) regex(src string) string {
@@ -90,7 +91,11 @@ func (g *gen) regex(src string) string {
 	}
 	n := fmt.Sprintf("re%d", len(g.regexes))
 	g.regexes[src] = n
-	g.regexDecls = append(g.regexDecls, fmt.Sprintf("var %s = &%sRegex{Src: %q}", n, g.q, src))
+	if d := g.descs[src]; d != "" {
+		g.regexDecls = append(g.regexDecls, fmt.Sprintf("var %s = &%sRegex{Src: %q, Desc: %q}", n, g.q, src, d))
+	} else {
+		g.regexDecls = append(g.regexDecls, fmt.Sprintf("var %s = &%sRegex{Src: %q}", n, g.q, src))
+	}
 	return n
 }
 

@@ -52,13 +52,15 @@ func TestTestSchemasFresh(t *testing.T) {
 // subset instead of silently dropping a constraint.
 func TestCompileRejectsUnsupported(t *testing.T) {
 	cases := map[string]string{
-		"regular field":   "#A: {@kind(x/a)\n a: string}",
-		"default":         "#A: {@kind(x/a)\n a?: *1 | int}",
-		"unknown builtin": "import \"strings\"\n#A: {@kind(x/a)\n a?: strings.HasPrefix(\"x\")}",
-		"comprehension":   "#A: {@kind(x/a)\n a?: [for x in [1] {x}]}",
-		"bad condition":   "#A: {@kind(x/a)\n a?: int\n if a > 1 { _c: a & int @rule(X) }}",
-		"dangling ref":    "#A: {@kind(x/a)\n a?: int & <b}",
-		"closed check":    "#A: {@kind(x/a)\n a?: string\n b?: [...{}]\n if a == \"x\" { _c: b & [...{c: 1}] @rule(X) }}",
+		"regular field":        "#A: {@kind(x/a)\n a: string}",
+		"default":              "#A: {@kind(x/a)\n a?: *1 | int}",
+		"unknown builtin":      "import \"strings\"\n#A: {@kind(x/a)\n a?: strings.HasPrefix(\"x\")}",
+		"comprehension":        "#A: {@kind(x/a)\n a?: [for x in [1] {x}]}",
+		"bad condition":        "#A: {@kind(x/a)\n a?: int\n if a > 1 { _c: a & int @rule(X) }}",
+		"dangling ref":         "#A: {@kind(x/a)\n a?: int & <b}",
+		"closed check":         "#A: {@kind(x/a)\n a?: string\n b?: [...{}]\n if a == \"x\" { _c: b & [...{c: 1}] @rule(X) }}",
+		"desc on two patterns": "#D: =~\"a\" & =~\"b\" @desc(\"x\")\n#A: {@kind(x/a)\n a?: #D}",
+		"desc not a string":    "#D: =~\"a\" @desc(x)\n#A: {@kind(x/a)\n a?: #D}",
 		// Conditional fields.
 		"unguarded optional discriminator": "#A: {@kind(x/a)\n a?: string\n if a == \"x\" { b?: int }}",
 		"absent with unguarded literal":    "#A: {@kind(x/a)\n a!: string\n if a == _|_ { b?: int }\n if a == \"x\" { c?: int }}",

@@ -428,6 +428,11 @@ type Kind struct {
 // Model is the compiled package: every kind, sorted by name.
 type Model struct {
 	Kinds []*Kind
+	// PatternDesc maps a regular expression to what it means, from the
+	// `@desc("...")` attribute of the definition that consists of it
+	// (`#DateTime: =~"..." @desc("an RFC 3339 date-time")`): reasons then
+	// say `"x" is not an RFC 3339 date-time` instead of printing the regex.
+	PatternDesc map[string]string
 }
 
 // Kind returns the kind named name, or nil.
@@ -470,6 +475,7 @@ func Compile(fsys fs.FS) (*Model, error) {
 		kind, def, file string
 	}
 	var kinds []kdecl
+	var descs [][2]string // definition, @desc text
 	for _, name := range names {
 		src, err := fs.ReadFile(fsys, name)
 		if err != nil {
@@ -493,6 +499,15 @@ func Compile(fsys fs.FS) (*Model, error) {
 					c.errorf(d, "definition %s declared twice", id.Name)
 				}
 				c.defs[id.Name] = d.Value
+				for _, a := range d.Attrs {
+					if k, v := a.Split(); k == "desc" {
+						desc, err := literal.Unquote(strings.TrimSpace(v))
+						if err != nil || desc == "" {
+							c.errorf(a, "@desc needs one non-empty string literal")
+						}
+						descs = append(descs, [2]string{id.Name, desc})
+					}
+				}
 				if s, ok := d.Value.(*ast.StructLit); ok {
 					for _, e := range s.Elts {
 						if a, ok := e.(*ast.Attribute); ok {
@@ -507,7 +522,15 @@ func Compile(fsys fs.FS) (*Model, error) {
 			}
 		}
 	}
-	m := &Model{}
+	m := &Model{PatternDesc: map[string]string{}}
+	for _, d := range descs {
+		t := c.expr(c.defs[d[0]], false)
+		if len(t.Patterns) != 1 {
+			c.errorf(c.defs[d[0]], "@desc is for a definition with exactly one regular expression; %s has %d", d[0], len(t.Patterns))
+			continue
+		}
+		m.PatternDesc[t.Patterns[0]] = d[1]
+	}
 	for _, k := range kinds {
 		c.curFile = k.file
 		t := c.expr(c.defs[k.def], false)

@@ -95,3 +95,24 @@ func TestConditionalModel(t *testing.T) {
 		t.Fatalf("Variants(d) = %+v", vs)
 	}
 }
+
+// TestPatternDesc: a definition's @desc names its regular expression, so
+// reasons say what a value should be instead of printing the regex.
+func TestPatternDesc(t *testing.T) {
+	m, err := Compile(cuedefs.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var task *Field
+	for _, f := range m.Kind("operator/worklog").Type.Obj.Fields {
+		if f.Name == "task_id" {
+			task = f
+		}
+	}
+	if task == nil || len(task.Type.Patterns) != 1 {
+		t.Fatalf("operator/worklog task_id: %+v", task)
+	}
+	if got := m.PatternDesc[task.Type.Patterns[0]]; !strings.Contains(got, "task id") {
+		t.Fatalf("PatternDesc of #TaskID's regex = %q, want the @desc of cue/operator.cue", got)
+	}
+}
