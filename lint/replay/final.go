@@ -26,13 +26,17 @@ func (r *run) finish(ss []*stream) *Result {
 	details := map[string]any{"ledger": r.base.name, "ledger_form": string(r.base.form)}
 	streams := make([]any, len(ss))
 	for i, s := range ss {
-		res.Counts.add(s.counts)
-		streams[i] = map[string]any{"file": s.name, "form": string(s.form), "deltas": s.counts.Deltas, "applied": s.counts.Applied,
-			"skipped_duplicates": s.counts.SkippedDuplicates, "rejected": s.counts.Rejected}
+		d := map[string]any{"file": s.name, "form": string(s.form)}
+		if !r.invalid {
+			res.Counts.add(s.counts)
+			d["deltas"], d["applied"], d["skipped_duplicates"], d["rejected"] = s.counts.Deltas, s.counts.Applied, s.counts.SkippedDuplicates, s.counts.Rejected
+		}
+		streams[i] = d
 	}
 	details["streams"] = streams
 	if r.invalid {
-		// An invalid input stops the replay: the verdict is the inputs'.
+		// An invalid input stops the replay: the verdict is the inputs'
+		// (no counts: nothing counts as applied).
 		return r.verdict(res, r.inputVs, details, "")
 	}
 	r.crossStreamIDs(ss)
@@ -59,8 +63,9 @@ func (r *run) finish(ss []*stream) *Result {
 			details["now"] = r.opts.Now.UTC().Format(time.RFC3339Nano)
 		}
 	}
-	ok := fmt.Sprintf("replayed %d deltas from %d streams onto %d tasks: %d applied, %d skipped as duplicates, %d rejected; ledger reconciled",
-		res.Counts.Deltas, len(ss), len(tasks), res.Counts.Applied, res.Counts.SkippedDuplicates, res.Counts.Rejected)
+	ok := fmt.Sprintf("replayed %s from %s onto %s: %d applied, %d skipped as duplicates, %d rejected; ledger reconciled",
+		plural(res.Counts.Deltas, "delta"), plural(len(ss), "stream"), plural(len(tasks), "task"),
+		res.Counts.Applied, res.Counts.SkippedDuplicates, res.Counts.Rejected)
 	if !r.opts.Now.IsZero() {
 		ok += ", watchdog passed"
 	}
@@ -423,4 +428,11 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		_ = d.Close()
 	}
 	return nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
