@@ -27,10 +27,15 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/re
 // testNow is the --now of golden cases that ask for a watchdog.
 var testNow = time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)
 
+// tester is what the helpers need of *testing.T and *rapid.T.
+type tester interface {
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // replayFiles runs a replay over in-memory files: base and the streams, in
 // order.
-func replayFiles(t testing.TB, opts Options, base txtar.File, streams ...txtar.File) *Result {
-	t.Helper()
+func replayFiles(t tester, opts Options, base txtar.File, streams ...txtar.File) *Result {
 	var ins []Input
 	for _, f := range streams {
 		ins = append(ins, Input{Name: f.Name, R: bytes.NewReader(f.Data)})
@@ -75,8 +80,7 @@ func archiveInputs(t testing.TB, a *txtar.Archive) (Options, txtar.File, []txtar
 }
 
 // ledgerBytes returns the emitted ledger, or nil when there is none.
-func ledgerBytes(t testing.TB, res *Result) []byte {
-	t.Helper()
+func ledgerBytes(t tester, res *Result) []byte {
 	var b bytes.Buffer
 	err := res.WriteLedger(&b)
 	if errors.Is(err, ErrNoLedger) {
@@ -90,8 +94,7 @@ func ledgerBytes(t testing.TB, res *Result) []byte {
 
 // envelopeJSON renders an envelope as indented JSON (as the CLI does, but
 // readable).
-func envelopeJSON(t testing.TB, e envelope.Envelope) []byte {
-	t.Helper()
+func envelopeJSON(t tester, e envelope.Envelope) []byte {
 	b, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		t.Fatal(err)
