@@ -129,8 +129,12 @@ func printReplay(p output.Printer, format string, w io.Writer, env envelope.Enve
 		}
 	}
 	d := env.Details
-	_, err := fmt.Fprintf(w, "replay: %s %s (deltas=%v applied=%v skipped_duplicates=%v rejected=%v tasks=%v)\n",
-		env.Code, env.Reason, d["deltas"], d["applied"], d["skipped_duplicates"], d["rejected"], d["task_count"])
+	if _, ok := d["deltas"]; !ok { // an invalid input: nothing was replayed
+		_, err := fmt.Fprintf(w, "replay: %s (invalid input)\n", env.Code)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "replay: %s (deltas=%v applied=%v skipped_duplicates=%v rejected=%v tasks=%v)\n",
+		env.Code, d["deltas"], d["applied"], d["skipped_duplicates"], d["rejected"], d["task_count"])
 	return err
 }
 

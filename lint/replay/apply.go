@@ -170,6 +170,11 @@ func (r *run) replayStream(s *stream) error {
 		vs := r.engine.Schema(string(FormOutput), wrap, line, r.opts.Strict)
 		if len(vs) > 0 {
 			vs = r.fillAll(append([]envelope.Violation(nil), vs...))
+			if vs[0].Parse {
+				// Report the syntax error of the line itself, not of the wrapper.
+				vs = r.fillAll(append([]envelope.Violation(nil), r.engine.Schema(string(FormOutput), text, line, false)...))
+				vs = slices.DeleteFunc(vs, func(v envelope.Violation) bool { return !v.Parse })
+			}
 			for i := range vs {
 				unwrapDelta(&vs[i], len(text))
 			}
@@ -202,7 +207,9 @@ func unwrapDelta(v *envelope.Violation, width int) {
 			Severity: envelope.SeverityError, Reason: "invalid JSON: " + errTrailing.Error()}
 		return
 	}
-	v.Column = min(max(1, v.Column-len(deltaPrefix)), width+1)
+	if !v.Parse {
+		v.Column = min(max(1, v.Column-len(deltaPrefix)), width+1)
+	}
 }
 
 // eachOutputDelta calls fn for every entry of an orchestrator output's

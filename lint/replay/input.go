@@ -286,10 +286,10 @@ func (r *run) parseBase(l *ledger, data []byte) error {
 			})
 		case name == AppliedDeltasField:
 			start := valueStart(data, int(dec.InputOffset()))
-			v, err := dec.ReadValue()
-			if err != nil {
+			if err := dec.SkipValue(); err != nil {
 				return err
 			}
+			v := data[start:dec.InputOffset()]
 			line, col := lc.pos(start)
 			r.readApplied(l, v, place{l.name, "/" + AppliedDeltasField, span{v, line, col}})
 		default:
@@ -313,10 +313,10 @@ type depEdge struct {
 func (r *run) readRows(l *ledger, data []byte, dec *jsontext.Decoder, lc *lineCounter, ptr string) error {
 	for dec.PeekKind() != ']' {
 		start := valueStart(data, int(dec.InputOffset()))
-		v, err := dec.ReadValue()
-		if err != nil {
+		if err := dec.SkipValue(); err != nil {
 			return err
 		}
+		v := data[start:dec.InputOffset()] // stable, unlike ReadValue's result
 		line, col := lc.pos(start)
 		if err := r.addRow(l, v, place{l.name, ptr + "/" + strconv.Itoa(len(l.rows)), span{v, line, col}}); err != nil {
 			return err
@@ -333,10 +333,10 @@ func (r *run) readArray(data []byte, dec *jsontext.Decoder, lc *lineCounter, fn 
 	}
 	for k := 0; dec.PeekKind() != ']'; k++ {
 		start := valueStart(data, int(dec.InputOffset()))
-		v, err := dec.ReadValue()
-		if err != nil {
+		if err := dec.SkipValue(); err != nil {
 			return err
 		}
+		v := data[start:dec.InputOffset()] // stable, unlike ReadValue's result
 		line, col := lc.pos(start)
 		if err := fn(k, v, span{v, line, col}); err != nil {
 			return err
