@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -51,9 +54,19 @@ type delta struct {
 
 // deltaDecoder decodes deltas; it reuses its buffers.
 type deltaDecoder struct {
-	rd    bytes.Reader
-	dec   *jsontext.Decoder
-	canon jsontext.Value
+	rd  bytes.Reader
+	dec *jsontext.Decoder
+	// buf holds the names and canonical values of the current delta's
+	// members; members indexes into it.
+	buf     []byte
+	members []canonMember
+	canon   []byte
+}
+
+// canonMember is one member of a delta: its name (unquoted) and its value in
+// RFC 8785 form, as ranges of deltaDecoder.buf.
+type canonMember struct {
+	name, val [2]int
 }
 
 func newDeltaDecoder() *deltaDecoder {
@@ -65,7 +78,35 @@ func newDeltaDecoder() *deltaDecoder {
 // errTrailing: a JSON Lines record holds more than one JSON value.
 var errTrailing = errors.New("a JSON Lines record must be one JSON value")
 
-// decode reads one delta (already validated against the schema).
+// canonicalValue appends the RFC 8785 form of the JSON value v to dst. A
+// string without escapes is already canonical (a valid JSON string without a
+// backslash holds no character that needs one), as are true, false and null.
+func canonicalValue(dst, v []byte) []byte {
+	switch {
+	case v[0] == '"' && bytes.IndexByte(v, '\\') < 0,
+		v[0] == 't', v[0] == 'f', v[0] == 'n':
+		return append(dst, v...)
+	case v[0] == '"':
+		return append(dst, quote(unquote(v))...)
+	}
+	return append(dst, canonical(v)...)
+}
+
+// stringOf returns the Go string of a canonical JSON string value.
+func stringOf(c []byte) string {
+	if len(c) < 2 || c[0] != '"' {
+		return ""
+	}
+	if bytes.IndexByte(c, '\\') < 0 {
+		return string(c[1 : len(c)-1])
+	}
+	return unquote(c)
+}
+
+// decode reads one delta (already validated against the schema). Its digest
+// is the SHA-256 of its RFC 8785 canonical form, built from the members read
+// here (the same bytes jsontext.Value.Canonicalize gives; see
+// TestDigestIsCanonical).
 func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 	var d delta
 	dd.rd.Reset(raw)
@@ -73,28 +114,50 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 	if _, err := dd.dec.ReadToken(); err != nil {
 		return d, err
 	}
+	dd.buf, dd.members = dd.buf[:0], dd.members[:0]
+	ascii := true
 	for dd.dec.PeekKind() == '"' {
-		t, err := dd.dec.ReadToken()
+		n, err := dd.dec.ReadValue() // the member name, quoted
 		if err != nil {
 			return d, err
 		}
-		n := t.String()
+		var m canonMember
+		m.name[0] = len(dd.buf)
+		if bytes.IndexByte(n, '\\') < 0 {
+			dd.buf = append(dd.buf, n[1:len(n)-1]...)
+		} else {
+			dd.buf = append(dd.buf, unquote(n)...)
+		}
+		m.name[1] = len(dd.buf)
+		name := dd.buf[m.name[0]:m.name[1]]
+		for _, c := range name {
+			ascii = ascii && c < utf8.RuneSelf
+		}
 		v, err := dd.dec.ReadValue()
 		if err != nil {
 			return d, err
 		}
-		k := mutIndex(n)
+		m.val[0] = len(dd.buf)
+		dd.buf = canonicalValue(dd.buf, v)
+		m.val[1] = len(dd.buf)
+		dd.members = append(dd.members, m)
+		c := dd.buf[m.val[0]:m.val[1]]
+		k := mutIndex(string(dd.buf[m.name[0]:m.name[1]]))
 		switch {
-		case n == "task_id":
-			d.taskID = unquote(v)
-		case n == "delta_id":
-			d.deltaID = unquote(v)
+		case string(dd.buf[m.name[0]:m.name[1]]) == "task_id":
+			d.taskID = stringOf(c)
+		case string(dd.buf[m.name[0]:m.name[1]]) == "delta_id":
+			d.deltaID = stringOf(c)
 		case k == fStatus:
-			d.status = unquote(v)
+			d.status = stringOf(c)
 		case k == fOwner:
-			d.owner = unquote(v)
+			d.owner = stringOf(c)
 		}
-		if k >= 0 {
+		switch {
+		case k < 0:
+		case c[0] == '"':
+			d.vals[k] = bytes.Clone(c) // a string's formatted form is its canonical form
+		default:
 			d.vals[k] = format(v)
 		}
 	}
@@ -104,13 +167,50 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 	if _, err := dd.dec.ReadToken(); err != io.EOF {
 		return d, errTrailing
 	}
-	dd.canon = append(dd.canon[:0], raw...)
-	if err := dd.canon.Canonicalize(); err != nil {
-		return d, err
+	// RFC 8785 section 3.2.3: members sorted by the UTF-16 code units of
+	// their names (for ASCII names, by bytes).
+	slices.SortFunc(dd.members, func(a, b canonMember) int {
+		x, y := dd.buf[a.name[0]:a.name[1]], dd.buf[b.name[0]:b.name[1]]
+		if ascii {
+			return bytes.Compare(x, y)
+		}
+		return compareUTF16(x, y)
+	})
+	dd.canon = append(dd.canon[:0], '{')
+	for i, m := range dd.members {
+		if i > 0 {
+			dd.canon = append(dd.canon, ',')
+		}
+		dd.canon, _ = jsontext.AppendQuote(dd.canon, dd.buf[m.name[0]:m.name[1]])
+		dd.canon = append(dd.canon, ':')
+		dd.canon = append(dd.canon, dd.buf[m.val[0]:m.val[1]]...)
 	}
+	dd.canon = append(dd.canon, '}')
 	sum := sha256.Sum256(dd.canon)
 	copy(d.digest[:], sum[:])
 	return d, nil
+}
+
+// compareUTF16 compares two UTF-8 strings by their UTF-16 code units.
+func compareUTF16(a, b []byte) int {
+	for len(a) > 0 && len(b) > 0 {
+		ra, na := utf8.DecodeRune(a)
+		rb, nb := utf8.DecodeRune(b)
+		if ra != rb {
+			return cmp.Compare(utf16Key(ra), utf16Key(rb))
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// utf16Key orders runes as their UTF-16 encodings compare: a supplementary
+// rune by its surrogate pair (0xD800-0xDFFF), which sorts before U+E000.
+func utf16Key(r rune) uint32 {
+	if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError || r2 != utf8.RuneError {
+		return uint32(r1)<<16 | uint32(r2)
+	}
+	return uint32(r) << 16
 }
 
 // deltaWrapper turns one JSON Lines delta into an orchestrator output, so
@@ -137,11 +237,11 @@ func (r *run) replayStream(s *stream) error {
 		})
 	}
 	lr := lint.NewLineReader(s.src)
-	wrap := []byte(deltaPrefix)
-	index := 0
+	b := &lineBatch{r: r, s: s, dd: dd}
 	for {
 		text, line, crlf, tooLong, err := lr.Next()
 		if err == io.EOF {
+			b.flush()
 			return nil
 		}
 		if err != nil {
@@ -166,50 +266,144 @@ func (r *run) replayStream(s *stream) error {
 			continue
 		}
 		r.addInput(s.name, r.fillAll(pre))
-		wrap = append(append(wrap[:len(deltaPrefix)], text...), deltaSuffix...)
-		vs := r.engine.Schema(string(FormOutput), wrap, line, r.opts.Strict)
-		if len(vs) > 0 {
-			vs = r.fillAll(append([]envelope.Violation(nil), vs...))
-			if vs[0].Parse {
-				// Report the syntax error of the line itself, not of the wrapper.
-				vs = r.fillAll(append([]envelope.Violation(nil), r.engine.Schema(string(FormOutput), text, line, false)...))
-				vs = slices.DeleteFunc(vs, func(v envelope.Violation) bool { return !v.Parse })
-			}
-			for i := range vs {
-				unwrapDelta(&vs[i], len(text))
-			}
-			r.addInput(s.name, vs)
-			if envelope.HasErrors(vs) {
-				index++
-				continue
-			}
-		}
-		if !r.invalid {
-			r.apply(s, dd, index, text, place{s.name, "", span{text, line, 1}})
-		}
-		index++
+		b.add(text, line)
 	}
 }
 
-// unwrapDelta maps a violation found in the delta wrapper back onto the
-// line: the pointer loses "/ledger_delta/0", the column the prefix width
-// (clamped to the line). A violation outside the wrapped delta means the
-// line is not one JSON object: AL001.
-func unwrapDelta(v *envelope.Violation, width int) {
-	const p = "/ledger_delta/0"
-	rest, ok := strings.CutPrefix(v.Pointer, p)
+// lineBatch validates the deltas of a JSON Lines stream in batches: up to
+// batchRecords records go into one orchestrator-output wrapper, one record
+// per wrapper line, so that the wrapper's own members are validated once per
+// batch rather than once per delta. A batch with a syntax error, or with a
+// violation outside its records, is validated again record by record.
+type lineBatch struct {
+	r     *run
+	s     *stream
+	dd    *deltaDecoder
+	wrap  []byte
+	recs  []batchRecord
+	index int // position in the stream of the next record
+}
+
+// batchRecord is a record of the batch: its line and its range in wrap.
+type batchRecord struct {
+	line, start, end int
+}
+
+const batchRecords = 256
+
+func (b *lineBatch) add(text []byte, line int) {
+	if len(b.recs) == 0 {
+		b.wrap = append(b.wrap[:0], deltaPrefix...)
+	} else {
+		b.wrap = append(b.wrap, ",\n"...)
+	}
+	b.recs = append(b.recs, batchRecord{line, len(b.wrap), len(b.wrap) + len(text)})
+	b.wrap = append(b.wrap, text...)
+	if len(b.recs) == batchRecords || len(b.wrap) > 1<<20 {
+		b.flush()
+	}
+}
+
+// flush validates the batch, then applies its valid records in order.
+func (b *lineBatch) flush() {
+	if len(b.recs) == 0 {
+		return
+	}
+	r := b.r
+	n := len(b.wrap)
+	b.wrap = append(b.wrap, deltaSuffix...)
+	per := make([][]envelope.Violation, len(b.recs))
+	vs := r.engine.Schema(string(FormOutput), b.wrap, 1, r.opts.Strict)
+	for _, v := range vs {
+		k, ok := recordOf(v, len(b.recs))
+		if !ok {
+			per = nil // the batch as a whole is broken: one record at a time
+			break
+		}
+		per[k] = append(per[k], v)
+	}
+	b.wrap = b.wrap[:n]
+	for k, rec := range b.recs {
+		text := b.wrap[rec.start:rec.end]
+		var rv []envelope.Violation
+		if per != nil {
+			rv = per[k]
+		} else {
+			rv = b.validateOne(text)
+		}
+		if len(rv) > 0 {
+			rv = r.fillAll(append([]envelope.Violation(nil), rv...))
+			for i := range rv {
+				unwrapDelta(&rv[i], text)
+				rv[i].Line = rec.line
+			}
+			r.addInput(b.s.name, rv)
+		}
+		if !envelope.HasErrors(rv) && !r.invalid {
+			r.apply(b.s, b.dd, b.index, text, place{b.s.name, "", span{text, rec.line, 1}})
+		}
+		b.index++
+	}
+	b.recs = b.recs[:0]
+}
+
+// recordOf returns the record (of n) a violation of a batch wrapper is
+// about; false for a syntax error or a violation outside the records.
+func recordOf(v envelope.Violation, n int) (int, bool) {
+	rest, ok := strings.CutPrefix(v.Pointer, "/ledger_delta/")
+	if v.Parse || !ok {
+		return 0, false
+	}
+	digits, _, _ := strings.Cut(rest, "/")
+	k, err := strconv.Atoi(digits)
+	return k, err == nil && k < n && v.Line == k+1
+}
+
+// validateOne validates one record in a wrapper of its own; a syntax error
+// is reported as the record's own (not the wrapper's). Violations keep the
+// wrapper's pointers and columns (see unwrapDelta).
+func (b *lineBatch) validateOne(text []byte) []envelope.Violation {
+	w := append(append(append([]byte(nil), deltaPrefix...), text...), deltaSuffix...)
+	vs := append([]envelope.Violation(nil), b.r.engine.Schema(string(FormOutput), w, 1, b.r.opts.Strict)...)
+	if len(vs) > 0 && vs[0].Parse {
+		vs = append(vs[:0], b.r.engine.Schema(string(FormOutput), text, 1, false)...)
+		vs = slices.DeleteFunc(vs, func(v envelope.Violation) bool { return !v.Parse })
+		for i := range vs {
+			vs[i].Column += len(deltaPrefix) // unwrapDelta takes it off again
+		}
+	}
+	return vs
+}
+
+// unwrapDelta maps a violation of a record in a wrapper (first on its
+// wrapper line for a single record, or on its own line of a batch) back onto
+// the record's line: the pointer loses "/ledger_delta/K", the column the
+// prefix width of a first record (clamped to the line). A violation outside
+// the wrapped record means the line is not one JSON object: AL001.
+func unwrapDelta(v *envelope.Violation, text []byte) {
+	first := v.Line == 1
+	rest, ok := strings.CutPrefix(v.Pointer, "/ledger_delta/")
+	if ok {
+		_, rest, ok = strings.Cut(rest, "/")
+		if ok {
+			rest = "/" + rest
+		} else {
+			rest, ok = "", true
+		}
+	}
 	switch {
 	case v.Parse:
-	case ok && (rest == "" || rest[0] == '/'):
+	case ok:
 		v.Pointer = rest
 	default:
-		*v = envelope.Violation{Code: envelope.SchemaInvalid, Rule: fast.RuleSyntax, Line: v.Line, Column: 1, Parse: true,
+		*v = envelope.Violation{Code: envelope.SchemaInvalid, Rule: fast.RuleSyntax, Column: 1, Parse: true,
 			Severity: envelope.SeverityError, Reason: "invalid JSON: " + errTrailing.Error()}
 		return
 	}
-	if !v.Parse {
-		v.Column = min(max(1, v.Column-len(deltaPrefix)), width+1)
+	if first {
+		v.Column -= len(deltaPrefix)
 	}
+	v.Column = min(max(1, v.Column), len(text)+1)
 }
 
 // eachOutputDelta calls fn for every entry of an orchestrator output's

@@ -193,3 +193,41 @@ func TestStateMachineConditions(t *testing.T) {
 		})
 	}
 }
+
+// TestLongStreamPositions: JSON Lines deltas are validated in batches; a
+// syntax error (line 150, in the first batch) and a schema error (line 280,
+// in the second) are still reported at their own lines and columns, blank
+// lines included in the count, and nothing is applied.
+func TestLongStreamPositions(t *testing.T) {
+	var b strings.Builder
+	line := 0
+	for i := range 300 {
+		line++
+		switch {
+		case line == 100:
+			b.WriteString("\n") // a blank line: lines and record positions differ from here
+			line++
+		}
+		switch line {
+		case 150:
+			fmt.Fprintf(&b, `{"task_id": "T-1", "status": "blocked", "owner": "", "reason": "r", "delta_id": "d-%d",}`+"\n", i)
+		case 280:
+			fmt.Fprintf(&b, `{"task_id": "T-1", "status": "blocked", "reason": "r", "delta_id": "d-%d"}`+"\n", i)
+		default:
+			fmt.Fprintf(&b, `{"task_id": "T-1", "status": "blocked", "owner": "", "reason": "r", "delta_id": "d-%d"}`+"\n", i)
+		}
+	}
+	res := replayFiles(t, Options{}, machineBase("todo", "done"), txtar.File{Name: "s.jsonl", Data: []byte(b.String())})
+	vs := res.Envelope.Details["violations"].([]envelope.Violation)
+	var got []string
+	for _, v := range vs {
+		got = append(got, fmt.Sprintf("%s %s %d:%d", v.Rule, v.Pointer, v.Line, v.Column))
+	}
+	want := []string{"AL001  150:88", "AL002 /owner 280:1"} // 88: the trailing comma, as validate reports it
+	if !slices.Equal(got, want) {
+		t.Errorf("violations = %q, want %q", got, want)
+	}
+	if _, ok := res.Envelope.Details["applied"]; ok {
+		t.Errorf("an invalid stream still counts applied deltas: %v", res.Envelope.Details)
+	}
+}
