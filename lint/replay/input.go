@@ -99,15 +99,7 @@ func stripBOM(data []byte) ([]byte, []envelope.Violation) {
 }
 
 // fillAll fills codes and severities and drops rules switched off.
-func (r *run) fillAll(vs []envelope.Violation) []envelope.Violation {
-	out := vs[:0]
-	for _, v := range vs {
-		if r.fill(&v) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+func (r *run) fillAll(vs []envelope.Violation) []envelope.Violation { return r.validator.Fill(vs) }
 
 // readBase reads, validates and (when valid) parses BASE. An invalid BASE
 // gives an empty ledger and stops the replay.

@@ -107,16 +107,6 @@ func (p place) violation(rule, sub, reason string, extra map[string]any) envelop
 	return envelope.Violation{Rule: rule, Pointer: p.ptr + sub, Line: line, Column: col, Reason: reason, Extra: withFile(extra, p.file)}
 }
 
-// member returns the value of member name, or nil.
-func (r *row) member(name string) []byte {
-	for _, m := range r.members {
-		if m.name == name {
-			return m.val
-		}
-	}
-	return nil
-}
-
 // setMember sets member name to val, appending it when absent.
 func (r *row) setMember(name string, val []byte) {
 	for i := range r.members {

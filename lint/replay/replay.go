@@ -59,7 +59,6 @@ package replay
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -185,34 +184,13 @@ type run struct {
 	vs      []envelope.Violation
 }
 
-// fill sets a violation's code and severity from the registry and the
-// configuration (Options.Severity); it reports false when the rule is
-// switched off.
-func (r *run) fill(v *envelope.Violation) bool {
-	rule := rules.Lookup(v.Rule)
-	if rule == nil {
-		panic(fmt.Sprintf("replay: violation of unregistered rule %s", v.Rule))
-	}
-	v.Code, v.Severity = rule.Code, rule.Severity
-	switch r.opts.Severity[v.Rule] {
-	case "off":
-		return false
-	case "warning":
-		v.Severity = envelope.SeverityWarning
-	case "error":
-		v.Severity = envelope.SeverityError
-	}
-	return true
-}
-
 // enabled reports whether the configuration leaves rule id on.
 func (r *run) enabled(id string) bool { return r.opts.Severity[id] != "off" }
 
-// report records a violation of the replay itself.
+// report records a violation of the replay itself (code and severity from
+// the registry and the configuration).
 func (r *run) report(v envelope.Violation) {
-	if r.fill(&v) {
-		r.vs = append(r.vs, v)
-	}
+	r.vs = append(r.vs, r.validator.Fill([]envelope.Violation{v})...)
 }
 
 // addInput records the violations of validating one input, each tagged with
