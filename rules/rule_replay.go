@@ -57,7 +57,7 @@ func init() {
 		&Rule{
 			ID: "RP002", Name: "delta-id-reused", Code: envelope.ConcurrencyConflict, Severity: envelope.SeverityError,
 			Kinds:       kinds,
-			Summary:     "a delta_id seen before (in the stream, in another stream, or recorded as applied in BASE) comes back with different content: rejected (D2)",
+			Summary:     "a delta_id comes back with different content (D2): earlier in its stream or recorded as applied in BASE (the delta is rejected), or in another stream",
 			Source:      src + " D2; CONTRACT.md section 3, CONCURRENCY_CONFLICT (one delta_id reused with different content)",
 			ExampleKind: ReplayKind,
 			Example:     ex(start + "\n" + strings.Replace(start, `"assigned"`, `"reassigned"`, 1)),

@@ -24,14 +24,16 @@ import (
 // FormRowArray or FormRowLines; STREAM: FormOutput or FormDeltaLines.
 type Form string
 
-// The input forms (CONTRACT.md section 5).
+// The input forms (CONTRACT.md section 5), detected from the content
+// (CONTRACT.md section 1, "Sniffing"; a first line that is one JSON value
+// and no known kind means JSON Lines).
 const (
-	FormHandoff    Form = "operator/handoff"
-	FormReconcile  Form = "operator/reconcile"
-	FormRowArray   Form = "ledger-rows/json"
-	FormRowLines   Form = "ledger-rows/jsonl"
-	FormOutput     Form = "operator/orchestrator-output"
-	FormDeltaLines Form = "ledger-deltas/jsonl"
+	FormHandoff    Form = "operator/handoff"             // a handoff bundle: ledger, active_locks, dependencies
+	FormReconcile  Form = "operator/reconcile"           // {"ledger": [...], "active_locks": [...]}: what WriteLedger writes
+	FormRowArray   Form = "ledger-rows/json"             // a JSON array of ledger rows
+	FormRowLines   Form = "ledger-rows/jsonl"            // JSON Lines, one ledger row per line
+	FormOutput     Form = "operator/orchestrator-output" // its ledger_delta, in order
+	FormDeltaLines Form = "ledger-deltas/jsonl"          // JSON Lines, one delta per line
 )
 
 var bom = []byte("\ufeff")

@@ -41,9 +41,11 @@ func mutIndex(name string) int {
 }
 
 // AppliedDeltasField is the top-level member of an emitted ledger that
-// records the deltas applied so far: delta_id → digest (see Digest). A later
-// replay against that ledger skips those deltas as duplicates (D2) or
-// rejects a reuse of their ids with other content.
+// records the deltas applied so far: an object delta_id → digest, the digest
+// being the first 16 bytes, in lowercase hex, of the SHA-256 of the delta's
+// RFC 8785 canonical form. A later replay against that ledger skips those
+// deltas as duplicates (D2) and rejects a reuse of their ids with other
+// content (RP002); a malformed record is RP008.
 const AppliedDeltasField = "x_agentlint_applied_deltas"
 
 // digest identifies a delta's content: the first 16 bytes of the SHA-256 of

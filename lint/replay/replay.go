@@ -68,7 +68,8 @@ import (
 )
 
 // Input is one input of a replay: its name (a file name, "-" for standard
-// input; used in details and positions) and its content.
+// input; used in details and positions) and its content. Run reads R to its
+// end and does not close it.
 type Input struct {
 	Name string
 	R    io.Reader
@@ -131,9 +132,13 @@ type Result struct {
 	final *state
 }
 
-// Run replays streams against base and returns the verdict. The error is an
-// *InputError when an input cannot be read or its form determined; every
-// problem of the inputs' content is a violation in the verdict instead.
+// Run replays streams (concurrent, D5) against base and returns the
+// verdict. The error is an *InputError when an input cannot be read or its
+// form determined; every problem of the inputs' content is a violation in
+// the verdict instead. BASE and orchestrator outputs are read whole; JSON
+// Lines streams are read line by line, so memory grows with the number of
+// tasks and of distinct delta_ids (D2 remembers them all: about 150 bytes
+// each), not with the streams' length in bytes.
 func Run(base Input, streams []Input, opts Options) (*Result, error) {
 	if opts.MaxSkew == 0 {
 		opts.MaxSkew = rules.DefaultMaxSkew
