@@ -311,41 +311,42 @@ func (r *run) reconcile(st *state) {
 // wrote field (a mutable field index; -1: BASE's declaration).
 func (r *run) attribute(st *state, order []int, f rules.Finding, field int) {
 	parts := strings.SplitN(strings.TrimPrefix(f.Pointer, "/"), "/", 3)
-	n, _ := strconv.Atoi(parts[1])
+	n := -1
+	if len(parts) > 1 {
+		n, _ = strconv.Atoi(parts[1])
+	}
 	rest := ""
 	if len(parts) == 3 {
 		rest = "/" + parts[2]
 	}
-	var i int
-	var basePlace place
-	if parts[0] == "active_locks" {
+	i, basePlace := -1, place{file: r.base.name, ptr: f.Pointer}
+	switch {
+	case parts[0] == "active_locks" && n >= 0 && n < len(r.base.lockAt):
 		i = st.lookup(rules.Str(rules.Obj(r.base.lockVals[n]), "task_id"))
 		basePlace = r.base.lockAt[n]
-	} else {
+	case n >= 0 && n < len(order):
 		i = order[n]
 		row := st.row(i)
+		k, err := strconv.Atoi(strings.TrimPrefix(rest, "/dependencies/"))
 		switch {
-		case strings.HasPrefix(rest, "/dependencies/"):
-			k, _ := strconv.Atoi(strings.TrimPrefix(rest, "/dependencies/"))
+		case strings.HasPrefix(rest, "/dependencies/") && err == nil && k < len(row.depAt):
 			basePlace = row.depAt[k]
-		case row.at.file == "":
-			basePlace = place{file: r.base.name}
-		default:
+		case row.at.file != "":
 			basePlace = row.at.sub(rest)
 		}
 	}
-	taskID := st.row(i).taskID
 	extra := map[string]any{}
 	for k, v := range f.Extra {
 		extra[k] = v
 	}
-	extra["task_id"] = taskID
 	reason := "after replay: " + f.Reason
-	if field >= 0 && st.rows[i].by[field] != nil {
-		o := st.rows[i].by[field]
-		extra["stream"], extra["delta_index"], extra["delta_id"] = o.stream.name, o.index, o.deltaID
-		r.report(o.at.violation(f.Rule, "/"+mutFields[field], reason, extra))
-		return
+	if i >= 0 {
+		extra["task_id"] = st.row(i).taskID
+		if o := st.rows[i].by[max(field, 0)]; field >= 0 && o != nil {
+			extra["stream"], extra["delta_index"], extra["delta_id"] = o.stream.name, o.index, o.deltaID
+			r.report(o.at.violation(f.Rule, "/"+mutFields[field], reason, extra))
+			return
+		}
 	}
 	r.report(basePlace.violation(f.Rule, "", reason, extra))
 }

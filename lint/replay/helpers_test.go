@@ -156,8 +156,7 @@ func validateAs(kind string, data []byte) []string {
 	return out
 }
 
-func goldenFiles(t *testing.T) []string {
-	t.Helper()
+func goldenFiles(t tester) []string {
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "replay", "golden", "*.txtar"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files: %v", err)

@@ -433,7 +433,7 @@ func escapePtr(s string) string { return strings.NewReplacer("~", "~0", "/", "~1
 // file of deltas, or an orchestrator output (read whole).
 func (r *run) openStream(i int, in Input) (*stream, error) {
 	s := &stream{idx: i, name: in.Name, seen: map[string]seen{}, conflicts: map[string][]digest{}}
-	br := bufio.NewReaderSize(in.R, 1<<20)
+	br := bufio.NewReaderSize(in.R, 64<<10)
 	head, complete, err := peekFirstRecord(br)
 	if err != nil {
 		return nil, &InputError{in.Name, "cannot read: " + err.Error()}
