@@ -227,6 +227,15 @@ func (r *run) replayStream(s *stream) error {
 	dd := newDeltaDecoder()
 	if s.form == FormOutput {
 		vs, doc := r.validator.Document(string(FormOutput), s.name, s.data)
+		vs = append([]envelope.Violation(nil), vs...)
+		for i := range vs {
+			if rest, ok := strings.CutPrefix(vs[i].Pointer, "/ledger_delta/"); ok {
+				digits, _, _ := strings.Cut(rest, "/")
+				if k, err := strconv.Atoi(digits); err == nil {
+					vs[i].Extra = withDelta(vs[i].Extra, s.name, k)
+				}
+			}
+		}
 		r.addInput(s.name, vs)
 		if doc == nil || envelope.HasErrors(vs) || r.invalid {
 			return nil
@@ -336,6 +345,7 @@ func (b *lineBatch) flush() {
 			for i := range rv {
 				unwrapDelta(&rv[i], text)
 				rv[i].Line = rec.line
+				rv[i].Extra = withDelta(rv[i].Extra, b.s.name, b.index)
 			}
 			r.addInput(b.s.name, rv)
 		}
@@ -571,4 +581,12 @@ func (r *run) set(s *stream, i, index int, d *delta, at place) {
 	e.applied = true
 	s.seen[d.deltaID] = e
 	s.counts.Applied++
+}
+
+// withDelta returns a copy of extra naming the stream and the position of
+// the delta an input violation is about.
+func withDelta(extra map[string]any, stream string, index int) map[string]any {
+	out := withFile(extra, stream)
+	out["stream"], out["delta_index"] = stream, index
+	return out
 }

@@ -123,7 +123,7 @@ type Result struct {
 	// and "ledger_form" (BASE), "streams" (per stream: file, form and
 	// counts), the total counts ("deltas", "applied",
 	// "skipped_duplicates", "rejected"), "tasks" (task_id → final status;
-	// null where streams conflict on it), "task_count", "now" (with a
+	// null for a task the streams conflict on, D5), "task_count", "now" (with a
 	// watchdog clock) and "violations".
 	Envelope envelope.Envelope
 	// Counts are the totals over all streams.
