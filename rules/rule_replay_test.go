@@ -54,7 +54,7 @@ func TestCheckStep(t *testing.T) {
 		want                         Step
 	}{
 		{"todo", "", "in_progress", "a", StepAllowed},
-		{"todo", "", "todo", "b", StepAllowed},               // a refresh, not a transition
+		{"todo", "", "todo", "b", StepAllowed},                // a refresh, not a transition
 		{"in_progress", "a", "in_progress", "b", StepAllowed}, // a refresh
 		{"todo", "", "done", "a", StepForbidden},
 		{"canceled", "a", "todo", "a", StepForbidden}, // never reopened
