@@ -133,8 +133,12 @@ func printReplay(p output.Printer, format string, w io.Writer, env envelope.Enve
 		_, err := fmt.Fprintf(w, "replay: %s (invalid input)\n", env.Code)
 		return err
 	}
-	_, err := fmt.Fprintf(w, "replay: %s (deltas=%v applied=%v skipped_duplicates=%v rejected=%v tasks=%v)\n",
+	line := fmt.Sprintf("replay: %s (deltas=%v applied=%v skipped_duplicates=%v rejected=%v tasks=%v)",
 		env.Code, d["deltas"], d["applied"], d["skipped_duplicates"], d["rejected"], d["task_count"])
+	if out, ok := d["emitted_ledger"].(string); ok {
+		line += "; ledger written to " + out
+	}
+	_, err := fmt.Fprintln(w, line)
 	return err
 }
 
