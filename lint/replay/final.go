@@ -199,7 +199,7 @@ func (r *run) mergeRow(m *state, i int, ss []*stream, per []*rowState, conflicte
 	var bad []int
 	for k := range nMut {
 		var canon0 []byte
-		for j, st := range per {
+		for _, st := range per {
 			if st == nil || st.by[k] == nil {
 				continue
 			}
@@ -215,7 +215,6 @@ func (r *run) mergeRow(m *state, i int, ss []*stream, per []*rowState, conflicte
 			} else if bytes.Compare(st.vals[k], out.vals[k]) < 0 {
 				out.vals[k] = st.vals[k] // the same value written differently: pick one independently of the order
 			}
-			_ = j
 		}
 	}
 	base := m.row(i)

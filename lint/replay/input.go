@@ -477,14 +477,9 @@ func peekFirstRecord(br *bufio.Reader) (head []byte, complete bool, err error) {
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 			return nil, false, err
 		}
-		b = bytes.TrimPrefix(b, bom)
-		t := bytes.TrimLeft(b, " \t\r\n")
-		if i := bytes.IndexByte(t, '\n'); i >= 0 {
-			line := bytes.TrimRight(t[:i], " \t\r")
-			return line, oneValue(line), nil
-		}
-		if err != nil || n == br.Size() {
-			line := bytes.TrimRight(t, " \t\r")
+		t := bytes.TrimLeft(bytes.TrimPrefix(b, bom), " \t\r\n")
+		if bytes.IndexByte(t, '\n') >= 0 || err != nil || n == br.Size() {
+			line := firstLine(t)
 			return line, len(line) == 0 || oneValue(line), nil
 		}
 	}

@@ -231,3 +231,15 @@ func TestLongStreamPositions(t *testing.T) {
 		t.Errorf("an invalid stream still counts applied deltas: %v", res.Envelope.Details)
 	}
 }
+
+// TestLongFirstLine: a JSON Lines stream whose first delta is longer than
+// the detection buffer is still read as JSON Lines.
+func TestLongFirstLine(t *testing.T) {
+	pad := strings.Repeat("x", 200<<10)
+	stream := `{"task_id": "T-1", "status": "blocked", "owner": "", "reason": "r", "delta_id": "d-1", "x_pad": "` + pad + `"}` + "\n" +
+		`{"task_id": "T-1", "status": "todo", "owner": "", "reason": "r", "delta_id": "d-2"}` + "\n"
+	res := replayFiles(t, Options{}, machineBase("todo", "done"), txtar.File{Name: "s.jsonl", Data: []byte(stream)})
+	if !res.Envelope.Allow || res.Counts.Applied != 2 || res.Envelope.Details["streams"].([]any)[0].(map[string]any)["form"] != string(FormDeltaLines) {
+		t.Fatalf("%s %v %+v", res.Envelope.Code, rulesOf(res.Envelope), res.Counts)
+	}
+}
