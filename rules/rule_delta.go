@@ -57,6 +57,39 @@ func Transition(from, to string) bool {
 	return false
 }
 
+// Step is the task state machine's verdict on one delta applied to a task
+// whose current status and owner are known (CONTRACT.md section 4, operator,
+// "Task state machine").
+type Step int
+
+// The verdicts of CheckStep.
+const (
+	// StepAllowed: an edge of the machine, a non-terminal refresh (same
+	// non-terminal status) or a terminal self-loop that keeps the owner.
+	StepAllowed Step = iota
+	// StepForbidden: from → to is not an edge of the machine (this includes
+	// leaving a terminal state, e.g. reopening a canceled task).
+	StepForbidden
+	// StepTerminalOwnerChange: a terminal self-loop that changes the owner.
+	StepTerminalOwnerChange
+)
+
+// CheckStep applies the task state machine to a task that is fromStatus
+// owned by fromOwner and a delta that sets toStatus and toOwner. It is the
+// check of OP070 (consecutive deltas inside one orchestrator output) and of
+// the replayer (each applied delta against the replayed ledger). The other
+// conditions of entering in_progress (an owner, every dependency done) are
+// the caller's.
+func CheckStep(fromStatus, fromOwner, toStatus, toOwner string) Step {
+	if !Transition(fromStatus, toStatus) {
+		return StepForbidden
+	}
+	if IsTerminal(fromStatus) && fromOwner != toOwner {
+		return StepTerminalOwnerChange
+	}
+	return StepAllowed
+}
+
 // opDelta is one ledger_delta entry.
 type opDelta struct {
 	index   int
@@ -92,13 +125,12 @@ func checkDeltaTransition(d *Doc, r *Reporter) {
 			continue
 		}
 		extra := map[string]any{"task_id": dl.taskID, "from": prev.status, "to": dl.status, "previous_index": prev.index, "index": dl.index}
-		if !Transition(prev.status, dl.status) {
+		switch CheckStep(prev.status, prev.owner, dl.status, dl.owner) {
+		case StepForbidden:
 			r.Reportf(Ptr("ledger_delta", dl.index, "status"), extra,
 				"ledger_delta[%d] moves task %s from %s (ledger_delta[%d]) to %s, which the task state machine forbids",
 				dl.index, dl.taskID, prev.status, prev.index, dl.status)
-			continue
-		}
-		if IsTerminal(prev.status) && dl.owner != prev.owner {
+		case StepTerminalOwnerChange:
 			extra["from_owner"], extra["to_owner"] = prev.owner, dl.owner
 			r.Reportf(Ptr("ledger_delta", dl.index, "owner"), extra,
 				"ledger_delta[%d] changes the owner of task %s from %q to %q although the task is %s (ledger_delta[%d]): a terminal task's owner must not change",

@@ -63,6 +63,7 @@ type opWatchTask struct {
 	taskID    string
 	status    string
 	timeout   float64
+	hasTO     bool // timeout_seconds is a number (always, in a valid watchdog payload)
 	hbRaw     string
 	hb        time.Time
 	hasHB     bool // last_heartbeat_at is a timestamp
@@ -75,7 +76,7 @@ func opWatchdog(d *Doc) (now time.Time, ok bool, tasks []opWatchTask) {
 	for i, v := range Arr(root, "tasks") {
 		m := Obj(v)
 		t := opWatchTask{index: i, taskID: Str(m, "task_id"), status: Str(m, "status")}
-		t.timeout, _ = opNum(m["timeout_seconds"])
+		t.timeout, t.hasTO = opNum(m["timeout_seconds"])
 		_, t.hbPresent = m["last_heartbeat_at"]
 		if s, isStr := m["last_heartbeat_at"].(string); isStr {
 			t.hbRaw = s
@@ -92,8 +93,8 @@ func checkHeartbeatTimeout(d *Doc, r *Reporter) {
 		return
 	}
 	for _, t := range tasks {
-		if t.status != "in_progress" || !t.hasHB {
-			continue
+		if t.status != "in_progress" || !t.hasHB || !t.hasTO {
+			continue // a task without timeout_seconds (a replayed ledger row may lack it) cannot time out
 		}
 		if t.timeout >= math.MaxInt64/2 {
 			continue // no heartbeat is that old

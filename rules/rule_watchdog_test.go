@@ -48,3 +48,17 @@ func TestWatchdogTimeoutDetails(t *testing.T) {
 		t.Errorf("timed_out = %#v, want %#v", got, want)
 	}
 }
+
+// TestWatchdogTaskWithoutTimeout: a task without timeout_seconds (a row of a
+// replayed ledger may lack it; a watchdog payload cannot pass its schema
+// without it) never times out, but its heartbeat is still checked for skew.
+func TestWatchdogTaskWithoutTimeout(t *testing.T) {
+	js := `{"now": "2026-02-14T20:00:00Z", "tasks": [
+  {"task_id": "T-1", "status": "in_progress", "last_heartbeat_at": "2026-02-14T10:00:00Z"},
+  {"task_id": "T-2", "status": "in_progress", "last_heartbeat_at": "2026-02-14T21:00:00Z"}]}`
+	got := opIDs(opRun(t, "operator/watchdog", js, "", 0))
+	want := []string{"OP061 /tasks/1/last_heartbeat_at"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings = %q, want %q", got, want)
+	}
+}

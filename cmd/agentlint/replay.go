@@ -1,0 +1,153 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/replay"
+)
+
+func (a *app) replayCmd() *cobra.Command {
+	var base, emit string
+	cmd := &cobra.Command{
+		Use:   "replay --ledger BASE [--now T] [--max-skew D] [--emit-ledger OUT] [STREAM...]",
+		Short: "Apply ledger delta streams to a ledger (D1-D5), check the state machine, reconcile",
+		Long: `Replay ledger deltas against a base ledger as seed 001's "Ledger Delta
+Application Semantics" require (CONTRACT.md section 5) and print one envelope.
+
+BASE (--ledger) is a handoff bundle, a reconcile document (what --emit-ledger
+writes) or ledger rows (a JSON array or JSON Lines). Each STREAM is an
+orchestrator output (its ledger_delta) or JSON Lines of deltas; several streams
+are concurrent: each is applied to BASE alone, then they are compared (D5).
+Every applied delta is checked against the task state machine; the resulting
+ledger is reconciled and, with --now, checked by the watchdog.
+
+--emit-ledger writes the resulting ledger (an operator/reconcile document)
+atomically, only when the verdict allows. Input files are never written.
+
+Exit status: 0 allow, 1 deny, 2 usage error (missing or undetectable input).`,
+		Example: `  agentlint replay --ledger handoff.json out-1.json out-2.json
+  agentlint replay --ledger ledger.json --now 2026-02-14T20:00:00Z deltas.jsonl
+  agentlint replay --ledger ledger.json --emit-ledger next.json deltas.jsonl`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.replay(base, emit, args)
+		},
+	}
+	cmd.Flags().StringVar(&base, "ledger", "", "the base ledger: handoff bundle, reconcile document, or ledger rows (JSON array or JSON Lines); - for stdin")
+	cmd.Flags().StringVar(&emit, "emit-ledger", "", "write the resulting ledger to this file (atomically, only when the verdict allows)")
+	return cmd
+}
+
+func (a *app) replay(base, emit string, streams []string) error {
+	p, _, opts, eng, err := a.setup()
+	if err != nil {
+		return err
+	}
+	if base == "" {
+		return usagef("replay needs --ledger BASE")
+	}
+	if a.g.now == "" {
+		opts.Now = time.Time{} // no --now: no watchdog
+	}
+	names := append([]string{base}, streams...)
+	stdin := 0
+	for _, n := range names {
+		if n == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usagef("at most one input may be standard input (-)")
+	}
+	if emit != "" {
+		for _, n := range names {
+			if n != "-" && sameFile(n, emit) {
+				return usagef("--emit-ledger %s is an input of the replay; inputs are never written: write elsewhere, then rename", emit)
+			}
+		}
+	}
+	inputs := make([]replay.Input, len(names))
+	for i, n := range names {
+		if n == "-" {
+			inputs[i] = replay.Input{Name: n, R: a.stdin}
+			continue
+		}
+		f, err := os.Open(n)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return usagef("%s: no such file", n)
+			}
+			return usagef("%s: cannot read: %v", n, unwrapPath(err))
+		}
+		defer f.Close()
+		inputs[i] = replay.Input{Name: n, R: f}
+	}
+	res, err := replay.Run(inputs[0], inputs[1:], replay.Options{Options: opts, Engine: eng})
+	var ie *replay.InputError
+	if errors.As(err, &ie) {
+		return usagef("%s", ie.Error())
+	}
+	if err != nil {
+		return err
+	}
+	env := res.Envelope
+	if emit != "" && env.Allow {
+		if err := res.EmitLedger(emit); err != nil {
+			return usagef("--emit-ledger %s: %v", emit, unwrapPath(err))
+		}
+		env.Details["emitted_ledger"] = emit
+	}
+	if err := printReplay(p, a.g.format, a.stdout, env); err != nil {
+		return err
+	}
+	if !env.Allow {
+		return errDenied
+	}
+	return nil
+}
+
+// printReplay prints the replay's envelope: JSON as one line; text as one
+// `file:line:col: CODE RULE: reason` line per violation (each in the file it
+// points into), then a summary line.
+func printReplay(p output.Printer, format string, w io.Writer, env envelope.Envelope) error {
+	if format != "text" {
+		return p.Record(env)
+	}
+	vs, _ := env.Details["violations"].([]envelope.Violation)
+	for _, v := range vs {
+		file, _ := v.Extra["file"].(string)
+		one := envelope.Envelope{Allow: env.Allow, Code: env.Code, Details: map[string]any{"file": file, "violations": []envelope.Violation{v}}}
+		if err := p.Record(one); err != nil {
+			return err
+		}
+	}
+	d := env.Details
+	if _, ok := d["deltas"]; !ok { // an invalid input: nothing was replayed
+		_, err := fmt.Fprintf(w, "replay: %s (invalid input)\n", env.Code)
+		return err
+	}
+	line := fmt.Sprintf("replay: %s (deltas=%v applied=%v skipped_duplicates=%v rejected=%v tasks=%v)",
+		env.Code, d["deltas"], d["applied"], d["skipped_duplicates"], d["rejected"], d["task_count"])
+	if out, ok := d["emitted_ledger"].(string); ok {
+		line += "; ledger written to " + out
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
+}
+
+// sameFile reports whether the paths name the same existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}

@@ -1,0 +1,592 @@
+package replay
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/rules"
+)
+
+// stream is one STREAM: its input, and the ledger as its deltas leave it.
+type stream struct {
+	idx  int
+	name string
+	form Form
+	data []byte    // FormOutput: the whole document
+	src  io.Reader // FormDeltaLines
+	st   *state
+	// seen holds every delta_id of the stream (D2); conflicts the other
+	// contents seen with an id (rejected, RP002).
+	seen      map[string]seen
+	conflicts map[string][]digest
+	counts    Counts
+}
+
+// seen is the first delta of a stream with a given delta_id.
+type seen struct {
+	digest  digest
+	index   int32 // position in the stream
+	line    int32 // line (JSON Lines streams)
+	applied bool
+}
+
+// delta is one decoded ledger delta.
+type delta struct {
+	taskID, status, owner, deltaID string
+	// vals are the formatted values of the mutable fields it carries.
+	vals   [nMut][]byte
+	digest digest
+}
+
+// deltaDecoder decodes deltas; it reuses its buffers.
+type deltaDecoder struct {
+	rd  bytes.Reader
+	dec *jsontext.Decoder
+	// buf holds the names and canonical values of the current delta's
+	// members; members indexes into it.
+	buf     []byte
+	members []canonMember
+	canon   []byte
+}
+
+// canonMember is one member of a delta: its name (unquoted) and its value in
+// RFC 8785 form, as ranges of deltaDecoder.buf.
+type canonMember struct {
+	name, val [2]int
+}
+
+func newDeltaDecoder() *deltaDecoder {
+	d := &deltaDecoder{}
+	d.dec = jsontext.NewDecoder(&d.rd)
+	return d
+}
+
+// errTrailing: a JSON Lines record holds more than one JSON value.
+var errTrailing = errors.New("a JSON Lines record must be one JSON value")
+
+// canonicalValue appends the RFC 8785 form of the JSON value v to dst. A
+// string without escapes is already canonical (a valid JSON string without a
+// backslash holds no character that needs one), as are true, false and null.
+func canonicalValue(dst, v []byte) []byte {
+	switch {
+	case v[0] == '"' && bytes.IndexByte(v, '\\') < 0,
+		v[0] == 't', v[0] == 'f', v[0] == 'n':
+		return append(dst, v...)
+	case v[0] == '"':
+		return append(dst, quote(unquote(v))...)
+	}
+	return append(dst, canonical(v)...)
+}
+
+// stringOf returns the Go string of a canonical JSON string value.
+func stringOf(c []byte) string {
+	if len(c) < 2 || c[0] != '"' {
+		return ""
+	}
+	if bytes.IndexByte(c, '\\') < 0 {
+		return string(c[1 : len(c)-1])
+	}
+	return unquote(c)
+}
+
+// decode reads one delta (already validated against the schema). Its digest
+// is the SHA-256 of its RFC 8785 canonical form, built from the members read
+// here (the same bytes jsontext.Value.Canonicalize gives; see
+// TestDigestIsCanonical).
+func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
+	var d delta
+	dd.rd.Reset(raw)
+	dd.dec.Reset(&dd.rd)
+	if _, err := dd.dec.ReadToken(); err != nil {
+		return d, err
+	}
+	dd.buf, dd.members = dd.buf[:0], dd.members[:0]
+	ascii := true
+	for dd.dec.PeekKind() == '"' {
+		n, err := dd.dec.ReadValue() // the member name, quoted
+		if err != nil {
+			return d, err
+		}
+		var m canonMember
+		m.name[0] = len(dd.buf)
+		if bytes.IndexByte(n, '\\') < 0 {
+			dd.buf = append(dd.buf, n[1:len(n)-1]...)
+		} else {
+			dd.buf = append(dd.buf, unquote(n)...)
+		}
+		m.name[1] = len(dd.buf)
+		name := dd.buf[m.name[0]:m.name[1]]
+		for _, c := range name {
+			ascii = ascii && c < utf8.RuneSelf
+		}
+		v, err := dd.dec.ReadValue()
+		if err != nil {
+			return d, err
+		}
+		m.val[0] = len(dd.buf)
+		dd.buf = canonicalValue(dd.buf, v)
+		m.val[1] = len(dd.buf)
+		dd.members = append(dd.members, m)
+		c := dd.buf[m.val[0]:m.val[1]]
+		k := mutIndex(string(dd.buf[m.name[0]:m.name[1]]))
+		switch {
+		case string(dd.buf[m.name[0]:m.name[1]]) == "task_id":
+			d.taskID = stringOf(c)
+		case string(dd.buf[m.name[0]:m.name[1]]) == "delta_id":
+			d.deltaID = stringOf(c)
+		case k == fStatus:
+			d.status = stringOf(c)
+		case k == fOwner:
+			d.owner = stringOf(c)
+		}
+		switch {
+		case k < 0:
+		case c[0] == '"':
+			d.vals[k] = bytes.Clone(c) // a string's formatted form is its canonical form
+		default:
+			d.vals[k] = format(v)
+		}
+	}
+	if _, err := dd.dec.ReadToken(); err != nil {
+		return d, err
+	}
+	if _, err := dd.dec.ReadToken(); err != io.EOF {
+		return d, errTrailing
+	}
+	// RFC 8785 section 3.2.3: members sorted by the UTF-16 code units of
+	// their names (for ASCII names, by bytes).
+	slices.SortFunc(dd.members, func(a, b canonMember) int {
+		x, y := dd.buf[a.name[0]:a.name[1]], dd.buf[b.name[0]:b.name[1]]
+		if ascii {
+			return bytes.Compare(x, y)
+		}
+		return compareUTF16(x, y)
+	})
+	dd.canon = append(dd.canon[:0], '{')
+	for i, m := range dd.members {
+		if i > 0 {
+			dd.canon = append(dd.canon, ',')
+		}
+		dd.canon, _ = jsontext.AppendQuote(dd.canon, dd.buf[m.name[0]:m.name[1]])
+		dd.canon = append(dd.canon, ':')
+		dd.canon = append(dd.canon, dd.buf[m.val[0]:m.val[1]]...)
+	}
+	dd.canon = append(dd.canon, '}')
+	sum := sha256.Sum256(dd.canon)
+	copy(d.digest[:], sum[:])
+	return d, nil
+}
+
+// compareUTF16 compares two UTF-8 strings by their UTF-16 code units.
+func compareUTF16(a, b []byte) int {
+	for len(a) > 0 && len(b) > 0 {
+		ra, na := utf8.DecodeRune(a)
+		rb, nb := utf8.DecodeRune(b)
+		if ra != rb {
+			return cmp.Compare(utf16Key(ra), utf16Key(rb))
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// utf16Key orders runes as their UTF-16 encodings compare: a supplementary
+// rune by its surrogate pair (0xD800-0xDFFF), which sorts before U+E000.
+func utf16Key(r rune) uint32 {
+	if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError || r2 != utf8.RuneError {
+		return uint32(r1)<<16 | uint32(r2)
+	}
+	return uint32(r) << 16
+}
+
+// deltaWrapper turns one JSON Lines delta into an orchestrator output, so
+// that it is validated by that kind's schema (the #Delta definition).
+const (
+	deltaPrefix = `{"ledger_delta":[`
+	deltaSuffix = `],"schema_version":"1.0.0","run_id":"00000000-0000-4000-8000-000000000000","assignments":[],"active_locks":[],"blockers":[],"next_actions":[]}`
+)
+
+// replayStream validates a stream and, while every input so far is valid,
+// applies its deltas to its own copy of BASE.
+func (r *run) replayStream(s *stream) error {
+	s.st = newState(r.base)
+	dd := newDeltaDecoder()
+	if s.form == FormOutput {
+		vs, doc := r.validator.Document(string(FormOutput), s.name, s.data)
+		vs = append([]envelope.Violation(nil), vs...)
+		for i := range vs {
+			if rest, ok := strings.CutPrefix(vs[i].Pointer, "/ledger_delta/"); ok {
+				digits, _, _ := strings.Cut(rest, "/")
+				if k, err := strconv.Atoi(digits); err == nil {
+					vs[i].Extra = withDelta(vs[i].Extra, s.name, k)
+				}
+			}
+		}
+		r.addInput(s.name, vs)
+		if doc == nil || envelope.HasErrors(vs) || r.invalid {
+			return nil
+		}
+		data := bytes.TrimPrefix(s.data, bom)
+		return r.eachOutputDelta(data, func(i int, raw []byte, at place) {
+			r.apply(s, dd, i, raw, at)
+		})
+	}
+	lr := lint.NewLineReader(s.src)
+	b := &lineBatch{r: r, s: s, dd: dd}
+	for {
+		text, line, crlf, tooLong, err := lr.Next()
+		if err == io.EOF {
+			b.flush()
+			return nil
+		}
+		if err != nil {
+			return &InputError{s.name, "cannot read: " + err.Error()}
+		}
+		var pre []envelope.Violation
+		if tooLong {
+			r.addInput(s.name, r.fillAll([]envelope.Violation{{Rule: "AL009", Line: line, Column: 1, Reason: "line longer than 64 MiB skipped"}}))
+			continue
+		}
+		if line == 1 {
+			text, pre = stripBOM(text)
+		}
+		if crlf {
+			pre = append(pre, envelope.Violation{Rule: "AL007", Line: line, Column: len(text) + 1, Reason: "CRLF line ending (use LF)"})
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			if r.opts.Strict {
+				pre = append(pre, envelope.Violation{Rule: "AL008", Line: line, Column: 1, Reason: "blank line (strict mode)"})
+			}
+			r.addInput(s.name, r.fillAll(pre))
+			continue
+		}
+		r.addInput(s.name, r.fillAll(pre))
+		b.add(text, line)
+	}
+}
+
+// lineBatch validates the deltas of a JSON Lines stream in batches: up to
+// batchRecords records go into one orchestrator-output wrapper, one record
+// per wrapper line, so that the wrapper's own members are validated once per
+// batch rather than once per delta. A batch with a syntax error, or with a
+// violation outside its records, is validated again record by record.
+type lineBatch struct {
+	r     *run
+	s     *stream
+	dd    *deltaDecoder
+	wrap  []byte
+	recs  []batchRecord
+	index int // position in the stream of the next record
+}
+
+// batchRecord is a record of the batch: its line and its range in wrap.
+type batchRecord struct {
+	line, start, end int
+}
+
+const batchRecords = 256
+
+func (b *lineBatch) add(text []byte, line int) {
+	if len(b.recs) == 0 {
+		b.wrap = append(b.wrap[:0], deltaPrefix...)
+	} else {
+		b.wrap = append(b.wrap, ",\n"...)
+	}
+	b.recs = append(b.recs, batchRecord{line, len(b.wrap), len(b.wrap) + len(text)})
+	b.wrap = append(b.wrap, text...)
+	if len(b.recs) == batchRecords || len(b.wrap) > 1<<20 {
+		b.flush()
+	}
+}
+
+// flush validates the batch, then applies its valid records in order.
+func (b *lineBatch) flush() {
+	if len(b.recs) == 0 {
+		return
+	}
+	r := b.r
+	n := len(b.wrap)
+	b.wrap = append(b.wrap, deltaSuffix...)
+	per := make([][]envelope.Violation, len(b.recs))
+	vs := r.engine.Schema(string(FormOutput), b.wrap, 1, r.opts.Strict)
+	for _, v := range vs {
+		k, ok := recordOf(v, len(b.recs))
+		if !ok {
+			per = nil // the batch as a whole is broken: one record at a time
+			break
+		}
+		per[k] = append(per[k], v)
+	}
+	b.wrap = b.wrap[:n]
+	for k, rec := range b.recs {
+		text := b.wrap[rec.start:rec.end]
+		var rv []envelope.Violation
+		if per != nil {
+			rv = per[k]
+		} else {
+			rv = b.validateOne(text)
+		}
+		if len(rv) > 0 {
+			rv = r.fillAll(append([]envelope.Violation(nil), rv...))
+			for i := range rv {
+				unwrapDelta(&rv[i], text)
+				rv[i].Line = rec.line
+				rv[i].Extra = withDelta(rv[i].Extra, b.s.name, b.index)
+			}
+			r.addInput(b.s.name, rv)
+		}
+		if !envelope.HasErrors(rv) && !r.invalid {
+			r.apply(b.s, b.dd, b.index, text, place{b.s.name, "", span{text, rec.line, 1}})
+		}
+		b.index++
+	}
+	b.recs = b.recs[:0]
+}
+
+// recordOf returns the record (of n) a violation of a batch wrapper is
+// about; false for a syntax error or a violation outside the records.
+func recordOf(v envelope.Violation, n int) (int, bool) {
+	rest, ok := strings.CutPrefix(v.Pointer, "/ledger_delta/")
+	if v.Parse || !ok {
+		return 0, false
+	}
+	digits, _, _ := strings.Cut(rest, "/")
+	k, err := strconv.Atoi(digits)
+	return k, err == nil && k < n && v.Line == k+1
+}
+
+// validateOne validates one record in a wrapper of its own; a syntax error
+// is reported as the record's own (not the wrapper's). Violations keep the
+// wrapper's pointers and columns (see unwrapDelta).
+func (b *lineBatch) validateOne(text []byte) []envelope.Violation {
+	w := append(append(append([]byte(nil), deltaPrefix...), text...), deltaSuffix...)
+	vs := append([]envelope.Violation(nil), b.r.engine.Schema(string(FormOutput), w, 1, b.r.opts.Strict)...)
+	if len(vs) > 0 && vs[0].Parse {
+		vs = append(vs[:0], b.r.engine.Schema(string(FormOutput), text, 1, false)...)
+		vs = slices.DeleteFunc(vs, func(v envelope.Violation) bool { return !v.Parse })
+		for i := range vs {
+			vs[i].Column += len(deltaPrefix) // unwrapDelta takes it off again
+		}
+	}
+	return vs
+}
+
+// unwrapDelta maps a violation of a record in a wrapper (first on its
+// wrapper line for a single record, or on its own line of a batch) back onto
+// the record's line: the pointer loses "/ledger_delta/K", the column the
+// prefix width of a first record (clamped to the line). A violation outside
+// the wrapped record means the line is not one JSON object: AL001.
+func unwrapDelta(v *envelope.Violation, text []byte) {
+	first := v.Line == 1
+	rest, ok := strings.CutPrefix(v.Pointer, "/ledger_delta/")
+	if ok {
+		_, rest, ok = strings.Cut(rest, "/")
+		if ok {
+			rest = "/" + rest
+		} else {
+			rest, ok = "", true
+		}
+	}
+	switch {
+	case v.Parse:
+	case ok:
+		v.Pointer = rest
+	default:
+		*v = envelope.Violation{Code: envelope.SchemaInvalid, Rule: fast.RuleSyntax, Column: 1, Parse: true,
+			Severity: envelope.SeverityError, Reason: "invalid JSON: " + errTrailing.Error()}
+		return
+	}
+	if first {
+		v.Column -= len(deltaPrefix)
+	}
+	v.Column = min(max(1, v.Column), len(text)+1)
+}
+
+// eachOutputDelta calls fn for every entry of an orchestrator output's
+// ledger_delta, in order, with its text and place.
+func (r *run) eachOutputDelta(data []byte, fn func(i int, raw []byte, at place)) error {
+	dec, lc := jsontext.NewDecoder(bytes.NewReader(data)), newLineCounter(data, 1)
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() == '"' {
+		t, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		if t.String() != "ledger_delta" {
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		return r.readArray(data, dec, lc, func(k int, v []byte, at span) error {
+			fn(k, v, place{"", "/ledger_delta/" + strconv.Itoa(k), at})
+			return nil
+		})
+	}
+	return nil
+}
+
+// extraOf returns the details every violation about a delta carries.
+func extraOf(s *stream, index int, d *delta) map[string]any {
+	return map[string]any{"stream": s.name, "delta_index": index, "delta_id": d.deltaID, "task_id": d.taskID}
+}
+
+// apply applies one delta of stream s at position index (D1-D4 and the task
+// state machine).
+func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place) {
+	at.file = s.name
+	d, err := dd.decode(raw)
+	if err != nil {
+		r.addInput(s.name, r.fillAll([]envelope.Violation{{Rule: fast.RuleSyntax, Line: at.span.line, Column: at.span.col, Parse: true,
+			Pointer: at.ptr, Reason: "invalid JSON: " + err.Error()}}))
+		return
+	}
+	s.counts.Deltas++
+	reject := func(v envelope.Violation) {
+		r.report(v)
+		s.counts.Rejected++
+	}
+
+	// D2: a delta_id seen before.
+	e, ok := s.seen[d.deltaID]
+	fromBase := false
+	if !ok {
+		if dg, inBase := r.base.applied[d.deltaID]; inBase {
+			e, ok, fromBase = seen{digest: dg, index: -1, applied: true}, true, true
+		}
+	}
+	if ok {
+		if e.digest == d.digest || slices.Contains(s.conflicts[d.deltaID], d.digest) {
+			s.counts.SkippedDuplicates++
+			return
+		}
+		s.conflicts[d.deltaID] = append(s.conflicts[d.deltaID], d.digest)
+		extra := extraOf(s, index, &d)
+		where := fmt.Sprintf("delta %d of this stream", e.index)
+		if fromBase {
+			where = "a delta BASE records as applied (" + AppliedDeltasField + ")"
+		} else {
+			extra["first_delta_index"] = int(e.index)
+		}
+		reject(at.violation("RP002", "/delta_id", fmt.Sprintf("delta %d reuses delta_id %q of %s with different content (D2)", index, d.deltaID, where), extra))
+		return
+	}
+	s.seen[d.deltaID] = seen{digest: d.digest, index: int32(index), line: int32(at.span.line)}
+
+	st := s.st
+	i := st.lookup(d.taskID)
+	if i < 0 {
+		// D4: only a create-intent delta (status todo) may name a new task.
+		if d.status != "todo" {
+			extra := extraOf(s, index, &d)
+			extra["status"] = d.status
+			reject(at.violation("RP001", "/task_id", fmt.Sprintf(
+				"delta %d (%s) names task %s, which is not in the ledger, with status %s: only a create-intent delta (status todo) may add a task (D4)",
+				index, d.deltaID, d.taskID, d.status), extra))
+			return
+		}
+		i = st.create(d.taskID, index)
+		r.set(s, i, index, &d, at)
+		return
+	}
+
+	cur := &st.rows[i]
+	extra := func() map[string]any {
+		x := extraOf(s, index, &d)
+		x["from"], x["to"] = cur.status, d.status
+		return x
+	}
+	switch rules.CheckStep(cur.status, cur.owner, d.status, d.owner) {
+	case rules.StepForbidden:
+		why := "which the task state machine forbids"
+		if rules.IsTerminal(cur.status) {
+			why = fmt.Sprintf("but a %s task is terminal: it never leaves %s", cur.status, cur.status)
+		}
+		reject(at.violation("RP003", "/status", fmt.Sprintf("delta %d (%s) moves task %s from %s to %s, %s",
+			index, d.deltaID, d.taskID, cur.status, d.status, why), extra()))
+		return
+	case rules.StepTerminalOwnerChange:
+		x := extra()
+		x["from_owner"], x["to_owner"] = cur.owner, d.owner
+		reject(at.violation("RP004", "/owner", fmt.Sprintf("delta %d (%s) changes the owner of task %s from %q to %q although the task is %s: a terminal task's owner must not change",
+			index, d.deltaID, d.taskID, cur.owner, d.owner, cur.status), x))
+		return
+	}
+	if d.status == "in_progress" && cur.status != "in_progress" {
+		var vs []envelope.Violation
+		if strings.TrimSpace(d.owner) == "" {
+			vs = append(vs, at.violation("RP005", "/owner", fmt.Sprintf("delta %d (%s) moves task %s from %s to in_progress without an owner",
+				index, d.deltaID, d.taskID, cur.status), extra()))
+		}
+		var unmet []string
+		var names []string
+		for _, dep := range st.row(i).deps {
+			status := "absent from the ledger"
+			if j := st.lookup(dep); j >= 0 {
+				status = st.rows[j].status
+			}
+			if status != "done" {
+				unmet = append(unmet, dep)
+				names = append(names, dep+" ("+status+")")
+			}
+		}
+		if len(unmet) > 0 {
+			x := extra()
+			x["unmet_dependencies"] = unmet
+			vs = append(vs, at.violation("RP006", "/status", fmt.Sprintf("delta %d (%s) moves task %s to in_progress while its dependencies are not done: %s",
+				index, d.deltaID, d.taskID, strings.Join(names, ", ")), x))
+		}
+		if len(vs) > 0 {
+			for _, v := range vs {
+				r.report(v)
+			}
+			s.counts.Rejected++
+			return
+		}
+	}
+	r.set(s, i, index, &d, at)
+}
+
+// set applies delta d to row i of stream s (D3): every mutable field it
+// carries replaces the row's value.
+func (r *run) set(s *stream, i, index int, d *delta, at place) {
+	if s.form == FormDeltaLines {
+		at.span.text = nil // the line buffer is reused
+	}
+	o := &origin{stream: s, index: index, deltaID: d.deltaID, at: at}
+	cur := &s.st.rows[i]
+	for k := range nMut {
+		if d.vals[k] != nil {
+			cur.vals[k], cur.by[k] = d.vals[k], o
+		}
+	}
+	cur.status, cur.owner = d.status, d.owner
+	e := s.seen[d.deltaID]
+	e.applied = true
+	s.seen[d.deltaID] = e
+	s.counts.Applied++
+}
+
+// withDelta returns a copy of extra naming the stream and the position of
+// the delta an input violation is about.
+func withDelta(extra map[string]any, stream string, index int) map[string]any {
+	out := withFile(extra, stream)
+	out["stream"], out["delta_index"] = stream, index
+	return out
+}

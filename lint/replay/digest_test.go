@@ -1,0 +1,93 @@
+package replay
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"pgregory.net/rapid"
+)
+
+// genJSONString draws a JSON string literal, with escapes, non-ASCII and
+// supplementary characters.
+func genJSONString(t *rapid.T, label string) string {
+	parts := rapid.SliceOfN(rapid.SampledFrom([]string{
+		"a", "Z", "-", " ", `\"`, `\\`, `\/`, `\n`, `\u0041`, `\u00e9`, "é", "€", "😀", `\ud83d\ude00`, "\u2028", "<", "&", `\u001f`, "ｱ",
+	}), 0, 6).Draw(t, label)
+	return `"` + strings.Join(parts, "") + `"`
+}
+
+// genJSONValue draws a JSON value of bounded depth.
+func genJSONValue(t *rapid.T, depth int) string {
+	kinds := []string{"string", "number", "literal"}
+	if depth > 0 {
+		kinds = append(kinds, "object", "array")
+	}
+	switch rapid.SampledFrom(kinds).Draw(t, "kind") {
+	case "number":
+		return rapid.SampledFrom([]string{"0", "-0", "1", "1.0", "1e3", "1E+3", "0.5", "123456789012", "-2.50", "1e-7"}).Draw(t, "number")
+	case "literal":
+		return rapid.SampledFrom([]string{"true", "false", "null"}).Draw(t, "literal")
+	case "object":
+		n := rapid.IntRange(0, 3).Draw(t, "members")
+		var ms []string
+		seen := map[string]bool{}
+		for range n {
+			name := genJSONString(t, "name")
+			var s string
+			if jsontext.Value(name).IsValid() && !seen[unquote([]byte(name))] {
+				seen[unquote([]byte(name))] = true
+				ms = append(ms, name+" : "+genJSONValue(t, depth-1))
+			}
+			_ = s
+		}
+		return "{" + strings.Join(ms, ",") + "}"
+	case "array":
+		n := rapid.IntRange(0, 3).Draw(t, "items")
+		var items []string
+		for range n {
+			items = append(items, genJSONValue(t, depth-1))
+		}
+		return "[ " + strings.Join(items, ", ") + "]"
+	}
+	return genJSONString(t, "string")
+}
+
+// TestDigestIsCanonical: the digest decode computes member by member is the
+// SHA-256 of jsontext's RFC 8785 canonicalization of the whole delta, for
+// deltas with members in any order, escapes, non-ASCII names, numbers
+// written in any form and nested x_ values.
+func TestDigestIsCanonical(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		members := []string{
+			`"task_id": "T-1"`, `"status": "todo"`, `"owner": ` + genJSONString(t, "owner"),
+			`"reason": ` + genJSONString(t, "reason"), `"delta_id": ` + genJSONString(t, "delta_id"),
+		}
+		if rapid.Bool().Draw(t, "retry") {
+			members = append(members, `"retry_after_ms": `+rapid.SampledFrom([]string{"1000", "1e3", "1000.0", "0"}).Draw(t, "retry_after_ms"))
+		}
+		for i := range rapid.IntRange(0, 3).Draw(t, "extensions") {
+			name := rapid.SampledFrom([]string{"x_a", "x_é", "x_😀", "x_ｱ", "x_Z", `x_\u00e9b`}).Draw(t, "x name")
+			members = append(members, fmt.Sprintf(`"%s%d": %s`, name, i, genJSONValue(t, 2)))
+		}
+		perm := rapid.Permutation(members).Draw(t, "order")
+		raw := []byte("{ " + strings.Join(perm, " ,\t") + " }")
+		if !jsontext.Value(raw).IsValid() {
+			t.Skip("generated an invalid document")
+		}
+		d, err := newDeltaDecoder().decode(raw)
+		if err != nil {
+			t.Fatalf("decode: %v\n%s", err, raw)
+		}
+		want := jsontext.Value(append([]byte(nil), raw...))
+		if err := want.Canonicalize(); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(want)
+		if string(d.digest[:]) != string(sum[:16]) {
+			t.Fatalf("digest differs from the canonical form's\nraw:       %s\ncanonical: %s", raw, want)
+		}
+	})
+}
