@@ -38,6 +38,7 @@ import (
 	js "github.com/santhosh-tekuri/jsonschema/v5"
 
 	cuedefs "github.com/agentlint/agentlint/cue"
+	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
 )
@@ -126,12 +127,12 @@ func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envel
 	_ = strict
 	ks := e.kinds[kind]
 	if ks == nil {
-		return []envelope.Violation{{Rule: "AL010", Line: line1, Column: 1, Reason: "no JSON Schema for kind " + kind}}
+		return []envelope.Violation{{Rule: lint.RuleMissingValidator, Line: line1, Column: 1, Reason: "no JSON Schema for kind " + kind}}
 	}
-	r := &reader{raw: raw, offsets: map[string]int64{}}
+	r := &reader{raw: raw}
 	v, err := r.read()
 	if err != nil {
-		line, col := lineCol(raw, r.errOff, line1)
+		line, col := lint.LineCol(raw, max(r.errOff, 0), line1)
 		return []envelope.Violation{{Rule: fast.RuleSyntax, Parse: true, Line: line, Column: col, Reason: "invalid JSON: " + err.Error()}}
 	}
 	err = validate(ks.schema, v)
@@ -144,11 +145,7 @@ func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envel
 	}
 	var out []envelope.Violation
 	add := func(rule, ptr, reason string) {
-		off, ok := r.offsets[ptr]
-		if !ok {
-			off = r.nearest(ptr)
-		}
-		line, col := lineCol(raw, off, line1)
+		line, col := lint.LineCol(raw, lint.Locate(raw, ptr), line1)
 		out = append(out, envelope.Violation{Rule: rule, Pointer: ptr, Line: line, Column: col, Reason: reason})
 	}
 	for _, leaf := range leaves(ve) {
@@ -238,13 +235,11 @@ func escape(s string) string {
 }
 
 // reader decodes one JSON text into map[string]any, []any, string,
-// json.Number, bool and nil, recording the byte offset of every value by
-// its JSON Pointer (for line and column).
+// json.Number, bool and nil; errOff is the byte offset of a syntax error.
 type reader struct {
-	raw     []byte
-	d       *jsontext.Decoder
-	offsets map[string]int64
-	errOff  int64
+	raw    []byte
+	d      *jsontext.Decoder
+	errOff int64
 }
 
 func (r *reader) read() (any, error) {
@@ -274,13 +269,11 @@ func (r *reader) value(depth int) (any, error) {
 	if depth >= fast.MaxDepth {
 		return nil, fmt.Errorf("nesting deeper than %d levels", fast.MaxDepth)
 	}
-	start := skipSpace(r.raw, r.d.InputOffset())
 	switch r.d.PeekKind() {
 	case '{':
 		if _, err := r.d.ReadToken(); err != nil {
 			return nil, err
 		}
-		r.offsets[string(r.d.StackPointer())] = start
 		m := map[string]any{}
 		for r.d.PeekKind() != '}' {
 			tok, err := r.d.ReadToken()
@@ -300,7 +293,6 @@ func (r *reader) value(depth int) (any, error) {
 		if _, err := r.d.ReadToken(); err != nil {
 			return nil, err
 		}
-		r.offsets[string(r.d.StackPointer())] = start
 		a := []any{}
 		for r.d.PeekKind() != ']' {
 			v, err := r.value(depth + 1)
@@ -328,7 +320,6 @@ func (r *reader) value(depth int) (any, error) {
 	default:
 		return nil, fmt.Errorf("unexpected token %s", tok.Kind())
 	}
-	r.offsets[string(r.d.StackPointer())] = start
 	return v, nil
 }
 
@@ -355,40 +346,4 @@ func number(lit string) json.Number {
 		clamped = "e-" + strconv.Itoa(maxRatExp)
 	}
 	return json.Number(lit[:i] + clamped)
-}
-
-// nearest is the offset of the longest recorded ancestor of ptr.
-func (r *reader) nearest(ptr string) int64 {
-	for ptr != "" {
-		i := strings.LastIndexByte(ptr, '/')
-		ptr = ptr[:i]
-		if off, ok := r.offsets[ptr]; ok {
-			return off
-		}
-	}
-	return r.offsets[""]
-}
-
-func skipSpace(raw []byte, off int64) int64 {
-	for off < int64(len(raw)) {
-		switch raw[off] {
-		case ' ', '\t', '\r', '\n', ':', ',':
-			off++
-			continue
-		}
-		break
-	}
-	return off
-}
-
-// lineCol converts a byte offset into raw into a 1-based line and byte column.
-func lineCol(raw []byte, off int64, line1 int) (int, int) {
-	if off < 0 {
-		off = 0
-	}
-	if off > int64(len(raw)) {
-		off = int64(len(raw))
-	}
-	b := raw[:off]
-	return line1 + bytes.Count(b, []byte{'\n'}), int(off) - (bytes.LastIndexByte(b, '\n') + 1) + 1
 }
