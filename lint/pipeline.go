@@ -529,9 +529,7 @@ func (w *worker) process(it *item) {
 	f := it.file
 	switch {
 	case it.tooLong:
-		w.pre = append(w.pre[:0], envelope.Violation{Rule: "AL009", Line: it.line1, Column: 1,
-			Reason: "line longer than " + sizeText(w.p.maxLine) + " skipped; the rest of the file is checked"})
-		w.lineOnly(it, it.line1)
+		w.tooLong(it, it.line1)
 	case it.doc:
 		vs, _ := w.v.Document(f.kind.Name, f.path, it.data)
 		res.stats.Records++
@@ -560,10 +558,22 @@ func sizeText(n int) string {
 	return strconv.Itoa(n) + " bytes"
 }
 
+// tooLong reports line n, longer than MaxLine, which is not a record.
+func (w *worker) tooLong(it *item, n int) {
+	w.pre = append(w.pre[:0], envelope.Violation{Rule: "AL009", Line: n, Column: 1,
+		Reason: "line longer than " + sizeText(w.p.maxLine) + " skipped; the rest of the file is checked"})
+	w.lineOnly(it, n)
+}
+
 // line validates one JSON Lines line.
 func (w *worker) line(it *item, text []byte, n int, terminated bool) {
 	res := &it.res
 	w.pre = w.pre[:0]
+	if l := len(text); l > w.p.maxLine && (l > w.p.maxLine+1 || !terminated || text[l-1] != '\r') {
+		// Longer than the limit even without a CR of its CRLF ending.
+		w.tooLong(it, n)
+		return
+	}
 	if it.first && n == 1 && bytes.HasPrefix(text, bom) {
 		text = text[len(bom):]
 		w.pre = append(w.pre, envelope.Violation{Rule: "AL006", Line: 1, Column: 1, Reason: "UTF-8 byte-order mark skipped"})

@@ -61,4 +61,3 @@ func init() {
 	})
 	RegisterStream("OP080", worklogOrder{})
 }
-

@@ -198,6 +198,8 @@ func StreamsForKind(kind string) []string {
 	return out
 }
 
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
 // PointerTokens splits an RFC 6901 JSON Pointer into its unescaped
 // reference tokens ("/a~1b/c" → ["a/b", "c"]). ok is false for "" (the whole
 // record) and for text that is not a pointer.
@@ -211,7 +213,7 @@ func PointerTokens(p string) (tokens []string, ok bool) {
 				return nil, false
 			}
 		}
-		tokens = append(tokens, strings.NewReplacer("~1", "/", "~0", "~").Replace(t))
+		tokens = append(tokens, pointerUnescaper.Replace(t))
 	}
 	return tokens, true
 }

@@ -19,6 +19,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -298,21 +299,23 @@ func (g *gen) collector(n int) {
 	if et.status != "" {
 		r.add("status", q(et.status))
 	}
-	r.add("message", q(g.words(8+g.rnd.IntN(10))))
+	r.add("message", q(g.words(5+g.rnd.IntN(6))))
 	if et.typ == "activity.progress" || et.typ == "hook.post_tool_use" || g.rnd.IntN(4) == 0 {
 		r.add("progress", strconv.AppendFloat(nil, float64(g.rnd.IntN(101))/100, 'f', -1, 64))
 	}
 	tool := g.pick(tools)
-	r.add("tool", fmt.Appendf(nil, `{"tool_name":%q,"tool_input":{"file_path":%q},"tool_result":"success","duration_ms":%d}`,
-		tool, g.pick(files), g.rnd.IntN(5000)))
+	if strings.Contains(et.typ, "tool") || g.rnd.IntN(3) == 0 {
+		r.add("tool", fmt.Appendf(nil, `{"tool_name":%q,"tool_input":{"file_path":%q},"tool_result":"success","duration_ms":%d}`,
+			tool, g.pick(files), g.rnd.IntN(5000)))
+	}
 	if et.hook != "" {
 		r.add("hook", fmt.Appendf(nil, `{"hook_type":%q,"raw_payload":{"cwd":"/home/agent/work","tool":%q}}`, et.hook, tool))
 	}
 	span := g.rnd.IntN(1000)
 	r.add("correlation", fmt.Appendf(nil, `{"trace_id":"trace-%06x","span_id":"span-%03d","parent_span_id":"span-%03d","root_agent_id":"@orchestrator"}`,
 		g.rnd.IntN(1<<24), span, span/2))
-	r.add("metadata", fmt.Appendf(nil, `{"uptime_ms":%d,"memory_mb":%d,"host":"worker-%02d","note":%q}`,
-		g.rnd.IntN(1e7), 64+g.rnd.IntN(960), g.rnd.IntN(32), g.words(3+g.rnd.IntN(6))))
+	r.add("metadata", fmt.Appendf(nil, `{"uptime_ms":%d,"memory_mb":%d,"host":"worker-%02d"}`,
+		g.rnd.IntN(1e7), 64+g.rnd.IntN(960), g.rnd.IntN(32)))
 }
 
 func (g *gen) worklog(n int) {
