@@ -28,11 +28,13 @@ func TestLintJobsByteIdentical(t *testing.T) {
 	}
 	for i := 0; i < 24; i++ {
 		var b bytes.Buffer
-		if _, err := bench.Generate(&b, bench.Config{Kind: bench.KindWorklog, Lines: 200 + 900*(i%4), Seed: uint64(i)}); err != nil {
+		if _, err := bench.Generate(&b, bench.Config{Kind: bench.KindWorklog, Lines: 100 + 700*(i%3), Seed: uint64(i)}); err != nil {
 			t.Fatal(err)
 		}
 		if i%5 == 0 {
+			// A blank line, and an entry older than the previous one (OP080).
 			b.WriteString("\n  \n")
+			b.WriteString(`{"timestamp":"2020-01-01T00:00:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-1","actor":"a","action":"b","files_touched":[],"decision":"c","result":"d","next_step":"e"}` + "\n")
 		}
 		write(fmt.Sprintf("team%d/worklogs/T-%d.jsonl", i%3, i), b.Bytes())
 		write(fmt.Sprintf("team%d/locks-%d.json", i%3, i), []byte(fmt.Sprintf(`{"locks":[{"task_id":"T-%d","resource":"src/%d","active":%v}]}`, i, i%2, i%7 != 0)))
@@ -51,7 +53,7 @@ func TestLintJobsByteIdentical(t *testing.T) {
 		if outs[0] != outs[1] {
 			t.Fatalf("%s: -j 1 and -j 8 differ", format)
 		}
-		if !strings.Contains(outs[0], "OP080") || strings.Count(outs[0], "\n") < 100 {
+		if !strings.Contains(outs[0], "OP080") || strings.Count(outs[0], "\n") < 30 {
 			t.Fatalf("%s: output too small to prove anything:\n%.2000s", format, outs[0])
 		}
 	}
