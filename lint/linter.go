@@ -92,3 +92,28 @@ func Lint(inputs func(yield func(Input) bool), cfg LintConfig) (*Stats, error) {
 	p := newPipeline(cfg)
 	return p.run(inputs)
 }
+
+// Linter lints single files with Lint, one at a time, on the caller's
+// Validator (its options and schema engine; one worker): the API of tests
+// and tools that lint a file they opened themselves. Emit receives the
+// envelopes in input order and Stats accumulates the counts of every File
+// call.
+type Linter struct {
+	V     *Validator
+	Stats Stats
+	Emit  func(envelope.Envelope) error
+}
+
+// File lints the content of one file of a known kind read from r. Only
+// errors of Emit are returned; everything about the content is an envelope.
+func (l *Linter) File(kind *KindInfo, file string, r io.Reader) error {
+	emit := l.Emit
+	if emit == nil {
+		emit = func(envelope.Envelope) error { return nil }
+	}
+	st, err := Lint(func(yield func(Input) bool) {
+		yield(Input{Path: file, Reader: r, Kind: kind})
+	}, LintConfig{Options: l.V.opts, NewEngine: func() SchemaEngine { return l.V.engine }, Jobs: 1, Emit: emit})
+	l.Stats.Merge(st)
+	return err
+}
