@@ -45,6 +45,16 @@ type Rule struct {
 	// Check runs a document rule; nil for schema rules enforced by the
 	// generated validators.
 	Check func(d *Doc, r *Reporter)
+	// Fields, when set, are the only values Check reads: JSON Pointers made
+	// of member names ("/event_type", "/tool/tool_name"). When every enabled
+	// document rule of a kind declares them, the engine decodes only those
+	// values of a record into Doc.Value (an object holding just those
+	// members, with the types a full decode gives; an intermediate object
+	// only when the value exists) instead of the whole record: the hot path
+	// of large JSON Lines files. Declare the parent ("/tool") to read a
+	// member's presence or type. nil: Check reads the whole document.
+	// lint.TestShallowDecodeAgrees checks every declaration.
+	Fields []string
 }
 
 var registry = map[string]*Rule{}
@@ -65,6 +75,11 @@ func Register(rs ...*Rule) {
 		}
 		if r.Severity != envelope.SeverityError && r.Severity != envelope.SeverityWarning {
 			panic("rules: rule " + r.ID + " has bad severity")
+		}
+		for _, f := range r.Fields {
+			if _, ok := PointerTokens(f); !ok {
+				panic("rules: rule " + r.ID + ": bad field pointer " + f)
+			}
 		}
 		registry[r.ID] = r
 	}

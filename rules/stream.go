@@ -43,6 +43,8 @@ const (
 	// section 4, "All families"), parsed to Value.Time (Unix nanoseconds)
 	// and Value.Str; a string that is not a date-time has Kind ValueString.
 	FieldTime
+	// FieldRaw: any value, as its JSON text (Value.Str, Kind ValueRaw).
+	FieldRaw
 )
 
 // Field is one value a stream rule needs from each record: an RFC 6901
@@ -68,13 +70,16 @@ const (
 	ValueTime
 	// ValueOther: a value of another JSON type than the field's.
 	ValueOther
+	// ValueRaw: the JSON text of a FieldRaw value.
+	ValueRaw
 )
 
 // Value is one extracted value. Str points into the engine's buffers and is
 // valid only during the Observe call: copy what you keep (string(v.Str)).
 type Value struct {
 	Kind ValueKind
-	// Str is the unescaped string (ValueString, ValueTime).
+	// Str is the unescaped string (ValueString, ValueTime) or the JSON text
+	// (ValueRaw).
 	Str []byte
 	// Num is the number (ValueNumber).
 	Num float64
