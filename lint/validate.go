@@ -65,6 +65,7 @@ type Validator struct {
 	engine SchemaEngine
 	vs     []envelope.Violation
 	plans  map[string]*docPlan // by kind (shallow.go)
+	ropts  *rules.Options      // what document rules see, shared by all records
 }
 
 // NewValidator returns a Validator using engine (nil: the fast path).
@@ -99,9 +100,10 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 		envelope.Sort(v.vs)
 		return v.vs, nil
 	}
-	doc := &rules.Doc{Kind: kind, File: file, Raw: raw, Options: &rules.Options{
-		Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment,
-	}}
+	if v.ropts == nil {
+		v.ropts = &rules.Options{Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment}
+	}
+	doc := &rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts}
 	var err error
 	if plan.shallow {
 		doc.Value, err = plan.shallowValue(raw)
