@@ -91,7 +91,10 @@ func sortedKeys[V any](keys []string, m map[string]V) []string {
 	return keys
 }
 
-func appendMap(dst []byte, m map[string]any) []byte {
+func appendMap(dst []byte, m map[string]any) []byte { return appendObject(dst, m, appendValue) }
+
+// appendObject appends m with sorted keys (nil: null), its values by elem.
+func appendObject[V any](dst []byte, m map[string]V, elem func([]byte, V) []byte) []byte {
 	if m == nil {
 		return append(dst, "null"...)
 	}
@@ -103,10 +106,27 @@ func appendMap(dst []byte, m map[string]any) []byte {
 		}
 		dst = appendString(dst, k)
 		dst = append(dst, ':')
-		dst = appendValue(dst, m[k])
+		dst = elem(dst, m[k])
 	}
 	return append(dst, '}')
 }
+
+// appendArray appends xs (nil: null), its elements by elem.
+func appendArray[T any](dst []byte, xs []T, elem func([]byte, T) []byte) []byte {
+	if xs == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, x := range xs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = elem(dst, x)
+	}
+	return append(dst, ']')
+}
+
+func appendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
 
 // appendValue appends the JSON form of the value types that envelopes hold;
 // any other type goes through encoding/json.
@@ -119,7 +139,7 @@ func appendValue(dst []byte, v any) []byte {
 	case bool:
 		return strconv.AppendBool(dst, v)
 	case int:
-		return strconv.AppendInt(dst, int64(v), 10)
+		return appendInt(dst, v)
 	case int64:
 		return strconv.AppendInt(dst, v, 10)
 	case float64:
@@ -129,58 +149,15 @@ func appendValue(dst []byte, v any) []byte {
 	case envelope.Code:
 		return appendString(dst, string(v))
 	case []envelope.Violation:
-		if v == nil {
-			return append(dst, "null"...)
-		}
-		dst = append(dst, '[')
-		for i := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendViolation(dst, &v[i])
-		}
-		return append(dst, ']')
+		return appendArray(dst, v, func(dst []byte, x envelope.Violation) []byte { return appendViolation(dst, &x) })
 	case map[string]any:
 		return appendMap(dst, v)
 	case map[string]int:
-		if v == nil {
-			return append(dst, "null"...)
-		}
-		var store [16]string
-		dst = append(dst, '{')
-		for i, k := range sortedKeys(store[:0], v) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, k)
-			dst = append(dst, ':')
-			dst = strconv.AppendInt(dst, int64(v[k]), 10)
-		}
-		return append(dst, '}')
+		return appendObject(dst, v, appendInt)
 	case []string:
-		if v == nil {
-			return append(dst, "null"...)
-		}
-		dst = append(dst, '[')
-		for i, s := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, s)
-		}
-		return append(dst, ']')
+		return appendArray(dst, v, appendString)
 	case []any:
-		if v == nil {
-			return append(dst, "null"...)
-		}
-		dst = append(dst, '[')
-		for i, x := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendValue(dst, x)
-		}
-		return append(dst, ']')
+		return appendArray(dst, v, appendValue)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
