@@ -49,6 +49,7 @@ type item struct {
 	line1       int  // line number of data's first line
 	data        []byte
 	pooled      bool // data is a buffer of the free list
+	bigHeld     bool // data is the one larger buffer allowed in flight
 	doc         bool // data is a whole document
 	tooLong     bool // line line1 is longer than MaxLine (data is empty)
 	path        string
@@ -113,7 +114,8 @@ type pipeline struct {
 	work  chan *item
 	order chan *item
 	free  chan []byte
-	nbuf  int // buffers made (reader goroutine only)
+	nbuf  int           // buffers made (reader goroutine only)
+	big   chan struct{} // one buffer larger than a chunk in flight at most
 	stop  chan struct{}
 	items sync.Pool
 }
@@ -136,6 +138,7 @@ func newPipeline(cfg LintConfig) *pipeline {
 	p.work = make(chan *item, nbuf)
 	p.order = make(chan *item, 2*nbuf)
 	p.free = make(chan []byte, nbuf)
+	p.big = make(chan struct{}, 1)
 	p.stop = make(chan struct{})
 	p.plans = p.makePlans()
 	return p
@@ -270,6 +273,18 @@ func (p *pipeline) getBuf() []byte {
 	}
 }
 
+// acquireBig waits until no buffer larger than a chunk is in flight (so
+// memory stays bounded by the longest line, not by lines in flight); false
+// when the run stops.
+func (p *pipeline) acquireBig() bool {
+	select {
+	case p.big <- struct{}{}:
+		return true
+	case <-p.stop:
+		return false
+	}
+}
+
 func (p *pipeline) putBuf(b []byte) {
 	if b = b[:cap(b)]; len(b) == p.chunk {
 		select {
@@ -363,13 +378,17 @@ func (p *pipeline) readDocument(f *fileRun, r io.Reader, buf []byte, n int, eof 
 		it.data, it.pooled = buf[:n], true
 		return p.send(it)
 	}
+	if !p.acquireBig() {
+		return false
+	}
 	data := append(make([]byte, 0, 2*n), buf[:n]...)
 	p.putBuf(buf)
 	rest, err := io.ReadAll(r)
 	if err != nil {
+		<-p.big
 		return p.readError(f.path, err)
 	}
-	it.data = append(data, rest...)
+	it.data, it.bigHeld = append(data, rest...), true
 	return p.send(it)
 }
 
@@ -417,6 +436,15 @@ func (p *pipeline) readLines(f *fileRun, r io.Reader, buf []byte, n int, eof boo
 // too-long item. It returns the buffer that holds what follows the line, or
 // ended when the file's last item was sent; ok is false when the run stops.
 func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *int, first *bool) (next []byte, m int, eof, ended, ok bool) {
+	if !p.acquireBig() {
+		return nil, 0, false, false, false
+	}
+	held := true // until big goes to an item
+	defer func() {
+		if held {
+			<-p.big
+		}
+	}()
 	send := func(it *item) bool {
 		it.first, it.line1 = *first, *line
 		*first = false
@@ -438,7 +466,7 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 			if lineLen(big[:end]) > p.maxLine {
 				it.tooLong = true
 			} else {
-				it.data = big[:end]
+				it.data, it.bigHeld, held = big[:end], true, false
 			}
 			if !send(it) {
 				return nil, 0, false, false, false
@@ -468,7 +496,7 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 	if eof && len(big) <= p.maxLine {
 		// The file's last line, without a newline, not too long.
 		it := p.newItem(itemChunk, f)
-		it.data, it.last = big, true
+		it.data, it.last, it.bigHeld, held = big, true, true, false
 		p.putBuf(buf)
 		return nil, 0, false, true, send(it)
 	}
@@ -702,6 +730,7 @@ type emitter struct {
 	runs  []fileStreamRun
 	trees []treeRun
 	vals  []rules.Value
+	rec   rules.StreamRecord // what Observe gets (one, reused: no allocation per record)
 	found []pending
 	vs    []envelope.Violation
 }
@@ -776,6 +805,9 @@ func (e *emitter) recycle(it *item) {
 	if it.pooled {
 		e.p.putBuf(it.data)
 	}
+	if it.bigHeld {
+		<-e.p.big
+	}
 	it.data = nil
 	it.file = nil
 	e.p.items.Put(it)
@@ -813,7 +845,8 @@ func (e *emitter) chunk(it *item) error {
 			for _, k := range fr.run.idx {
 				e.vals = append(e.vals, res.vals[rec.v0+k])
 			}
-			fr.state.Observe(&rules.StreamRecord{Line: rec.line, Values: e.vals}, fr.rep)
+			e.rec = rules.StreamRecord{Line: rec.line, Values: e.vals}
+			fr.state.Observe(&e.rec, fr.rep)
 			for _, f := range fr.rep.Take() {
 				e.found = append(e.found, pending{rec: i, f: f})
 			}

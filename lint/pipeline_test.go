@@ -446,24 +446,28 @@ func TestLintDocumentsAndDetection(t *testing.T) {
 	wl := write("worklogs/T-1.jsonl", worklogLine(1, 0)+"\n")
 	notes := write("notes.txt", "hello")
 	unknown := write("data.json", `{"hello": 1}`)
-	var out bytes.Buffer
-	st, err := lintWithTimeout(t, func(yield func(Input) bool) {
-		for _, p := range []string{locks, wl, notes, unknown} {
-			if !yield(Input{Path: p}) {
-				return
+	var st *Stats
+	for _, chunk := range []int{16, 64, DefaultChunkSize} { // documents larger and smaller than a chunk
+		var out bytes.Buffer
+		var err error
+		st, err = lintWithTimeout(t, func(yield func(Input) bool) {
+			for _, p := range []string{locks, wl, notes, unknown} {
+				if !yield(Input{Path: p}) {
+					return
+				}
 			}
+			yield(Input{Path: filepath.Join(dir, "gone.jsonl"), Err: errors.New("dangling symbolic link")})
+		}, LintConfig{Jobs: 2, Render: render, Out: &out, ChunkSize: chunk})
+		if err != nil {
+			t.Fatal(err)
 		}
-		yield(Input{Path: filepath.Join(dir, "gone.jsonl"), Err: errors.New("dangling symbolic link")})
-	}, LintConfig{Jobs: 2, Render: render, Out: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := locks + ":1 allow=false SCHEMA_INVALID AL003@1:60\n" + filepath.Join(dir, "gone.jsonl") + ":0 allow=false MISSING_REQUIRED_INPUT\n"
-	if out.String() != want {
-		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
-	}
-	if st.Files != 2 || st.SkippedFiles != 2 || st.UnreadableFiles != 1 || st.Records != 2 {
-		t.Errorf("stats %+v", st)
+		want := locks + ":1 allow=false SCHEMA_INVALID AL003@1:60\n" + filepath.Join(dir, "gone.jsonl") + ":0 allow=false MISSING_REQUIRED_INPUT\n"
+		if out.String() != want {
+			t.Errorf("chunk %d: output:\n%s\nwant:\n%s", chunk, out.String(), want)
+		}
+		if st.Files != 2 || st.SkippedFiles != 2 || st.UnreadableFiles != 1 || st.Records != 2 {
+			t.Errorf("chunk %d: stats %+v", chunk, st)
+		}
 	}
 	sum := st.Summary()
 	if sum.Allow || sum.Code != envelope.MissingRequiredInput || sum.Reason != "1 input unreadable, 1 record denied" {

@@ -22,7 +22,7 @@ func (worklogOrder) NewFile(string, *Options) FileState { return &worklogOrderSt
 type worklogOrderState struct {
 	prevLine int // 0 before the first timestamp
 	prev     int64
-	prevText string
+	prevText []byte
 }
 
 // Observe compares rec's timestamp with the previous entry's. An entry
@@ -36,13 +36,13 @@ func (s *worklogOrderState) Observe(rec *StreamRecord, r *StreamReporter) {
 	if s.prevLine > 0 && v.Time < s.prev {
 		r.Report(StreamFinding{
 			Line: rec.Line, Column: v.Column, Pointer: "/timestamp",
-			Reason: "timestamp " + string(v.Str) + " is earlier than " + s.prevText + " on line " + strconv.Itoa(s.prevLine) +
+			Reason: "timestamp " + string(v.Str) + " is earlier than " + string(s.prevText) + " on line " + strconv.Itoa(s.prevLine) +
 				" (a worklog is append-only: entries are in time order)",
 			Extra: map[string]any{"previous_line": s.prevLine},
 		})
 	}
 	s.prevLine, s.prev = rec.Line, v.Time
-	s.prevText = string(v.Str)
+	s.prevText = append(s.prevText[:0], v.Str...)
 }
 
 func (s *worklogOrderState) Finish(*StreamReporter) {}

@@ -144,3 +144,34 @@ func BenchmarkEngineOnly(b *testing.B) {
 		})
 	}
 }
+
+// nopEngine accepts every record: BenchmarkPipelineOnly measures what the
+// pipeline itself costs (reading, cutting lines, the workers' loop, stream
+// values for OP080, the ordered emitter) next to the IsValid floor.
+type nopEngine struct{}
+
+func (nopEngine) Schema(string, []byte, int, bool) []envelope.Violation { return nil }
+
+func BenchmarkPipelineOnly(b *testing.B) {
+	off := map[string]string{}
+	for _, r := range rules.ForKind(KindWorklog) {
+		off[r.ID] = "off"
+	}
+	data := benchLog(b, KindWorklog)
+	for _, jobs := range []int{1, runtime.NumCPU()} {
+		b.Run(fmt.Sprintf("j%d", jobs), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, err := lint.Lint(func(yield func(lint.Input) bool) {
+					yield(lint.Input{Path: "bench.jsonl", Reader: bytes.NewReader(data), Kind: lint.Kind(KindWorklog)})
+				}, lint.LintConfig{Jobs: jobs, Out: io.Discard, Render: (&output.JSON{}).AppendRecord, Options: lint.Options{Severity: off},
+					NewEngine: func() lint.SchemaEngine { return nopEngine{} }})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(benchLines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+		})
+	}
+}
