@@ -185,7 +185,7 @@ type measurement struct {
 func measureLint(bin, kind, path string, jobs int) (measurement, error) {
 	var best measurement
 	for i := 0; i < 2; i++ {
-		var out bytes.Buffer
+		var out lastLine
 		cmd := exec.Command(bin, "lint", "--kind", kind, "-j", strconv.Itoa(jobs), path)
 		cmd.Stdout = &out
 		cmd.Stderr = os.Stderr
@@ -208,13 +208,38 @@ func measureLint(bin, kind, path string, jobs int) (measurement, error) {
 				peak = ru.Maxrss
 			}
 		}
-		lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte{'\n'})
-		m := measurement{wall: wall, rssKiB: peak, summary: lines[len(lines)-1]}
+		m := measurement{wall: wall, rssKiB: peak, summary: out.line()}
 		if i == 0 || m.wall < best.wall {
 			best = m
 		}
 	}
 	return best, nil
+}
+
+// lastLine keeps the last line written to it (the summary envelope), so
+// that a run printing many envelopes costs the harness no memory.
+type lastLine struct{ cur, prev []byte }
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.cur = append(l.cur, p...)
+			break
+		}
+		l.cur = append(l.cur, p[:i]...)
+		l.prev, l.cur = l.cur, l.prev[:0]
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (l *lastLine) line() []byte {
+	if len(l.cur) > 0 {
+		return l.cur
+	}
+	return l.prev
 }
 
 // pollHWM returns the last VmHWM (KiB) read from /proc/pid/status before
