@@ -40,16 +40,6 @@ type Walker struct {
 	Config *Config
 }
 
-type fileID struct{ dev, ino uint64 }
-
-func idOf(fi fs.FileInfo) (fileID, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, false
-	}
-	return fileID{uint64(st.Dev), uint64(st.Ino)}, true
-}
-
 // Walk yields every file to lint under the directory root, in order, until
 // yield returns false; it returns false then.
 func (w *Walker) Walk(root string, yield func(Input) bool) bool {
@@ -59,7 +49,7 @@ func (w *Walker) Walk(root string, yield func(Input) bool) bool {
 	}
 	rel, patterns := ancestorPatterns(root)
 	ws := &walkState{w: w, yield: yield, seen: map[fileID]bool{}}
-	if id, ok := idOf(fi); ok {
+	if id, ok := idOf(root, fi); ok {
 		ws.seen[id] = true
 	}
 	return ws.dir(root, rel, patterns)
@@ -117,7 +107,7 @@ func (s *walkState) dir(path string, rel []string, patterns []gitignore.Pattern)
 				continue
 			}
 		}
-		if id, ok := idOf(fi); ok {
+		if id, ok := idOf(p, fi); ok {
 			if s.seen[id] {
 				continue
 			}

@@ -22,7 +22,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentlint/agentlint/lint/bench"
@@ -204,9 +203,7 @@ func measureLint(bin, kind, path string, jobs int) (measurement, error) {
 			return best, fmt.Errorf("%s: %v", cmd, err)
 		}
 		if peak == 0 {
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				peak = ru.Maxrss
-			}
+			peak = maxRSS(cmd.ProcessState)
 		}
 		m := measurement{wall: wall, rssKiB: peak, summary: out.line()}
 		if i == 0 || m.wall < best.wall {
