@@ -118,41 +118,10 @@ func writeEncodingJSON(w io.Writer, e envelope.Envelope) error {
 	return enc.Encode(e)
 }
 
-// BenchmarkEngineOnly measures the pipeline and the schema engine without
-// the document rules (switched off, so records are not decoded for them):
-// the engine's own share of BenchmarkLint.
-func BenchmarkEngineOnly(b *testing.B) {
-	off := map[string]string{}
-	for _, r := range rules.ForKind(KindWorklog) {
-		off[r.ID] = "off"
-	}
-	data := benchLog(b, KindWorklog)
-	for _, jobs := range []int{1, runtime.NumCPU()} {
-		b.Run(fmt.Sprintf("%s/j%d", KindWorklog, jobs), func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			p := &output.JSON{}
-			for b.Loop() {
-				_, err := lint.Lint(func(yield func(lint.Input) bool) {
-					yield(lint.Input{Path: "bench.jsonl", Reader: bytes.NewReader(data), Kind: lint.Kind(KindWorklog)})
-				}, lint.LintConfig{Jobs: jobs, Render: p.AppendRecord, Out: io.Discard, Options: lint.Options{Severity: off}})
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(benchLines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
-		})
-	}
-}
-
-// nopEngine accepts every record: BenchmarkPipelineOnly measures what the
-// pipeline itself costs (reading, cutting lines, the workers' loop, stream
-// values for OP080, the ordered emitter) next to the IsValid floor.
-type nopEngine struct{}
-
-func (nopEngine) Schema(string, []byte, int, bool) []envelope.Violation { return nil }
-
-func BenchmarkPipelineOnly(b *testing.B) {
+// benchWorklogs runs Lint on the worklog log with every document rule
+// switched off (records are not decoded for them), per worker count, with
+// the schema engine newEngine makes (nil: the fast path).
+func benchWorklogs(b *testing.B, newEngine func() lint.SchemaEngine) {
 	off := map[string]string{}
 	for _, r := range rules.ForKind(KindWorklog) {
 		off[r.ID] = "off"
@@ -165,8 +134,7 @@ func BenchmarkPipelineOnly(b *testing.B) {
 			for b.Loop() {
 				_, err := lint.Lint(func(yield func(lint.Input) bool) {
 					yield(lint.Input{Path: "bench.jsonl", Reader: bytes.NewReader(data), Kind: lint.Kind(KindWorklog)})
-				}, lint.LintConfig{Jobs: jobs, Out: io.Discard, Render: (&output.JSON{}).AppendRecord, Options: lint.Options{Severity: off},
-					NewEngine: func() lint.SchemaEngine { return nopEngine{} }})
+				}, lint.LintConfig{Jobs: jobs, Out: io.Discard, Render: (&output.JSON{}).AppendRecord, Options: lint.Options{Severity: off}, NewEngine: newEngine})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -174,4 +142,20 @@ func BenchmarkPipelineOnly(b *testing.B) {
 			b.ReportMetric(float64(benchLines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 		})
 	}
+}
+
+// BenchmarkEngineOnly measures the pipeline and the schema engine without
+// the document rules: the engine's own share of BenchmarkLint.
+func BenchmarkEngineOnly(b *testing.B) { benchWorklogs(b, nil) }
+
+// nopEngine accepts every record.
+type nopEngine struct{}
+
+func (nopEngine) Schema(string, []byte, int, bool) []envelope.Violation { return nil }
+
+// BenchmarkPipelineOnly measures what the pipeline itself costs (reading,
+// cutting lines, the workers' loop, stream values for OP080, the ordered
+// emitter) next to the IsValid floor: the schema engine accepts everything.
+func BenchmarkPipelineOnly(b *testing.B) {
+	benchWorklogs(b, func() lint.SchemaEngine { return nopEngine{} })
 }
