@@ -21,7 +21,11 @@ test:
 demo: build
 	./$(BIN) lint --format text testdata/demo; test $$? -le 1
 
+# Benchmarks, not part of `make test`: agentlint on generated 100k- and
+# 1M-line logs next to the jsontext IsValid floor (lint/bench/cmd/lintbench),
+# then the Go benchmarks of the engine.
 bench: build
+	$(GO) run ./lint/bench/cmd/lintbench -bin $(BIN)
 	$(GO) test -run '^$$' -bench . -benchmem ./lint/...
 
 # Static checks: gofmt, go vet, staticcheck (installed on demand).

@@ -64,6 +64,8 @@ type Validator struct {
 	opts   Options
 	engine SchemaEngine
 	vs     []envelope.Violation
+	plans  map[string]*docPlan // by kind (shallow.go)
+	ropts  *rules.Options      // what document rules see, shared by all records
 }
 
 // NewValidator returns a Validator using engine (nil: the fast path).
@@ -91,14 +93,24 @@ func (v *Validator) Enabled(id string) bool { return v.opts.Severity[id] != "off
 func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope.Violation, *rules.Doc) {
 	v.vs = append(v.vs[:0], v.engine.Schema(kind, raw, line1, v.opts.Strict)...)
 	v.finish()
-	if envelope.HasErrors(v.vs) || len(rules.ForKind(kind)) == 0 {
+	// A record is decoded only for enabled document rules, and only the
+	// values they declare when they all do (shallow.go).
+	plan := v.plan(kind)
+	if envelope.HasErrors(v.vs) || !plan.rules {
 		envelope.Sort(v.vs)
 		return v.vs, nil
 	}
-	doc := &rules.Doc{Kind: kind, File: file, Raw: raw, Options: &rules.Options{
-		Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment,
-	}}
-	if err := json.Unmarshal(raw, &doc.Value); err != nil {
+	if v.ropts == nil {
+		v.ropts = &rules.Options{Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment}
+	}
+	doc := &rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts}
+	var err error
+	if plan.shallow {
+		doc.Value, err = plan.shallowValue(raw)
+	} else {
+		err = json.Unmarshal(raw, &doc.Value)
+	}
+	if err != nil {
 		// The schema engine accepted the text, so this cannot happen; report it
 		// rather than hide it.
 		v.vs = append(v.vs, envelope.Violation{Rule: fast.RuleSyntax, Parse: true, Reason: "invalid JSON: " + err.Error()})

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -47,9 +48,23 @@ type Rule struct {
 	// Check runs a document rule; nil for schema rules enforced by the
 	// generated validators.
 	Check func(d *Doc, r *Reporter)
+	// Fields, when set, are the only values Check reads: JSON Pointers made
+	// of member names ("/event_type", "/tool/tool_name"). When every enabled
+	// document rule of a kind declares them, the engine decodes only those
+	// values of a record into Doc.Value (an object holding just those
+	// members, with the types a full decode gives; an intermediate object
+	// only when the value exists) instead of the whole record: the hot path
+	// of large JSON Lines files. Declare the parent ("/tool") to read a
+	// member's presence or type. nil: Check reads the whole document.
+	// lint.TestShallowDecodeAgrees checks every declaration.
+	Fields []string
 }
 
 var registry = map[string]*Rule{}
+
+// forKind caches ForKind: the registry is filled by init functions and then
+// read for every record.
+var forKind sync.Map // kind → []*Rule
 
 // Register adds rules to the registry; it panics on a duplicate or malformed
 // ID, an unknown code or severity (a programming error caught by every test).
@@ -64,8 +79,14 @@ func Register(rs ...*Rule) {
 		if r.Severity != envelope.SeverityError && r.Severity != envelope.SeverityWarning {
 			panic("rules: rule " + r.ID + " has bad severity")
 		}
+		for _, f := range r.Fields {
+			if _, ok := PointerTokens(f); !ok {
+				panic("rules: rule " + r.ID + ": bad field pointer " + f)
+			}
+		}
 		registry[r.ID] = r
 	}
+	forKind.Clear()
 }
 
 // Lookup returns the rule with the given ID, or nil.
@@ -102,14 +123,19 @@ func (r *Rule) AppliesTo(kind string) bool {
 	return false
 }
 
-// ForKind returns the document rules (Check != nil) that apply to kind, by ID.
+// ForKind returns the document rules (Check != nil) that apply to kind, by
+// ID. The slice is shared: do not modify it.
 func ForKind(kind string) []*Rule {
+	if rs, ok := forKind.Load(kind); ok {
+		return rs.([]*Rule)
+	}
 	var out []*Rule
 	for _, r := range All() {
 		if r.Check != nil && r.AppliesTo(kind) {
 			out = append(out, r)
 		}
 	}
+	forKind.Store(kind, out)
 	return out
 }
 

@@ -94,6 +94,9 @@ func (v *Violation) order() int {
 // warnings, then by code precedence (parse errors first), then by position
 // (line, column), pointer, rule and reason, so that output is deterministic.
 func Sort(vs []Violation) {
+	if len(vs) < 2 {
+		return // the common case on the hot path; SliceStable would allocate
+	}
 	sort.SliceStable(vs, func(i, j int) bool {
 		a, b := &vs[i], &vs[j]
 		if (a.Severity == SeverityError) != (b.Severity == SeverityError) {

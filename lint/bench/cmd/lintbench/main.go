@@ -1,0 +1,295 @@
+// Command lintbench is `make bench`: it generates collector event and
+// operator worklog logs of 100k and 1M lines (lint/bench.Generate, seed 4)
+// into a temporary directory and, for each, times the agentlint binary
+// (`agentlint lint --kind K -j N FILE`, a child process whose peak RSS is
+// its VmHWM) next to the floor measured in the same run:
+// jsontext.Value.IsValid on every line of the same file, on one goroutine.
+// It checks that agentlint denied exactly the generated defective lines and
+// prints lines/s, MB/s, peak RSS, the ratio to the floor and the ratio of
+// peak RSS between the largest and the smallest log.
+//
+//	go run ./lint/bench/cmd/lintbench -bin bin/agentlint
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentlint/agentlint/lint/bench"
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+func main() {
+	bin := flag.String("bin", "bin/agentlint", "the agentlint binary to measure")
+	kinds := flag.String("kinds", bench.KindCollector+","+bench.KindWorklog, "kinds to generate, comma-separated")
+	sizes := flag.String("lines", "100000,1000000", "log sizes in lines, comma-separated")
+	jobs := flag.String("j", "1,"+strconv.Itoa(runtime.NumCPU()), "agentlint -j values, comma-separated")
+	dir := flag.String("dir", "", "where to write the logs (default: a new temporary directory, removed at the end)")
+	flag.Parse()
+	if err := run(*bin, split(*kinds), ints(*sizes), ints(*jobs), *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "lintbench:", err)
+		os.Exit(1)
+	}
+}
+
+func split(s string) []string { return strings.Split(s, ",") }
+
+func ints(s string) []int {
+	var out []int
+	for _, f := range split(s) {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			fmt.Fprintf(os.Stderr, "lintbench: bad number %q\n", f)
+			os.Exit(2)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("%s: %v (run make build first)", bin, err)
+	}
+	keep := dir != ""
+	if !keep {
+		d, err := os.MkdirTemp("", "lintbench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	fmt.Printf("lintbench: %s, %d CPUs, %s/%s; target: >= 1.0M lines/s on collector events (4.5x ajv's 1M in 4.5 s), peak RSS <= 32 MiB, RSS ratio <= 1.2\n\n",
+		runtime.Version(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	fmt.Printf("%-17s %9s %8s %-8s %9s %10s %8s %8s  %10s %8s  %7s  %s\n",
+		"kind", "lines", "MB", "run", "seconds", "lines/s", "MB/s", "RSS MiB", "floor l/s", "floor/s", "x floor", "verdicts")
+	for _, kind := range kinds {
+		rss := map[int]map[int]int64{} // jobs → lines → peak RSS
+		for _, n := range sizes {
+			path := filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", strings.ReplaceAll(kind, "/", "-"), n))
+			defects, size, err := generate(path, kind, n)
+			if err != nil {
+				return err
+			}
+			floor, err := measureFloor(path)
+			if err != nil {
+				return err
+			}
+			mb := float64(size) / 1e6
+			fmt.Printf("%-17s %9d %8.1f %-8s %9.3f %10.0f %8.1f %8s  %10s %8s  %7s  %s\n",
+				kind, n, mb, "IsValid", floor.Seconds(), float64(n)/floor.Seconds(), mb/floor.Seconds(), "-", "", "", "", "")
+			for _, j := range jobs {
+				m, err := measureLint(bin, kind, path, j)
+				if err != nil {
+					return err
+				}
+				if rss[j] == nil {
+					rss[j] = map[int]int64{}
+				}
+				rss[j][n] = m.rssKiB
+				fmt.Printf("%-17s %9d %8.1f %-8s %9.3f %10.0f %8.1f %8.1f  %10.0f %8.1f  %7.2f  %s\n",
+					kind, n, mb, "j="+strconv.Itoa(j), m.wall.Seconds(), float64(n)/m.wall.Seconds(), mb/m.wall.Seconds(), float64(m.rssKiB)/1024,
+					float64(n)/floor.Seconds(), mb/floor.Seconds(), floor.Seconds()/m.wall.Seconds(), check(m.summary, defects, n))
+			}
+			if !keep {
+				os.Remove(path)
+			}
+		}
+		if len(sizes) > 1 {
+			lo, hi := sizes[0], sizes[len(sizes)-1]
+			for _, j := range jobs {
+				fmt.Printf("%-17s peak RSS %d lines / %d lines, j=%d: %.2f\n", kind, hi, lo, j, float64(rss[j][hi])/float64(rss[j][lo]))
+			}
+		}
+		fmt.Println()
+	}
+	fmt.Println("x floor: agentlint's throughput divided by IsValid's (1.00 = as fast as a syntax check on one goroutine)")
+	return nil
+}
+
+func generate(path, kind string, n int) ([]bench.Defect, int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defects, err := bench.Generate(f, bench.Config{Kind: kind, Lines: n, Seed: 4})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	df, err := os.Create(path + ".defects.tsv")
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := bench.WriteDefects(df, defects); err != nil {
+		return nil, 0, err
+	}
+	df.Close()
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	return defects, st.Size(), nil
+}
+
+// measureFloor times IsValidLines over the file (best of two runs, the
+// first one also warms the page cache).
+func measureFloor(path string) (time.Duration, error) {
+	best := time.Duration(0)
+	for i := 0; i < 2; i++ {
+		f, err := os.Open(path)
+		if err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		_, _, err = bench.IsValidLines(f)
+		d := time.Since(start)
+		f.Close()
+		if err != nil {
+			return 0, err
+		}
+		if best == 0 || d < best {
+			best = d
+		}
+	}
+	return best, nil
+}
+
+type measurement struct {
+	wall    time.Duration
+	rssKiB  int64
+	summary []byte
+}
+
+// measureLint runs agentlint twice and keeps the faster run: its wall time,
+// peak RSS and summary envelope.
+//
+// The peak RSS is the child's VmHWM (/proc/PID/status), read every 2 ms
+// until it exits: getrusage's ru_maxrss is not usable here, because Go
+// starts children with vfork semantics and Linux then carries the parent's
+// own peak RSS (this harness's, after generating the log) into the child's
+// ru_maxrss at exec. Where /proc is missing, ru_maxrss is used.
+func measureLint(bin, kind, path string, jobs int) (measurement, error) {
+	var best measurement
+	for i := 0; i < 2; i++ {
+		var out lastLine
+		cmd := exec.Command(bin, "lint", "--kind", kind, "-j", strconv.Itoa(jobs), path)
+		cmd.Stdout = &out
+		cmd.Stderr = os.Stderr
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			return best, err
+		}
+		hwm := make(chan int64, 1)
+		done := make(chan struct{})
+		go func() { hwm <- pollHWM(cmd.Process.Pid, done) }()
+		err := cmd.Wait()
+		wall := time.Since(start)
+		close(done)
+		peak := <-hwm
+		if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() > 1) {
+			return best, fmt.Errorf("%s: %v", cmd, err)
+		}
+		if peak == 0 {
+			peak = maxRSS(cmd.ProcessState)
+		}
+		m := measurement{wall: wall, rssKiB: peak, summary: out.line()}
+		if i == 0 || m.wall < best.wall {
+			best = m
+		}
+	}
+	return best, nil
+}
+
+// lastLine keeps the last line written to it (the summary envelope), so
+// that a run printing many envelopes costs the harness no memory.
+type lastLine struct{ cur, prev []byte }
+
+func (l *lastLine) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.cur = append(l.cur, p...)
+			break
+		}
+		l.cur = append(l.cur, p[:i]...)
+		l.prev, l.cur = l.cur, l.prev[:0]
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (l *lastLine) line() []byte {
+	if len(l.cur) > 0 {
+		return l.cur
+	}
+	return l.prev
+}
+
+// pollHWM returns the last VmHWM (KiB) read from /proc/pid/status before
+// done is closed; 0 when it could never be read.
+func pollHWM(pid int, done chan struct{}) int64 {
+	var last int64
+	path := "/proc/" + strconv.Itoa(pid) + "/status"
+	for {
+		if data, err := os.ReadFile(path); err == nil {
+			for _, l := range strings.Split(string(data), "\n") {
+				if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+					if n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64); err == nil && n > last {
+						last = n
+					}
+				}
+			}
+		}
+		select {
+		case <-done:
+			return last
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
+// check compares the summary envelope with the generated defects: exact
+// when the records, denied records and warnings match.
+func check(summary []byte, defects []bench.Defect, n int) string {
+	var e struct {
+		Details struct {
+			Records  int            `json:"records"`
+			Denied   int            `json:"denied"`
+			Warnings int            `json:"warnings"`
+			ByRule   map[string]int `json:"by_rule"`
+		} `json:"details"`
+	}
+	if err := json.Unmarshal(summary, &e); err != nil {
+		return "no summary: " + err.Error()
+	}
+	if e.Details.ByRule["AL010"] > 0 {
+		return "no validator for this kind in this build (AL010)"
+	}
+	denied, warned := 0, 0
+	for _, d := range defects {
+		if d.Severity == envelope.SeverityError {
+			denied++
+		} else {
+			warned++
+		}
+	}
+	if e.Details.Records == n && e.Details.Denied == denied && e.Details.Warnings == warned {
+		return fmt.Sprintf("exact (%d denied, %d warned)", denied, warned)
+	}
+	return fmt.Sprintf("MISMATCH: records %d denied %d warnings %d, want %d, %d, %d",
+		e.Details.Records, e.Details.Denied, e.Details.Warnings, n, denied, warned)
+}

@@ -1,0 +1,86 @@
+package bench
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// TestGeneratedVerdicts: linting a generated log flags exactly the lines
+// the generator lists, with the code CONTRACT.md gives each defect, so the
+// benchmark measures exact verdicts. A kind without a validator yet (AL010)
+// is skipped.
+func TestGeneratedVerdicts(t *testing.T) {
+	for _, kind := range []string{KindWorklog, KindCollector} {
+		t.Run(strings.ReplaceAll(kind, "/", "_"), func(t *testing.T) {
+			var buf bytes.Buffer
+			n := Every * 13 // every defect of both kinds at least once
+			defects, err := Generate(&buf, Config{Kind: kind, Lines: n, Seed: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := bytes.Count(buf.Bytes(), []byte{'\n'}); c != n {
+				t.Fatalf("%d lines, want %d", c, n)
+			}
+			if avg := buf.Len() / n; avg < 500 || avg > 620 {
+				t.Errorf("average line length %d bytes, want about 550", avg)
+			}
+			got := map[int]envelope.Envelope{}
+			st, err := lint.Lint(func(yield func(lint.Input) bool) {
+				yield(lint.Input{Path: "log.jsonl", Reader: bytes.NewReader(buf.Bytes()), Kind: lint.Kind(kind)})
+			}, lint.LintConfig{Jobs: 2, Emit: func(e envelope.Envelope) error {
+				got[e.Details["line"].(int)] = e
+				return nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.ByRule["AL010"] > 0 {
+				t.Skipf("%s has no validator in this build", kind)
+			}
+			denied := 0
+			for _, d := range defects {
+				e, ok := got[d.Line]
+				if !ok {
+					t.Errorf("line %d (%s): no envelope", d.Line, d.Name)
+					continue
+				}
+				delete(got, d.Line)
+				vs := e.Details["violations"].([]envelope.Violation)
+				switch {
+				case d.Severity == envelope.SeverityError && (e.Allow || e.Code != d.Code):
+					t.Errorf("line %d (%s): allow %v code %s, want denied with %s: %v", d.Line, d.Name, e.Allow, e.Code, d.Code, vs)
+				case d.Severity == envelope.SeverityWarning && (!e.Allow || vs[0].Code != d.Code):
+					t.Errorf("line %d (%s): allow %v, first violation %s, want a %s warning", d.Line, d.Name, e.Allow, vs[0].Code, d.Code)
+				}
+				if d.Severity == envelope.SeverityError {
+					denied++
+				}
+			}
+			for line, e := range got {
+				t.Errorf("line %d: unexpected envelope %s %s", line, e.Code, e.Reason)
+			}
+			if st.Records != n || st.Denied != denied {
+				t.Errorf("records %d denied %d, want %d and %d", st.Records, st.Denied, n, denied)
+			}
+		})
+	}
+}
+
+func TestGenerateDeterministic(t *testing.T) {
+	var a, b bytes.Buffer
+	cfg := Config{Kind: KindCollector, Lines: 3000, Seed: 9}
+	da, _ := Generate(&a, cfg)
+	db, _ := Generate(&b, cfg)
+	if !bytes.Equal(a.Bytes(), b.Bytes()) || len(da) != len(db) || len(da) != 3 {
+		t.Fatalf("not deterministic (%d and %d defects)", len(da), len(db))
+	}
+	cfg.Seed = 10
+	var c bytes.Buffer
+	if _, err := Generate(&c, cfg); err != nil || bytes.Equal(a.Bytes(), c.Bytes()) {
+		t.Fatal("the seed does not change the output")
+	}
+}

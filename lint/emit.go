@@ -1,0 +1,335 @@
+package lint
+
+import (
+	"sort"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/rules"
+)
+
+// The emitter stage of the pipeline (pipeline.go).
+
+// emitter consumes items in input order.
+type emitter struct {
+	p     *pipeline
+	stats Stats
+	v     *Validator // fills codes and severities of stream findings
+	out   []byte
+	file  *fileRun
+	runs  []fileStreamRun
+	trees []treeRun
+	vals  []rules.Value
+	rec   rules.StreamRecord // what Observe gets (one, reused: no allocation per record)
+	found []pending
+	vs    []envelope.Violation
+}
+
+type fileStreamRun struct {
+	run   *streamRuleRun
+	state rules.FileState
+	rep   *rules.StreamReporter
+}
+
+type treeRun struct {
+	id    string
+	state rules.TreeState
+	files map[string]*fileRun
+	order map[string]int // input order of files
+}
+
+// pending is a stream finding and the index of its record in result.recs.
+type pending struct {
+	rec int
+	f   rules.StreamFinding
+}
+
+func newEmitter(p *pipeline) *emitter {
+	return &emitter{p: p, v: NewValidator(p.cfg.Options, noEngine{})}
+}
+
+// noEngine is the schema engine of the emitter's Validator, which only fills
+// codes and severities.
+type noEngine struct{}
+
+func (noEngine) Schema(string, []byte, int, bool) []envelope.Violation { return nil }
+
+func (e *emitter) run() error {
+	for it := range e.p.order {
+		if err := e.item(it); err != nil {
+			return err
+		}
+	}
+	return e.finishTree()
+}
+
+func (e *emitter) item(it *item) error {
+	defer e.recycle(it)
+	switch it.kind {
+	case itemSkip:
+		e.stats.SkippedFiles++
+		return nil
+	case itemError:
+		e.stats.UnreadableFiles++
+		e.stats.worse(envelope.MissingRequiredInput)
+		return e.write(envelope.Envelope{Allow: false, Code: envelope.MissingRequiredInput, Reason: it.err.Error(),
+			Details: map[string]any{"file": it.path}})
+	}
+	<-it.done
+	res := &it.res
+	if it.first {
+		e.stats.Files++
+		e.startFile(it.file)
+	}
+	e.stats.Merge(&res.stats)
+	if err := e.chunk(it); err != nil {
+		return err
+	}
+	if it.last {
+		return e.finishFile()
+	}
+	return nil
+}
+
+func (e *emitter) recycle(it *item) {
+	if it.pooled {
+		e.p.putBuf(it.data)
+	}
+	if it.bigHeld {
+		<-e.p.big
+	}
+	it.data = nil
+	it.file = nil
+	e.p.items.Put(it)
+}
+
+// startFile creates the stream states of a file.
+func (e *emitter) startFile(f *fileRun) {
+	e.file = f
+	e.runs = e.runs[:0]
+	if f.plan == nil {
+		return
+	}
+	opts := e.ruleOptions()
+	for i := range f.plan.rules {
+		r := &f.plan.rules[i]
+		e.runs = append(e.runs, fileStreamRun{run: r, state: r.rule.NewFile(f.path, opts), rep: rules.NewStreamReporter(r.id)})
+	}
+}
+
+func (e *emitter) ruleOptions() *rules.Options {
+	o := e.p.cfg.Options
+	return &rules.Options{Now: o.Now, MaxSkew: o.MaxSkew, Strict: o.Strict}
+}
+
+// chunk writes the envelopes of one chunk, with the findings of the stream
+// rules on its records merged in.
+func (e *emitter) chunk(it *item) error {
+	res := &it.res
+	e.found = e.found[:0]
+	for i := range res.recs {
+		rec := &res.recs[i]
+		for j := range e.runs {
+			fr := &e.runs[j]
+			e.vals = e.vals[:0]
+			for _, k := range fr.run.idx {
+				e.vals = append(e.vals, res.vals[rec.v0+k])
+			}
+			e.rec = rules.StreamRecord{Line: rec.line, Values: e.vals}
+			fr.state.Observe(&e.rec, fr.rep)
+			for _, f := range fr.rep.Take() {
+				e.found = append(e.found, pending{rec: i, f: f})
+			}
+		}
+	}
+	if len(e.found) == 0 {
+		return e.pass(it, 0, len(res.envs))
+	}
+	ei := 0
+	for k := 0; k < len(e.found); {
+		rec := &res.recs[e.found[k].rec]
+		j := k
+		for j < len(e.found) && e.found[j].rec == e.found[k].rec {
+			j++
+		}
+		start := ei
+		for ei < len(res.envs) && res.envs[ei].line < rec.line {
+			ei++
+		}
+		if err := e.pass(it, start, ei); err != nil {
+			return err
+		}
+		e.vs = e.vs[:0]
+		if ei < len(res.envs) && res.envs[ei].line == rec.line {
+			env := &res.envs[ei]
+			e.vs = append(e.vs, res.vios[env.v0:env.v1]...)
+			ei++
+		}
+		denied := rec.denied
+		n := len(e.vs)
+		for _, p := range e.found[k:j] {
+			e.vs = append(e.vs, findingViolation(p.f, rec.line))
+		}
+		if err := e.merged(it.file, rec.line, n, denied); err != nil {
+			return err
+		}
+		k = j
+	}
+	return e.pass(it, ei, len(res.envs))
+}
+
+// pass writes the envelopes envs[i:j] of a chunk unchanged.
+func (e *emitter) pass(it *item, i, j int) error {
+	res := &it.res
+	if i >= j || e.p.cfg.Quiet {
+		return nil
+	}
+	if e.p.cfg.Render != nil {
+		_, err := e.p.cfg.Out.Write(res.out[res.envs[i].start:res.envs[j-1].end])
+		return err
+	}
+	for _, env := range res.envs[i:j] {
+		vs := append([]envelope.Violation(nil), res.vios[env.v0:env.v1]...)
+		if err := e.p.cfg.Emit(recordEnvelope(it.file, env.line, vs)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func findingViolation(f rules.StreamFinding, line int) envelope.Violation {
+	if f.Line == 0 {
+		f.Line = line
+	}
+	return envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: f.Line, Column: f.Column, Reason: f.Reason, Extra: f.Extra}
+}
+
+// merged fills, counts and writes the envelope of a record whose
+// violations e.vs[:n] were counted already and e.vs[n:] are stream findings.
+func (e *emitter) merged(f *fileRun, line, n int, denied bool) error {
+	e.v.vs = e.vs
+	e.v.fill(e.v.vs[n:])
+	e.v.vs = dropOff(e.v.vs)
+	e.vs = e.v.vs
+	for i := n; i < len(e.vs); i++ {
+		v := &e.vs[i]
+		if e.stats.ByCode == nil {
+			e.stats.ByCode, e.stats.ByRule = map[string]int{}, map[string]int{}
+		}
+		e.stats.ByCode[string(v.Code)]++
+		e.stats.ByRule[v.Rule]++
+		if v.Severity == envelope.SeverityError {
+			e.stats.worse(v.Code)
+			if !denied {
+				e.stats.Denied++
+				denied = true
+			}
+		} else {
+			e.stats.Warnings++
+		}
+	}
+	if len(e.vs) == 0 || e.p.cfg.Quiet {
+		return nil
+	}
+	return e.write(recordEnvelope(f, line, append([]envelope.Violation(nil), e.vs...)))
+}
+
+// write renders or emits one envelope.
+func (e *emitter) write(env envelope.Envelope) error {
+	if e.p.cfg.Quiet {
+		return nil
+	}
+	if e.p.cfg.Render == nil {
+		return e.p.cfg.Emit(env)
+	}
+	e.out = e.p.cfg.Render(e.out[:0], env)
+	_, err := e.p.cfg.Out.Write(e.out)
+	return err
+}
+
+// finishFile runs the stream rules' Finish and writes their findings in
+// line order; tree rules get the file's states.
+func (e *emitter) finishFile() error {
+	f := e.file
+	var fs []rules.StreamFinding
+	for i := range e.runs {
+		fr := &e.runs[i]
+		fr.state.Finish(fr.rep)
+		fs = append(fs, fr.rep.Take()...)
+		if _, ok := fr.run.rule.(rules.TreeRule); ok {
+			t := e.tree(fr.run)
+			t.state.AddFile(f.path, fr.state)
+			if t.files[f.path] == nil {
+				t.order[f.path] = len(t.order)
+			}
+			t.files[f.path] = f
+		}
+	}
+	e.runs = e.runs[:0]
+	return e.findings(fs, func(string) *fileRun { return f })
+}
+
+// findings writes stream findings that do not join a record's envelope:
+// one envelope per file and line, in order.
+func (e *emitter) findings(fs []rules.StreamFinding, fileOf func(string) *fileRun) error {
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
+	for i := 0; i < len(fs); {
+		j := i
+		e.vs = e.vs[:0]
+		for j < len(fs) && fs[j].Line == fs[i].Line && fs[j].File == fs[i].File {
+			e.vs = append(e.vs, findingViolation(fs[j], fs[i].Line))
+			j++
+		}
+		f := fileOf(fs[i].File)
+		if err := e.merged(f, fs[i].Line, 0, false); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+func (e *emitter) tree(r *streamRuleRun) *treeRun {
+	for i := range e.trees {
+		if e.trees[i].id == r.id {
+			return &e.trees[i]
+		}
+	}
+	st := r.rule.(rules.TreeRule).NewTree(e.ruleOptions())
+	e.trees = append(e.trees, treeRun{id: r.id, state: st, files: map[string]*fileRun{}, order: map[string]int{}})
+	return &e.trees[len(e.trees)-1]
+}
+
+// finishTree runs the tree rules' Finish after the last file; findings are
+// written by file (in input order of the rule's files) and line.
+func (e *emitter) finishTree() error {
+	for i := range e.trees {
+		t := &e.trees[i]
+		rep := rules.NewStreamReporter(t.id)
+		t.state.Finish(rep)
+		fs := rep.Take()
+		rank := func(file string) int {
+			if r, ok := t.order[file]; ok {
+				return r
+			}
+			return len(t.order) // files the rule names but never saw: last
+		}
+		sort.SliceStable(fs, func(a, b int) bool { return rank(fs[a].File) < rank(fs[b].File) })
+		fileOf := func(path string) *fileRun {
+			if f := t.files[path]; f != nil {
+				return f
+			}
+			return &fileRun{path: path, kind: &KindInfo{}}
+		}
+		for k := 0; k < len(fs); {
+			j := k
+			for j < len(fs) && fs[j].File == fs[k].File {
+				j++
+			}
+			if err := e.findings(fs[k:j], fileOf); err != nil {
+				return err
+			}
+			k = j
+		}
+	}
+	return nil
+}

@@ -1,0 +1,396 @@
+package lint
+
+import (
+	"bytes"
+	"strconv"
+	"sync"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/rules"
+)
+
+// The pipeline behind Lint: one reader goroutine, Jobs workers and the
+// emitter (the caller's goroutine).
+//
+//	reader ──work──▶ workers (validate, render, extract)
+//	   └────order──────────────▶ emitter (waits for each item in turn,
+//	                              runs stream rules, writes, counts)
+//
+// The reader sends every item to order, and the items that need work to
+// work first, so the emitter only ever waits for items that a worker will
+// get. Buffers come from a free list of at most 2*Jobs+2 chunks, returned by
+// the emitter once the chunk's output is written: that bounds memory.
+
+type itemKind uint8
+
+const (
+	itemChunk itemKind = iota // lines, a whole document or a too-long line
+	itemSkip                  // a walked file whose kind is unknown
+	itemError                 // an input that cannot be read
+)
+
+// fileRun is one file being linted.
+type fileRun struct {
+	path string
+	kind *KindInfo
+	plan *streamPlan // nil: no stream rule for the kind
+}
+
+// item is one unit of the pipeline, in input order.
+type item struct {
+	kind        itemKind
+	file        *fileRun
+	first, last bool // the file's first and last chunk
+	line1       int  // line number of data's first line
+	data        []byte
+	pooled      bool // data is a buffer of the free list
+	bigHeld     bool // data is the one larger buffer allowed in flight
+	doc         bool // data is a whole document
+	tooLong     bool // line line1 is longer than MaxLine (data is empty)
+	path        string
+	err         error
+	done        chan struct{}
+	res         result
+}
+
+// result is what a worker found in one item.
+type result struct {
+	out   []byte   // rendered envelopes (Render)
+	envs  []recEnv // one per envelope, in line order
+	vios  []envelope.Violation
+	recs  []streamRec // records for the stream rules
+	vals  []rules.Value
+	arena []byte
+	stats Stats
+}
+
+// recEnv is one envelope of a result: its line (0 for a document), its
+// bytes in out and its violations in vios.
+type recEnv struct {
+	line       int
+	start, end int
+	v0, v1     int
+}
+
+// streamRec is one record the schema accepted: its line, its values in
+// vals (plan.fields order) and whether it was denied already.
+type streamRec struct {
+	line   int
+	v0     int
+	denied bool
+}
+
+func (r *result) reset() {
+	r.out, r.envs, r.vios, r.recs, r.vals, r.arena = r.out[:0], r.envs[:0], r.vios[:0], r.recs[:0], r.vals[:0], r.arena[:0]
+	r.stats.reset()
+}
+
+// streamPlan is the stream rules of one kind: the union of their fields
+// and, per rule, where its fields are in the union.
+type streamPlan struct {
+	fields []rules.Field
+	rules  []streamRuleRun
+	tree   bool
+}
+
+type streamRuleRun struct {
+	id   string
+	rule rules.StreamRule
+	idx  []int
+}
+
+type pipeline struct {
+	cfg     LintConfig
+	jobs    int
+	chunk   int
+	maxLine int
+	plans   map[*KindInfo]*streamPlan
+
+	work  chan *item
+	order chan *item
+	free  chan []byte
+	nbuf  int           // buffers made (reader goroutine only)
+	big   chan struct{} // one buffer larger than a chunk in flight at most
+	stop  chan struct{}
+	items sync.Pool
+}
+
+func newPipeline(cfg LintConfig) *pipeline {
+	p := &pipeline{cfg: cfg, jobs: cfg.Jobs, chunk: cfg.ChunkSize, maxLine: cfg.MaxLine}
+	if p.jobs < 1 {
+		p.jobs = 1
+	}
+	if p.chunk <= 0 {
+		p.chunk = DefaultChunkSize
+	}
+	if p.maxLine <= 0 {
+		p.maxLine = MaxLine
+	}
+	if p.cfg.Detector == nil {
+		p.cfg.Detector = &Detector{}
+	}
+	nbuf := 2*p.jobs + 2
+	p.work = make(chan *item, nbuf)
+	p.order = make(chan *item, 2*nbuf)
+	p.free = make(chan []byte, nbuf)
+	p.big = make(chan struct{}, 1)
+	p.stop = make(chan struct{})
+	p.plans = p.makePlans()
+	return p
+}
+
+// makePlans builds the stream plan of every kind that has enabled stream rules.
+func (p *pipeline) makePlans() map[*KindInfo]*streamPlan {
+	wanted := map[string]bool{}
+	for _, id := range p.cfg.StreamRules {
+		wanted[id] = true
+	}
+	plans := map[*KindInfo]*streamPlan{}
+	for _, k := range Kinds {
+		var plan streamPlan
+		for _, id := range rules.StreamsForKind(k.Name) {
+			if (p.cfg.StreamRules != nil && !wanted[id]) || p.cfg.Options.Severity[id] == "off" {
+				continue
+			}
+			sr := rules.Stream(id)
+			run := streamRuleRun{id: id, rule: sr}
+			for _, f := range sr.Fields() {
+				j := -1
+				for i, g := range plan.fields {
+					if g == f {
+						j = i
+					}
+				}
+				if j < 0 {
+					j = len(plan.fields)
+					plan.fields = append(plan.fields, f)
+				}
+				run.idx = append(run.idx, j)
+			}
+			if _, ok := sr.(rules.TreeRule); ok {
+				plan.tree = true
+			}
+			plan.rules = append(plan.rules, run)
+		}
+		if len(plan.rules) > 0 {
+			plans[k] = &plan
+		}
+	}
+	return plans
+}
+
+func (p *pipeline) run(inputs func(yield func(Input) bool)) (*Stats, error) {
+	var wg sync.WaitGroup
+	wg.Add(1 + p.jobs)
+	go func() {
+		defer wg.Done()
+		p.read(inputs)
+	}()
+	for i := 0; i < p.jobs; i++ {
+		w := &worker{p: p, v: NewValidator(p.cfg.Options, p.newEngine()), xs: map[*streamPlan]*extractor{}}
+		go func() {
+			defer wg.Done()
+			for it := range p.work {
+				w.process(it)
+				close(it.done)
+			}
+		}()
+	}
+	e := newEmitter(p)
+	err := e.run()
+	if err != nil {
+		close(p.stop)
+		for it := range p.order {
+			if it.done != nil {
+				<-it.done
+			}
+		}
+	}
+	wg.Wait()
+	return &e.stats, err
+}
+
+func (p *pipeline) newEngine() SchemaEngine {
+	if p.cfg.NewEngine == nil {
+		return nil
+	}
+	return p.cfg.NewEngine()
+}
+
+// The worker stage.
+
+// worker validates items with its own Validator (not safe for concurrent use).
+type worker struct {
+	p   *pipeline
+	v   *Validator
+	pre []envelope.Violation
+	xs  map[*streamPlan]*extractor
+}
+
+var bom = []byte("\ufeff")
+
+func (w *worker) process(it *item) {
+	res := &it.res
+	f := it.file
+	switch {
+	case it.tooLong:
+		w.tooLong(it, it.line1)
+	case it.doc:
+		vs, _ := w.v.Document(f.kind.Name, f.path, it.data)
+		res.stats.Records++
+		w.flag(it, 0, vs)
+	default:
+		data := it.data
+		n := it.line1
+		for len(data) > 0 {
+			var text []byte
+			terminated := true
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				text, data = data[:i], data[i+1:]
+			} else {
+				text, data, terminated = data, nil, false
+			}
+			w.line(it, text, n, terminated)
+			n++
+		}
+	}
+}
+
+func sizeText(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.Itoa(n>>20) + " MiB"
+	}
+	return strconv.Itoa(n) + " bytes"
+}
+
+// tooLong reports line n, longer than MaxLine, which is not a record.
+func (w *worker) tooLong(it *item, n int) {
+	w.pre = append(w.pre[:0], envelope.Violation{Rule: "AL009", Line: n, Column: 1,
+		Reason: "line longer than " + sizeText(w.p.maxLine) + " skipped; the rest of the file is checked"})
+	w.lineOnly(it, n)
+}
+
+// line validates one JSON Lines line.
+func (w *worker) line(it *item, text []byte, n int, terminated bool) {
+	res := &it.res
+	w.pre = w.pre[:0]
+	if l := len(text); l > w.p.maxLine && (l > w.p.maxLine+1 || !terminated || text[l-1] != '\r') {
+		// Longer than the limit even without a CR of its CRLF ending.
+		w.tooLong(it, n)
+		return
+	}
+	if it.first && n == 1 && bytes.HasPrefix(text, bom) {
+		text = text[len(bom):]
+		w.pre = append(w.pre, envelope.Violation{Rule: "AL006", Line: 1, Column: 1, Reason: "UTF-8 byte-order mark skipped"})
+	}
+	if terminated && len(text) > 0 && text[len(text)-1] == '\r' {
+		text = text[:len(text)-1]
+		w.pre = append(w.pre, envelope.Violation{Rule: "AL007", Line: n, Column: len(text) + 1, Reason: "CRLF line ending (use LF)"})
+	}
+	if isBlank(text) {
+		res.stats.BlankLines++
+		if w.v.opts.Strict {
+			w.pre = append(w.pre, envelope.Violation{Rule: "AL008", Line: n, Column: 1, Reason: "blank line (strict mode)"})
+		}
+		if len(w.pre) > 0 {
+			w.lineOnly(it, n)
+		}
+		return
+	}
+	vs, _ := w.v.Record(it.file.kind.Name, it.file.path, text, n)
+	if len(w.pre) > 0 {
+		// Record returned its reused buffer: add the line's own findings.
+		w.v.vs = append(vs, w.pre...)
+		w.v.finish()
+		vs = w.v.vs
+		envelope.Sort(vs)
+	}
+	res.stats.Records++
+	w.flag(it, n, vs)
+	if plan := it.file.plan; plan != nil && schemaAccepted(vs) {
+		w.extract(it, plan, text, n, envelope.HasErrors(vs))
+	}
+}
+
+// isBlank reports whether a line holds only white space.
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		if c < 0x80 {
+			return false
+		}
+		return len(bytes.TrimSpace(b)) == 0
+	}
+	return true
+}
+
+// lineOnly reports the violations in w.pre of a line that is not a record.
+func (w *worker) lineOnly(it *item, n int) {
+	w.v.vs = append(w.v.vs[:0], w.pre...)
+	w.v.finish()
+	envelope.Sort(w.v.vs)
+	w.flag(it, n, w.v.vs)
+}
+
+// flag counts the violations of one verdict and, when there are any, keeps
+// them and renders its envelope.
+func (w *worker) flag(it *item, n int, vs []envelope.Violation) {
+	res := &it.res
+	if len(vs) == 0 {
+		return
+	}
+	res.stats.Add(vs)
+	e := recEnv{line: n, v0: len(res.vios), start: len(res.out)}
+	res.vios = append(res.vios, vs...)
+	e.v1 = len(res.vios)
+	if !w.p.cfg.Quiet && w.p.cfg.Render != nil {
+		res.out = w.p.cfg.Render(res.out, recordEnvelope(it.file, n, res.vios[e.v0:e.v1:e.v1]))
+	}
+	e.end = len(res.out)
+	res.envs = append(res.envs, e)
+}
+
+// recordEnvelope is the envelope of one record (line > 0) or document.
+func recordEnvelope(f *fileRun, line int, vs []envelope.Violation) envelope.Envelope {
+	d := map[string]any{"kind": f.kind.Name, "file": f.path}
+	if line > 0 {
+		d["line"] = line
+	}
+	return envelope.Verdict(vs, f.kind.OKReason, d)
+}
+
+// schemaAccepted reports whether no error comes from the schema (rules
+// without a document check: the generated validators and line rules).
+func schemaAccepted(vs []envelope.Violation) bool {
+	for i := range vs {
+		if vs[i].Severity == envelope.SeverityError {
+			if r := rules.Lookup(vs[i].Rule); r == nil || r.Check == nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// extract keeps the stream values of one accepted record.
+func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied bool) {
+	res := &it.res
+	x := w.xs[plan]
+	if x == nil {
+		x = newExtractor(plan.fields)
+		w.xs[plan] = x
+	}
+	v0 := len(res.vals)
+	k := len(plan.fields)
+	if cap(res.vals)-v0 < k {
+		res.vals = append(res.vals[:cap(res.vals)], make([]rules.Value, k+cap(res.vals))...)
+	}
+	res.vals = res.vals[:v0+k]
+	x.arena = res.arena
+	x.extract(text, res.vals[v0:])
+	res.arena = x.arena
+	res.recs = append(res.recs, streamRec{line: n, v0: v0, denied: denied})
+}

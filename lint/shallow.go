@@ -1,0 +1,159 @@
+package lint
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlint/agentlint/rules"
+)
+
+// Shallow decoding: when every enabled document rule of a kind declares the
+// values it reads (rules.Rule.Fields), a record is not decoded whole into
+// Doc.Value; the extractor finds the declared values in one scan and only
+// they are decoded. A collector event's document rules read three top-level
+// strings: decoding its nested tool, hook, correlation and metadata objects
+// into maps cost more than validating it.
+
+// docPlan is how the records of one kind are decoded for document rules.
+type docPlan struct {
+	rules   bool       // some enabled document rule applies
+	shallow bool       // they all declare Fields
+	tokens  [][]string // the declared pointers' tokens, in fields order
+	x       *extractor // per Validator: not safe for concurrent use
+	vals    []rules.Value
+}
+
+// plan returns the Validator's decode plan for kind (cached).
+func (v *Validator) plan(kind string) *docPlan {
+	if p := v.plans[kind]; p != nil {
+		return p
+	}
+	p := &docPlan{}
+	shallow := true
+	var ptrs []string
+	for _, r := range rules.ForKind(kind) {
+		if !v.Enabled(r.ID) {
+			continue
+		}
+		p.rules = true
+		if r.Fields == nil {
+			shallow = false
+		}
+		ptrs = append(ptrs, r.Fields...)
+	}
+	if p.rules && shallow {
+		p = newShallowPlan(ptrs)
+	}
+	if v.plans == nil {
+		v.plans = map[string]*docPlan{}
+	}
+	v.plans[kind] = p
+	return p
+}
+
+// newShallowPlan returns the plan that decodes the values at ptrs (JSON
+// Pointers of member names, checked by rules.Register; repeats ignored).
+func newShallowPlan(ptrs []string) *docPlan {
+	p := &docPlan{rules: true, shallow: true}
+	seen := map[string]bool{}
+	for _, f := range ptrs {
+		if !seen[f] {
+			seen[f] = true
+			toks, _ := rules.PointerTokens(f)
+			p.tokens = append(p.tokens, toks)
+		}
+	}
+	// Parents first, so that a declared parent holds its whole value.
+	sort.SliceStable(p.tokens, func(a, b int) bool { return len(p.tokens[a]) < len(p.tokens[b]) })
+	fields := make([]rules.Field, len(p.tokens))
+	for i, toks := range p.tokens {
+		fields[i] = rules.Field{Pointer: rules.Ptr(anySlice(toks)...), Type: rules.FieldRaw}
+	}
+	p.x = newExtractor(fields)
+	p.vals = make([]rules.Value, len(fields))
+	return p
+}
+
+func anySlice(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// shallowValue decodes the declared values of raw into an object holding
+// just them.
+func (p *docPlan) shallowValue(raw []byte) (map[string]any, error) {
+	p.x.arena = p.x.arena[:0]
+	p.x.extract(raw, p.vals)
+	root := map[string]any{}
+	for i, toks := range p.tokens {
+		val := &p.vals[i]
+		if val.Kind != rules.ValueRaw {
+			continue
+		}
+		x, err := decodeRaw(val.Str)
+		if err != nil {
+			return nil, err
+		}
+		if m := parentObject(root, toks); m != nil {
+			if _, taken := m[toks[len(toks)-1]]; !taken {
+				m[toks[len(toks)-1]] = x
+			}
+		}
+	}
+	return root, nil
+}
+
+// parentObject returns the object of root that holds the value at toks,
+// creating missing intermediate objects; nil when a declared parent holds a
+// value that is not an object.
+func parentObject(root map[string]any, toks []string) map[string]any {
+	m := root
+	for _, t := range toks[:len(toks)-1] {
+		cur, exists := m[t]
+		if !exists {
+			sub := map[string]any{}
+			m[t] = sub
+			m = sub
+			continue
+		}
+		sub, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		m = sub
+	}
+	return m
+}
+
+// decodeRaw decodes one JSON value as json.Unmarshal into any would, without
+// its machinery for the scalar values that rules read most.
+func decodeRaw(raw []byte) (any, error) {
+	switch raw[0] {
+	case '"':
+		b := raw[1 : len(raw)-1]
+		for _, c := range b {
+			if c == '\\' || c >= 0x80 {
+				s, err := jsontext.AppendUnquote(nil, raw)
+				return string(s), err
+			}
+		}
+		return string(b), nil
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	case 'n':
+		return nil, nil
+	case '{', '[':
+		var x any
+		err := json.Unmarshal(raw, &x)
+		return x, err
+	}
+	return strconv.ParseFloat(string(raw), 64)
+}
