@@ -35,5 +35,6 @@ func init() {
 		Example:     strings.Replace(minimalAssignment, canonical, `"3f56dc4d35cf-4f97-925c-0b04a6fe8bf4-"`, 1),
 		Fixed:       minimalAssignment,
 		Check:       checkRunIDLayout,
+		Fields:      []string{"/run_id"},
 	})
 }
