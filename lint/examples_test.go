@@ -1,9 +1,11 @@
 package lint
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -40,6 +42,10 @@ func TestRuleExamples(t *testing.T) {
 			}
 			has := func(doc string) bool {
 				vs, _ := NewValidator(opts, nil).Document(r.ExampleKind, file, []byte(doc))
+				if rules.Stream(r.ID) != nil {
+					// A stream rule's examples are JSON Lines files.
+					vs = lintViolations(t, opts, Kind(r.ExampleKind), doc)
+				}
 				for _, v := range vs {
 					if v.Rule == r.ID {
 						return true
@@ -58,4 +64,22 @@ func TestRuleExamples(t *testing.T) {
 	if n < 20 {
 		t.Fatalf("only %d rules have examples", n)
 	}
+}
+
+// lintViolations lints data as one JSON Lines file of kind and returns the
+// violations of every envelope.
+func lintViolations(t *testing.T, opts Options, kind *KindInfo, data string) []envelope.Violation {
+	t.Helper()
+	var vs []envelope.Violation
+	_, err := Lint(func(yield func(Input) bool) {
+		yield(Input{Path: "example.jsonl", Reader: strings.NewReader(data), Kind: kind})
+	}, LintConfig{Options: opts, Jobs: 2, Emit: func(e envelope.Envelope) error {
+		v, _ := e.Details["violations"].([]envelope.Violation)
+		vs = append(vs, v...)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs
 }

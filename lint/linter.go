@@ -1,106 +1,94 @@
 package lint
 
 import (
-	"bytes"
 	"io"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// Linter lints whole files: JSON Lines record by record (streaming), other
-// formats as one document. Emit receives one envelope per denied or warned
-// record, in input order.
-type Linter struct {
-	V     *Validator
-	Stats Stats
-	Emit  func(envelope.Envelope) error
+// MaxLine is the longest JSON Lines record read (64 MiB, line ending not
+// counted); a longer line is reported (AL009) and skipped, and the rest of
+// the file is still checked.
+const MaxLine = 64 << 20
+
+// DefaultChunkSize is the size of the read buffers that the reader cuts
+// JSON Lines files into (whole lines only; a longer line gets a buffer of its
+// own, up to MaxLine).
+const DefaultChunkSize = 256 << 10
+
+// Input is one file of a lint run, in input order.
+type Input struct {
+	// Path names the file in envelopes; "-" is standard input.
+	Path string
+	// Reader, when set, is read instead of opening Path (standard input).
+	Reader io.Reader
+	// Kind is the file's kind when already known (files named on the
+	// command line are detected before the run, so that an undetectable one
+	// is a usage error before any output); nil: detected while reading, and
+	// an undetectable file is skipped and counted.
+	Kind *KindInfo
+	// Err, when set, is an input that cannot be linted (a dangling symbolic
+	// link, an unreadable directory): it is reported in its place as an
+	// envelope with allow:false and code MISSING_REQUIRED_INPUT, counted as
+	// unreadable, and the run goes on.
+	Err error
 }
 
-func (l *Linter) envelope(kind *KindInfo, file string, line int, vs []envelope.Violation) envelope.Envelope {
-	d := map[string]any{"kind": kind.Name, "file": file}
-	if line > 0 {
-		d["line"] = line
-	}
-	return envelope.Verdict(append([]envelope.Violation(nil), vs...), kind.OKReason, d)
+// LintConfig configures Lint.
+type LintConfig struct {
+	// Options configure the validators (one per worker).
+	Options Options
+	// NewEngine returns the schema engine of one worker; nil: the fast path.
+	NewEngine func() SchemaEngine
+	// Jobs is the number of workers; below 1: one.
+	Jobs int
+	// Detector detects the kind of inputs without one.
+	Detector *Detector
+	// Quiet renders no record envelope (the summary still counts them).
+	Quiet bool
+	// Render appends the rendering of one envelope to dst. It is called from
+	// the workers, concurrently, so it must not keep state; its output is
+	// written to Out in input order. nil: Emit is called instead.
+	Render func(dst []byte, e envelope.Envelope) []byte
+	// Emit receives each envelope, in input order, when Render is nil.
+	Emit func(e envelope.Envelope) error
+	// Out receives the rendered envelopes (Render only); wrap it in a
+	// bufio.Writer: it gets one Write per chunk of records.
+	Out io.Writer
+	// ChunkSize is the size of the read buffers (default DefaultChunkSize);
+	// MaxLine the longest record (default MaxLine). Tests make them small.
+	ChunkSize int
+	MaxLine   int
+	// StreamRules, when non-nil, lists the stream rules to run (IDs of
+	// rules.RegisterStream); nil: every registered one. Rules switched off
+	// by Options.Severity never run.
+	StreamRules []string
 }
 
-func (l *Linter) report(kind *KindInfo, file string, line int, vs []envelope.Violation) error {
-	l.Stats.Records++
-	l.Stats.Add(vs)
-	if len(vs) == 0 {
-		return nil
-	}
-	return l.Emit(l.envelope(kind, file, line, vs))
-}
-
-// File lints the content of one file of a known kind. Read errors are
-// returned; everything about the content becomes violations.
-func (l *Linter) File(kind *KindInfo, file string, r io.Reader) error {
-	l.Stats.Files++
-	if kind.Format != FormatJSONL {
-		data, err := io.ReadAll(r)
-		if err != nil {
-			return err
-		}
-		vs, _ := l.V.Document(kind.Name, file, data)
-		return l.report(kind, file, 0, vs)
-	}
-	lr := NewLineReader(r)
-	for {
-		text, line, crlf, tooLong, err := lr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		var pre []envelope.Violation
-		if tooLong {
-			pre = append(pre, envelope.Violation{Rule: "AL009", Line: line, Column: 1, Reason: "line longer than 64 MiB skipped"})
-			if err := l.reportPre(kind, file, line, pre); err != nil {
-				return err
-			}
-			continue
-		}
-		if line == 1 && bytes.HasPrefix(text, []byte("\ufeff")) {
-			text = text[3:]
-			pre = append(pre, envelope.Violation{Rule: "AL006", Line: 1, Column: 1, Reason: "UTF-8 byte-order mark skipped"})
-		}
-		if crlf {
-			pre = append(pre, envelope.Violation{Rule: "AL007", Line: line, Column: len(text) + 1, Reason: "CRLF line ending (use LF)"})
-		}
-		if len(bytes.TrimSpace(text)) == 0 {
-			l.Stats.BlankLines++
-			if l.V.opts.Strict {
-				pre = append(pre, envelope.Violation{Rule: "AL008", Line: line, Column: 1, Reason: "blank line (strict mode)"})
-			}
-			if len(pre) > 0 {
-				if err := l.reportPre(kind, file, line, pre); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		vs, _ := l.V.Record(kind.Name, file, text, line)
-		if len(pre) > 0 {
-			l.V.vs = append(l.V.vs, pre...)
-			l.V.finish()
-			envelope.Sort(l.V.vs)
-			vs = l.V.vs
-		}
-		if err := l.report(kind, file, line, vs); err != nil {
-			return err
-		}
-	}
-}
-
-// reportPre reports line-level violations of a line that is not a record.
-func (l *Linter) reportPre(kind *KindInfo, file string, line int, pre []envelope.Violation) error {
-	l.V.vs = append(l.V.vs[:0], pre...)
-	l.V.finish()
-	if len(l.V.vs) == 0 {
-		return nil
-	}
-	l.Stats.Add(l.V.vs)
-	return l.Emit(l.envelope(kind, file, line, l.V.vs))
+// Lint lints inputs, in order, and returns the run's counts (the summary
+// envelope is Stats.Summary). It is the engine of `agentlint lint`
+// (CONTRACT.md sections 2 and 6):
+//
+//   - JSON Lines files are streamed: a reader cuts each file into chunks of
+//     whole lines, with a bounded number of buffers in flight, so memory is
+//     bounded by Jobs, ChunkSize and the longest line, whatever the file's
+//     length. A line longer than MaxLine is one AL009 envelope and the rest
+//     of the file is still checked; a final line without a newline is still
+//     a record; blank lines are counted (AL008 with --strict); a byte-order
+//     mark (AL006) and CRLF line endings (AL007) are warnings.
+//   - Jobs workers, each with its own Validator, validate chunks (and whole
+//     documents) in parallel and render the envelopes of denied or warned
+//     records; they also extract, from every record the schema accepted, the
+//     few values the stream rules of its kind declare (rules.Field).
+//   - An ordered emitter writes each chunk's envelopes in input order, runs
+//     the stream rules (rules.StreamRule, rules.TreeRule) sequentially on
+//     the extracted values and adds their findings at the records they
+//     concern, and sums the counts.
+//
+// The output is byte-identical whatever Jobs is. Lint returns an error only
+// when writing the output fails (the run then stops); everything about the
+// inputs is an envelope.
+func Lint(inputs func(yield func(Input) bool), cfg LintConfig) (*Stats, error) {
+	p := newPipeline(cfg)
+	return p.run(inputs)
 }

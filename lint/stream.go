@@ -1,101 +1,53 @@
 package lint
 
 import (
-	"bufio"
-	"errors"
-	"io"
 	"strconv"
+	"strings"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// MaxLine is the longest JSON Lines record read (64 MiB); a longer line is
-// reported (AL009) and skipped, and the rest of the file is still checked.
-const MaxLine = 64 << 20
-
-// LineReader reads JSON Lines records from r in memory bounded by the
-// longest line (at most MaxLine plus the read buffer).
-type LineReader struct {
-	r    *bufio.Reader
-	buf  []byte
-	line int
-}
-
-// NewLineReader returns a reader over r.
-func NewLineReader(r io.Reader) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(r, 256<<10)}
-}
-
-// Next returns the next line without its line ending, its 1-based number,
-// whether it ended with CRLF and whether it was longer than MaxLine (then
-// text is nil). A final line without a newline is still returned. At the end
-// it returns io.EOF. text is valid until the next call.
-func (lr *LineReader) Next() (text []byte, line int, crlf, tooLong bool, err error) {
-	lr.buf = lr.buf[:0]
-	for {
-		chunk, e := lr.r.ReadSlice('\n')
-		if !tooLong {
-			if len(lr.buf)+len(chunk) > MaxLine+2 {
-				tooLong = true
-				lr.buf = lr.buf[:0]
-			} else {
-				lr.buf = append(lr.buf, chunk...)
-			}
-		}
-		if e == nil {
-			break
-		}
-		if errors.Is(e, bufio.ErrBufferFull) {
-			continue
-		}
-		if e == io.EOF {
-			if len(lr.buf) == 0 && !tooLong {
-				return nil, 0, false, false, io.EOF
-			}
-			break
-		}
-		return nil, 0, false, false, e
-	}
-	lr.line++
-	if tooLong {
-		return nil, lr.line, false, true, nil
-	}
-	b := lr.buf
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-			crlf = true
-		}
-	}
-	return b, lr.line, crlf, false, nil
-}
-
-// Stats counts what a lint run saw (the summary envelope's details).
+// Stats counts what a lint run saw: the details of the summary envelope
+// (CONTRACT.md section 2).
 type Stats struct {
-	Files        int
+	// Files linted (skipped and unreadable ones excluded).
+	Files int
+	// SkippedFiles: files found while walking whose kind could not be determined.
 	SkippedFiles int
-	Records      int
-	BlankLines   int
-	Denied       int
-	Warnings     int
-	ByCode       map[string]int
-	ByRule       map[string]int
-	Worst        envelope.Code
+	// UnreadableFiles: inputs reported with allow:false and code
+	// MISSING_REQUIRED_INPUT (dangling symbolic links, read errors).
+	UnreadableFiles int
+	// Records: JSON Lines records and documents validated.
+	Records int
+	// BlankLines: JSON Lines lines holding only white space (not records).
+	BlankLines int
+	// Denied: verdicts with at least one error; Warnings: warning violations.
+	Denied   int
+	Warnings int
+	// ByCode and ByRule count violations (errors and warnings).
+	ByCode map[string]int
+	ByRule map[string]int
+	// Worst is the highest-precedence primary code among denied verdicts.
+	Worst envelope.Code
 }
 
-// Add counts the violations of one record.
+// Add counts the violations of one verdict (sorted, so the first error is
+// its primary code).
 func (s *Stats) Add(vs []envelope.Violation) {
+	if len(vs) == 0 {
+		return
+	}
 	if s.ByCode == nil {
 		s.ByCode, s.ByRule = map[string]int{}, map[string]int{}
 	}
 	denied := false
-	for _, v := range vs {
+	for i := range vs {
+		v := &vs[i]
 		s.ByCode[string(v.Code)]++
 		s.ByRule[v.Rule]++
 		if v.Severity == envelope.SeverityError {
-			if !denied && (s.Worst == "" || envelope.Rank(v.Code) < envelope.Rank(s.Worst)) {
-				s.Worst = v.Code
+			if !denied {
+				s.worse(v.Code)
 			}
 			denied = true
 		} else {
@@ -107,18 +59,66 @@ func (s *Stats) Add(vs []envelope.Violation) {
 	}
 }
 
-// Summary returns the summary envelope (CONTRACT.md section 2): code is the
-// highest-precedence primary code among denied records (OK if none).
+// worse records c as a denied verdict's primary code.
+func (s *Stats) worse(c envelope.Code) {
+	if s.Worst == "" || envelope.Rank(c) < envelope.Rank(s.Worst) {
+		s.Worst = c
+	}
+}
+
+// Merge adds the counts of o.
+func (s *Stats) Merge(o *Stats) {
+	s.Files += o.Files
+	s.SkippedFiles += o.SkippedFiles
+	s.UnreadableFiles += o.UnreadableFiles
+	s.Records += o.Records
+	s.BlankLines += o.BlankLines
+	s.Denied += o.Denied
+	s.Warnings += o.Warnings
+	if o.Worst != "" {
+		s.worse(o.Worst)
+	}
+	if len(o.ByCode) > 0 && s.ByCode == nil {
+		s.ByCode, s.ByRule = map[string]int{}, map[string]int{}
+	}
+	for k, n := range o.ByCode {
+		s.ByCode[k] += n
+	}
+	for k, n := range o.ByRule {
+		s.ByRule[k] += n
+	}
+}
+
+// reset clears s for reuse, keeping its maps.
+func (s *Stats) reset() {
+	byCode, byRule := s.ByCode, s.ByRule
+	clear(byCode)
+	clear(byRule)
+	*s = Stats{ByCode: byCode, ByRule: byRule}
+}
+
+// Summary returns the summary envelope (CONTRACT.md section 2): it allows
+// when no verdict denied and no input was unreadable; its code is the
+// highest-precedence primary code among the denying verdicts (OK if none);
+// its details count files, skipped_files, unreadable_files, records,
+// blank_lines, denied, warnings, and violations by_code and by_rule.
 func (s *Stats) Summary() envelope.Envelope {
 	d := map[string]any{
-		"files": s.Files, "skipped_files": s.SkippedFiles, "records": s.Records,
+		"files": s.Files, "skipped_files": s.SkippedFiles, "unreadable_files": s.UnreadableFiles, "records": s.Records,
 		"blank_lines": s.BlankLines, "denied": s.Denied, "warnings": s.Warnings,
 		"by_code": nonNil(s.ByCode), "by_rule": nonNil(s.ByRule),
 	}
-	if s.Denied == 0 {
+	if s.Denied == 0 && s.UnreadableFiles == 0 {
 		return envelope.Envelope{Allow: true, Code: envelope.OK, Reason: "no record denied", Details: d}
 	}
-	return envelope.Envelope{Allow: false, Code: s.Worst, Reason: plural(s.Denied, "record") + " denied", Details: d}
+	var parts []string
+	if s.UnreadableFiles > 0 {
+		parts = append(parts, plural(s.UnreadableFiles, "input")+" unreadable")
+	}
+	if s.Denied > 0 {
+		parts = append(parts, plural(s.Denied, "record")+" denied")
+	}
+	return envelope.Envelope{Allow: false, Code: s.Worst, Reason: strings.Join(parts, ", "), Details: d}
 }
 
 func nonNil(m map[string]int) map[string]int {

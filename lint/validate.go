@@ -80,6 +80,17 @@ func NewValidator(opts Options, engine SchemaEngine) *Validator {
 	return &Validator{opts: opts, engine: engine}
 }
 
+// hasDocRules reports whether kind has a document rule that is not switched
+// off: only then is a record decoded for the rules.
+func (v *Validator) hasDocRules(kind string) bool {
+	for _, r := range rules.ForKind(kind) {
+		if v.Enabled(r.ID) {
+			return true
+		}
+	}
+	return false
+}
+
 // Enabled reports whether rule id is switched on by the configuration.
 func (v *Validator) Enabled(id string) bool { return v.opts.Severity[id] != "off" }
 
@@ -91,7 +102,7 @@ func (v *Validator) Enabled(id string) bool { return v.opts.Severity[id] != "off
 func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope.Violation, *rules.Doc) {
 	v.vs = append(v.vs[:0], v.engine.Schema(kind, raw, line1, v.opts.Strict)...)
 	v.finish()
-	if envelope.HasErrors(v.vs) || len(rules.ForKind(kind)) == 0 {
+	if envelope.HasErrors(v.vs) || !v.hasDocRules(kind) {
 		envelope.Sort(v.vs)
 		return v.vs, nil
 	}

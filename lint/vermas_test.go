@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/output"
@@ -32,18 +31,16 @@ func lintVermasTree(t *testing.T, dir string, strict bool) (string, envelope.Env
 	sort.Strings(files)
 	var out bytes.Buffer
 	p := &output.Text{W: &out}
-	l := &Linter{V: NewValidator(Options{Strict: strict, Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, nil), Emit: p.Record}
+	var sum Stats
 	for _, f := range files {
 		rel, _ := filepath.Rel(dir, f)
 		raw, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := l.File(GlobKind(f), filepath.ToSlash(rel), bytes.NewReader(raw)); err != nil {
-			t.Fatal(err)
-		}
+		sum.Merge(lintOne(t, strict, GlobKind(f), filepath.ToSlash(rel), bytes.NewReader(raw), p.Record))
 	}
-	return out.String(), l.Stats.Summary()
+	return out.String(), sum.Summary()
 }
 
 // TestVermasSeeds lints every seed 000 record of testdata/seeds/vermas: all

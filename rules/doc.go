@@ -52,6 +52,10 @@ func Str(m map[string]any, key string) string {
 	return s
 }
 
+// pointerEscaper escapes a reference token (RFC 6901 section 3). Built once:
+// building a strings.Replacer costs kilobytes, Ptr runs for every record.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // Ptr builds an RFC 6901 JSON Pointer from member names and array indexes.
 func Ptr(parts ...any) string {
 	var b strings.Builder
@@ -61,7 +65,7 @@ func Ptr(parts ...any) string {
 		case int:
 			b.WriteString(strconv.Itoa(p))
 		case string:
-			b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(p))
+			b.WriteString(pointerEscaper.Replace(p))
 		}
 	}
 	return b.String()

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -51,6 +52,10 @@ type Rule struct {
 
 var registry = map[string]*Rule{}
 
+// forKind caches ForKind: the registry is filled by init functions and then
+// read for every record.
+var forKind sync.Map // kind → []*Rule
+
 // Register adds rules to the registry; it panics on a duplicate or malformed
 // ID, an unknown code or severity (a programming error caught by every test).
 func Register(rs ...*Rule) {
@@ -66,6 +71,7 @@ func Register(rs ...*Rule) {
 		}
 		registry[r.ID] = r
 	}
+	forKind.Clear()
 }
 
 // Lookup returns the rule with the given ID, or nil.
@@ -102,14 +108,19 @@ func (r *Rule) AppliesTo(kind string) bool {
 	return false
 }
 
-// ForKind returns the document rules (Check != nil) that apply to kind, by ID.
+// ForKind returns the document rules (Check != nil) that apply to kind, by
+// ID. The slice is shared: do not modify it.
 func ForKind(kind string) []*Rule {
+	if rs, ok := forKind.Load(kind); ok {
+		return rs.([]*Rule)
+	}
 	var out []*Rule
 	for _, r := range All() {
 		if r.Check != nil && r.AppliesTo(kind) {
 			out = append(out, r)
 		}
 	}
+	forKind.Store(kind, out)
 	return out
 }
 

@@ -89,6 +89,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &xs) {
 		return xs.code
 	}
+	if errors.Is(err, errIncomplete) {
+		return exitUsage
+	}
 	var ue *usageError
 	if !errors.As(err, &ue) {
 		// cobra's own errors: unknown flag or command, bad flag value.

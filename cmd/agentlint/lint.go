@@ -1,18 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/output"
 )
 
 func (a *app) lintCmd() *cobra.Command {
@@ -20,13 +21,23 @@ func (a *app) lintCmd() *cobra.Command {
 		Use:   "lint [PATH...]",
 		Short: "Lint files and directories; stream JSON Lines record by record",
 		Long: `Lint files, directories (walked) and - (standard input). JSON Lines files are
-read record by record in memory bounded by the longest line. Prints one
+read record by record in memory bounded by the longest line, by -j workers in
+parallel; the output is in input order and the same whatever -j is. Prints one
 envelope per denied or warned record, then one summary envelope.
 
-When a directory is walked, files whose kind cannot be determined are skipped
-and counted; a file named explicitly must have a known kind.`,
+Directories are walked depth first in name order. Skipped: .git, what
+.gitignore files ignore (nested ones included), the config's exclude globs,
+and directories already walked through a symbolic link. A dangling symbolic
+link is reported (exit 2) and the walk goes on.
+
+A file's kind comes from --kind, the config's [kinds] globs, the built-in
+globs, then the first record of a .json or .jsonl file. When a directory is
+walked, files whose kind cannot be determined are skipped and counted; a file
+named explicitly must have a known kind (exit 2), and - needs --kind or a
+first record that names its kind.`,
 		Example: `  agentlint lint testdata/demo
-  agentlint lint --format text worklogs/
+  agentlint lint --format text -j 4 worklogs/
+  agentlint lint --quiet --max-warnings 0 .
   cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -42,138 +53,163 @@ and counted; a file named explicitly must have a known kind.`,
 	return cmd
 }
 
-type input struct {
-	path     string
-	explicit bool
+// errIncomplete: some input could not be read; its envelope and the summary
+// were printed (exit 2).
+var errIncomplete = errors.New("incomplete")
+
+// lintArg is one command-line argument, resolved before any output.
+type lintArg struct {
+	dir string     // a directory to walk
+	in  lint.Input // or one input
 }
 
 func (a *app) lint(args []string) error {
-	p, cfg, opts, eng, err := a.setup()
+	_, cfg, opts, _, err := a.setup()
 	if err != nil {
 		return err
 	}
-	if _, err := a.checkKind(); err != nil {
+	forced, err := a.checkKind()
+	if err != nil {
 		return err
 	}
-	l := &lint.Linter{V: lint.NewValidator(opts, eng)}
-	if !a.g.quiet {
-		l.Emit = p.Record
-	} else {
-		l.Emit = func(envelope.Envelope) error { return nil }
+	jobs := a.g.jobs
+	if jobs < 0 {
+		return usagef("-j must be a positive number of workers, not %d", jobs)
 	}
-	var inputs []input
-	for _, arg := range args {
-		if arg == "-" {
-			inputs = append(inputs, input{path: "-", explicit: true})
-			continue
-		}
-		st, err := os.Stat(arg)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return usagef("%s: no such file or directory", arg)
-			}
-			return usagef("%s: %v", arg, unwrapPath(err))
-		}
-		if !st.IsDir() {
-			inputs = append(inputs, input{path: arg, explicit: true})
-			continue
-		}
-		var files []string
-		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return usagef("%s: %v", path, unwrapPath(err))
-			}
-			if d.IsDir() {
-				if path != arg && d.Name() == ".git" {
-					return filepath.SkipDir
+	if jobs == 0 {
+		jobs = runtime.NumCPU()
+	}
+	newEngine, err := a.engineFactory()
+	if err != nil {
+		return err
+	}
+	det := &lint.Detector{Forced: forced, Config: cfg}
+	resolved, err := a.resolveArgs(args, det)
+	if err != nil {
+		return err
+	}
+	walker := &lint.Walker{Config: cfg}
+	inputs := func(yield func(lint.Input) bool) {
+		for _, r := range resolved {
+			if r.dir != "" {
+				if !walker.Walk(r.dir, yield) {
+					return
 				}
-				return nil
+			} else if !yield(r.in) {
+				return
 			}
-			if d.Type().IsRegular() && !cfg.Excluded(path) {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		sort.Strings(files)
-		for _, f := range files {
-			inputs = append(inputs, input{path: f})
 		}
 	}
-	for _, in := range inputs {
-		if err := a.lintOne(l, in, cfg); err != nil {
-			return err
-		}
+
+	bw := bufio.NewWriterSize(a.stdout, 256<<10)
+	p, err := output.New(a.g.format, bw, a.colorOn())
+	if err != nil {
+		return usagef("%v", err)
 	}
-	sum := l.Stats.Summary()
-	if sum.Allow && a.g.maxWarnings >= 0 && l.Stats.Warnings > a.g.maxWarnings {
+	lc := lint.LintConfig{Options: opts, NewEngine: newEngine, Jobs: jobs, Detector: det, Quiet: a.g.quiet, Out: bw}
+	if ap, ok := p.(output.Appender); ok {
+		lc.Render = ap.AppendRecord
+	} else {
+		lc.Emit = p.Record
+	}
+	st, err := lint.Lint(inputs, lc)
+	if err != nil {
+		return usagef("cannot write the output: %v", err)
+	}
+	sum := st.Summary()
+	if sum.Allow && a.g.maxWarnings >= 0 && st.Warnings > a.g.maxWarnings {
 		sum.Allow = false
 		sum.Code = envelope.NonCompliant
-		sum.Reason = fmt.Sprintf("%d warnings exceed --max-warnings %d", l.Stats.Warnings, a.g.maxWarnings)
+		sum.Reason = fmt.Sprintf("%d warnings exceed --max-warnings %d", st.Warnings, a.g.maxWarnings)
 	}
 	if err := p.Summary(sum); err != nil {
-		return err
+		return usagef("cannot write the output: %v", err)
 	}
-	if !sum.Allow {
+	if err := bw.Flush(); err != nil {
+		return usagef("cannot write the output: %v", err)
+	}
+	switch {
+	case st.UnreadableFiles > 0:
+		return errIncomplete
+	case !sum.Allow:
 		return errDenied
 	}
 	return nil
 }
 
-func (a *app) lintOne(l *lint.Linter, in input, cfg *lint.Config) error {
-	if in.path == "-" {
-		data, err := a.readInput("-")
-		if err != nil {
-			return err
+// engineFactory returns the schema engine constructor of one worker (nil:
+// the fast path). The CUE evaluator is not safe for concurrent use: each
+// worker gets its own.
+func (a *app) engineFactory() (func() lint.SchemaEngine, error) {
+	eng, err := a.schemaEngine()
+	if err != nil || eng == nil {
+		return nil, err
+	}
+	first := eng
+	return func() lint.SchemaEngine {
+		if first != nil {
+			e := first
+			first = nil
+			return e
 		}
-		kind, err := a.detect("-", data, cfg)
-		if err != nil {
-			return err
-		}
-		return l.File(kind, "-", bytesReader(data))
-	}
-	kind, err := a.kindOf(in.path, cfg)
-	if err != nil {
-		return err
-	}
-	if kind == nil {
-		if in.explicit {
-			return undetectable(in.path)
-		}
-		l.Stats.SkippedFiles++
-		return nil
-	}
-	f, err := os.Open(in.path)
-	if err != nil {
-		return usagef("%s: cannot read: %v", in.path, unwrapPath(err))
-	}
-	defer f.Close()
-	if err := l.File(kind, in.path, f); err != nil {
-		return usagef("%s: cannot read: %v", in.path, unwrapPath(err))
-	}
-	return nil
+		e, _ := a.newCUEEngine()
+		return e
+	}, nil
 }
 
-// kindOf detects a file's kind; only .json and .jsonl files are sniffed,
-// from their first 64 KiB.
-func (a *app) kindOf(path string, cfg *lint.Config) (*lint.KindInfo, error) {
-	ext := filepath.Ext(path)
-	var rerr error
-	k, err := a.resolveKind(path, cfg, ext == ".json" || ext == ".jsonl", func() []byte {
-		f, err := os.Open(path)
-		if err != nil {
-			rerr = usagef("%s: cannot read: %v", path, unwrapPath(err))
-			return nil
+// resolveArgs checks every argument before the run starts, so that a
+// missing, unreadable or undetectable file named explicitly is a usage
+// error (exit 2) with no other output.
+func (a *app) resolveArgs(args []string, det *lint.Detector) ([]lintArg, error) {
+	var out []lintArg
+	stdin := false
+	for _, arg := range args {
+		if arg == "-" {
+			if stdin {
+				return nil, usagef("- (standard input) given twice")
+			}
+			stdin = true
+			br := bufio.NewReaderSize(a.stdin, lint.DefaultChunkSize)
+			head, err := br.Peek(lint.DefaultChunkSize)
+			if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+				return nil, usagef("cannot read standard input: %v", err)
+			}
+			kind := det.Detect("-", head)
+			if kind == nil {
+				return nil, undetectable("-")
+			}
+			out = append(out, lintArg{in: lint.Input{Path: "-", Reader: br, Kind: kind}})
+			continue
 		}
-		defer f.Close()
-		head := make([]byte, 64<<10)
-		n, _ := io.ReadFull(f, head)
-		return head[:n]
-	})
-	if rerr != nil {
-		return nil, rerr
+		st, err := os.Stat(arg)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				if target, lerr := os.Readlink(arg); lerr == nil {
+					return nil, usagef("%s: dangling symbolic link (-> %s)", arg, target)
+				}
+				return nil, usagef("%s: no such file or directory", arg)
+			}
+			return nil, usagef("%s: %v", arg, unwrapPath(err))
+		}
+		if st.IsDir() {
+			out = append(out, lintArg{dir: arg})
+			continue
+		}
+		f, err := os.Open(arg)
+		if err != nil {
+			return nil, usagef("%s: cannot read: %v", arg, unwrapPath(err))
+		}
+		kind := det.ByName(arg)
+		if kind == nil && det.Sniffs(arg) {
+			head := make([]byte, lint.DefaultChunkSize)
+			n, _ := io.ReadFull(f, head)
+			kind = det.Detect(arg, head[:n])
+		}
+		f.Close()
+		if kind == nil {
+			return nil, undetectable(arg)
+		}
+		out = append(out, lintArg{in: lint.Input{Path: arg, Kind: kind}})
 	}
-	return k, err
+	return out, nil
 }

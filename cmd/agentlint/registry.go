@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -12,8 +11,6 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/rules"
 )
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
 func (a *app) rulesCmd() *cobra.Command {
 	return &cobra.Command{

@@ -4,15 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
 // JSON prints JSON Lines: one compact envelope per line (CONTRACT.md section
-// 2). Map keys are sorted, so output is deterministic.
+// 2). Map keys are sorted, so output is deterministic. The bytes are exactly
+// those of encoding/json with HTML escaping off (TestAppendMatchesEncodingJSON),
+// produced without reflection: `agentlint lint` renders envelopes in its
+// workers with AppendRecord.
 type JSON struct {
 	W   io.Writer
-	buf bytes.Buffer
+	buf []byte
 }
 
 // Record implements Printer.
@@ -22,12 +29,221 @@ func (p *JSON) Record(e envelope.Envelope) error { return p.write(e) }
 func (p *JSON) Summary(e envelope.Envelope) error { return p.write(e) }
 
 func (p *JSON) write(e envelope.Envelope) error {
-	p.buf.Reset()
-	enc := json.NewEncoder(&p.buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
-		return err
-	}
-	_, err := p.W.Write(p.buf.Bytes())
+	p.buf = p.AppendRecord(p.buf[:0], e)
+	_, err := p.W.Write(p.buf)
 	return err
+}
+
+// AppendRecord implements Appender: it appends e as one compact JSON line.
+func (p *JSON) AppendRecord(dst []byte, e envelope.Envelope) []byte {
+	return append(AppendEnvelope(dst, e), '\n')
+}
+
+// AppendEnvelope appends the compact JSON form of e (no newline), with the
+// field order of envelope.Envelope and sorted map keys, as encoding/json
+// would marshal it.
+func AppendEnvelope(dst []byte, e envelope.Envelope) []byte {
+	dst = append(dst, `{"allow":`...)
+	dst = strconv.AppendBool(dst, e.Allow)
+	dst = append(dst, `,"code":`...)
+	dst = appendString(dst, string(e.Code))
+	dst = append(dst, `,"reason":`...)
+	dst = appendString(dst, e.Reason)
+	if len(e.Details) > 0 {
+		dst = append(dst, `,"details":`...)
+		dst = appendMap(dst, e.Details)
+	}
+	return append(dst, '}')
+}
+
+func appendViolation(dst []byte, v *envelope.Violation) []byte {
+	dst = append(dst, `{"code":`...)
+	dst = appendString(dst, string(v.Code))
+	dst = append(dst, `,"rule":`...)
+	dst = appendString(dst, v.Rule)
+	dst = append(dst, `,"pointer":`...)
+	dst = appendString(dst, v.Pointer)
+	if v.Line != 0 {
+		dst = append(dst, `,"line":`...)
+		dst = strconv.AppendInt(dst, int64(v.Line), 10)
+	}
+	if v.Column != 0 {
+		dst = append(dst, `,"column":`...)
+		dst = strconv.AppendInt(dst, int64(v.Column), 10)
+	}
+	dst = append(dst, `,"reason":`...)
+	dst = appendString(dst, v.Reason)
+	dst = append(dst, `,"severity":`...)
+	dst = appendString(dst, string(v.Severity))
+	if len(v.Extra) > 0 {
+		dst = append(dst, `,"details":`...)
+		dst = appendMap(dst, v.Extra)
+	}
+	return append(dst, '}')
+}
+
+// sortedKeys returns the keys of m in byte order, in keys's storage.
+func sortedKeys[V any](keys []string, m map[string]V) []string {
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func appendMap(dst []byte, m map[string]any) []byte {
+	if m == nil {
+		return append(dst, "null"...)
+	}
+	var store [16]string
+	dst = append(dst, '{')
+	for i, k := range sortedKeys(store[:0], m) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, k)
+		dst = append(dst, ':')
+		dst = appendValue(dst, m[k])
+	}
+	return append(dst, '}')
+}
+
+// appendValue appends the JSON form of the value types that envelopes hold;
+// any other type goes through encoding/json.
+func appendValue(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case string:
+		return appendString(dst, v)
+	case bool:
+		return strconv.AppendBool(dst, v)
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int64:
+		return strconv.AppendInt(dst, v, 10)
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1e21 {
+			return strconv.AppendFloat(dst, v, 'f', -1, 64)
+		}
+	case envelope.Code:
+		return appendString(dst, string(v))
+	case []envelope.Violation:
+		if v == nil {
+			return append(dst, "null"...)
+		}
+		dst = append(dst, '[')
+		for i := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendViolation(dst, &v[i])
+		}
+		return append(dst, ']')
+	case map[string]any:
+		return appendMap(dst, v)
+	case map[string]int:
+		if v == nil {
+			return append(dst, "null"...)
+		}
+		var store [16]string
+		dst = append(dst, '{')
+		for i, k := range sortedKeys(store[:0], v) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, k)
+			dst = append(dst, ':')
+			dst = strconv.AppendInt(dst, int64(v[k]), 10)
+		}
+		return append(dst, '}')
+	case []string:
+		if v == nil {
+			return append(dst, "null"...)
+		}
+		dst = append(dst, '[')
+		for i, s := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, s)
+		}
+		return append(dst, ']')
+	case []any:
+		if v == nil {
+			return append(dst, "null"...)
+		}
+		dst = append(dst, '[')
+		for i, x := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendValue(dst, x)
+		}
+		return append(dst, ']')
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return appendString(dst, "unencodable value: "+err.Error())
+	}
+	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte{'\n'})...)
+}
+
+const hex = "0123456789abcdef"
+
+// appendString appends s as a JSON string exactly as encoding/json does with
+// HTML escaping off: '"', '\\' and control characters escaped (\b \f \n \r
+// \t by name, the others as \u00XX), invalid UTF-8 as \ufffd, and U+2028 and
+// U+2029 as \u2028 and \u2029.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

@@ -17,6 +17,15 @@ type Printer interface {
 	Summary(e envelope.Envelope) error
 }
 
+// Appender is a Printer whose record envelopes can be rendered apart from
+// printing: AppendRecord appends exactly what Record would write. It keeps no
+// state, so `agentlint lint` calls it from its workers concurrently and
+// writes the bytes in input order.
+type Appender interface {
+	Printer
+	AppendRecord(dst []byte, e envelope.Envelope) []byte
+}
+
 // New returns the printer for format ("json" or "text"). color enables ANSI
 // colors in text output.
 func New(format string, w io.Writer, color bool) (Printer, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
@@ -30,41 +31,65 @@ func (p *Text) paint(attr color.Attribute, s string) string {
 
 // Record implements Printer.
 func (p *Text) Record(e envelope.Envelope) error {
+	_, err := p.W.Write(p.AppendRecord(nil, e))
+	return err
+}
+
+// AppendRecord implements Appender: one line per violation, or one line for
+// an envelope without violations (green when it allows, red otherwise).
+func (p *Text) AppendRecord(dst []byte, e envelope.Envelope) []byte {
 	file, _ := e.Details["file"].(string)
 	if file == "" {
 		file = "-"
 	}
 	vs, _ := e.Details["violations"].([]envelope.Violation)
 	if len(vs) == 0 {
-		_, err := fmt.Fprintf(p.W, "%s: %s %s\n", file, p.paint(color.FgGreen, string(e.Code)), e.Reason)
-		return err
+		attr := color.FgGreen
+		if !e.Allow {
+			attr = color.FgRed
+		}
+		dst = append(dst, file...)
+		dst = append(dst, ": "...)
+		dst = append(dst, p.paint(attr, string(e.Code))...)
+		dst = append(dst, ' ')
+		dst = append(dst, e.Reason...)
+		return append(dst, '\n')
 	}
-	for _, v := range vs {
-		loc := file
+	for i := range vs {
+		v := &vs[i]
+		dst = append(dst, file...)
 		if v.Line > 0 {
-			loc = fmt.Sprintf("%s:%d:%d", file, v.Line, v.Column)
+			dst = append(dst, ':')
+			dst = strconv.AppendInt(dst, int64(v.Line), 10)
+			dst = append(dst, ':')
+			dst = strconv.AppendInt(dst, int64(v.Column), 10)
 		}
-		code := p.paint(color.FgRed, string(v.Code))
+		dst = append(dst, ": "...)
 		if v.Severity == envelope.SeverityWarning {
-			code = p.paint(color.FgYellow, string(v.Code)+" (warning)")
+			dst = append(dst, p.paint(color.FgYellow, string(v.Code)+" (warning)")...)
+		} else {
+			dst = append(dst, p.paint(color.FgRed, string(v.Code))...)
 		}
-		reason := v.Reason
+		dst = append(dst, ' ')
+		dst = append(dst, p.paint(color.Faint, v.Rule)...)
+		dst = append(dst, ": "...)
+		dst = append(dst, v.Reason...)
 		if v.Pointer != "" {
-			reason += " [" + v.Pointer + "]"
+			dst = append(dst, " ["...)
+			dst = append(dst, v.Pointer...)
+			dst = append(dst, ']')
 		}
-		if _, err := fmt.Fprintf(p.W, "%s: %s %s: %s\n", loc, code, p.paint(color.Faint, v.Rule), reason); err != nil {
-			return err
-		}
+		dst = append(dst, '\n')
 	}
-	return nil
+	return dst
 }
 
 // Summary implements Printer.
 func (p *Text) Summary(e envelope.Envelope) error {
 	d := e.Details
 	var parts []string
-	for _, k := range []string{"files", "records", "denied", "warnings", "skipped_files", "blank_lines"} {
-		if n, ok := d[k]; ok {
+	for _, k := range []string{"files", "records", "denied", "warnings", "skipped_files", "blank_lines", "unreadable_files"} {
+		if n, ok := d[k]; ok && (k != "unreadable_files" || n != 0) {
 			parts = append(parts, fmt.Sprintf("%s=%v", k, n))
 		}
 	}

@@ -1,0 +1,257 @@
+package lint
+
+import (
+	"bytes"
+	"strconv"
+	"unsafe"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlint/agentlint/lint/timefmt"
+	"github.com/agentlint/agentlint/rules"
+)
+
+// extractor pulls the values that stream rules declare (rules.Field) out of
+// one JSON Lines record with a single scan of its bytes: member names are
+// compared in place, values that no field needs are skipped without being
+// decoded, and the scan stops as soon as every field was found. Nothing is
+// decoded into maps; strings with escapes are unescaped into an arena. It
+// runs in the workers, on records the schema accepted, and never panics on
+// malformed input (a syntax rule switched off lets such records through):
+// it then reports what it found before the malformed spot.
+type extractor struct {
+	fields []xfield
+	all    uint64 // bit set of every field
+	arena  []byte // unescaped strings of the current chunk
+	buf    []byte // scratch for member names with escapes
+}
+
+type xfield struct {
+	tokens []string
+	typ    rules.FieldType
+}
+
+// newExtractor compiles fields (at most 64; pointers were checked by
+// rules.RegisterStream).
+func newExtractor(fields []rules.Field) *extractor {
+	x := &extractor{}
+	for i, f := range fields {
+		toks, _ := rules.PointerTokens(f.Pointer)
+		x.fields = append(x.fields, xfield{tokens: toks, typ: f.Type})
+		x.all |= 1 << uint(i)
+	}
+	return x
+}
+
+// extract fills out (len(x.fields) values) from the record line.
+func (x *extractor) extract(line []byte, out []rules.Value) {
+	for i := range out {
+		out[i] = rules.Value{}
+	}
+	i := skipWS(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return
+	}
+	var found uint64
+	x.object(line, i, 0, x.all, out, &found)
+}
+
+// object scans the object at line[i] == '{' at depth (the number of pointer
+// tokens already matched) for the fields in set. It returns the index after
+// the object, or -1 on malformed input or when every field was found.
+func (x *extractor) object(line []byte, i, depth int, set uint64, out []rules.Value, found *uint64) int {
+	i = skipWS(line, i+1)
+	if i < len(line) && line[i] == '}' {
+		return i + 1
+	}
+	for i < len(line) {
+		if line[i] != '"' {
+			return -1
+		}
+		end := skipString(line, i)
+		if end < 0 {
+			return -1
+		}
+		name := line[i+1 : end-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			var ok bool
+			if x.buf, ok = unquoteAppend(x.buf[:0], line[i:end]); !ok {
+				return -1
+			}
+			name = x.buf
+		}
+		i = skipWS(line, end)
+		if i >= len(line) || line[i] != ':' {
+			return -1
+		}
+		i = skipWS(line, i+1)
+		if i >= len(line) {
+			return -1
+		}
+		var here, deeper uint64
+		for f := set; f != 0; f &= f - 1 {
+			k := trailingZeros(f)
+			fd := &x.fields[k]
+			if fd.tokens[depth] == string(name) {
+				if len(fd.tokens) == depth+1 {
+					here |= 1 << uint(k)
+				} else {
+					deeper |= 1 << uint(k)
+				}
+			}
+		}
+		start := i
+		switch {
+		case deeper != 0 && line[i] == '{':
+			i = x.object(line, i, depth+1, deeper, out, found)
+		default:
+			i = skipValue(line, i)
+		}
+		if i < 0 {
+			return -1
+		}
+		for f := here; f != 0; f &= f - 1 {
+			k := trailingZeros(f)
+			x.convert(&x.fields[k], line[start:i], start, &out[k])
+			*found |= 1 << uint(k)
+		}
+		if *found == x.all {
+			return -1
+		}
+		i = skipWS(line, i)
+		if i >= len(line) {
+			return -1
+		}
+		switch line[i] {
+		case ',':
+			i = skipWS(line, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+	return -1
+}
+
+// convert stores the raw JSON value found at byte offset off as f's type.
+func (x *extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
+	v.Column = off + 1
+	v.Kind = rules.ValueOther
+	if len(raw) == 0 {
+		return
+	}
+	switch c := raw[0]; {
+	case c == '"' && (f.typ == rules.FieldString || f.typ == rules.FieldTime):
+		s := raw[1 : len(raw)-1]
+		if bytes.IndexByte(s, '\\') >= 0 {
+			n := len(x.arena)
+			var ok bool
+			if x.arena, ok = unquoteAppend(x.arena, raw); !ok {
+				x.arena = x.arena[:n]
+				return
+			}
+			s = x.arena[n:len(x.arena):len(x.arena)]
+		}
+		v.Kind, v.Str = rules.ValueString, s
+		if f.typ == rules.FieldTime && len(s) > 0 {
+			if t, ok := timefmt.ParseRFC3339(unsafe.String(&s[0], len(s))); ok {
+				v.Kind, v.Time = rules.ValueTime, t.UnixNano()
+			}
+		}
+	case (c == '-' || ('0' <= c && c <= '9')) && f.typ == rules.FieldNumber:
+		if n, err := strconv.ParseFloat(unsafe.String(&raw[0], len(raw)), 64); err == nil {
+			v.Kind, v.Num = rules.ValueNumber, n
+		}
+	}
+}
+
+func trailingZeros(x uint64) int {
+	n := 0
+	for x&1 == 0 {
+		x >>= 1
+		n++
+	}
+	return n
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+			continue
+		}
+		break
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] == '"', or -1.
+func skipString(b []byte, i int) int {
+	start := i + 1
+	for j := start; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		k += j
+		n := 0
+		for p := k - 1; p >= start && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return k + 1
+		}
+		j = k + 1
+	}
+}
+
+// skipValue returns the index after the JSON value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				if i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			if j == i {
+				return -1
+			}
+			return j
+		}
+	}
+	return len(b)
+}
+
+// unquoteAppend appends the unescaped content of the JSON string literal q
+// to dst; ok is false for an invalid escape.
+func unquoteAppend(dst, q []byte) ([]byte, bool) {
+	out, err := jsontext.AppendUnquote(dst, q)
+	if err != nil {
+		return dst, false
+	}
+	return out, true
+}

@@ -1,0 +1,206 @@
+package lint
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// Walker lists the files under a directory for `agentlint lint`, in a
+// deterministic order: depth first, the entries of each directory sorted by
+// name (byte order). It skips:
+//
+//   - `.git` entries;
+//   - what `.gitignore` files ignore: the walked directory's and its
+//     subdirectories' (nested files, scoped to their directory, later and
+//     deeper patterns winning, `!` re-including), and, when the directory
+//     lies inside a git working tree, the `.gitignore` files of its ancestors
+//     up to the tree's root and `.git/info/exclude`; the user's global
+//     excludes file is not read, so that every machine lints the same files.
+//     A directory named explicitly is walked even when an ancestor's
+//     `.gitignore` ignores it;
+//   - what the config file's `exclude` globs match (files and directories);
+//   - files that are neither regular files nor symbolic links to one
+//     (sockets, pipes, devices);
+//   - directories seen before, by device and inode: a symbolic link to a
+//     directory is followed once, so that link loops end.
+//
+// A symbolic link whose target does not exist (or that loops on itself) is
+// an Input with Err set, as is a directory that cannot be read: the run
+// reports it as an envelope in its place and goes on.
+type Walker struct {
+	// Config supplies the exclude globs; nil for none.
+	Config *Config
+}
+
+type fileID struct{ dev, ino uint64 }
+
+func idOf(fi fs.FileInfo) (fileID, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{uint64(st.Dev), uint64(st.Ino)}, true
+}
+
+// Walk yields every file to lint under the directory root, in order, until
+// yield returns false; it returns false then.
+func (w *Walker) Walk(root string, yield func(Input) bool) bool {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return yield(Input{Path: root, Err: err})
+	}
+	rel, patterns := ancestorPatterns(root)
+	ws := &walkState{w: w, yield: yield, seen: map[fileID]bool{}}
+	if id, ok := idOf(fi); ok {
+		ws.seen[id] = true
+	}
+	return ws.dir(root, rel, patterns)
+}
+
+type walkState struct {
+	w     *Walker
+	yield func(Input) bool
+	seen  map[fileID]bool
+}
+
+// dir walks one directory whose path components relative to the ignore base
+// are rel, with the patterns of its ancestors.
+func (s *walkState) dir(path string, rel []string, patterns []gitignore.Pattern) bool {
+	patterns = append(patterns[:len(patterns):len(patterns)], readIgnoreFile(filepath.Join(path, ".gitignore"), rel)...)
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return s.yield(Input{Path: path, Err: err})
+	}
+	m := gitignore.NewMatcher(patterns)
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" {
+			continue
+		}
+		p := filepath.Join(path, name)
+		r := append(rel[:len(rel):len(rel)], name)
+		typ := e.Type()
+		var fi fs.FileInfo
+		if typ&fs.ModeSymlink != 0 {
+			fi, err = os.Stat(p)
+			if err != nil {
+				if !s.yield(Input{Path: p, Err: symlinkError(p, err)}) {
+					return false
+				}
+				continue
+			}
+			typ = fi.Mode().Type()
+		}
+		isDir := typ.IsDir()
+		if m.Match(r, isDir) || s.w.Config.Excluded(p) {
+			continue
+		}
+		if !isDir {
+			if typ.IsRegular() && !s.yield(Input{Path: p}) {
+				return false
+			}
+			continue
+		}
+		if fi == nil {
+			if fi, err = os.Stat(p); err != nil {
+				if !s.yield(Input{Path: p, Err: err}) {
+					return false
+				}
+				continue
+			}
+		}
+		if id, ok := idOf(fi); ok {
+			if s.seen[id] {
+				continue
+			}
+			s.seen[id] = true
+		}
+		if !s.dir(p, r, patterns) {
+			return false
+		}
+	}
+	return true
+}
+
+// symlinkError explains a symbolic link that cannot be followed.
+func symlinkError(p string, err error) error {
+	target, lerr := os.Readlink(p)
+	if lerr != nil {
+		return err
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("symbolic link loop (%s -> %s); remove the link or exclude it", p, target)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("dangling symbolic link (%s -> %s: no such file or directory); fix or remove the link, or exclude it", p, target)
+	}
+	return err
+}
+
+// ancestorPatterns finds the base that .gitignore patterns are relative to
+// (the root of the git working tree holding dir, or dir itself outside one)
+// and returns dir's path components relative to it and the patterns of
+// .git/info/exclude and of the ancestors' .gitignore files, from the base
+// down to dir's parent. When those patterns ignore dir itself, they are
+// dropped: the user named dir.
+func ancestorPatterns(dir string) (rel []string, ps []gitignore.Pattern) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil
+	}
+	var base string
+	for d := abs; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			base = d
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil, nil
+		}
+		d = parent
+	}
+	r, err := filepath.Rel(base, abs)
+	if err != nil || r == "." {
+		return nil, readIgnoreFile(filepath.Join(base, ".git", "info", "exclude"), nil)
+	}
+	rel = strings.Split(filepath.ToSlash(r), "/")
+	ps = readIgnoreFile(filepath.Join(base, ".git", "info", "exclude"), nil)
+	for i := 0; i < len(rel); i++ {
+		ps = append(ps, readIgnoreFile(filepath.Join(base, filepath.Join(rel[:i]...), ".gitignore"), rel[:i])...)
+	}
+	if gitignore.NewMatcher(ps).Match(rel, true) {
+		ps = nil
+	}
+	return rel, ps
+}
+
+// readIgnoreFile parses a .gitignore file (gitignore(5)): blank lines and
+// lines starting with # are skipped; patterns are scoped to domain (the
+// path components of the file's directory). A missing or unreadable file has
+// no patterns.
+func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
