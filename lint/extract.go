@@ -16,9 +16,10 @@ import (
 // compared in place, values that no field needs are skipped without being
 // decoded, and the scan stops as soon as every field was found. Nothing is
 // decoded into maps; strings with escapes are unescaped into an arena. It
-// runs in the workers, on records the schema accepted, and never panics on
-// malformed input (a syntax rule switched off lets such records through):
-// it then reports what it found before the malformed spot.
+// runs in the workers, on every record that is a JSON object (valid or
+// not), and never panics on malformed input (a syntax rule switched off lets
+// such records through): it then reports what it found before the malformed
+// spot.
 type extractor struct {
 	fields []xfield
 	all    uint64 // bit set of every field

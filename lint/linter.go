@@ -78,8 +78,10 @@ type LintConfig struct {
 //     mark (AL006) and CRLF line endings (AL007) are warnings.
 //   - Jobs workers, each with its own Validator, validate chunks (and whole
 //     documents) in parallel and render the envelopes of denied or warned
-//     records; they also extract, from every record the schema accepted, the
-//     few values the stream rules of its kind declare (rules.Field).
+//     records; they also extract, from every record that is a JSON object,
+//     the few values the stream rules of its kind declare (rules.Field), and
+//     mark those the schema rejected (rules.StreamRecord.Valid false: they
+//     still register their ids, so one mistake gives one finding).
 //   - An ordered emitter writes each chunk's envelopes in input order, runs
 //     the stream rules (rules.StreamRule, rules.TreeRule) sequentially on
 //     the extracted values and adds their findings at the records they

@@ -76,12 +76,14 @@ type recEnv struct {
 	v0, v1     int
 }
 
-// streamRec is one record the schema accepted: its line, its values in
-// vals (plan.fields order) and whether it was denied already.
+// streamRec is one record for the stream rules: its line, its values in
+// vals (plan.fields order), whether it was denied already and whether the
+// schema accepted it (rules.StreamRecord.Valid).
 type streamRec struct {
 	line   int
 	v0     int
 	denied bool
+	valid  bool
 }
 
 func (r *result) reset() {
@@ -602,9 +604,27 @@ func (w *worker) line(it *item, text []byte, n int, terminated bool) {
 	}
 	res.stats.Records++
 	w.flag(it, n, vs)
-	if plan := it.file.plan; plan != nil && schemaAccepted(vs) {
-		w.extract(it, plan, text, n, envelope.HasErrors(vs))
+	if plan := it.file.plan; plan != nil {
+		// Valid records first: their path is one scan of vs, as before.
+		if schemaAccepted(vs) {
+			w.extract(it, plan, text, n, envelope.HasErrors(vs), true)
+		} else if invalidObject(vs, text) {
+			w.extract(it, plan, text, n, true, false)
+		}
 	}
+}
+
+// invalidObject reports whether a record the schema rejected is still a
+// JSON object (no parse error, first byte '{'): the stream rules observe it
+// with Valid false, so that it registers the ids it carries (no cascades).
+func invalidObject(vs []envelope.Violation, text []byte) bool {
+	for i := range vs {
+		if vs[i].Parse {
+			return false
+		}
+	}
+	i := skipWS(text, 0)
+	return i < len(text) && text[i] == '{'
 }
 
 // isBlank reports whether a line holds only white space.
@@ -670,8 +690,9 @@ func schemaAccepted(vs []envelope.Violation) bool {
 	return true
 }
 
-// extract keeps the stream values of one accepted record.
-func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied bool) {
+// extract keeps the stream values of one record (valid: the schema
+// accepted it).
+func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied, valid bool) {
 	res := &it.res
 	x := w.xs[plan]
 	if x == nil {
@@ -687,7 +708,7 @@ func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied 
 	x.arena = res.arena
 	x.extract(text, res.vals[v0:])
 	res.arena = x.arena
-	res.recs = append(res.recs, streamRec{line: n, v0: v0, denied: denied})
+	res.recs = append(res.recs, streamRec{line: n, v0: v0, denied: denied, valid: valid})
 }
 
 // ---- emitter
@@ -813,7 +834,7 @@ func (e *emitter) chunk(it *item) error {
 			for _, k := range fr.run.idx {
 				e.vals = append(e.vals, res.vals[rec.v0+k])
 			}
-			fr.state.Observe(&rules.StreamRecord{Line: rec.line, Values: e.vals}, fr.rep)
+			fr.state.Observe(&rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: e.vals}, fr.rep)
 			for _, f := range fr.rep.Take() {
 				e.found = append(e.found, pending{rec: i, f: f})
 			}

@@ -25,12 +25,12 @@ type worklogOrderState struct {
 	prevText string
 }
 
-// Observe compares rec's timestamp with the previous entry's. An entry
-// without a parseable timestamp (the schema rejects it) is not compared and
-// does not become the previous one.
+// Observe compares rec's timestamp with the previous entry's. An invalid
+// entry (its own envelope says why) is not compared and does not become the
+// previous one.
 func (s *worklogOrderState) Observe(rec *StreamRecord, r *StreamReporter) {
 	v := &rec.Values[0]
-	if v.Kind != ValueTime {
+	if !rec.Valid || v.Kind != ValueTime {
 		return
 	}
 	if s.prevLine > 0 && v.Time < s.prev {

@@ -23,6 +23,13 @@ import (
 //   - a TreeRule also gets every finished FileState of the run, in input
 //     order, and reports after the last file.
 //
+// No cascades (issue 4): a record that failed per-record validation but is
+// still a JSON object is observed too, with Valid false and its values
+// extracted as far as its bytes allow, so that it still registers the ids it
+// carries and one mistake gives one finding. A rule checks relations
+// (references, transitions, ordering) only from valid records. A line that
+// is not well-formed JSON or not an object is not observed.
+//
 // Findings reported by Observe concern the current record and join its
 // envelope; findings reported by Finish (of a file or of the tree) are
 // printed after the file's (or the tree's) last record, in line order. The
@@ -85,10 +92,16 @@ type Value struct {
 	Column int
 }
 
-// StreamRecord is one record the schema accepted, as a stream rule sees it:
-// its 1-based line and the values of the rule's Fields, in the same order.
+// StreamRecord is one record as a stream rule sees it: its 1-based line,
+// whether the schema accepted it and the values of the rule's Fields, in the
+// same order.
 type StreamRecord struct {
-	Line   int
+	Line int
+	// Valid is false for a record that failed per-record validation (an
+	// error of the schema or of a line rule) but is a JSON object; its
+	// Values hold what could be extracted (a value the schema rejected is
+	// there as found, or ValueOther).
+	Valid  bool
 	Values []Value
 }
 
@@ -139,8 +152,9 @@ type StreamRule interface {
 
 // FileState is a stream rule's state for one file.
 type FileState interface {
-	// Observe is called for each record the schema accepted, in input order.
-	// Findings concern rec (report them at rec.Line).
+	// Observe is called for each record that is a JSON object, in input
+	// order, valid or not (rec.Valid). Findings concern rec (report them at
+	// rec.Line).
 	Observe(rec *StreamRecord, r *StreamReporter)
 	// Finish is called after the file's last record.
 	Finish(r *StreamReporter)
