@@ -1,0 +1,99 @@
+package rules
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// Stream rules of agent ledgers (seed 003 "Agent Ledger Schema Reference";
+// issue 4, Ordering): each ledger/<agent>/YYYY-MM-DD.jsonl file is one log,
+// checked on its own.
+//
+//   - LG100: ts never goes backwards (warning, both lines named).
+//   - LG101: the session counter NNN of session_id YYYY-MM-DD_<agent>_NNN
+//     never goes backwards for one agent and date: sessions are numbered in
+//     the order they start (seed 003 "Session ID Format": 001, 002, ...), so
+//     an entry of session 001 after an entry of session 002 of the same agent
+//     and date was written into a session that had already ended. Unlike a
+//     timestamp, the counter does not depend on a clock, so this is an error.
+//
+// Only valid entries are compared (an invalid one has its own envelope).
+
+// ledgerSession is the stream check of LG101.
+type ledgerSession struct{}
+
+func (ledgerSession) Fields() []Field { return []Field{{Pointer: "/session_id", Type: FieldString}} }
+
+func (ledgerSession) NewFile(string, *Options) FileState {
+	return &ledgerSessionState{last: map[string]sessionSeen{}}
+}
+
+// sessionSeen is the highest counter seen for one agent and date.
+type sessionSeen struct {
+	counter int
+	line    int32
+	id      string
+}
+
+// ledgerSessionState maps "date_agent" to the highest session counter seen.
+type ledgerSessionState struct {
+	last map[string]sessionSeen
+}
+
+func (s *ledgerSessionState) Observe(rec *StreamRecord, r *StreamReporter) {
+	v := &rec.Values[0]
+	if !rec.Valid || v.Kind != ValueString {
+		return
+	}
+	id := string(v.Str)
+	date, agent, counter, ok := SplitSessionID(id)
+	n, err := strconv.Atoi(counter)
+	if !ok || err != nil {
+		return
+	}
+	key := id[:len(date)+1+len(agent)]
+	prev, seen := s.last[key]
+	switch {
+	case !seen || n > prev.counter:
+		s.last[key] = sessionSeen{counter: n, line: int32(rec.Line), id: id}
+	case n < prev.counter:
+		r.Report(StreamFinding{
+			Line: rec.Line, Column: v.Column, Pointer: "/session_id",
+			Reason: "session_id " + id + " goes back to session " + counter + " of agent " + agent + " on " + date +
+				" after " + prev.id + " on line " + strconv.Itoa(int(prev.line)) + " (the sessions of one agent and date are numbered in order)",
+			Extra: map[string]any{"previous_line": int(prev.line), "previous": prev.id},
+		})
+	}
+}
+
+func (s *ledgerSessionState) Finish(*StreamReporter) {}
+
+func init() {
+	entry := func(ts, session string) string {
+		return strings.NewReplacer("2025-11-16T02:10:00+07:00", ts, "2025-11-16_cls_001", session).Replace(ledgerEntry)
+	}
+	Register(
+		&Rule{
+			ID: "LG100", Name: "ledger-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning,
+			Kinds:       []string{"ledger/entry"},
+			Summary:     "a ledger entry's ts is earlier than the previous entry's (a ledger is append-only, in time order); both lines are named",
+			Source:      "seed 003 Ledger Entry Schema (JSONL, one file per agent and day); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
+			ExampleKind: "ledger/entry",
+			Example:     entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001"),
+			Fixed:       entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001"),
+		},
+		&Rule{
+			ID: "LG101", Name: "session-counter-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{"ledger/entry"},
+			Summary:     "the session counter NNN of session_id never goes back for one agent and date (an entry of session 001 after one of session 002)",
+			Source:      "seed 003 Session ID Format (counter 001, 002, ...); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
+			ExampleKind: "ledger/entry",
+			Example:     entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_002") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001"),
+			Fixed:       entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_002"),
+		},
+	)
+	RegisterStream("LG100", timeOrder{Pointer: "/ts", Log: "a ledger"})
+	RegisterStream("LG101", ledgerSession{})
+}
