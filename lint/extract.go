@@ -214,6 +214,8 @@ func (x *extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 		return
 	}
 	switch c := raw[0]; {
+	case f.typ == rules.FieldRaw:
+		v.Kind, v.Str = rules.ValueRaw, raw
 	case c == '"' && (f.typ == rules.FieldString || f.typ == rules.FieldTime):
 		s := raw[1 : len(raw)-1]
 		if bytes.IndexByte(s, '\\') >= 0 {

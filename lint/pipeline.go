@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/go-json-experiment/json"
+
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/rules"
 )
@@ -84,6 +86,8 @@ type streamRec struct {
 	v0     int
 	denied bool
 	valid  bool
+	doc    any                          // documents: the decoded JSON form
+	locate func(string) (line, col int) // documents: source positions
 }
 
 func (r *result) reset() {
@@ -99,8 +103,12 @@ type streamPlan struct {
 	tree   bool
 }
 
+// streamRuleRun is one stream check for one kind: the rule it runs as (the
+// first of its rules that is on), the other rules on that it reports under,
+// and where its fields are in the plan's union.
 type streamRuleRun struct {
 	id   string
+	also []string
 	rule rules.StreamRule
 	idx  []int
 }
@@ -143,22 +151,51 @@ func newPipeline(cfg LintConfig) *pipeline {
 	return p
 }
 
-// makePlans builds the stream plan of every kind that has enabled stream rules.
+// makePlans builds the stream plan of every kind that has enabled stream
+// rules. A check attached to several rules runs once per kind, when one of
+// them applies to the kind and is on; it reports under every rule of its
+// that is on (whatever the kind).
 func (p *pipeline) makePlans() map[*KindInfo]*streamPlan {
 	wanted := map[string]bool{}
 	for _, id := range p.cfg.StreamRules {
 		wanted[id] = true
 	}
+	on := func(id string) bool {
+		return (p.cfg.StreamRules == nil || wanted[id]) && p.cfg.Options.Severity[id] != "off"
+	}
+	// The rules that are on, per check, in ID order.
+	var ids []string
+	for _, r := range rules.All() {
+		if rules.Stream(r.ID) != nil && on(r.ID) {
+			ids = append(ids, r.ID)
+		}
+	}
 	plans := map[*KindInfo]*streamPlan{}
 	for _, k := range Kinds {
 		var plan streamPlan
 		for _, id := range rules.StreamsForKind(k.Name) {
-			if (p.cfg.StreamRules != nil && !wanted[id]) || p.cfg.Options.Severity[id] == "off" {
+			if !on(id) {
 				continue
 			}
 			sr := rules.Stream(id)
+			dup := false
+			for i := range plan.rules {
+				dup = dup || plan.rules[i].rule == sr
+			}
+			if dup {
+				continue
+			}
 			run := streamRuleRun{id: id, rule: sr}
-			for _, f := range sr.Fields() {
+			for _, other := range ids {
+				if other != id && rules.Stream(other) == sr {
+					run.also = append(run.also, other)
+				}
+			}
+			fields := sr.Fields()
+			if kr, ok := sr.(rules.KindRule); ok {
+				fields = kr.KindFields(k.Name)
+			}
+			for _, f := range fields {
 				j := -1
 				for i, g := range plan.fields {
 					if g == f {
@@ -533,9 +570,12 @@ func (w *worker) process(it *item) {
 	case it.tooLong:
 		w.tooLong(it, it.line1)
 	case it.doc:
-		vs, _ := w.v.Document(f.kind.Name, f.path, it.data)
+		vs, doc := w.v.Document(f.kind.Name, f.path, it.data)
 		res.stats.Records++
 		w.flag(it, 0, vs)
+		if f.plan != nil {
+			w.extractDoc(it, vs, doc)
+		}
 	default:
 		data := it.data
 		n := it.line1
@@ -711,6 +751,38 @@ func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied,
 	res.recs = append(res.recs, streamRec{line: n, v0: v0, denied: denied, valid: valid})
 }
 
+// extractDoc keeps the stream values of a document that is a JSON object
+// (in its JSON form, for TOML and text), valid or not: one record of line
+// 0 with the decoded document and a locator of source positions.
+func (w *worker) extractDoc(it *item, vs []envelope.Violation, doc *rules.Doc) {
+	for i := range vs {
+		if vs[i].Parse {
+			return
+		}
+	}
+	js, locate := documentJSON(it.file.kind, it.data)
+	if js == nil {
+		return
+	}
+	var value any
+	if doc != nil {
+		value = doc.Value
+	} else if err := json.Unmarshal(js, &value); err != nil {
+		return
+	}
+	if _, ok := value.(map[string]any); !ok {
+		return
+	}
+	w.extract(it, it.file.plan, js, 0, envelope.HasErrors(vs), schemaAccepted(vs))
+	res := &it.res
+	rec := &res.recs[len(res.recs)-1]
+	rec.doc, rec.locate = value, locate
+	for i := rec.v0; i < len(res.vals); i++ {
+		res.vals[i].Column = 0 // offsets into the JSON form: use Locate
+	}
+	// The values point into js, which lives as long as the item.
+}
+
 // ---- emitter
 
 // emitter consumes items in input order.
@@ -734,7 +806,7 @@ type fileStreamRun struct {
 }
 
 type treeRun struct {
-	id    string
+	run   *streamRuleRun // of the first file: its id and also
 	state rules.TreeState
 	files map[string]*fileRun
 	order map[string]int // input order of files
@@ -812,7 +884,13 @@ func (e *emitter) startFile(f *fileRun) {
 	opts := e.ruleOptions()
 	for i := range f.plan.rules {
 		r := &f.plan.rules[i]
-		e.runs = append(e.runs, fileStreamRun{run: r, state: r.rule.NewFile(f.path, opts), rep: rules.NewStreamReporter(r.id)})
+		var st rules.FileState
+		if kr, ok := r.rule.(rules.KindRule); ok {
+			st = kr.NewKindFile(f.path, f.kind.Name, opts)
+		} else {
+			st = r.rule.NewFile(f.path, opts)
+		}
+		e.runs = append(e.runs, fileStreamRun{run: r, state: st, rep: rules.NewStreamReporter(r.id, r.also...)})
 	}
 }
 
@@ -834,7 +912,7 @@ func (e *emitter) chunk(it *item) error {
 			for _, k := range fr.run.idx {
 				e.vals = append(e.vals, res.vals[rec.v0+k])
 			}
-			fr.state.Observe(&rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: e.vals}, fr.rep)
+			fr.state.Observe(&rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: e.vals, Doc: rec.doc, Locate: rec.locate}, fr.rep)
 			for _, f := range fr.rep.Take() {
 				e.found = append(e.found, pending{rec: i, f: f})
 			}
@@ -968,18 +1046,23 @@ func (e *emitter) finishFile() error {
 }
 
 // findings writes stream findings that do not join a record's envelope:
-// one envelope per file and line, in order.
+// one envelope per file and line (per file for a document), in order.
 func (e *emitter) findings(fs []rules.StreamFinding, fileOf func(string) *fileRun) error {
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
 	for i := 0; i < len(fs); {
+		f := fileOf(fs[i].File)
+		doc := f.kind.Format != FormatJSONL && f.kind.Format != ""
 		j := i
 		e.vs = e.vs[:0]
-		for j < len(fs) && fs[j].Line == fs[i].Line && fs[j].File == fs[i].File {
+		for j < len(fs) && (doc || fs[j].Line == fs[i].Line) && fs[j].File == fs[i].File {
 			e.vs = append(e.vs, findingViolation(fs[j], fs[i].Line))
 			j++
 		}
-		f := fileOf(fs[i].File)
-		if err := e.merged(f, fs[i].Line, 0, false); err != nil {
+		line := fs[i].Line
+		if doc {
+			line = 0
+		}
+		if err := e.merged(f, line, 0, false); err != nil {
 			return err
 		}
 		i = j
@@ -987,14 +1070,16 @@ func (e *emitter) findings(fs []rules.StreamFinding, fileOf func(string) *fileRu
 	return nil
 }
 
+// tree returns the run-wide state of r's check (one per check, whatever
+// the kind it runs for).
 func (e *emitter) tree(r *streamRuleRun) *treeRun {
 	for i := range e.trees {
-		if e.trees[i].id == r.id {
+		if e.trees[i].run.rule == r.rule {
 			return &e.trees[i]
 		}
 	}
 	st := r.rule.(rules.TreeRule).NewTree(e.ruleOptions())
-	e.trees = append(e.trees, treeRun{id: r.id, state: st, files: map[string]*fileRun{}, order: map[string]int{}})
+	e.trees = append(e.trees, treeRun{run: r, state: st, files: map[string]*fileRun{}, order: map[string]int{}})
 	return &e.trees[len(e.trees)-1]
 }
 
@@ -1003,7 +1088,7 @@ func (e *emitter) tree(r *streamRuleRun) *treeRun {
 func (e *emitter) finishTree() error {
 	for i := range e.trees {
 		t := &e.trees[i]
-		rep := rules.NewStreamReporter(t.id)
+		rep := rules.NewStreamReporter(t.run.id, t.run.also...)
 		t.state.Finish(rep)
 		fs := rep.Take()
 		rank := func(file string) int {
