@@ -3,6 +3,8 @@ package lint
 import (
 	"io"
 
+	"github.com/agentlint/agentlint/rules"
+
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
@@ -63,6 +65,14 @@ type LintConfig struct {
 	// rules.RegisterStream); nil: every registered one. Rules switched off
 	// by Options.Severity never run.
 	StreamRules []string
+	// Base binds rule AL020 to a git revision (`--base REV`): every file of
+	// an append-only kind (rules.AppendOnlyKinds) read from disk is compared
+	// with its version there (lint/gitbase). Zero: no append-only check.
+	Base rules.AppendOnly
+	// BaseRoots are the directories linted; with Base, append-only logs
+	// under them that existed at the revision and were deleted since are
+	// reported after the last file.
+	BaseRoots []string
 }
 
 // Lint lints inputs, in order, and returns the run's counts (the summary
@@ -92,5 +102,10 @@ type LintConfig struct {
 // inputs is an envelope.
 func Lint(inputs func(yield func(Input) bool), cfg LintConfig) (*Stats, error) {
 	p := newPipeline(cfg)
-	return p.run(inputs)
+	p.bindAppendOnly(cfg.Base)
+	st, err := p.run(inputs)
+	if err == nil {
+		err = reportDeleted(&p.cfg, st)
+	}
+	return st, err
 }
