@@ -10,18 +10,26 @@ import (
 // Append-only checks against a git revision (`agentlint lint --base REV`;
 // CONTRACT.md sections 3 and 6; rule AL020, lint/gitbase).
 
-// bindAppendOnly binds the AL020 check of every stream plan to a (the
-// run's base revision) or, without one, removes it, so that a run without
-// --base does not pay for the rule.
-func (p *pipeline) bindAppendOnly(a rules.AppendOnly) {
+// bindRun replaces, in every stream plan, each check that depends on the
+// run (rules.RunBinder: AL020 and --base, the correlation groups of the
+// summary) with the check it binds to run, or drops it when it binds to
+// nothing. A check is bound once per run, whatever the number of kinds it
+// serves, so that the tree state of a bound tree check stays one per run.
+func (p *pipeline) bindRun(run *rules.LintRun) {
+	bound := map[rules.StreamRule]rules.StreamRule{}
 	for k, plan := range p.plans {
 		runs := plan.rules[:0]
 		for _, r := range plan.rules {
-			if _, ok := r.rule.(rules.AppendOnly); ok {
-				if a.Base == nil {
+			if b, ok := r.rule.(rules.RunBinder); ok {
+				nr, seen := bound[r.rule]
+				if !seen {
+					nr = b.BindRun(run)
+					bound[r.rule] = nr
+				}
+				if nr == nil {
 					continue
 				}
-				r.rule = a
+				r.rule = nr
 			}
 			runs = append(runs, r)
 		}

@@ -102,9 +102,11 @@ type LintConfig struct {
 // inputs is an envelope.
 func Lint(inputs func(yield func(Input) bool), cfg LintConfig) (*Stats, error) {
 	p := newPipeline(cfg)
-	p.bindAppendOnly(cfg.Base)
+	run := &rules.LintRun{Base: cfg.Base.Base, Rev: cfg.Base.Rev}
+	p.bindRun(run)
 	st, err := p.run(inputs)
 	if err == nil {
+		st.Groups = run.Groups()
 		err = reportDeleted(&p.cfg, st)
 	}
 	return st, err

@@ -197,3 +197,28 @@ func TestWorklogOutcomeRules(t *testing.T) {
 		{"invalid final entry with code", lines(worklogRec(1, "blocked", code), strings.Replace(worklogRec(2, "blocked", code), "T-12", "T12", 1)), nil},
 	})
 }
+
+// TestCorrelationGroups: the summary counts the distinct trace_ids of every
+// collector log of the run (correlation_groups), invalid records included;
+// without any, the key is absent.
+func TestCorrelationGroups(t *testing.T) {
+	a := lines(collectorRec(1, span("t1", "s1", "")), collectorRec(2, span("t2", "s1", "")), collectorRec(3, ""))
+	b := lines(strings.Replace(collectorRec(1, span("t3", "s1", "")), `"1.0.0"`, `"1.0"`, 1), collectorRec(2, span("t1", "s2", "s1")))
+	lintGroups := func(files ...namedData) any {
+		st, err := lintWithTimeout(t, func(yield func(Input) bool) {
+			for _, f := range files {
+				yield(Input{Path: f.path, Reader: strings.NewReader(f.data), Kind: Kind("collector/event")})
+			}
+		}, LintConfig{Jobs: 2, Emit: func(envelope.Envelope) error { return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Summary().Details["correlation_groups"]
+	}
+	if got := fmt.Sprint(lintGroups(namedData{"a.jsonl", a}, namedData{"b.jsonl", b})); got != "map[trace_id:3]" {
+		t.Errorf("correlation_groups = %s, want map[trace_id:3]", got)
+	}
+	if got := lintGroups(namedData{"c.jsonl", lines(collectorRec(1, ""))}); got != nil {
+		t.Errorf("correlation_groups without traces = %v, want absent", got)
+	}
+}

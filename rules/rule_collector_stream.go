@@ -104,9 +104,19 @@ func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
 
 func (s *collectorDupIDState) Finish(*StreamReporter) {}
 
-// collectorParentSpan is the stream check of CL101. Its file state, kept
-// after the file, also counts the log's traces for the summary.
-type collectorParentSpan struct{}
+// collectorParentSpan is the stream check of CL101. Bound to a run
+// (RunBinder), it also collects the distinct trace_id values of every
+// collector log of the run, valid records or not: the summary reports their
+// number as correlation_groups.trace_id (issue 4: correlation groups are
+// reported in the summary).
+type collectorParentSpan struct {
+	traces map[string]struct{} // nil in the registered value
+}
+
+// BindRun implements RunBinder.
+func (collectorParentSpan) BindRun(run *LintRun) StreamRule {
+	return &collectorParentSpan{traces: run.Group("trace_id")}
+}
 
 func (collectorParentSpan) Fields() []Field {
 	return []Field{
@@ -116,15 +126,16 @@ func (collectorParentSpan) Fields() []Field {
 	}
 }
 
-func (collectorParentSpan) NewFile(string, *Options) FileState {
-	return &collectorSpanState{spans: firstLines{}}
+func (c collectorParentSpan) NewFile(string, *Options) FileState {
+	return &collectorSpanState{spans: firstLines{}, traces: c.traces}
 }
 
 // collectorSpanState keeps the spans seen so far, by (trace_id, span_id)
 // (pairKey).
 type collectorSpanState struct {
-	spans firstLines
-	key   []byte
+	spans  firstLines
+	key    []byte
+	traces map[string]struct{} // the run's trace_ids
 }
 
 func (s *collectorSpanState) spanKey(trace, span []byte) []byte {
@@ -136,6 +147,11 @@ func (s *collectorSpanState) Observe(rec *StreamRecord, r *StreamReporter) {
 	trace, span, parent := &rec.Values[0], &rec.Values[1], &rec.Values[2]
 	if trace.Kind != ValueString && trace.Kind != ValueAbsent {
 		return
+	}
+	if trace.Kind == ValueString && s.traces != nil {
+		if _, ok := s.traces[string(trace.Str)]; !ok {
+			s.traces[string(trace.Str)] = struct{}{}
+		}
 	}
 	if rec.Valid && parent.Kind == ValueString {
 		if _, ok := s.spans[string(s.spanKey(trace.Str, parent.Str))]; !ok {
@@ -189,6 +205,6 @@ func init() {
 		},
 	)
 	RegisterStream("CL100", collectorDupID{})
-	RegisterStream("CL101", collectorParentSpan{})
+	RegisterStream("CL101", &collectorParentSpan{})
 	RegisterStream("CL102", timeOrder{Pointer: "/timestamp", Log: "a collector log"})
 }
