@@ -162,7 +162,8 @@ func TestStreamDocuments(t *testing.T) {
 				return
 			}
 		}
-	}, LintConfig{Jobs: 2, Render: render, Out: &out, Options: Options{Severity: map[string]string{"ZZ905": "off"}}})
+	}, LintConfig{Jobs: 2, Render: render, Out: &out, Options: Options{Severity: map[string]string{"ZZ905": "off"}},
+		StreamRules: []string{"ZZ903", "ZZ904", "ZZ905"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,17 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/output"
 )
 
 // lintVermasTree lints every file of dir whose kind a built-in glob names, in
-// path order, and returns the text output (paths relative to dir) and the
-// summary.
+// path order, each on its own and without the stream rules (per-record
+// validation: the cross-record rules have their golden trees in
+// testdata/stream/vermas), and returns the text output (paths relative to
+// dir) and the summary.
 func lintVermasTree(t *testing.T, dir string, strict bool) (string, envelope.Envelope) {
 	t.Helper()
 	var files []string
@@ -38,7 +41,14 @@ func lintVermasTree(t *testing.T, dir string, strict bool) (string, envelope.Env
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum.Merge(lintOne(t, strict, GlobKind(f), filepath.ToSlash(rel), bytes.NewReader(raw), p.Record))
+		st, err := Lint(func(yield func(Input) bool) {
+			yield(Input{Path: filepath.ToSlash(rel), Reader: bytes.NewReader(raw), Kind: GlobKind(f)})
+		}, LintConfig{Options: Options{Strict: strict, Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, Jobs: 1, Emit: p.Record,
+			StreamRules: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum.Merge(st)
 	}
 	return out.String(), sum.Summary()
 }

@@ -45,6 +45,11 @@ type Rule struct {
 	// ExampleFile is the path the examples are validated as, for rules that
 	// compare a record with its location (default: example.json).
 	ExampleFile string
+	// ExampleTree, for a rule across files (a tree rule), is the folder of
+	// the repository that holds its golden examples: fail/ and pass/ trees,
+	// each with the want.txt of `agentlint lint` on it (tested by
+	// lint/tree_examples_test.go).
+	ExampleTree string
 	// Check runs a document rule; nil for schema rules enforced by the
 	// generated validators.
 	Check func(d *Doc, r *Reporter)

@@ -90,6 +90,10 @@ func explainRule(r *rules.Rule) string {
 		fmt.Fprintf(&b, "\nExamples: golden trees in the agentlint repository, %s/fail (failing) and %s/pass (passing),\n"+
 			"each with the output of agentlint lint --format text in want.txt.\n", dir, dir)
 	}
+	if r.ExampleTree != "" {
+		fmt.Fprintf(&b, "\nExamples (across files): a failing tree in %s/fail/ and a passing one in %s/pass/ of the agentlint repository,\n"+
+			"each with want.txt, the output of `agentlint lint --format text` on it.\n", r.ExampleTree, r.ExampleTree)
+	}
 	return b.String()
 }
 
