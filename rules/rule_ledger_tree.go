@@ -223,8 +223,7 @@ func init() {
 		Kinds:   []string{"ledger/entry", "ledger/status"},
 		Summary: "agents/<agent>/status.json names a last_task_id or session_id that no entry of that agent's ledger (ledger/<agent>/*.jsonl linted in the same run) has",
 		Source:  "seed 003 Status File Schema (last_task_id, session_id) and File Patterns; issue 4, Across files of one tree, Ledger; CONTRACT.md section 3, LEDGER_INCONSISTENT",
-		// No Example/Fixed: the rule compares files of a tree; the golden
-		// trees are in testdata/stream/ledger/LG102/{fail,pass}.
+		ExampleTree: "testdata/stream/ledger/LG102",
 	})
 	RegisterStream("LG102", theLedgerRefs)
 }

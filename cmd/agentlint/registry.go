@@ -86,26 +86,12 @@ func explainRule(r *rules.Rule) string {
 		}
 		fmt.Fprintf(&b, "\nFailing example (%s%s):\n%s\n", r.ExampleKind, opt, indent(r.Example))
 		fmt.Fprintf(&b, "\nPassing example:\n%s\n", indent(r.Fixed))
-	} else if dir := exampleTrees(r); dir != "" {
-		fmt.Fprintf(&b, "\nExamples: golden trees in the agentlint repository, %s/fail (failing) and %s/pass (passing),\n"+
-			"each with the output of agentlint lint --format text in want.txt.\n", dir, dir)
 	}
 	if r.ExampleTree != "" {
 		fmt.Fprintf(&b, "\nExamples (across files): a failing tree in %s/fail/ and a passing one in %s/pass/ of the agentlint repository,\n"+
 			"each with want.txt, the output of `agentlint lint --format text` on it.\n", r.ExampleTree, r.ExampleTree)
 	}
 	return b.String()
-}
-
-// exampleTrees is where the golden failing and passing trees of a rule that
-// compares files (a rules.TreeRule) are: testdata/stream/<family>/<ID>,
-// family from the rule's first kind (ISSUE4.md); "" for other rules.
-func exampleTrees(r *rules.Rule) string {
-	if _, ok := rules.Stream(r.ID).(rules.TreeRule); !ok || len(r.Kinds) == 0 {
-		return ""
-	}
-	family, _, _ := strings.Cut(r.Kinds[0], "/")
-	return "testdata/stream/" + family + "/" + r.ID
 }
 
 func indent(s string) string {
