@@ -222,3 +222,32 @@ func TestCorrelationGroups(t *testing.T) {
 		t.Errorf("correlation_groups without traces = %v, want absent", got)
 	}
 }
+
+// TestDeltaIDRepeatNamesFirstLine: OP071 and OP072 (one orchestrator
+// output) name the JSON Pointer and the line of the first occurrence.
+func TestDeltaIDRepeatNamesFirstLine(t *testing.T) {
+	out := func(deltas ...string) string {
+		return "{\n\"schema_version\": \"1.0.0\",\n\"run_id\": \"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4\",\n\"ledger_delta\": [\n" +
+			strings.Join(deltas, ",\n") + "\n],\n\"assignments\": [], \"active_locks\": [], \"blockers\": [], \"next_actions\": []\n}\n"
+	}
+	dl := func(id, status string) string {
+		return `{"task_id": "T-1", "status": "` + status + `", "owner": "a", "reason": "r", "delta_id": "` + id + `"}`
+	}
+	for _, c := range []struct {
+		rule   string
+		deltas []string
+	}{
+		{"OP071", []string{dl("d-1", "in_progress"), dl("d-2", "in_progress"), dl("d-1", "in_progress")}},
+		{"OP072", []string{dl("d-1", "in_progress"), dl("d-2", "in_progress"), dl("d-1", "done")}},
+	} {
+		vs, _ := NewValidator(Options{}, nil).Document("operator/orchestrator-output", "out.json", []byte(out(c.deltas...)))
+		var got []string
+		for _, v := range vs {
+			got = append(got, fmt.Sprintf("%s@%d first=%v %v", v.Rule, v.Line, v.Extra["first_line"], v.Extra["first_pointer"]))
+		}
+		want := c.rule + "@7 first=5 /ledger_delta/0/delta_id"
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s: got %v, want [%s]", c.rule, got, want)
+		}
+	}
+}

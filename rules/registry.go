@@ -131,12 +131,20 @@ func ForKind(kind string) []*Rule {
 
 // Finding is what a document rule reports: a JSON Pointer into the document,
 // a reason and optional details. Line and column are filled by the engine.
+// A finding about two places of one document (a repeated id) puts the JSON
+// Pointer of the other, first place in Extra[FirstPointer]; the engine then
+// adds its 1-based line as Extra["first_line"] (ISSUE4.md: a finding about
+// two records names both lines).
 type Finding struct {
 	Rule    string
 	Pointer string
 	Reason  string
 	Extra   map[string]any
 }
+
+// FirstPointer is the details key of the JSON Pointer of the first place a
+// finding is about (see Finding).
+const FirstPointer = "first_pointer"
 
 // Reporter collects the findings of document rules.
 type Reporter struct {
