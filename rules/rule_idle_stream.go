@@ -100,7 +100,7 @@ type idleIter struct{}
 func (idleIter) Fields() []Field { return idleFields(IdleFrames) }
 
 func (idleIter) NewFile(string, *Options) FileState {
-	return &idleIterState{last: map[string]frameIter{}}
+	return &idleIterState{last: map[string]*frameIter{}}
 }
 
 // frameIter is the latest iter of one frame of one run.
@@ -109,9 +109,10 @@ type frameIter struct {
 	line int32
 }
 
-// idleIterState maps (run_id, frame id) (pairKey) to the frame's latest iter.
+// idleIterState maps (run_id, frame id) (pairKey) to the frame's latest
+// iter, updated in place (a key is allocated once per frame).
 type idleIterState struct {
-	last map[string]frameIter
+	last map[string]*frameIter
 	key  []byte
 }
 
@@ -129,8 +130,12 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 			continue
 		}
 		s.key = pairKey(s.key, run.Str, id.Str)
-		prev, ok := s.last[string(s.key)]
-		if ok && iter.Num < prev.iter {
+		prev := s.last[string(s.key)]
+		if prev == nil {
+			s.last[string(s.key)] = &frameIter{iter: iter.Num, line: int32(rec.Line)}
+			continue
+		}
+		if iter.Num < prev.iter {
 			r.Report(StreamFinding{
 				Line: rec.Line, Column: iter.Column, Pointer: "/stack/" + strconv.Itoa(i) + "/iter",
 				Reason: "iter " + strconv.FormatFloat(iter.Num, 'f', -1, 64) + " of frame " + string(id.Str) + " is lower than its iter " +
@@ -139,8 +144,8 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 				Extra: map[string]any{"previous_line": int(prev.line), "previous_iter": prev.iter, "frame": string(id.Str)},
 			})
 		}
-		if !ok || iter.Num != prev.iter {
-			s.last[string(s.key)] = frameIter{iter: iter.Num, line: int32(rec.Line)}
+		if iter.Num != prev.iter {
+			prev.iter, prev.line = iter.Num, int32(rec.Line)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -27,7 +28,7 @@ type ledgerSession struct{}
 func (ledgerSession) Fields() []Field { return []Field{{Pointer: "/session_id", Type: FieldString}} }
 
 func (ledgerSession) NewFile(string, *Options) FileState {
-	return &ledgerSessionState{last: map[string]sessionSeen{}}
+	return &ledgerSessionState{last: map[string]*sessionSeen{}}
 }
 
 // sessionSeen is the highest counter seen for one agent and date.
@@ -37,9 +38,27 @@ type sessionSeen struct {
 	id      string
 }
 
-// ledgerSessionState maps "date_agent" to the highest session counter seen.
+// ledgerSessionState maps "YYYY-MM-DD_agent" to the highest session counter
+// seen, updated in place (a key is allocated once per agent and date).
 type ledgerSessionState struct {
-	last map[string]sessionSeen
+	last map[string]*sessionSeen
+}
+
+// sessionCounter splits a session id YYYY-MM-DD_<agent>_NNN into the key
+// "YYYY-MM-DD_<agent>" and the counter, as SplitSessionID does; ok is false
+// when it has no such layout or the counter is not decimal.
+func sessionCounter(id []byte) (key []byte, n int, ok bool) {
+	i := bytes.LastIndexByte(id, '_')
+	if len(id) < 13 || id[10] != '_' || i <= 11 || i == len(id)-1 || len(id)-i > 10 {
+		return nil, 0, false
+	}
+	for _, c := range id[i+1:] {
+		if c < '0' || c > '9' {
+			return nil, 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return id[:i], n, true
 }
 
 func (s *ledgerSessionState) Observe(rec *StreamRecord, r *StreamReporter) {
@@ -47,18 +66,19 @@ func (s *ledgerSessionState) Observe(rec *StreamRecord, r *StreamReporter) {
 	if !rec.Valid || v.Kind != ValueString {
 		return
 	}
-	id := string(v.Str)
-	date, agent, counter, ok := SplitSessionID(id)
-	n, err := strconv.Atoi(counter)
-	if !ok || err != nil {
+	key, n, ok := sessionCounter(v.Str)
+	if !ok {
 		return
 	}
-	key := id[:len(date)+1+len(agent)]
-	prev, seen := s.last[key]
+	prev := s.last[string(key)]
 	switch {
-	case !seen || n > prev.counter:
-		s.last[key] = sessionSeen{counter: n, line: int32(rec.Line), id: id}
+	case prev == nil:
+		s.last[string(key)] = &sessionSeen{counter: n, line: int32(rec.Line), id: string(v.Str)}
+	case n > prev.counter:
+		prev.counter, prev.line, prev.id = n, int32(rec.Line), string(v.Str)
 	case n < prev.counter:
+		id := string(v.Str)
+		date, agent, counter, _ := SplitSessionID(id)
 		r.Report(StreamFinding{
 			Line: rec.Line, Column: v.Column, Pointer: "/session_id",
 			Reason: "session_id " + id + " goes back to session " + counter + " of agent " + agent + " on " + date +

@@ -32,7 +32,7 @@ type timeOrderState struct {
 	t        timeOrder
 	prevLine int // 0 before the first timestamp
 	prev     int64
-	prevText string
+	prevText []byte // reused: no allocation per record
 }
 
 // Observe compares rec's timestamp with the previous valid record's.
@@ -44,13 +44,13 @@ func (s *timeOrderState) Observe(rec *StreamRecord, r *StreamReporter) {
 	if s.prevLine > 0 && v.Time < s.prev {
 		r.Report(StreamFinding{
 			Line: rec.Line, Column: v.Column, Pointer: s.t.Pointer,
-			Reason: s.t.Pointer[1:] + " " + string(v.Str) + " is earlier than " + s.prevText + " on line " + strconv.Itoa(s.prevLine) +
+			Reason: s.t.Pointer[1:] + " " + string(v.Str) + " is earlier than " + string(s.prevText) + " on line " + strconv.Itoa(s.prevLine) +
 				" (" + s.t.Log + " is append-only: records are in time order)",
-			Extra: map[string]any{"previous_line": s.prevLine, "previous": s.prevText},
+			Extra: map[string]any{"previous_line": s.prevLine, "previous": string(s.prevText)},
 		})
 	}
 	s.prevLine, s.prev = rec.Line, v.Time
-	s.prevText = string(v.Str)
+	s.prevText = append(s.prevText[:0], v.Str...)
 }
 
 func (s *timeOrderState) Finish(*StreamReporter) {}
