@@ -110,18 +110,7 @@ func (x *extractor) object(line []byte, i, depth int, set uint64, out []rules.Va
 		if i >= len(line) {
 			return -1
 		}
-		var here, deeper uint64
-		for f := set; f != 0; f &= f - 1 {
-			k := trailingZeros(f)
-			fd := &x.fields[k]
-			if fd.tokens[depth] == string(name) {
-				if len(fd.tokens) == depth+1 {
-					here |= 1 << uint(k)
-				} else {
-					deeper |= 1 << uint(k)
-				}
-			}
-		}
+		here, deeper := x.split(set, depth, name, -1)
 		if i = x.member(line, i, depth, here, deeper, out, found); i < 0 {
 			return -1
 		}
@@ -146,18 +135,7 @@ func (x *extractor) array(line []byte, i, depth int, set uint64, out []rules.Val
 		return i + 1
 	}
 	for n := 0; i < len(line); n++ {
-		var here, deeper uint64
-		for f := set; f != 0; f &= f - 1 {
-			k := trailingZeros(f)
-			fd := &x.fields[k]
-			if fd.index[depth] == n {
-				if len(fd.tokens) == depth+1 {
-					here |= 1 << uint(k)
-				} else {
-					deeper |= 1 << uint(k)
-				}
-			}
-		}
+		here, deeper := x.split(set, depth, nil, n)
 		if i = x.member(line, i, depth, here, deeper, out, found); i < 0 {
 			return -1
 		}
@@ -171,6 +149,25 @@ func (x *extractor) array(line []byte, i, depth int, set uint64, out []rules.Val
 		}
 	}
 	return -1
+}
+
+// split returns, of the fields in set, those whose token at depth names
+// the object member name (index < 0) or the array element index: here,
+// the fields that end there, and deeper, those that go on inside.
+func (x *extractor) split(set uint64, depth int, name []byte, index int) (here, deeper uint64) {
+	for f := set; f != 0; f &= f - 1 {
+		k := trailingZeros(f)
+		fd := &x.fields[k]
+		if index < 0 && fd.tokens[depth] != string(name) || index >= 0 && fd.index[depth] != index {
+			continue
+		}
+		if len(fd.tokens) == depth+1 {
+			here |= 1 << uint(k)
+		} else {
+			deeper |= 1 << uint(k)
+		}
+	}
+	return here, deeper
 }
 
 // member scans the value at line[i] of an object member or array element

@@ -220,9 +220,9 @@ func plural(n int, what string) string {
 func init() {
 	Register(&Rule{
 		ID: "LG102", Name: "status-in-ledger", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
-		Kinds:   []string{"ledger/entry", "ledger/status"},
-		Summary: "agents/<agent>/status.json names a last_task_id or session_id that no entry of that agent's ledger (ledger/<agent>/*.jsonl linted in the same run) has",
-		Source:  "seed 003 Status File Schema (last_task_id, session_id) and File Patterns; issue 4, Across files of one tree, Ledger; CONTRACT.md section 3, LEDGER_INCONSISTENT",
+		Kinds:       []string{"ledger/entry", "ledger/status"},
+		Summary:     "agents/<agent>/status.json names a last_task_id or session_id that no entry of that agent's ledger (ledger/<agent>/*.jsonl linted in the same run) has",
+		Source:      "seed 003 Status File Schema (last_task_id, session_id) and File Patterns; issue 4, Across files of one tree, Ledger; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 		ExampleTree: "testdata/stream/ledger/LG102",
 	})
 	RegisterStream("LG102", theLedgerRefs)
