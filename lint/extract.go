@@ -29,24 +29,7 @@ type extractor struct {
 
 type xfield struct {
 	tokens []string
-	index  []int // per token: the array index it names (RFC 6901), or -1
 	typ    rules.FieldType
-}
-
-// arrayIndex returns the array index an RFC 6901 reference token names:
-// "0" or a decimal without leading zeros; -1 for any other token.
-func arrayIndex(tok string) int {
-	if tok == "" || len(tok) > 9 || (tok[0] == '0' && len(tok) > 1) {
-		return -1
-	}
-	n := 0
-	for i := 0; i < len(tok); i++ {
-		if tok[i] < '0' || tok[i] > '9' {
-			return -1
-		}
-		n = 10*n + int(tok[i]-'0')
-	}
-	return n
 }
 
 // newExtractor compiles fields (at most 64; pointers were checked by
@@ -55,11 +38,7 @@ func newExtractor(fields []rules.Field) *extractor {
 	x := &extractor{}
 	for i, f := range fields {
 		toks, _ := rules.PointerTokens(f.Pointer)
-		xf := xfield{tokens: toks, typ: f.Type}
-		for _, t := range toks {
-			xf.index = append(xf.index, arrayIndex(t))
-		}
-		x.fields = append(x.fields, xf)
+		x.fields = append(x.fields, xfield{tokens: toks, typ: f.Type})
 		x.all |= 1 << uint(i)
 	}
 	return x
@@ -110,8 +89,38 @@ func (x *extractor) object(line []byte, i, depth int, set uint64, out []rules.Va
 		if i >= len(line) {
 			return -1
 		}
-		here, deeper := x.split(set, depth, name, -1)
-		if i = x.member(line, i, depth, here, deeper, out, found); i < 0 {
+		var here, deeper uint64
+		for f := set; f != 0; f &= f - 1 {
+			k := trailingZeros(f)
+			fd := &x.fields[k]
+			if fd.tokens[depth] == string(name) {
+				if len(fd.tokens) == depth+1 {
+					here |= 1 << uint(k)
+				} else {
+					deeper |= 1 << uint(k)
+				}
+			}
+		}
+		start := i
+		switch {
+		case deeper != 0 && line[i] == '{':
+			i = x.object(line, i, depth+1, deeper, out, found)
+		default:
+			i = skipValue(line, i)
+		}
+		if i < 0 {
+			return -1
+		}
+		for f := here; f != 0; f &= f - 1 {
+			k := trailingZeros(f)
+			x.convert(&x.fields[k], line[start:i], start, &out[k])
+			*found |= 1 << uint(k)
+		}
+		if *found == x.all {
+			return -1
+		}
+		i = skipWS(line, i)
+		if i >= len(line) {
 			return -1
 		}
 		switch line[i] {
@@ -124,83 +133,6 @@ func (x *extractor) object(line []byte, i, depth int, set uint64, out []rules.Va
 		}
 	}
 	return -1
-}
-
-// array scans the array at line[i] == '[' at depth like object: a field's
-// token at depth that is an array index (RFC 6901: "0", "1", ...) matches
-// the element at that index, so that "/stack/0/iter" reaches into arrays.
-func (x *extractor) array(line []byte, i, depth int, set uint64, out []rules.Value, found *uint64) int {
-	i = skipWS(line, i+1)
-	if i < len(line) && line[i] == ']' {
-		return i + 1
-	}
-	for n := 0; i < len(line); n++ {
-		here, deeper := x.split(set, depth, nil, n)
-		if i = x.member(line, i, depth, here, deeper, out, found); i < 0 {
-			return -1
-		}
-		switch line[i] {
-		case ',':
-			i = skipWS(line, i+1)
-		case ']':
-			return i + 1
-		default:
-			return -1
-		}
-	}
-	return -1
-}
-
-// split returns, of the fields in set, those whose token at depth names
-// the object member name (index < 0) or the array element index: here,
-// the fields that end there, and deeper, those that go on inside.
-func (x *extractor) split(set uint64, depth int, name []byte, index int) (here, deeper uint64) {
-	for f := set; f != 0; f &= f - 1 {
-		k := trailingZeros(f)
-		fd := &x.fields[k]
-		if index < 0 && fd.tokens[depth] != string(name) || index >= 0 && fd.index[depth] != index {
-			continue
-		}
-		if len(fd.tokens) == depth+1 {
-			here |= 1 << uint(k)
-		} else {
-			deeper |= 1 << uint(k)
-		}
-	}
-	return here, deeper
-}
-
-// member scans the value at line[i] of an object member or array element
-// at depth: fields in here end at it and are converted, fields in deeper
-// go on inside it. It returns the index of the next non-space byte after
-// the value, or -1 on malformed input, at the end of line or when every
-// field was found.
-func (x *extractor) member(line []byte, i, depth int, here, deeper uint64, out []rules.Value, found *uint64) int {
-	start := i
-	switch {
-	case deeper != 0 && line[i] == '{':
-		i = x.object(line, i, depth+1, deeper, out, found)
-	case deeper != 0 && line[i] == '[':
-		i = x.array(line, i, depth+1, deeper, out, found)
-	default:
-		i = skipValue(line, i)
-	}
-	if i < 0 {
-		return -1
-	}
-	for f := here; f != 0; f &= f - 1 {
-		k := trailingZeros(f)
-		x.convert(&x.fields[k], line[start:i], start, &out[k])
-		*found |= 1 << uint(k)
-	}
-	if *found == x.all {
-		return -1
-	}
-	i = skipWS(line, i)
-	if i >= len(line) {
-		return -1
-	}
-	return i
 }
 
 // convert stores the raw JSON value found at byte offset off as f's type.

@@ -251,3 +251,15 @@ func TestDeltaIDRepeatNamesFirstLine(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleIterColumn: IL101 points at the iter of the frame that went back.
+func TestIdleIterColumn(t *testing.T) {
+	second := idleRec("grind-1-1", frame("grind-1-1", 1), frame("issue-a-1", 3))
+	_, vs := findingsOf(t, "idle/event", lines(idleRec("grind-1-1", frame("grind-1-1", 1), frame("issue-a-1", 4)), second), "IL101")
+	if len(vs) != 1 || vs[0].Pointer != "/stack/1/iter" || vs[0].Extra["previous_line"] != 1 {
+		t.Fatalf("got %+v", vs)
+	}
+	if c := vs[0].Column; c < 1 || !strings.HasPrefix(second[c-1:], `3,"max"`) || strings.Index(second, `"iter":3`)+8 != c {
+		t.Errorf("column %d does not point at the iter 3 of frame 1: %s", c, second)
+	}
+}

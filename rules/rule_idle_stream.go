@@ -1,8 +1,11 @@
 package rules
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -23,30 +26,20 @@ import (
 //   - IL101: within one run, a stack frame's iter never decreases: the frame
 //     of the same id in a later STATE of the run has an iter >= the earlier
 //     one (seed 002 section 5: iter is the current iteration). A new frame
-//     id (the next issue of a grind) starts its own count. The first
-//     IdleFrames frames of each stack are checked.
+//     id (the next issue of a grind) starts its own count. Every frame of
+//     the stack is checked: the stack's JSON text is decoded by the rule
+//     (idle logs hold one record per loop iteration, not millions).
 //
 // Only valid records take part: an invalid STATE has its own envelope.
 
-// IdleFrames is how many stack frames, from the bottom, IL101 follows (the
-// seed's deepest example has two: grind, then issue).
-const IdleFrames = 8
-
-// idleFields are the values both idle stream rules read: event, run_id, then
-// id and iter of the first IdleFrames frames.
-func idleFields(frames int) []Field {
-	fs := []Field{{Pointer: "/event", Type: FieldString}, {Pointer: "/run_id", Type: FieldString}}
-	for i := 0; i < frames; i++ {
-		n := strconv.Itoa(i)
-		fs = append(fs, Field{Pointer: "/stack/" + n + "/id", Type: FieldString}, Field{Pointer: "/stack/" + n + "/iter", Type: FieldNumber})
-	}
-	return fs
-}
+// idleFields are the values the idle stream rules read: event and run_id,
+// and for IL101 the stack's JSON text.
+var idleFields = []Field{{Pointer: "/event", Type: FieldString}, {Pointer: "/run_id", Type: FieldString}, {Pointer: "/stack", Type: FieldRaw}}
 
 // idleAfterEnd is the stream check of IL100.
 type idleAfterEnd struct{}
 
-func (idleAfterEnd) Fields() []Field { return idleFields(0) }
+func (idleAfterEnd) Fields() []Field { return idleFields[:2] }
 
 func (idleAfterEnd) NewFile(string, *Options) FileState {
 	return &idleAfterEndState{ended: map[string]idleEnd{}}
@@ -97,7 +90,7 @@ func (s *idleAfterEndState) Finish(*StreamReporter) {}
 // idleIter is the stream check of IL101.
 type idleIter struct{}
 
-func (idleIter) Fields() []Field { return idleFields(IdleFrames) }
+func (idleIter) Fields() []Field { return idleFields }
 
 func (idleIter) NewFile(string, *Options) FileState {
 	return &idleIterState{last: map[string]*frameIter{}}
@@ -109,43 +102,113 @@ type frameIter struct {
 	line int32
 }
 
+// idleFrame is what IL101 reads of a stack frame: its id, its iter and
+// the byte offset of iter in the stack's JSON text.
+type idleFrame struct {
+	id      string
+	iter    float64
+	iterOff int64
+	ok      bool // both id (a string) and iter (a number) were found
+}
+
+// stackFrames reads the frames of a stack's JSON text into dst[:0]; ok is
+// false when raw is not an array (a frame that is not an object has ok
+// false).
+func stackFrames(dst []idleFrame, raw []byte) ([]idleFrame, bool) {
+	d := jsontext.NewDecoder(bytes.NewReader(raw))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
+		return dst, false
+	}
+	for d.PeekKind() != ']' {
+		var f idleFrame
+		if d.PeekKind() != '{' {
+			if d.SkipValue() != nil {
+				return dst, false
+			}
+			dst = append(dst, f)
+			continue
+		}
+		d.ReadToken()
+		hasID, hasIter := false, false
+		for d.PeekKind() != '}' {
+			tok, err := d.ReadToken()
+			if err != nil {
+				return dst, false
+			}
+			name := tok.String() // before the next read voids tok
+			v, err := d.ReadValue()
+			if err != nil {
+				return dst, false
+			}
+			start := d.InputOffset() - int64(len(v))
+			switch name {
+			case "id":
+				if v.Kind() == '"' {
+					if id, err := jsontext.AppendUnquote(nil, v); err == nil {
+						f.id, hasID = string(id), true
+					}
+				}
+			case "iter":
+				if v.Kind() == '0' {
+					if n, err := strconv.ParseFloat(string(v), 64); err == nil {
+						f.iter, f.iterOff, hasIter = n, start, true
+					}
+				}
+			}
+		}
+		if _, err := d.ReadToken(); err != nil {
+			return dst, false
+		}
+		f.ok = hasID && hasIter
+		dst = append(dst, f)
+	}
+	return dst, true
+}
+
 // idleIterState maps (run_id, frame id) (pairKey) to the frame's latest
 // iter, updated in place (a key is allocated once per frame).
 type idleIterState struct {
-	last map[string]*frameIter
-	key  []byte
+	last   map[string]*frameIter
+	key    []byte
+	frames []idleFrame
 }
 
 func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
-	ev, run := &rec.Values[0], &rec.Values[1]
-	if !rec.Valid || ev.Kind != ValueString || string(ev.Str) != "STATE" || run.Kind != ValueString {
+	ev, run, stack := &rec.Values[0], &rec.Values[1], &rec.Values[2]
+	if !rec.Valid || ev.Kind != ValueString || string(ev.Str) != "STATE" || run.Kind != ValueString || stack.Kind != ValueRaw {
 		return
 	}
-	for i := 0; 2+2*i+1 < len(rec.Values); i++ {
-		id, iter := &rec.Values[2+2*i], &rec.Values[2+2*i+1]
-		if id.Kind == ValueAbsent {
-			break
-		}
-		if id.Kind != ValueString || iter.Kind != ValueNumber {
+	var ok bool
+	if s.frames, ok = stackFrames(s.frames[:0], stack.Str); !ok {
+		return
+	}
+	for i := range s.frames {
+		f := &s.frames[i]
+		if !f.ok {
 			continue
 		}
-		s.key = pairKey(s.key, run.Str, id.Str)
+		s.key = append(pairKey(s.key, run.Str, nil), f.id...)
 		prev := s.last[string(s.key)]
 		if prev == nil {
-			s.last[string(s.key)] = &frameIter{iter: iter.Num, line: int32(rec.Line)}
+			s.last[string(s.key)] = &frameIter{iter: f.iter, line: int32(rec.Line)}
 			continue
 		}
-		if iter.Num < prev.iter {
+		if f.iter < prev.iter {
+			p := "/stack/" + strconv.Itoa(i) + "/iter"
+			line, col := rec.Line, stack.Column+int(f.iterOff)
+			if rec.Locate != nil {
+				line, col = rec.Locate(p)
+			}
 			r.Report(StreamFinding{
-				Line: rec.Line, Column: iter.Column, Pointer: "/stack/" + strconv.Itoa(i) + "/iter",
-				Reason: "iter " + strconv.FormatFloat(iter.Num, 'f', -1, 64) + " of frame " + string(id.Str) + " is lower than its iter " +
+				Line: line, Column: col, Pointer: p,
+				Reason: "iter " + strconv.FormatFloat(f.iter, 'f', -1, 64) + " of frame " + f.id + " is lower than its iter " +
 					strconv.FormatFloat(prev.iter, 'f', -1, 64) + " on line " + strconv.Itoa(int(prev.line)) +
 					" (within run " + string(run.Str) + ", a frame's iteration never goes back)",
-				Extra: map[string]any{"previous_line": int(prev.line), "previous_iter": prev.iter, "frame": string(id.Str)},
+				Extra: map[string]any{"previous_line": int(prev.line), "previous_iter": prev.iter, "frame": f.id},
 			})
 		}
-		if iter.Num != prev.iter {
-			prev.iter, prev.line = iter.Num, int32(rec.Line)
+		if f.iter != prev.iter {
+			prev.iter, prev.line = f.iter, int32(rec.Line)
 		}
 	}
 }
