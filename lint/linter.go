@@ -96,6 +96,11 @@ type LintConfig struct {
 //     the stream rules (rules.StreamRule, rules.TreeRule) sequentially on
 //     the extracted values and adds their findings at the records they
 //     concern, and sums the counts.
+//   - Checks that depend on the run (rules.RunBinder) are bound to it
+//     first: with cfg.Base, AL020 compares every append-only log read from
+//     disk with its version at the base revision (and, after the last file,
+//     reports the logs of cfg.BaseRoots deleted since); the distinct
+//     correlation groups the checks collect become Stats.Groups.
 //
 // The output is byte-identical whatever Jobs is. Lint returns an error only
 // when writing the output fails (the run then stops); everything about the
