@@ -111,11 +111,18 @@ type idleFrame struct {
 	ok      bool // both id (a string) and iter (a number) were found
 }
 
-// stackFrames reads the frames of a stack's JSON text into dst[:0]; ok is
-// false when raw is not an array (a frame that is not an object has ok
-// false).
-func stackFrames(dst []idleFrame, raw []byte) ([]idleFrame, bool) {
-	d := jsontext.NewDecoder(bytes.NewReader(raw))
+// stackReader reads the frames of stacks, reusing its decoder.
+type stackReader struct {
+	r bytes.Reader
+	d jsontext.Decoder
+}
+
+// frames reads the frames of a stack's JSON text into dst[:0]; ok is false
+// when raw is not an array (a frame that is not an object has ok false).
+func (sr *stackReader) frames(dst []idleFrame, raw []byte) ([]idleFrame, bool) {
+	sr.r.Reset(raw)
+	sr.d.Reset(&sr.r)
+	d := &sr.d
 	if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
 		return dst, false
 	}
@@ -171,6 +178,7 @@ type idleIterState struct {
 	last   map[string]*frameIter
 	key    []byte
 	frames []idleFrame
+	stack  stackReader
 }
 
 func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
@@ -179,7 +187,7 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 		return
 	}
 	var ok bool
-	if s.frames, ok = stackFrames(s.frames[:0], stack.Str); !ok {
+	if s.frames, ok = s.stack.frames(s.frames[:0], stack.Str); !ok {
 		return
 	}
 	for i := range s.frames {
