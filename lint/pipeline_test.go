@@ -333,7 +333,9 @@ func (testTreeRule) Fields() []rules.Field {
 func (testTreeRule) NewFile(file string, _ *rules.Options) rules.FileState {
 	return &testTreeFile{ids: map[string]int{}}
 }
-func (testTreeRule) NewTree(*rules.Options) rules.TreeState { return &testTree{first: map[string]string{}} }
+func (testTreeRule) NewTree(*rules.Options) rules.TreeState {
+	return &testTree{first: map[string]string{}}
+}
 
 type testTreeFile struct {
 	ids   map[string]int
