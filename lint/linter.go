@@ -91,7 +91,9 @@ type LintConfig struct {
 //     records; they also extract, from every record that is a JSON object,
 //     the few values the stream rules of its kind declare (rules.Field), and
 //     mark those the schema rejected (rules.StreamRecord.Valid false: they
-//     still register their ids, so one mistake gives one finding).
+//     still register their ids, so one mistake gives one finding). A whole
+//     document (JSON, TOML template, assignment text) is one such record,
+//     with its decoded form and a locator of source positions.
 //   - An ordered emitter writes each chunk's envelopes in input order, runs
 //     the stream rules (rules.StreamRule, rules.TreeRule) sequentially on
 //     the extracted values and adds their findings at the records they

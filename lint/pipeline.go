@@ -795,6 +795,7 @@ type emitter struct {
 	runs  []fileStreamRun
 	trees []treeRun
 	vals  []rules.Value
+	rec   rules.StreamRecord // reused: Observe must not keep it
 	found []pending
 	vs    []envelope.Violation
 }
@@ -912,7 +913,8 @@ func (e *emitter) chunk(it *item) error {
 			for _, k := range fr.run.idx {
 				e.vals = append(e.vals, res.vals[rec.v0+k])
 			}
-			fr.state.Observe(&rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: e.vals, Doc: rec.doc, Locate: rec.locate}, fr.rep)
+			e.rec = rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: e.vals, Doc: rec.doc, Locate: rec.locate}
+			fr.state.Observe(&e.rec, fr.rep)
 			for _, f := range fr.rep.Take() {
 				e.found = append(e.found, pending{rec: i, f: f})
 			}

@@ -137,16 +137,7 @@ func init() {
 // findings on a document join one envelope without a line.
 func TestStreamDocuments(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "zz-docs", ".work")
-	write := func(name, data string) string {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o666); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, data string) string { return writeFile(t, dir, name, data) }
 	proc := write("processes/proc-a.json", "{\n  \"id\": \"proc-a\",\n  \"template\": \"t\",\n  \"state\": \"active\",\n  \"created_at\": \"2026-01-06T10:00:00.000Z\",\n"+
 		"  \"steps\": [\n    {\"id\": \"s1\", \"status\": \"completed\"},\n    {\"id\": \"s2\",\n     \"status\": \"pending\"}\n  ],\n  \"x_flag\": \"flag\"\n}\n")
 	bad := write("processes/proc-b.json", `{"id": "proc-b", "template": "t", "state": "dormant", "created_at": "2026-01-06T10:00:00.000Z", "steps": []}`)
@@ -209,4 +200,18 @@ func TestStreamDocuments(t *testing.T) {
 	if want := proc + ":3 allow=false LEDGER_INCONSISTENT ZZ905@3:0\n"; out.String() != want {
 		t.Errorf("ZZ905 only:\n%s\nwant:\n%s", out.String(), want)
 	}
+}
+
+// writeFile writes data to dir/name, making the directories, and returns
+// the path.
+func writeFile(t *testing.T, dir, name, data string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

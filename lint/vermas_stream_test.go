@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,7 +89,7 @@ func TestVermasLogIDs(t *testing.T) {
 	got := vmFindings(t, "vermas/event", "events.jsonl", log, Options{})
 	checkFindings(t, "ids", got,
 		`2:78 VM105 /timestamp: timestamp 2026-02-14T09:00:04.000Z is earlier than 2026-02-14T09:00:05.000Z of the event on line 1 (events.jsonl is append-only)`,
-		`3:13 VM100 /event_id: event_id "evt-vm0000000001" is already the id of the event on line 1`,
+		`3:13 VM100 /event_id: event_id "evt-vm0000000001" is already on line 1`,
 		`3:131 VM104 /caused_by: caused_by "evt-vm0000000003" names no earlier event of this log`,
 		`4:131 VM104 /caused_by: caused_by "evt-vm0000000004" names no earlier event of this log`)
 }
@@ -124,7 +123,7 @@ func TestVermasRuleOff(t *testing.T) {
 		`2:143 VM110 /data/work_order_id: work_order.updated for work order "wo-b2", which no earlier work_order.created of this log created`)
 	got = vmFindings(t, "vermas/event", "events.jsonl", log, Options{Severity: map[string]string{"VM105": "off", "VM110": "off"}})
 	checkFindings(t, "VM105 and VM110 off", got,
-		`2:13 VM100 /event_id: event_id "evt-vm0000000001" is already the id of the event on line 1`)
+		`2:13 VM100 /event_id: event_id "evt-vm0000000001" is already on line 1`)
 }
 
 func vmWO(id, status string, deps ...string) string {
@@ -170,9 +169,6 @@ func TestVermasDependencies(t *testing.T) {
 // compared but counts as present.
 func TestVermasProjectionNoCascade(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".work")
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
 	events := vmE("1", 0, "work_order.created", "", vmCreatedData("wo-a1", 9)) + // invalid: fields unknown
 		vmE("2", 1, "work_order.status_changed", "", vmStatusData("wo-a1", "open", "in_progress")) + // not checked: status unknown
 		vmE("3", 2, "work_order.created", "", vmCreatedData("wo-b2", 2)) +
@@ -181,11 +177,8 @@ func TestVermasProjectionNoCascade(t *testing.T) {
 	wos := strings.Replace(vmWO("wo-a1", "in_progress"), `"title":"t"`, `"title":"Title of wo-a1"`, 1) +
 		strings.Replace(vmWO("wo-b2", "closed"), `"priority":2`, `"priority":4`, 1) + // status differs, priority unknown
 		`{"id":"wo-c3","title":"broken"}` + "\n" // invalid: counts as present
-	for name, data := range map[string]string{"events.jsonl": events, "work_orders.jsonl": wos} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFile(t, dir, "events.jsonl", events)
+	writeFile(t, dir, "work_orders.jsonl", wos)
 	got := lintTreeText(t, filepath.Dir(dir))
 	var vm []string
 	for _, l := range strings.Split(got, "\n") {

@@ -256,6 +256,17 @@ const (
 
 func vmLine(n uint32) string { return strconv.FormatUint(uint64(n), 10) }
 
+// vmRepeated reports the id v of the current record, at pointer ptr, as a
+// repeat of the one on line first (what names it in the reason; note
+// follows). The details hold the id, under the pointer's name, and
+// first_line.
+func vmRepeated(r *StreamReporter, rec *StreamRecord, v *Value, ptr, what string, first uint32, note string) {
+	id := string(v.Str)
+	r.Report(StreamFinding{Line: rec.Line, Column: v.Column, Pointer: ptr,
+		Reason: what + " " + strconv.Quote(id) + " is already on line " + vmLine(first) + note,
+		Extra:  map[string]any{ptr[1:]: id, "first_line": int(first)}})
+}
+
 // ---- events.jsonl
 
 // vmEvents is the state of one event log (events.jsonl, feed.jsonl).
@@ -333,9 +344,7 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 	// VM100: event ids are unique.
 	if id := &v[evID]; id.Kind == ValueString {
 		if first, dup := s.ids.add(id.Str, line); dup {
-			s.reps.as(r, "VM100").Report(StreamFinding{Line: rec.Line, Column: id.Column, Pointer: "/event_id",
-				Reason: "event_id " + strconv.Quote(string(id.Str)) + " is already the id of the event on line " + vmLine(first),
-				Extra:  map[string]any{"event_id": string(id.Str), "first_line": int(first)}})
+			vmRepeated(s.reps.as(r, "VM100"), rec, id, "/event_id", "event_id", first, "")
 		} else {
 			s.nEventIDs++
 		}
@@ -581,10 +590,7 @@ func (s *vmWorkOrders) Observe(rec *StreamRecord, r *StreamReporter) {
 	first, dup := s.ids.add(id.Str, uint32(len(s.wos)))
 	if dup {
 		if rec.Valid {
-			p := &s.wos[first]
-			s.reps.as(r, "VM101").Report(StreamFinding{Line: rec.Line, Column: id.Column, Pointer: "/id",
-				Reason: "work order " + strconv.Quote(p.id) + " is already on line " + vmLine(p.line) + " (work_orders.jsonl holds one line per work order)",
-				Extra:  map[string]any{"id": p.id, "first_line": int(p.line)}})
+			vmRepeated(s.reps.as(r, "VM101"), rec, id, "/id", "work order", s.wos[first].line, " (work_orders.jsonl holds one line per work order)")
 		}
 		return
 	}
@@ -789,10 +795,7 @@ func (s *vmMessages) Observe(rec *StreamRecord, r *StreamReporter) {
 	first, dup := s.ids.add(id.Str, uint32(len(s.msgs)))
 	if dup {
 		if rec.Valid {
-			m := &s.msgs[first]
-			s.reps.as(r, "VM102").Report(StreamFinding{Line: rec.Line, Column: id.Column, Pointer: "/id",
-				Reason: "message " + strconv.Quote(m.id) + " is already on line " + vmLine(m.line) + " (messages.jsonl holds one line per message)",
-				Extra:  map[string]any{"id": m.id, "first_line": int(m.line)}})
+			vmRepeated(s.reps.as(r, "VM102"), rec, id, "/id", "message", s.msgs[first].line, " (messages.jsonl holds one line per message)")
 		}
 		return
 	}
@@ -832,9 +835,7 @@ func (s *vmRoutes) Observe(rec *StreamRecord, r *StreamReporter) {
 	}
 	if first, dup := s.prefixes[string(p.Str)]; dup {
 		if rec.Valid {
-			s.reps.as(r, "VM103").Report(StreamFinding{Line: rec.Line, Column: p.Column, Pointer: "/prefix",
-				Reason: "prefix " + strconv.Quote(string(p.Str)) + " is already routed on line " + vmLine(first),
-				Extra:  map[string]any{"prefix": string(p.Str), "first_line": int(first)}})
+			vmRepeated(s.reps.as(r, "VM103"), rec, p, "/prefix", "prefix", first, " (a prefix is routed once)")
 		}
 		return
 	}
