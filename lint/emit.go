@@ -31,7 +31,7 @@ type fileStreamRun struct {
 }
 
 type treeRun struct {
-	id    string
+	run   *streamRuleRun // of the first file: its id and also
 	state rules.TreeState
 	files map[string]*fileRun
 	order map[string]int // input order of files
@@ -112,7 +112,13 @@ func (e *emitter) startFile(f *fileRun) {
 	opts := e.ruleOptions()
 	for i := range f.plan.rules {
 		r := &f.plan.rules[i]
-		e.runs = append(e.runs, fileStreamRun{run: r, state: r.rule.NewFile(f.path, opts), rep: rules.NewStreamReporter(r.id)})
+		var st rules.FileState
+		if kr, ok := r.rule.(rules.KindRule); ok {
+			st = kr.NewKindFile(f.path, f.kind.Name, opts)
+		} else {
+			st = r.rule.NewFile(f.path, opts)
+		}
+		e.runs = append(e.runs, fileStreamRun{run: r, state: st, rep: rules.NewStreamReporter(r.id, r.also...)})
 	}
 }
 
@@ -134,7 +140,7 @@ func (e *emitter) chunk(it *item) error {
 			for _, k := range fr.run.idx {
 				e.vals = append(e.vals, res.vals[rec.v0+k])
 			}
-			e.rec = rules.StreamRecord{Line: rec.line, Values: e.vals}
+			e.rec = rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: e.vals, Doc: rec.doc, Locate: rec.locate}
 			fr.state.Observe(&e.rec, fr.rep)
 			for _, f := range fr.rep.Take() {
 				e.found = append(e.found, pending{rec: i, f: f})
@@ -269,18 +275,23 @@ func (e *emitter) finishFile() error {
 }
 
 // findings writes stream findings that do not join a record's envelope:
-// one envelope per file and line, in order.
+// one envelope per file and line (per file for a document), in order.
 func (e *emitter) findings(fs []rules.StreamFinding, fileOf func(string) *fileRun) error {
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
 	for i := 0; i < len(fs); {
+		f := fileOf(fs[i].File)
+		doc := f.kind.Format != FormatJSONL && f.kind.Format != ""
 		j := i
 		e.vs = e.vs[:0]
-		for j < len(fs) && fs[j].Line == fs[i].Line && fs[j].File == fs[i].File {
+		for j < len(fs) && (doc || fs[j].Line == fs[i].Line) && fs[j].File == fs[i].File {
 			e.vs = append(e.vs, findingViolation(fs[j], fs[i].Line))
 			j++
 		}
-		f := fileOf(fs[i].File)
-		if err := e.merged(f, fs[i].Line, 0, false); err != nil {
+		line := fs[i].Line
+		if doc {
+			line = 0
+		}
+		if err := e.merged(f, line, 0, false); err != nil {
 			return err
 		}
 		i = j
@@ -288,14 +299,16 @@ func (e *emitter) findings(fs []rules.StreamFinding, fileOf func(string) *fileRu
 	return nil
 }
 
+// tree returns the run-wide state of r's check (one per check, whatever
+// the kind it runs for).
 func (e *emitter) tree(r *streamRuleRun) *treeRun {
 	for i := range e.trees {
-		if e.trees[i].id == r.id {
+		if e.trees[i].run.rule == r.rule {
 			return &e.trees[i]
 		}
 	}
 	st := r.rule.(rules.TreeRule).NewTree(e.ruleOptions())
-	e.trees = append(e.trees, treeRun{id: r.id, state: st, files: map[string]*fileRun{}, order: map[string]int{}})
+	e.trees = append(e.trees, treeRun{run: r, state: st, files: map[string]*fileRun{}, order: map[string]int{}})
 	return &e.trees[len(e.trees)-1]
 }
 
@@ -304,7 +317,7 @@ func (e *emitter) tree(r *streamRuleRun) *treeRun {
 func (e *emitter) finishTree() error {
 	for i := range e.trees {
 		t := &e.trees[i]
-		rep := rules.NewStreamReporter(t.id)
+		rep := rules.NewStreamReporter(t.run.id, t.run.also...)
 		t.state.Finish(rep)
 		fs := rep.Take()
 		rank := func(file string) int {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"math/bits"
 	"strconv"
 	"unsafe"
 
@@ -16,11 +17,13 @@ import (
 // compared in place, values that no field needs are skipped without being
 // decoded, and the scan stops as soon as every field was found. Nothing is
 // decoded into maps; strings with escapes are unescaped into an arena. It
-// runs in the workers, on records the schema accepted, and never panics on
-// malformed input (a syntax rule switched off lets such records through):
-// it then reports what it found before the malformed spot.
+// runs in the workers, on every record that is a JSON object (valid or
+// not), and never panics on malformed input (a syntax rule switched off lets
+// such records through): it then reports what it found before the malformed
+// spot.
 type extractor struct {
 	fields []xfield
+	root   *xnode // the member names of the fields, as a trie
 	all    uint64 // bit set of every field
 	arena  []byte // unescaped strings of the current chunk
 	buf    []byte // scratch for member names with escapes
@@ -31,14 +34,43 @@ type xfield struct {
 	typ    rules.FieldType
 }
 
+// xnode is one level of the fields' pointers: the distinct member names
+// at that level and, per name, the fields that end there and the level
+// below (nil when no field goes deeper). A member name is compared with
+// the few distinct names of its level only.
+type xnode struct {
+	names []string
+	here  []uint64
+	child []*xnode
+}
+
+func (n *xnode) add(tokens []string, bit uint64) {
+	k := 0
+	for k < len(n.names) && n.names[k] != tokens[0] {
+		k++
+	}
+	if k == len(n.names) {
+		n.names, n.here, n.child = append(n.names, tokens[0]), append(n.here, 0), append(n.child, nil)
+	}
+	if len(tokens) == 1 {
+		n.here[k] |= bit
+		return
+	}
+	if n.child[k] == nil {
+		n.child[k] = &xnode{}
+	}
+	n.child[k].add(tokens[1:], bit)
+}
+
 // newExtractor compiles fields (at most 64; pointers were checked by
 // rules.RegisterStream).
 func newExtractor(fields []rules.Field) *extractor {
-	x := &extractor{}
+	x := &extractor{root: &xnode{}}
 	for i, f := range fields {
 		toks, _ := rules.PointerTokens(f.Pointer)
 		x.fields = append(x.fields, xfield{tokens: toks, typ: f.Type})
 		x.all |= 1 << uint(i)
+		x.root.add(toks, 1<<uint(i))
 	}
 	return x
 }
@@ -49,17 +81,17 @@ func (x *extractor) extract(line []byte, out []rules.Value) {
 		out[i] = rules.Value{}
 	}
 	i := skipWS(line, 0)
-	if i >= len(line) || line[i] != '{' {
+	if i >= len(line) || line[i] != '{' || len(x.fields) == 0 {
 		return
 	}
 	var found uint64
-	x.object(line, i, 0, x.all, out, &found)
+	x.object(line, i, x.root, out, &found)
 }
 
-// object scans the object at line[i] == '{' at depth (the number of pointer
-// tokens already matched) for the fields in set. It returns the index after
-// the object, or -1 on malformed input or when every field was found.
-func (x *extractor) object(line []byte, i, depth int, set uint64, out []rules.Value, found *uint64) int {
+// object scans the object at line[i] == '{' for the fields of node. It
+// returns the index after the object, or -1 on malformed input or when
+// every field was found.
+func (x *extractor) object(line []byte, i int, node *xnode, out []rules.Value, found *uint64) int {
 	i = skipWS(line, i+1)
 	if i < len(line) && line[i] == '}' {
 		return i + 1
@@ -88,32 +120,25 @@ func (x *extractor) object(line []byte, i, depth int, set uint64, out []rules.Va
 		if i >= len(line) {
 			return -1
 		}
-		var here, deeper uint64
-		for f := set; f != 0; f &= f - 1 {
-			k := trailingZeros(f)
-			fd := &x.fields[k]
-			if fd.tokens[depth] == string(name) {
-				if len(fd.tokens) == depth+1 {
-					here |= 1 << uint(k)
-				} else {
-					deeper |= 1 << uint(k)
-				}
-			}
+		k := 0
+		for k < len(node.names) && node.names[k] != string(name) {
+			k++
 		}
 		start := i
-		switch {
-		case deeper != 0 && line[i] == '{':
-			i = x.object(line, i, depth+1, deeper, out, found)
-		default:
+		if k < len(node.names) && node.child[k] != nil && line[i] == '{' {
+			i = x.object(line, i, node.child[k], out, found)
+		} else {
 			i = skipValue(line, i)
 		}
 		if i < 0 {
 			return -1
 		}
-		for f := here; f != 0; f &= f - 1 {
-			k := trailingZeros(f)
-			x.convert(&x.fields[k], line[start:i], start, &out[k])
-			*found |= 1 << uint(k)
+		if k < len(node.names) {
+			for f := node.here[k]; f != 0; f &= f - 1 {
+				b := bits.TrailingZeros64(f)
+				x.convert(&x.fields[b], line[start:i], start, &out[b])
+				*found |= 1 << uint(b)
+			}
 		}
 		if *found == x.all {
 			return -1
@@ -166,15 +191,6 @@ func (x *extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 			v.Kind, v.Num = rules.ValueNumber, n
 		}
 	}
-}
-
-func trailingZeros(x uint64) int {
-	n := 0
-	for x&1 == 0 {
-		x >>= 1
-		n++
-	}
-	return n
 }
 
 func skipWS(b []byte, i int) int {

@@ -1,8 +1,10 @@
 package lint
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,8 +41,7 @@ func lintTree(t *testing.T, dir string, strict bool) (lines []string, denied map
 			t.Errorf("%s: kind not detected", rel)
 			return nil
 		}
-		l := &Linter{V: NewValidator(Options{Strict: strict, Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, nil)}
-		l.Emit = func(e envelope.Envelope) error {
+		emit := func(e envelope.Envelope) error {
 			vs, _ := e.Details["violations"].([]envelope.Violation)
 			for _, v := range vs {
 				lines = append(lines, fmt.Sprintf("%s:%d:%d: %s %s %s %s", rel, v.Line, v.Column, v.Code, v.Severity, v.Rule, v.Pointer))
@@ -50,12 +51,8 @@ func lintTree(t *testing.T, dir string, strict bool) (lines []string, denied map
 			}
 			return nil
 		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return l.File(kind, rel, f)
+		lintOne(t, strict, kind, rel, bytes.NewReader(data), emit)
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -97,4 +94,18 @@ func TestFamilies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lintOne lints one file's content r of kind as file name rel with the
+// engine of `agentlint lint` (one worker, --now 2026-02-14T20:00:00Z) and
+// passes every envelope to emit; it returns the run's counts.
+func lintOne(t *testing.T, strict bool, kind *KindInfo, rel string, r io.Reader, emit func(envelope.Envelope) error) *Stats {
+	t.Helper()
+	st, err := Lint(func(yield func(Input) bool) {
+		yield(Input{Path: rel, Reader: r, Kind: kind})
+	}, LintConfig{Options: Options{Strict: strict, Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, Jobs: 1, Emit: emit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

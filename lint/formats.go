@@ -65,6 +65,26 @@ func convert(f Format, raw []byte) converted {
 	return converted{js: raw}
 }
 
+// documentJSON returns the JSON form of a whole document of kind k (the
+// text after a byte-order mark; TOML and text converted) and a function
+// that maps a JSON Pointer of it to a 1-based line and column of the
+// source; nil when the document has no JSON form (a parse error). For the
+// stream rules (rules.StreamRecord.Locate), off the hot path.
+func documentJSON(k *KindInfo, raw []byte) ([]byte, func(string) (int, int)) {
+	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+	if k.Format == FormatTOML || k.Format == FormatText {
+		c := convert(k.Format, raw)
+		if c.js == nil {
+			return nil, nil
+		}
+		return c.js, func(p string) (int, int) {
+			pos := c.pos.at(p)
+			return pos.line, pos.col
+		}
+	}
+	return raw, func(p string) (int, int) { return LineCol(raw, Locate(raw, p), 1) }
+}
+
 // assignmentJSON converts a VerMAS assignment file (seed 000 "Assignment
 // Schema": one line {type}:{reference_id}) into
 // {"type":…,"reference_id":…}. A final newline is allowed (CRLF with the

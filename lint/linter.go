@@ -3,6 +3,8 @@ package lint
 import (
 	"io"
 
+	"github.com/agentlint/agentlint/rules"
+
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
@@ -63,6 +65,14 @@ type LintConfig struct {
 	// rules.RegisterStream); nil: every registered one. Rules switched off
 	// by Options.Severity never run.
 	StreamRules []string
+	// Base binds rule AL020 to a git revision (`--base REV`): every file of
+	// an append-only kind (rules.AppendOnlyKinds) read from disk is compared
+	// with its version there (lint/gitbase). Zero: no append-only check.
+	Base rules.AppendOnly
+	// BaseRoots are the directories linted; with Base, append-only logs
+	// under them that existed at the revision and were deleted since are
+	// reported after the last file.
+	BaseRoots []string
 }
 
 // Lint lints inputs, in order, and returns the run's counts (the summary
@@ -78,19 +88,35 @@ type LintConfig struct {
 //     mark (AL006) and CRLF line endings (AL007) are warnings.
 //   - Jobs workers, each with its own Validator, validate chunks (and whole
 //     documents) in parallel and render the envelopes of denied or warned
-//     records; they also extract, from every record the schema accepted, the
-//     few values the stream rules of its kind declare (rules.Field).
+//     records; they also extract, from every record that is a JSON object,
+//     the few values the stream rules of its kind declare (rules.Field), and
+//     mark those the schema rejected (rules.StreamRecord.Valid false: they
+//     still register their ids, so one mistake gives one finding). A whole
+//     document (JSON, TOML template, assignment text) is one such record,
+//     with its decoded form and a locator of source positions.
 //   - An ordered emitter writes each chunk's envelopes in input order, runs
 //     the stream rules (rules.StreamRule, rules.TreeRule) sequentially on
 //     the extracted values and adds their findings at the records they
 //     concern, and sums the counts.
+//   - Checks that depend on the run (rules.RunBinder) are bound to it
+//     first: with cfg.Base, AL020 compares every append-only log read from
+//     disk with its version at the base revision (and, after the last file,
+//     reports the logs of cfg.BaseRoots deleted since); the distinct
+//     correlation groups the checks collect become Stats.Groups.
 //
 // The output is byte-identical whatever Jobs is. Lint returns an error only
 // when writing the output fails (the run then stops); everything about the
 // inputs is an envelope.
 func Lint(inputs func(yield func(Input) bool), cfg LintConfig) (*Stats, error) {
 	p := newPipeline(cfg)
-	return p.run(inputs)
+	run := &rules.LintRun{Base: cfg.Base.Base, Rev: cfg.Base.Rev}
+	p.bindRun(run)
+	st, err := p.run(inputs)
+	if err == nil {
+		st.Groups = run.Groups()
+		err = reportDeleted(&p.cfg, st)
+	}
+	return st, err
 }
 
 // Linter lints single files with Lint, one at a time, on the caller's

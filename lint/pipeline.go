@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/go-json-experiment/json"
+
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/rules"
 )
@@ -72,12 +74,16 @@ type recEnv struct {
 	v0, v1     int
 }
 
-// streamRec is one record the schema accepted: its line, its values in
-// vals (plan.fields order) and whether it was denied already.
+// streamRec is one record for the stream rules: its line, its values in
+// vals (plan.fields order), whether it was denied already and whether the
+// schema accepted it (rules.StreamRecord.Valid).
 type streamRec struct {
 	line   int
 	v0     int
 	denied bool
+	valid  bool
+	doc    any                          // documents: the decoded JSON form
+	locate func(string) (line, col int) // documents: source positions
 }
 
 func (r *result) reset() {
@@ -93,8 +99,12 @@ type streamPlan struct {
 	tree   bool
 }
 
+// streamRuleRun is one stream check for one kind: the rule it runs as (the
+// first of its rules that is on), the other rules on that it reports under,
+// and where its fields are in the plan's union.
 type streamRuleRun struct {
 	id   string
+	also []string
 	rule rules.StreamRule
 	idx  []int
 }
@@ -139,22 +149,51 @@ func newPipeline(cfg LintConfig) *pipeline {
 	return p
 }
 
-// makePlans builds the stream plan of every kind that has enabled stream rules.
+// makePlans builds the stream plan of every kind that has enabled stream
+// rules. A check attached to several rules runs once per kind, when one of
+// them applies to the kind and is on; it reports under every rule of its
+// that is on (whatever the kind).
 func (p *pipeline) makePlans() map[*KindInfo]*streamPlan {
 	wanted := map[string]bool{}
 	for _, id := range p.cfg.StreamRules {
 		wanted[id] = true
 	}
+	on := func(id string) bool {
+		return (p.cfg.StreamRules == nil || wanted[id]) && p.cfg.Options.Severity[id] != "off"
+	}
+	// The rules that are on, per check, in ID order.
+	var ids []string
+	for _, r := range rules.All() {
+		if rules.Stream(r.ID) != nil && on(r.ID) {
+			ids = append(ids, r.ID)
+		}
+	}
 	plans := map[*KindInfo]*streamPlan{}
 	for _, k := range Kinds {
 		var plan streamPlan
 		for _, id := range rules.StreamsForKind(k.Name) {
-			if (p.cfg.StreamRules != nil && !wanted[id]) || p.cfg.Options.Severity[id] == "off" {
+			if !on(id) {
 				continue
 			}
 			sr := rules.Stream(id)
+			dup := false
+			for i := range plan.rules {
+				dup = dup || plan.rules[i].rule == sr
+			}
+			if dup {
+				continue
+			}
 			run := streamRuleRun{id: id, rule: sr}
-			for _, f := range sr.Fields() {
+			for _, other := range ids {
+				if other != id && rules.Stream(other) == sr {
+					run.also = append(run.also, other)
+				}
+			}
+			fields := sr.Fields()
+			if kr, ok := sr.(rules.KindRule); ok {
+				fields = kr.KindFields(k.Name)
+			}
+			for _, f := range fields {
 				j := -1
 				for i, g := range plan.fields {
 					if g == f {
@@ -236,9 +275,12 @@ func (w *worker) process(it *item) {
 	case it.tooLong:
 		w.tooLong(it, it.line1)
 	case it.doc:
-		vs, _ := w.v.Document(f.kind.Name, f.path, it.data)
+		vs, doc := w.v.Document(f.kind.Name, f.path, it.data)
 		res.stats.Records++
 		w.flag(it, 0, vs)
+		if f.plan != nil {
+			w.extractDoc(it, vs, doc)
+		}
 	default:
 		data := it.data
 		n := it.line1
@@ -307,9 +349,27 @@ func (w *worker) line(it *item, text []byte, n int, terminated bool) {
 	}
 	res.stats.Records++
 	w.flag(it, n, vs)
-	if plan := it.file.plan; plan != nil && schemaAccepted(vs) {
-		w.extract(it, plan, text, n, envelope.HasErrors(vs))
+	if plan := it.file.plan; plan != nil {
+		// Valid records first: their path is one scan of vs, as before.
+		if schemaAccepted(vs) {
+			w.extract(it, plan, text, n, envelope.HasErrors(vs), true)
+		} else if invalidObject(vs, text) {
+			w.extract(it, plan, text, n, true, false)
+		}
 	}
+}
+
+// invalidObject reports whether a record the schema rejected is still a
+// JSON object (no parse error, first byte '{'): the stream rules observe it
+// with Valid false, so that it registers the ids it carries (no cascades).
+func invalidObject(vs []envelope.Violation, text []byte) bool {
+	for i := range vs {
+		if vs[i].Parse {
+			return false
+		}
+	}
+	i := skipWS(text, 0)
+	return i < len(text) && text[i] == '{'
 }
 
 // isBlank reports whether a line holds only white space.
@@ -375,8 +435,9 @@ func schemaAccepted(vs []envelope.Violation) bool {
 	return true
 }
 
-// extract keeps the stream values of one accepted record.
-func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied bool) {
+// extract keeps the stream values of one record (valid: the schema
+// accepted it).
+func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied, valid bool) {
 	res := &it.res
 	x := w.xs[plan]
 	if x == nil {
@@ -392,5 +453,37 @@ func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied 
 	x.arena = res.arena
 	x.extract(text, res.vals[v0:])
 	res.arena = x.arena
-	res.recs = append(res.recs, streamRec{line: n, v0: v0, denied: denied})
+	res.recs = append(res.recs, streamRec{line: n, v0: v0, denied: denied, valid: valid})
+}
+
+// extractDoc keeps the stream values of a document that is a JSON object
+// (in its JSON form, for TOML and text), valid or not: one record of line
+// 0 with the decoded document and a locator of source positions.
+func (w *worker) extractDoc(it *item, vs []envelope.Violation, doc *rules.Doc) {
+	for i := range vs {
+		if vs[i].Parse {
+			return
+		}
+	}
+	js, locate := documentJSON(it.file.kind, it.data)
+	if js == nil {
+		return
+	}
+	var value any
+	if doc != nil {
+		value = doc.Value
+	} else if err := json.Unmarshal(js, &value); err != nil {
+		return
+	}
+	if _, ok := value.(map[string]any); !ok {
+		return
+	}
+	w.extract(it, it.file.plan, js, 0, envelope.HasErrors(vs), schemaAccepted(vs))
+	res := &it.res
+	rec := &res.recs[len(res.recs)-1]
+	rec.doc, rec.locate = value, locate
+	for i := rec.v0; i < len(res.vals); i++ {
+		res.vals[i].Column = 0 // offsets into the JSON form: use Locate
+	}
+	// The values point into js, which lives as long as the item.
 }

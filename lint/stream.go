@@ -29,6 +29,12 @@ type Stats struct {
 	ByRule map[string]int
 	// Worst is the highest-precedence primary code among denied verdicts.
 	Worst envelope.Code
+	// Groups counts the distinct correlation groups of the run by group
+	// name (issue 4: correlation groups are reported in the summary):
+	// "trace_id", the distinct correlation.trace_id values of the collector
+	// logs (counted by CL101's check). Set by Lint after the last file; nil
+	// when no log had one.
+	Groups map[string]int
 }
 
 // Add counts the violations of one verdict (sorted, so the first error is
@@ -101,12 +107,17 @@ func (s *Stats) reset() {
 // when no verdict denied and no input was unreadable; its code is the
 // highest-precedence primary code among the denying verdicts (OK if none);
 // its details count files, skipped_files, unreadable_files, records,
-// blank_lines, denied, warnings, and violations by_code and by_rule.
+// blank_lines, denied, warnings, and violations by_code and by_rule, and,
+// when a log had any, correlation_groups: the number of distinct
+// correlation groups by group name (Groups).
 func (s *Stats) Summary() envelope.Envelope {
 	d := map[string]any{
 		"files": s.Files, "skipped_files": s.SkippedFiles, "unreadable_files": s.UnreadableFiles, "records": s.Records,
 		"blank_lines": s.BlankLines, "denied": s.Denied, "warnings": s.Warnings,
 		"by_code": nonNil(s.ByCode), "by_rule": nonNil(s.ByRule),
+	}
+	if len(s.Groups) > 0 {
+		d["correlation_groups"] = s.Groups
 	}
 	if s.Denied == 0 && s.UnreadableFiles == 0 {
 		return envelope.Envelope{Allow: true, Code: envelope.OK, Reason: "no record denied", Details: d}

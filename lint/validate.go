@@ -120,6 +120,11 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 	n := len(v.vs)
 	for _, f := range rules.Run(doc, v.Enabled) {
 		line, col := LineCol(raw, Locate(raw, f.Pointer), line1)
+		if p, ok := f.Extra[rules.FirstPointer].(string); ok {
+			// A finding about two places of the document (a repeated id)
+			// names the line of the other one too.
+			f.Extra["first_line"], _ = LineCol(raw, Locate(raw, p), line1)
+		}
 		v.vs = append(v.vs, envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: line, Column: col, Reason: f.Reason, Extra: f.Extra})
 	}
 	v.fill(v.vs[n:])

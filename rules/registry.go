@@ -45,6 +45,11 @@ type Rule struct {
 	// ExampleFile is the path the examples are validated as, for rules that
 	// compare a record with its location (default: example.json).
 	ExampleFile string
+	// ExampleTree, for a rule across files (a tree rule), is the folder of
+	// the repository that holds its golden examples: fail/ and pass/ trees,
+	// each with the want.txt of `agentlint lint` on it (tested by
+	// lint/tree_examples_test.go).
+	ExampleTree string
 	// Check runs a document rule; nil for schema rules enforced by the
 	// generated validators.
 	Check func(d *Doc, r *Reporter)
@@ -141,12 +146,20 @@ func ForKind(kind string) []*Rule {
 
 // Finding is what a document rule reports: a JSON Pointer into the document,
 // a reason and optional details. Line and column are filled by the engine.
+// A finding about two places of one document (a repeated id) puts the JSON
+// Pointer of the other, first place in Extra[FirstPointer]; the engine then
+// adds its 1-based line as Extra["first_line"] (ISSUE4.md: a finding about
+// two records names both lines).
 type Finding struct {
 	Rule    string
 	Pointer string
 	Reason  string
 	Extra   map[string]any
 }
+
+// FirstPointer is the details key of the JSON Pointer of the first place a
+// finding is about (see Finding).
+const FirstPointer = "first_pointer"
 
 // Reporter collects the findings of document rules.
 type Reporter struct {

@@ -178,7 +178,8 @@ func checkDeltaIDRepeat(d *Doc, r *Reporter) {
 		if len(fields) > 0 {
 			return
 		}
-		r.Reportf(Ptr("ledger_delta", dl.index, "delta_id"), map[string]any{"delta_id": dl.deltaID, "index": dl.index, "first_index": first.index},
+		r.Reportf(Ptr("ledger_delta", dl.index, "delta_id"), map[string]any{"delta_id": dl.deltaID, "index": dl.index, "first_index": first.index,
+			FirstPointer: Ptr("ledger_delta", first.index, "delta_id")},
 			"ledger_delta[%d] repeats delta_id %q of ledger_delta[%d] with identical content; a replay skips it (D2)", dl.index, dl.deltaID, first.index)
 	})
 }
@@ -188,7 +189,8 @@ func checkDeltaIDConflict(d *Doc, r *Reporter) {
 		if len(fields) == 0 {
 			return
 		}
-		r.Reportf(Ptr("ledger_delta", dl.index, "delta_id"), map[string]any{"delta_id": dl.deltaID, "index": dl.index, "first_index": first.index, "fields": fields},
+		r.Reportf(Ptr("ledger_delta", dl.index, "delta_id"), map[string]any{"delta_id": dl.deltaID, "index": dl.index, "first_index": first.index, "fields": fields,
+			FirstPointer: Ptr("ledger_delta", first.index, "delta_id")},
 			"ledger_delta[%d] reuses delta_id %q of ledger_delta[%d] with different content (%s)", dl.index, dl.deltaID, first.index, strings.Join(fields, ", "))
 	})
 }

@@ -1,51 +1,12 @@
 package rules
 
-import (
-	"strconv"
-
-	"github.com/agentlint/agentlint/lint/envelope"
-)
+import "github.com/agentlint/agentlint/lint/envelope"
 
 // Ordering of append-only logs (CONTRACT.md section 3: records that disagree
 // with each other are LEDGER_INCONSISTENT; the ordering of an append-only log
 // is a warning). Seed 001 "Artifact: Worklog Entry": a worklog is appended to
-// as the task goes on, so its timestamps never go backwards.
-
-// worklogOrder is the stream check of OP080: each accepted entry's timestamp
-// must not be earlier than the previous accepted entry's.
-type worklogOrder struct{}
-
-func (worklogOrder) Fields() []Field { return []Field{{Pointer: "/timestamp", Type: FieldTime}} }
-
-func (worklogOrder) NewFile(string, *Options) FileState { return &worklogOrderState{} }
-
-type worklogOrderState struct {
-	prevLine int // 0 before the first timestamp
-	prev     int64
-	prevText []byte
-}
-
-// Observe compares rec's timestamp with the previous entry's. An entry
-// without a parseable timestamp (the schema rejects it) is not compared and
-// does not become the previous one.
-func (s *worklogOrderState) Observe(rec *StreamRecord, r *StreamReporter) {
-	v := &rec.Values[0]
-	if v.Kind != ValueTime {
-		return
-	}
-	if s.prevLine > 0 && v.Time < s.prev {
-		r.Report(StreamFinding{
-			Line: rec.Line, Column: v.Column, Pointer: "/timestamp",
-			Reason: "timestamp " + string(v.Str) + " is earlier than " + string(s.prevText) + " on line " + strconv.Itoa(s.prevLine) +
-				" (a worklog is append-only: entries are in time order)",
-			Extra: map[string]any{"previous_line": s.prevLine},
-		})
-	}
-	s.prevLine, s.prev = rec.Line, v.Time
-	s.prevText = append(s.prevText[:0], v.Str...)
-}
-
-func (s *worklogOrderState) Finish(*StreamReporter) {}
+// as the task goes on, so its timestamps never go backwards: OP080 is the
+// timeOrder check (stream_order.go) on /timestamp.
 
 func init() {
 	Register(&Rule{
@@ -59,5 +20,5 @@ func init() {
 		Fixed: `{"timestamp":"2026-02-14T19:00:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","actor":"agent-1","action":"claim","files_touched":[],"decision":"take T-12","result":"lock granted","next_step":"read the tests"}
 {"timestamp":"2026-02-14T19:05:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","actor":"agent-1","action":"edit","files_touched":["tests/test_api.py"],"decision":"add POST cases","result":"added 3 tests","next_step":"run pytest"}`,
 	})
-	RegisterStream("OP080", worklogOrder{})
+	RegisterStream("OP080", timeOrder{Pointer: "/timestamp", Log: "a worklog"})
 }

@@ -23,6 +23,24 @@ import (
 //   - a TreeRule also gets every finished FileState of the run, in input
 //     order, and reports after the last file.
 //
+// Documents (JSON documents, TOML templates, assignment text) are observed
+// too, as one record with Line 0: their values are extracted from their
+// JSON form, StreamRecord.Doc holds the decoded document and
+// StreamRecord.Locate finds the source position of a JSON Pointer.
+//
+// One check may serve several kinds and several rules (a replay of a VerMAS
+// .work/ tree that many rules read): attach it to each rule with
+// RegisterStream; the engine runs it once per file and it reports under
+// each rule with StreamReporter.As. A KindRule extracts different fields
+// from each kind and knows the kind of each file.
+//
+// No cascades (issue 4): a record that failed per-record validation but is
+// still a JSON object is observed too, with Valid false and its values
+// extracted as far as its bytes allow, so that it still registers the ids it
+// carries and one mistake gives one finding. A rule checks relations
+// (references, transitions, ordering) only from valid records. A line that
+// is not well-formed JSON or not an object is not observed.
+//
 // Findings reported by Observe concern the current record and join its
 // envelope; findings reported by Finish (of a file or of the tree) are
 // printed after the file's (or the tree's) last record, in line order. The
@@ -43,7 +61,8 @@ const (
 	// section 4, "All families"), parsed to Value.Time (Unix nanoseconds)
 	// and Value.Str; a string that is not a date-time has Kind ValueString.
 	FieldTime
-	// FieldRaw: any value, as its JSON text (Value.Str, Kind ValueRaw).
+	// FieldRaw: any JSON value, as its JSON text (Value.Str, Kind ValueRaw),
+	// for the few values a rule decodes itself (an array of dependencies).
 	FieldRaw
 )
 
@@ -68,9 +87,10 @@ const (
 	ValueNumber
 	// ValueTime: an RFC 3339 date-time (FieldTime only).
 	ValueTime
-	// ValueOther: a value of another JSON type than the field's.
+	// ValueOther: a value of another JSON type than the field's (null
+	// included).
 	ValueOther
-	// ValueRaw: the JSON text of a FieldRaw value.
+	// ValueRaw: the JSON text of the value (FieldRaw only).
 	ValueRaw
 )
 
@@ -86,15 +106,29 @@ type Value struct {
 	// Time is the instant in Unix nanoseconds (ValueTime).
 	Time int64
 	// Column is the 1-based byte column where the value starts in its line
-	// (0 when absent).
+	// (0 when absent, and for documents: use StreamRecord.Locate).
 	Column int
 }
 
-// StreamRecord is one record the schema accepted, as a stream rule sees it:
-// its 1-based line and the values of the rule's Fields, in the same order.
+// StreamRecord is one record as a stream rule sees it: its 1-based line
+// (0 for a document), whether the schema accepted it and the values of the
+// rule's Fields, in the same order.
 type StreamRecord struct {
-	Line   int
+	Line int
+	// Valid is false for a record that failed per-record validation (an
+	// error of the schema or of a line rule) but is a JSON object; its
+	// Values hold what could be extracted (a value the schema rejected is
+	// there as found, or ValueOther).
+	Valid  bool
 	Values []Value
+	// Doc is, for a document only, its decoded JSON form (map[string]any,
+	// as rules.Doc.Value; not checked against the schema when Valid is
+	// false); nil for JSON Lines records. Valid during Observe only.
+	Doc any
+	// Locate returns the 1-based line and column in the source of the value
+	// at a JSON Pointer of Doc (or of its nearest ancestor); nil for JSON
+	// Lines records. Valid during Observe only.
+	Locate func(pointer string) (line, col int)
 }
 
 // StreamFinding is a finding of a stream or tree rule: the record it
@@ -111,26 +145,62 @@ type StreamFinding struct {
 	Extra   map[string]any
 }
 
-// StreamReporter collects the findings of one stream or tree rule.
+// StreamReporter collects the findings of one stream or tree check, under
+// its rule or (As) the other rules the check serves.
 type StreamReporter struct {
 	rule string
-	out  []StreamFinding
+	on   bool
+	sink *streamSink
 }
 
-// NewStreamReporter returns a reporter for rule id (for the engine and tests).
-func NewStreamReporter(id string) *StreamReporter { return &StreamReporter{rule: id} }
+type streamSink struct {
+	out []StreamFinding
+	on  map[string]bool
+}
 
-// Report records a finding; its Rule is set to the reporter's rule.
+// NewStreamReporter returns a reporter for rule id (for the engine and
+// tests); also lists the other rules the check may report under with As
+// that are switched on (the findings of any other rule are dropped).
+func NewStreamReporter(id string, also ...string) *StreamReporter {
+	s := &streamSink{on: map[string]bool{id: true}}
+	for _, a := range also {
+		s.on[a] = true
+	}
+	return &StreamReporter{rule: id, on: true, sink: s}
+}
+
+// As returns a reporter for rule id sharing r's findings: one check may
+// report under several rules. A check attached to several rules always
+// reports through As: the reporter it is given runs as the first of its
+// rules that is on, which depends on the configuration. It panics on an
+// unregistered ID.
+func (r *StreamReporter) As(id string) *StreamReporter {
+	if registry[id] == nil {
+		panic("rules: StreamReporter.As: unknown rule " + id)
+	}
+	return &StreamReporter{rule: id, on: r.sink.on[id], sink: r.sink}
+}
+
+// Enabled reports whether the reporter's rule is switched on: a check may
+// skip work whose findings would be dropped.
+func (r *StreamReporter) Enabled() bool { return r.on }
+
+// Report records a finding; its Rule is set to the reporter's rule. The
+// finding is dropped when that rule is off.
 func (r *StreamReporter) Report(f StreamFinding) {
+	if !r.on {
+		return
+	}
 	f.Rule = r.rule
-	r.out = append(r.out, f)
+	r.sink.out = append(r.sink.out, f)
 }
 
-// Take returns the findings reported since the last Take and forgets them.
-// The slice is reused by later reports.
+// Take returns the findings reported since the last Take (by r and every
+// reporter As made from it) and forgets them. The slice is reused by later
+// reports.
 func (r *StreamReporter) Take() []StreamFinding {
-	out := r.out
-	r.out = r.out[:0]
+	out := r.sink.out
+	r.sink.out = r.sink.out[:0]
 	return out
 }
 
@@ -144,11 +214,25 @@ type StreamRule interface {
 
 // FileState is a stream rule's state for one file.
 type FileState interface {
-	// Observe is called for each record the schema accepted, in input order.
-	// Findings concern rec (report them at rec.Line).
+	// Observe is called for each record that is a JSON object, in input
+	// order, valid or not (rec.Valid). Findings concern rec (report them at
+	// rec.Line). rec is reused by the engine: keep none of it after the
+	// call (copy the values you need).
 	Observe(rec *StreamRecord, r *StreamReporter)
 	// Finish is called after the file's last record.
 	Finish(r *StreamReporter)
+}
+
+// KindRule is a stream rule that reads files of several kinds and needs
+// different values from each (the rules of a VerMAS .work/ tree): the
+// engine extracts, from the records of each kind, the fields KindFields
+// returns for it, and creates file states with NewKindFile, which is given
+// the kind. Fields must return the union of those fields (RegisterStream
+// checks their pointers); NewFile is not called.
+type KindRule interface {
+	StreamRule
+	KindFields(kind string) []Field
+	NewKindFile(file, kind string, opts *Options) FileState
 }
 
 // TreeRule is a stream rule that also checks across the files of one run.
@@ -169,9 +253,12 @@ type TreeState interface {
 var streams = map[string]StreamRule{}
 
 // RegisterStream attaches the stream-level check s to the registered rule
-// id. It panics when id is not registered, already has one, or declares a
-// pointer that is not a JSON Pointer of member names (programming errors
-// caught by every test).
+// id. The same check may be attached to several rules (it must then be
+// comparable, e.g. a pointer): it runs once per file when at least one of
+// them applies to the file's kind and is on, and reports under them with
+// StreamReporter.As. It panics when id is not registered, already has a
+// check, or s declares a pointer that is not a JSON Pointer of member
+// names (programming errors caught by every test).
 func RegisterStream(id string, s StreamRule) {
 	if registry[id] == nil {
 		panic("rules: RegisterStream: unknown rule " + id)

@@ -61,6 +61,7 @@ type globalFlags struct {
 	maxWarnings int
 	config      string
 	assignment  string
+	base        string
 }
 
 type app struct {

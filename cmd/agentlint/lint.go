@@ -13,7 +13,9 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/gitbase"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/rules"
 )
 
 func (a *app) lintCmd() *cobra.Command {
@@ -34,11 +36,22 @@ A file's kind comes from --kind, the config's [kinds] globs, the built-in
 globs, then the first record of a .json or .jsonl file. When a directory is
 walked, files whose kind cannot be determined are skipped and counted; a file
 named explicitly must have a known kind (exit 2), and - needs --kind or a
-first record that names its kind.`,
+first record that names its kind.
+
+With --base REV, every append-only log (agentlint rules AL020: vermas events,
+worklogs, idle events, ledger entries, collector logs) read from disk must
+still start with exactly the bytes it had at the git revision REV, as
+committed or as checked out; an edited, removed or truncated line is
+NON_COMPLIANT at the first line that changed, and a log of a linted
+directory that was deleted since REV is reported after the last file. The
+repository is the one that holds the first PATH (or the working directory);
+files outside it are not compared. A REV that does not resolve (a shallow
+clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
 		Example: `  agentlint lint testdata/demo
   agentlint lint --format text -j 4 worklogs/
   agentlint lint --quiet --max-warnings 0 .
-  cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -`,
+  cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -
+  agentlint lint --base origin/main .`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				args = []string{"."}
@@ -50,6 +63,7 @@ first record that names its kind.`,
 	cmd.Flags().BoolVar(&a.g.quiet, "quiet", false, "print the summary envelope only")
 	cmd.Flags().IntVar(&a.g.maxWarnings, "max-warnings", -1, "exit 1 when more than N warnings are reported (-1: no limit)")
 	cmd.Flags().IntVarP(&a.g.jobs, "jobs", "j", 0, "parallel workers (default: number of CPUs)")
+	cmd.Flags().StringVar(&a.g.base, "base", "", "git revision the append-only logs must only have been appended to since (rule AL020)")
 	return cmd
 }
 
@@ -88,6 +102,13 @@ func (a *app) lint(args []string) error {
 	if err != nil {
 		return err
 	}
+	base, roots, err := a.openBase(args, resolved)
+	if err != nil {
+		return err
+	}
+	if base.Base != nil {
+		defer base.Base.Close()
+	}
 	walker := &lint.Walker{Config: cfg}
 	inputs := func(yield func(lint.Input) bool) {
 		for _, r := range resolved {
@@ -106,7 +127,7 @@ func (a *app) lint(args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	lc := lint.LintConfig{Options: opts, NewEngine: newEngine, Jobs: jobs, Detector: det, Quiet: a.g.quiet, Out: bw}
+	lc := lint.LintConfig{Options: opts, NewEngine: newEngine, Jobs: jobs, Detector: det, Quiet: a.g.quiet, Out: bw, Base: base, BaseRoots: roots}
 	if ap, ok := p.(output.Appender); ok {
 		lc.Render = ap.AppendRecord
 	} else {
@@ -135,6 +156,36 @@ func (a *app) lint(args []string) error {
 		return errDenied
 	}
 	return nil
+}
+
+// openBase opens the git repository of the first path argument (the working
+// directory when there is none or it is -) at --base REV, once for the run,
+// and returns the AL020 binding and the directories whose deleted logs are
+// reported; an empty --base gives the zero binding. A REV that does not
+// resolve, a missing git or a path outside any repository is a usage error
+// whose reason is gitbase's sentence.
+func (a *app) openBase(args []string, resolved []lintArg) (rules.AppendOnly, []string, error) {
+	if a.g.base == "" {
+		return rules.AppendOnly{}, nil, nil
+	}
+	dir := "."
+	for _, arg := range args {
+		if arg != "-" {
+			dir = arg
+			break
+		}
+	}
+	b, err := gitbase.Open(dir, a.g.base)
+	if err != nil {
+		return rules.AppendOnly{}, nil, usagef("%v", err)
+	}
+	var roots []string
+	for _, r := range resolved {
+		if r.dir != "" {
+			roots = append(roots, r.dir)
+		}
+	}
+	return rules.AppendOnly{Base: b, Rev: a.g.base}, roots, nil
 }
 
 // engineFactory returns the schema engine constructor of one worker (nil:

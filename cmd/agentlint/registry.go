@@ -87,6 +87,10 @@ func explainRule(r *rules.Rule) string {
 		fmt.Fprintf(&b, "\nFailing example (%s%s):\n%s\n", r.ExampleKind, opt, indent(r.Example))
 		fmt.Fprintf(&b, "\nPassing example:\n%s\n", indent(r.Fixed))
 	}
+	if r.ExampleTree != "" {
+		fmt.Fprintf(&b, "\nExamples (across files): a failing tree in %s/fail/ and a passing one in %s/pass/ of the agentlint repository,\n"+
+			"each with want.txt, the output of `agentlint lint --format text` on it.\n", r.ExampleTree, r.ExampleTree)
+	}
 	return b.String()
 }
 

@@ -311,9 +311,23 @@ func (g *gen) collector(n int) {
 	if et.hook != "" {
 		r.add("hook", fmt.Appendf(nil, `{"hook_type":%q,"raw_payload":{"cwd":"/home/agent/work","tool":%q}}`, et.hook, tool))
 	}
-	span := g.rnd.IntN(1000)
-	r.add("correlation", fmt.Appendf(nil, `{"trace_id":"trace-%06x","span_id":"span-%03d","parent_span_id":"span-%03d","root_agent_id":"@orchestrator"}`,
-		g.rnd.IntN(1<<24), span, span/2))
+	// Traces of 20 consecutive events: every event but the first names as
+	// its parent a span logged earlier in its trace on a line that is not
+	// defective (CL101: a parent span is logged before its children).
+	trace, span := (n-1)/20, (n-1)%20
+	parent := -1
+	if span > 0 {
+		p := g.rnd.IntN(span)
+		for ; p >= 0 && (trace*20+p+1)%Every == Every/2; p-- {
+		}
+		parent = p
+	}
+	if parent < 0 {
+		r.add("correlation", fmt.Appendf(nil, `{"trace_id":"trace-%06x","span_id":"span-%03d","root_agent_id":"@orchestrator"}`, trace, span))
+	} else {
+		r.add("correlation", fmt.Appendf(nil, `{"trace_id":"trace-%06x","span_id":"span-%03d","parent_span_id":"span-%03d","root_agent_id":"@orchestrator"}`,
+			trace, span, parent))
+	}
 	r.add("metadata", fmt.Appendf(nil, `{"uptime_ms":%d,"memory_mb":%d,"host":"worker-%02d"}`,
 		g.rnd.IntN(1e7), 64+g.rnd.IntN(960), g.rnd.IntN(32)))
 }

@@ -99,17 +99,25 @@ func (p *Text) Summary(e envelope.Envelope) error {
 	}
 	line := fmt.Sprintf("summary: %s %s", verdict, strings.Join(parts, " "))
 	if byRule, ok := d["by_rule"].(map[string]int); ok && len(byRule) > 0 {
-		keys := make([]string, 0, len(byRule))
-		for k := range byRule {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var rs []string
-		for _, k := range keys {
-			rs = append(rs, fmt.Sprintf("%s:%d", k, byRule[k]))
-		}
-		line += " rules=" + strings.Join(rs, ",")
+		line += " rules=" + joinCounts(byRule)
+	}
+	if groups, ok := d["correlation_groups"].(map[string]int); ok && len(groups) > 0 {
+		line += " groups=" + joinCounts(groups)
 	}
 	_, err := fmt.Fprintln(p.W, line)
 	return err
+}
+
+// joinCounts renders counts as "key:n,key:n", keys sorted.
+func joinCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	rs := make([]string, 0, len(keys))
+	for _, k := range keys {
+		rs = append(rs, fmt.Sprintf("%s:%d", k, m[k]))
+	}
+	return strings.Join(rs, ",")
 }

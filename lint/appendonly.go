@@ -1,0 +1,101 @@
+package lint
+
+import (
+	"slices"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/rules"
+)
+
+// Append-only checks against a git revision (`agentlint lint --base REV`;
+// CONTRACT.md sections 3 and 6; rule AL020, lint/gitbase).
+
+// bindRun replaces, in every stream plan, each check that depends on the
+// run (rules.RunBinder: AL020 and --base, the correlation groups of the
+// summary) with the check it binds to run, or drops it when it binds to
+// nothing. A check is bound once per run, whatever the number of kinds it
+// serves, so that the tree state of a bound tree check stays one per run.
+func (p *pipeline) bindRun(run *rules.LintRun) {
+	bound := map[rules.StreamRule]rules.StreamRule{}
+	for k, plan := range p.plans {
+		runs := plan.rules[:0]
+		for _, r := range plan.rules {
+			if b, ok := r.rule.(rules.RunBinder); ok {
+				nr, seen := bound[r.rule]
+				if !seen {
+					nr = b.BindRun(run)
+					bound[r.rule] = nr
+				}
+				if nr == nil {
+					continue
+				}
+				r.rule = nr
+			}
+			runs = append(runs, r)
+		}
+		plan.rules = runs
+		if len(runs) == 0 {
+			delete(p.plans, k)
+		}
+	}
+}
+
+// reportDeleted reports, after the last file, each append-only log under
+// cfg.BaseRoots that existed at the base revision and no longer exists
+// (AL020: removing a log removes every line it had). A path counts as a log
+// when its name gives an append-only kind (built-in globs or the config's
+// [kinds]); paths the config excludes are skipped. The envelopes are written
+// like every other and counted in st.
+func reportDeleted(cfg *LintConfig, st *Stats) error {
+	if cfg.Base.Base == nil || cfg.Options.Severity["AL020"] == "off" {
+		return nil
+	}
+	det := cfg.Detector
+	if det == nil {
+		det = &Detector{}
+	}
+	v := NewValidator(cfg.Options, noEngine{})
+	var out []byte
+	for _, root := range cfg.BaseRoots {
+		gone, err := cfg.Base.Base.Missing(root)
+		if err != nil {
+			gone = nil
+			v.vs = append(v.vs[:0], envelope.Violation{Rule: "AL020", Reason: "cannot list the files of " + root + " at --base " + cfg.Base.Rev + ": " + err.Error()})
+			if err := writeDeleted(cfg, st, v, map[string]any{"file": root}, &out); err != nil {
+				return err
+			}
+		}
+		for _, path := range gone {
+			k := det.ByName(path)
+			if k == nil || !slices.Contains(rules.AppendOnlyKinds, k.Name) || (det.Config != nil && det.Config.Excluded(path)) {
+				continue
+			}
+			v.vs = append(v.vs[:0], envelope.Violation{Rule: "AL020", Reason: "append-only log was deleted since " + cfg.Base.Rev +
+				" (it existed there; removing a log removes every line it had)"})
+			if err := writeDeleted(cfg, st, v, map[string]any{"file": path, "kind": k.Name}, &out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeDeleted fills, counts and writes the envelope (with details d) of
+// the violation in v.vs.
+func writeDeleted(cfg *LintConfig, st *Stats, v *Validator, d map[string]any, out *[]byte) error {
+	v.finish()
+	if len(v.vs) == 0 {
+		return nil
+	}
+	st.Add(v.vs)
+	if cfg.Quiet {
+		return nil
+	}
+	env := envelope.Verdict(append([]envelope.Violation(nil), v.vs...), "", d)
+	if cfg.Render == nil {
+		return cfg.Emit(env)
+	}
+	*out = cfg.Render((*out)[:0], env)
+	_, err := cfg.Out.Write(*out)
+	return err
+}

@@ -1,0 +1,251 @@
+package rules
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// Stream rules of idle loop event logs (seed 002 "Event Schema (v0)";
+// issue 4, "Within one log"; CONTRACT.md section 3, INVALID_TRANSITION: "an
+// idle run that goes on after its DONE/ABORT"). One log is one file.
+//
+// DONE and ABORT carry no run_id (seed 002 sections 4.2 and 4.3): they end
+// the run of the latest STATE before them in the same log, the loop that was
+// current on the loop:current topic when it ended. A DONE or ABORT before any
+// STATE ends no run. ANCHOR events (topic loop:anchor) are not part of a
+// run's state and are ignored.
+//
+//   - IL100: a STATE of a run that a DONE or ABORT ended (INVALID_TRANSITION,
+//     naming the line of the DONE or ABORT). The STATE reopens the run, so a
+//     run that goes on for many STATEs is reported once, at the first.
+//   - IL101: within one run, a stack frame's iter never decreases: the frame
+//     of the same id in a later STATE of the run has an iter >= the earlier
+//     one (seed 002 section 5: iter is the current iteration). A new frame
+//     id (the next issue of a grind) starts its own count. Every frame of
+//     the stack is checked: the stack's JSON text is decoded by the rule
+//     (idle logs hold one record per loop iteration, not millions).
+//
+// Only valid records take part: an invalid STATE has its own envelope.
+
+// idleFields are the values the idle stream rules read: event and run_id,
+// and for IL101 the stack's JSON text.
+var idleFields = []Field{{Pointer: "/event", Type: FieldString}, {Pointer: "/run_id", Type: FieldString}, {Pointer: "/stack", Type: FieldRaw}}
+
+// idleAfterEnd is the stream check of IL100.
+type idleAfterEnd struct{}
+
+func (idleAfterEnd) Fields() []Field { return idleFields[:2] }
+
+func (idleAfterEnd) NewFile(string, *Options) FileState {
+	return &idleAfterEndState{ended: map[string]idleEnd{}}
+}
+
+// idleEnd is the DONE or ABORT that ended a run.
+type idleEnd struct {
+	event string
+	line  int32
+}
+
+type idleAfterEndState struct {
+	current string             // run_id of the latest STATE
+	ended   map[string]idleEnd // run_id → its DONE or ABORT
+}
+
+func (s *idleAfterEndState) Observe(rec *StreamRecord, r *StreamReporter) {
+	ev, run := &rec.Values[0], &rec.Values[1]
+	if !rec.Valid || ev.Kind != ValueString {
+		return
+	}
+	switch string(ev.Str) {
+	case "STATE":
+		if run.Kind != ValueString {
+			return
+		}
+		if end, ok := s.ended[string(run.Str)]; ok {
+			r.Report(StreamFinding{
+				Line: rec.Line, Column: run.Column, Pointer: "/run_id",
+				Reason: "run " + string(run.Str) + " goes on after its " + end.event + " on line " + strconv.Itoa(int(end.line)) +
+					" (a DONE or ABORT ends the run of the latest STATE before it)",
+				Extra: map[string]any{"end_line": int(end.line), "end_event": end.event},
+			})
+			delete(s.ended, string(run.Str))
+		}
+		if string(run.Str) != s.current {
+			s.current = string(run.Str)
+		}
+	case "DONE", "ABORT":
+		if s.current != "" {
+			s.ended[s.current] = idleEnd{event: string(ev.Str), line: int32(rec.Line)}
+		}
+	}
+}
+
+func (s *idleAfterEndState) Finish(*StreamReporter) {}
+
+// idleIter is the stream check of IL101.
+type idleIter struct{}
+
+func (idleIter) Fields() []Field { return idleFields }
+
+func (idleIter) NewFile(string, *Options) FileState {
+	return &idleIterState{last: map[string]*frameIter{}}
+}
+
+// frameIter is the latest iter of one frame of one run.
+type frameIter struct {
+	iter float64
+	line int32
+}
+
+// idleFrame is what IL101 reads of a stack frame: its id, its iter and
+// the byte offset of iter in the stack's JSON text.
+type idleFrame struct {
+	id      string
+	iter    float64
+	iterOff int64
+	ok      bool // both id (a string) and iter (a number) were found
+}
+
+// stackReader reads the frames of stacks, reusing its decoder.
+type stackReader struct {
+	r bytes.Reader
+	d jsontext.Decoder
+}
+
+// frames reads the frames of a stack's JSON text into dst[:0]; ok is false
+// when raw is not an array (a frame that is not an object has ok false).
+func (sr *stackReader) frames(dst []idleFrame, raw []byte) ([]idleFrame, bool) {
+	sr.r.Reset(raw)
+	sr.d.Reset(&sr.r)
+	d := &sr.d
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
+		return dst, false
+	}
+	for d.PeekKind() != ']' {
+		var f idleFrame
+		if d.PeekKind() != '{' {
+			if d.SkipValue() != nil {
+				return dst, false
+			}
+			dst = append(dst, f)
+			continue
+		}
+		d.ReadToken()
+		hasID, hasIter := false, false
+		for d.PeekKind() != '}' {
+			tok, err := d.ReadToken()
+			if err != nil {
+				return dst, false
+			}
+			name := tok.String() // before the next read voids tok
+			v, err := d.ReadValue()
+			if err != nil {
+				return dst, false
+			}
+			start := d.InputOffset() - int64(len(v))
+			switch name {
+			case "id":
+				if v.Kind() == '"' {
+					if id, err := jsontext.AppendUnquote(nil, v); err == nil {
+						f.id, hasID = string(id), true
+					}
+				}
+			case "iter":
+				if v.Kind() == '0' {
+					if n, err := strconv.ParseFloat(string(v), 64); err == nil {
+						f.iter, f.iterOff, hasIter = n, start, true
+					}
+				}
+			}
+		}
+		if _, err := d.ReadToken(); err != nil {
+			return dst, false
+		}
+		f.ok = hasID && hasIter
+		dst = append(dst, f)
+	}
+	return dst, true
+}
+
+// idleIterState maps (run_id, frame id) (pairKey) to the frame's latest
+// iter, updated in place (a key is allocated once per frame).
+type idleIterState struct {
+	last   map[string]*frameIter
+	key    []byte
+	frames []idleFrame
+	stack  stackReader
+}
+
+func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
+	ev, run, stack := &rec.Values[0], &rec.Values[1], &rec.Values[2]
+	if !rec.Valid || ev.Kind != ValueString || string(ev.Str) != "STATE" || run.Kind != ValueString || stack.Kind != ValueRaw {
+		return
+	}
+	var ok bool
+	if s.frames, ok = s.stack.frames(s.frames[:0], stack.Str); !ok {
+		return
+	}
+	for i := range s.frames {
+		f := &s.frames[i]
+		if !f.ok {
+			continue
+		}
+		s.key = append(pairKey(s.key, run.Str, nil), f.id...)
+		prev := s.last[string(s.key)]
+		if prev == nil {
+			s.last[string(s.key)] = &frameIter{iter: f.iter, line: int32(rec.Line)}
+			continue
+		}
+		if f.iter < prev.iter {
+			p := "/stack/" + strconv.Itoa(i) + "/iter"
+			line, col := rec.Line, stack.Column+int(f.iterOff)
+			if rec.Locate != nil {
+				line, col = rec.Locate(p)
+			}
+			r.Report(StreamFinding{
+				Line: line, Column: col, Pointer: p,
+				Reason: "iter " + strconv.FormatFloat(f.iter, 'f', -1, 64) + " of frame " + f.id + " is lower than its iter " +
+					strconv.FormatFloat(prev.iter, 'f', -1, 64) + " on line " + strconv.Itoa(int(prev.line)) +
+					" (within run " + string(run.Str) + ", a frame's iteration never goes back)",
+				Extra: map[string]any{"previous_line": int(prev.line), "previous_iter": prev.iter, "frame": f.id},
+			})
+		}
+		if f.iter != prev.iter {
+			prev.iter, prev.line = f.iter, int32(rec.Line)
+		}
+	}
+}
+
+func (s *idleIterState) Finish(*StreamReporter) {}
+
+func init() {
+	state := func(iter string) string { return strings.Replace(idleState, `"iter":3`, `"iter":`+iter, 1) }
+	done := `{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[]}`
+	il := []string{"idle/event"}
+	Register(
+		&Rule{
+			ID: "IL100", Name: "state-after-end", Code: envelope.InvalidTransition, Severity: envelope.SeverityError, Kinds: il,
+			Summary: "a STATE of a run that a DONE or ABORT already ended (DONE and ABORT end the run of the latest STATE before them in the log)",
+			Source:  "seed 002 sections 3 and 4 (DONE signals completion, ABORT cancellation; neither carries run_id); issue 4, idle; CONTRACT.md section 3, INVALID_TRANSITION",
+			// The examples are outside the TTL of --now: IL013 warns, as it should.
+			ExampleKind: "idle/event",
+			Example:     state("3") + "\n" + done + "\n" + state("4"),
+			Fixed:       state("3") + "\n" + state("4") + "\n" + done,
+		},
+		&Rule{
+			ID: "IL101", Name: "frame-iter-order", Code: envelope.InvalidTransition, Severity: envelope.SeverityError, Kinds: il,
+			Summary:     "within one run, a stack frame's iter is lower than in an earlier STATE of the run (iterations never go back)",
+			Source:      "seed 002 section 5 (iter: current iteration, 1-based); issue 4, idle; CONTRACT.md section 3, INVALID_TRANSITION",
+			ExampleKind: "idle/event",
+			Example:     state("3") + "\n" + state("2"),
+			Fixed:       state("2") + "\n" + state("3"),
+		},
+	)
+	RegisterStream("IL100", idleAfterEnd{})
+	RegisterStream("IL101", idleIter{})
+}

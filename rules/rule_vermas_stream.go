@@ -1,0 +1,999 @@
+package rules
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// Cross-record rules of the vermas family (issue 4; seed 000 "VerMAS Data
+// Schemas": "Events are the source of truth. All other data is derived from
+// events."). One check, vermasCheck, reads every file of a VerMAS .work/
+// directory once, in input order, and serves every rule below:
+//
+//   - within one log (this file): duplicate ids (VM100-VM103), caused_by
+//     references (VM104), event time order (VM105), the work-order history
+//     replayed from events.jsonl (VM110-VM112) and work-order dependencies
+//     within work_orders.jsonl (VM120-VM122);
+//   - across the files of one .work/ directory (rule_vermas_tree.go):
+//     projections against the replay (VM130, VM131), processes against
+//     templates and work orders (VM132-VM134), assignment files (VM135) and
+//     work-order prefixes declared in routes.jsonl (VM136).
+//
+// Memory is proportional to the number of distinct ids: event ids are kept
+// in compact keys (idTable) while their file is read, work orders and
+// messages as small structs of their compared fields; no record is kept.
+//
+// No cascades: a record that failed per-record validation still registers
+// the ids it carries (an event_id, a created work order, a sent message, a
+// route prefix); it is never reported as a duplicate nor checked for
+// references or transitions, and the work-order fields it would change
+// become unknown, so that later checks of those fields are skipped rather
+// than reported again.
+
+// The VerMAS kinds (lint.Kinds).
+const (
+	vmKindEvent      = "vermas/event"
+	vmKindWorkOrder  = "vermas/work-order"
+	vmKindMessage    = "vermas/message"
+	vmKindRoute      = "vermas/route"
+	vmKindAssignment = "vermas/assignment"
+	vmKindTemplate   = "vermas/template"
+	vmKindProcess    = "vermas/process"
+)
+
+// Fields of an event (indexes into StreamRecord.Values).
+const (
+	evID = iota
+	evType
+	evTime
+	evCausedBy
+	evWO
+	evFromStatus
+	evToStatus
+	evTitle
+	evPriority
+	evChTitle
+	evChPriority
+	evChAssignee
+	evChStatus
+	evAgent
+	evMsg
+	evMailFrom
+	evMailTo
+	evSubject
+	evMsgType
+	evReadAt
+)
+
+var vmEventFields = []Field{
+	{"/event_id", FieldString},
+	{"/event_type", FieldString},
+	{"/timestamp", FieldTime},
+	{"/caused_by", FieldString},
+	{"/data/work_order_id", FieldString},
+	{"/data/from_status", FieldString},
+	{"/data/to_status", FieldString},
+	{"/data/title", FieldString},
+	{"/data/priority", FieldNumber},
+	{"/data/changes/title", FieldString},
+	{"/data/changes/priority", FieldNumber},
+	{"/data/changes/assignee", FieldString},
+	{"/data/changes/status", FieldString},
+	{"/data/agent", FieldString},
+	{"/data/message_id", FieldString},
+	{"/data/from", FieldString},
+	{"/data/to", FieldString},
+	{"/data/subject", FieldString},
+	{"/data/message_type", FieldString},
+	{"/data/read_at", FieldTime},
+}
+
+// Fields of a work order (work_orders.jsonl).
+const (
+	woID = iota
+	woStatus
+	woTitle
+	woPriority
+	woAssignee
+	woDeps
+)
+
+var vmWorkOrderFields = []Field{
+	{"/id", FieldString},
+	{"/status", FieldString},
+	{"/title", FieldString},
+	{"/priority", FieldNumber},
+	{"/assignee", FieldString},
+	{"/dependencies", FieldRaw},
+}
+
+// Fields of a message (messages.jsonl).
+const (
+	msgID = iota
+	msgFrom
+	msgTo
+	msgSubject
+	msgType
+	msgReadAt
+)
+
+var vmMessageFields = []Field{
+	{"/id", FieldString},
+	{"/from", FieldString},
+	{"/to", FieldString},
+	{"/subject", FieldString},
+	{"/message_type", FieldString},
+	{"/read_at", FieldTime},
+}
+
+var vmRouteFields = []Field{{"/prefix", FieldString}}
+
+// Fields of a process, a template and an assignment (documents: their
+// steps are read from StreamRecord.Doc).
+const (
+	procID = iota
+	procTemplate
+	procWorkOrder
+)
+
+var (
+	vmProcessFields    = []Field{{"/id", FieldString}, {"/template", FieldString}, {"/work_order_id", FieldString}}
+	vmTemplateFields   = []Field{{"/template", FieldString}}
+	vmAssignmentFields = []Field{{"/type", FieldString}, {"/reference_id", FieldString}}
+)
+
+// vermasCheck is the one stream check of the VM1nn rules (a KindRule and a
+// TreeRule): it is attached to each of them.
+type vermasCheck struct{}
+
+var theVermasCheck = &vermasCheck{}
+
+// Fields implements StreamRule: the union of every kind's fields.
+func (*vermasCheck) Fields() []Field {
+	var out []Field
+	seen := map[Field]bool{}
+	for _, k := range []string{vmKindEvent, vmKindWorkOrder, vmKindMessage, vmKindRoute, vmKindAssignment, vmKindTemplate, vmKindProcess} {
+		for _, f := range (*vermasCheck)(nil).KindFields(k) {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// KindFields implements KindRule.
+func (*vermasCheck) KindFields(kind string) []Field {
+	switch kind {
+	case vmKindEvent:
+		return vmEventFields
+	case vmKindWorkOrder:
+		return vmWorkOrderFields
+	case vmKindMessage:
+		return vmMessageFields
+	case vmKindRoute:
+		return vmRouteFields
+	case vmKindProcess:
+		return vmProcessFields
+	case vmKindTemplate:
+		return vmTemplateFields
+	case vmKindAssignment:
+		return vmAssignmentFields
+	}
+	return nil
+}
+
+// NewFile implements StreamRule; the engine calls NewKindFile instead.
+func (c *vermasCheck) NewFile(file string, opts *Options) FileState { return vmNoFile{} }
+
+// NewKindFile implements KindRule: the state of one file, by kind.
+func (*vermasCheck) NewKindFile(file, kind string, _ *Options) FileState {
+	switch kind {
+	case vmKindEvent:
+		return &vmEvents{file: file, ids: newIDTable(), wos: newIDTable(), msgs: newIDTable(), in: interner{}}
+	case vmKindWorkOrder:
+		return &vmWorkOrders{file: file, ids: newIDTable(), in: interner{}}
+	case vmKindMessage:
+		return &vmMessages{file: file, ids: newIDTable()}
+	case vmKindRoute:
+		return &vmRoutes{file: file, prefixes: map[string]uint32{}}
+	case vmKindProcess:
+		return &vmProcess{file: file}
+	case vmKindTemplate:
+		return &vmTemplate{file: file}
+	case vmKindAssignment:
+		return &vmAssignment{file: file}
+	}
+	return vmNoFile{}
+}
+
+type vmNoFile struct{}
+
+func (vmNoFile) Observe(*StreamRecord, *StreamReporter) {}
+func (vmNoFile) Finish(*StreamReporter)                 {}
+
+// vmReps caches the reporters of one file run for each rule (As), since
+// the engine passes the same reporter to every call of a file.
+type vmReps struct {
+	base *StreamReporter
+	by   map[string]*StreamReporter
+}
+
+func (v *vmReps) as(r *StreamReporter, id string) *StreamReporter {
+	if v.base != r {
+		v.base, v.by = r, map[string]*StreamReporter{}
+	}
+	if x := v.by[id]; x != nil {
+		return x
+	}
+	x := r.As(id)
+	v.by[id] = x
+	return x
+}
+
+// Work-order statuses (seed 000 "Status Values"); 0 is unknown.
+var vmStatuses = []string{"", "open", "in_progress", "assigned", "closed"}
+
+func vmStatus(b []byte) uint8 {
+	for i, s := range vmStatuses[1:] {
+		if string(b) == s {
+			return uint8(i + 1)
+		}
+	}
+	return 0
+}
+
+const (
+	vmInProgress = 2
+	vmClosed     = 4
+)
+
+func vmLine(n uint32) string { return strconv.FormatUint(uint64(n), 10) }
+
+// vmRepeated reports the id v of the current record, at pointer ptr, as a
+// repeat of the one on line first (what names it in the reason; note
+// follows). The details hold the id, under the pointer's name, and
+// first_line.
+func vmRepeated(r *StreamReporter, rec *StreamRecord, v *Value, ptr, what string, first uint32, note string) {
+	id := string(v.Str)
+	r.Report(StreamFinding{Line: rec.Line, Column: v.Column, Pointer: ptr,
+		Reason: what + " " + strconv.Quote(id) + " is already on line " + vmLine(first) + note,
+		Extra:  map[string]any{ptr[1:]: id, "first_line": int(first)}})
+}
+
+// ---- events.jsonl
+
+// vmEvents is the state of one event log (events.jsonl, feed.jsonl).
+type vmEvents struct {
+	file string
+	reps vmReps
+
+	ids       *idTable // event_id → line of its first occurrence; dropped by Finish
+	prevLine  uint32   // the previous valid event with a timestamp (VM105)
+	prevTime  int64
+	prevText  []byte
+	wos       *idTable // work order id → index into wo
+	wo        []vmWO
+	msgs      *idTable // message id → index into sent
+	sent      []vmSent
+	in        interner
+	nEventIDs int // distinct event ids (kept after Finish, for measurements)
+}
+
+// vmWO is a work order replayed from an event log. A field's line is the
+// event that last set it; 0 when an invalid record touched it (unknown:
+// not compared).
+type vmWO struct {
+	id             string
+	line, col      uint32 // the work_order.created event and the column of its work_order_id
+	status         uint8
+	statusLine     uint32
+	title          string
+	titleLine      uint32
+	priority       int8
+	priorityLine   uint32
+	assignee       string // "" when unassigned
+	assigneeLine   uint32
+	createdInvalid bool // created by an invalid record: fields unknown
+}
+
+// vmSent is a message sent in an event log (mail.sent), with its mail.read.
+type vmSent struct {
+	id                string
+	line, col         uint32
+	known             bool // from a valid mail.sent
+	from, to, subject string
+	typ               string
+	readAt            []byte // "" when never read
+	readTime          int64
+	readLine          uint32
+	readUnknown       bool // an invalid mail.read
+	readCol           uint32
+}
+
+func (s *vmEvents) wo4(id []byte) *vmWO {
+	if i, ok := s.wos.get(id); ok {
+		return &s.wo[i]
+	}
+	return nil
+}
+
+// Observe implements FileState: VM100, VM104, VM105 and VM110-VM112, and
+// the replay of work orders and mail for the tree rules.
+func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
+	v := rec.Values
+	line := uint32(rec.Line)
+	if !rec.Valid {
+		s.invalid(rec)
+		return
+	}
+	// VM104: caused_by names an earlier event of this log.
+	if c := &v[evCausedBy]; c.Kind == ValueString {
+		if _, ok := s.ids.get(c.Str); !ok {
+			s.reps.as(r, "VM104").Report(StreamFinding{Line: rec.Line, Column: c.Column, Pointer: "/caused_by",
+				Reason: "caused_by " + strconv.Quote(string(c.Str)) + " names no earlier event of this log",
+				Extra:  map[string]any{"caused_by": string(c.Str)}})
+		}
+	}
+	// VM100: event ids are unique.
+	if id := &v[evID]; id.Kind == ValueString {
+		if first, dup := s.ids.add(id.Str, line); dup {
+			vmRepeated(s.reps.as(r, "VM100"), rec, id, "/event_id", "event_id", first, "")
+		} else {
+			s.nEventIDs++
+		}
+	}
+	// VM105: timestamps never go backwards (a warning).
+	if t := &v[evTime]; t.Kind == ValueTime {
+		if s.prevLine > 0 && t.Time < s.prevTime {
+			s.reps.as(r, "VM105").Report(StreamFinding{Line: rec.Line, Column: t.Column, Pointer: "/timestamp",
+				Reason: "timestamp " + string(t.Str) + " is earlier than " + string(s.prevText) + " of the event on line " + vmLine(s.prevLine) +
+					" (events.jsonl is append-only)",
+				Extra: map[string]any{"previous_line": int(s.prevLine)}})
+		}
+		s.prevLine, s.prevTime = line, t.Time
+		s.prevText = append(s.prevText[:0], t.Str...)
+	}
+	switch typ := v[evType].Str; string(typ) {
+	case "work_order.created":
+		s.created(rec, r)
+	case "work_order.updated", "work_order.status_changed", "work_order.assigned", "work_order.closed", "verify.started", "verify.verdict":
+		w := &v[evWO]
+		wo := s.wo4(w.Str)
+		if wo == nil {
+			s.reps.as(r, "VM110").Report(StreamFinding{Line: rec.Line, Column: w.Column, Pointer: "/data/work_order_id",
+				Reason: string(typ) + " for work order " + strconv.Quote(string(w.Str)) + ", which no earlier work_order.created of this log created",
+				Extra:  map[string]any{"work_order_id": string(w.Str)}})
+			return
+		}
+		s.apply(wo, string(typ), rec, r)
+	case "mail.sent":
+		s.mailSent(rec, true)
+	case "mail.read":
+		if m := s.sent4(v[evMsg].Str); m != nil {
+			t := &v[evReadAt]
+			m.readAt = append(m.readAt[:0], t.Str...)
+			m.readTime, m.readLine, m.readCol, m.readUnknown = t.Time, line, uint32(t.Column), false
+		}
+	}
+}
+
+func (s *vmEvents) sent4(id []byte) *vmSent {
+	if i, ok := s.msgs.get(id); ok {
+		return &s.sent[i]
+	}
+	return nil
+}
+
+// created replays a valid work_order.created (VM111 for a second one).
+func (s *vmEvents) created(rec *StreamRecord, r *StreamReporter) {
+	v := rec.Values
+	w := &v[evWO]
+	line := uint32(rec.Line)
+	i, dup := s.wos.add(w.Str, uint32(len(s.wo)))
+	if dup {
+		wo := &s.wo[i]
+		if wo.createdInvalid {
+			// The first creation was an invalid record (reported there):
+			// this one takes its place.
+			*wo = vmWO{id: wo.id}
+		} else {
+			s.reps.as(r, "VM111").Report(StreamFinding{Line: rec.Line, Column: w.Column, Pointer: "/data/work_order_id",
+				Reason: "work order " + strconv.Quote(wo.id) + " was already created on line " + vmLine(wo.line),
+				Extra:  map[string]any{"work_order_id": wo.id, "first_line": int(wo.line)}})
+			return
+		}
+	} else {
+		s.wo = append(s.wo, vmWO{id: string(w.Str)})
+		i = uint32(len(s.wo) - 1)
+	}
+	wo := &s.wo[i]
+	wo.line, wo.col = line, uint32(w.Column)
+	wo.status, wo.statusLine = 1, line // open
+	wo.title, wo.titleLine = string(v[evTitle].Str), line
+	wo.priority, wo.priorityLine = int8(v[evPriority].Num), line
+	wo.assignee, wo.assigneeLine = "", line
+}
+
+// apply replays a valid event of a known work order (VM112 for a
+// status_changed whose from_status is not the replayed status).
+func (s *vmEvents) apply(wo *vmWO, typ string, rec *StreamRecord, r *StreamReporter) {
+	v := rec.Values
+	line := uint32(rec.Line)
+	switch typ {
+	case "work_order.updated":
+		if x := &v[evChTitle]; x.Kind == ValueString {
+			wo.title, wo.titleLine = string(x.Str), line
+		}
+		if x := &v[evChPriority]; x.Kind == ValueNumber {
+			wo.priority, wo.priorityLine = int8(x.Num), line
+		}
+		switch x := &v[evChAssignee]; x.Kind {
+		case ValueString:
+			wo.assignee, wo.assigneeLine = s.in.of(x.Str), line
+		case ValueOther: // null: unassigned
+			wo.assignee, wo.assigneeLine = "", line
+		}
+		if x := &v[evChStatus]; x.Kind == ValueString {
+			wo.status, wo.statusLine = vmStatus(x.Str), line
+		}
+	case "work_order.status_changed":
+		from := &v[evFromStatus]
+		if wo.statusLine > 0 && vmStatus(from.Str) != wo.status {
+			replayed := vmStatuses[wo.status]
+			s.reps.as(r, "VM112").Report(StreamFinding{Line: rec.Line, Column: from.Column, Pointer: "/data/from_status",
+				Reason: "from_status " + strconv.Quote(string(from.Str)) + ", but work order " + strconv.Quote(wo.id) + " is " +
+					strconv.Quote(replayed) + " (set on line " + vmLine(wo.statusLine) + ")",
+				Extra: map[string]any{"work_order_id": wo.id, "replayed_status": replayed, "status_line": int(wo.statusLine)}})
+		}
+		wo.status, wo.statusLine = vmStatus(v[evToStatus].Str), line
+	case "work_order.assigned":
+		wo.assignee, wo.assigneeLine = s.in.of(v[evAgent].Str), line
+	case "work_order.closed":
+		wo.status, wo.statusLine = vmClosed, line
+	}
+}
+
+// mailSent records a mail.sent (valid: with its compared fields).
+func (s *vmEvents) mailSent(rec *StreamRecord, valid bool) {
+	v := rec.Values
+	m := &v[evMsg]
+	if m.Kind != ValueString {
+		return
+	}
+	i, dup := s.msgs.add(m.Str, uint32(len(s.sent)))
+	if dup {
+		if !valid || s.sent[i].known {
+			return // the first mail.sent is the message
+		}
+		s.sent[i] = vmSent{}
+	} else {
+		i = uint32(len(s.sent))
+		s.sent = append(s.sent, vmSent{})
+	}
+	x := &s.sent[i]
+	x.id, x.line, x.col, x.known = string(m.Str), uint32(rec.Line), uint32(m.Column), valid
+	if valid {
+		x.from, x.to = s.in.of(v[evMailFrom].Str), s.in.of(v[evMailTo].Str)
+		x.subject, x.typ = string(v[evSubject].Str), s.in.of(v[evMsgType].Str)
+	}
+}
+
+// invalid registers what an invalid event carries and makes the fields it
+// would change unknown.
+func (s *vmEvents) invalid(rec *StreamRecord) {
+	v := rec.Values
+	if id := &v[evID]; id.Kind == ValueString {
+		if _, dup := s.ids.add(id.Str, uint32(rec.Line)); !dup {
+			s.nEventIDs++
+		}
+	}
+	if v[evType].Kind != ValueString {
+		return
+	}
+	typ := string(v[evType].Str)
+	switch {
+	case strings.HasPrefix(typ, "work_order."):
+		w := &v[evWO]
+		if w.Kind != ValueString {
+			return
+		}
+		wo := s.wo4(w.Str)
+		if typ == "work_order.created" {
+			if wo == nil {
+				s.wos.add(w.Str, uint32(len(s.wo)))
+				s.wo = append(s.wo, vmWO{id: string(w.Str), line: uint32(rec.Line), col: uint32(w.Column), createdInvalid: true})
+			}
+			return
+		}
+		if wo == nil {
+			return
+		}
+		switch typ {
+		case "work_order.updated":
+			if v[evChTitle].Kind != ValueAbsent {
+				wo.titleLine = 0
+			}
+			if v[evChPriority].Kind != ValueAbsent {
+				wo.priorityLine = 0
+			}
+			if v[evChAssignee].Kind != ValueAbsent {
+				wo.assigneeLine = 0
+			}
+			if v[evChStatus].Kind != ValueAbsent {
+				wo.statusLine = 0
+			}
+		case "work_order.status_changed", "work_order.closed":
+			wo.statusLine = 0
+		case "work_order.assigned":
+			wo.assigneeLine = 0
+		}
+	case typ == "mail.sent":
+		s.mailSent(rec, false)
+	case typ == "mail.read":
+		if m := s.sent4(v[evMsg].Str); v[evMsg].Kind == ValueString && m != nil {
+			m.readUnknown = true
+		}
+	}
+}
+
+// Finish implements FileState: the event ids are no longer needed (the
+// tree rules read work orders and messages).
+func (s *vmEvents) Finish(*StreamReporter) { s.ids = nil }
+
+// ---- work_orders.jsonl
+
+// vmWorkOrders is the state of one work-order projection.
+type vmWorkOrders struct {
+	file string
+	reps vmReps
+	ids  *idTable // id → index into wos
+	wos  []vmProj
+	in   interner
+}
+
+// vmProj is one line of work_orders.jsonl: its compared fields and their
+// columns (valid lines only; an invalid line registers its id).
+type vmProj struct {
+	id                                     string
+	line, col                              uint32
+	valid                                  bool
+	status                                 uint8
+	priority                               int8
+	title, assignee                        string
+	statusCol, titleCol, priorCol, asgnCol uint32
+	deps                                   []vmDep
+}
+
+// vmDep is one dependency of a work order.
+type vmDep struct {
+	target string
+	typ    string // "blocks" when absent (seed 000, class Dependency)
+	index  int
+	col    uint32 // of depends_on_id
+}
+
+// Observe implements FileState: VM101, and the work orders for VM120-VM122
+// and the tree rules.
+func (s *vmWorkOrders) Observe(rec *StreamRecord, r *StreamReporter) {
+	v := rec.Values
+	id := &v[woID]
+	if id.Kind != ValueString {
+		return
+	}
+	first, dup := s.ids.add(id.Str, uint32(len(s.wos)))
+	if dup {
+		if rec.Valid {
+			vmRepeated(s.reps.as(r, "VM101"), rec, id, "/id", "work order", s.wos[first].line, " (work_orders.jsonl holds one line per work order)")
+		}
+		return
+	}
+	p := vmProj{id: string(id.Str), line: uint32(rec.Line), col: uint32(id.Column), valid: rec.Valid}
+	if rec.Valid {
+		p.status, p.statusCol = vmStatus(v[woStatus].Str), uint32(v[woStatus].Column)
+		p.title, p.titleCol = string(v[woTitle].Str), uint32(v[woTitle].Column)
+		p.priority, p.priorCol = int8(v[woPriority].Num), uint32(v[woPriority].Column)
+		if a := &v[woAssignee]; a.Kind == ValueString {
+			p.assignee, p.asgnCol = s.in.of(a.Str), uint32(a.Column)
+		}
+		if d := &v[woDeps]; d.Kind == ValueRaw {
+			p.deps = vmParseDeps(d.Str, uint32(d.Column), s.in)
+		}
+	}
+	s.wos = append(s.wos, p)
+}
+
+// vmParseDeps reads the dependencies array of a valid work order (the
+// schema has checked its shape): target, type and the column of each
+// depends_on_id (col0 is the column of the array).
+func vmParseDeps(raw []byte, col0 uint32, in interner) []vmDep {
+	d := jsontext.NewDecoder(bytes.NewReader(raw))
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '[' {
+		return nil
+	}
+	var deps []vmDep
+	for i := 0; d.PeekKind() == '{'; i++ {
+		if _, err := d.ReadToken(); err != nil {
+			return deps
+		}
+		dep := vmDep{typ: "blocks", index: i}
+		for d.PeekKind() == '"' {
+			tok, err := d.ReadToken()
+			if err != nil {
+				return deps
+			}
+			name := tok.String() // before the next read voids tok
+			val, err := d.ReadValue()
+			if err != nil {
+				return deps
+			}
+			start := d.InputOffset() - int64(len(val))
+			if val.Kind() == '"' {
+				if s, err := jsontext.AppendUnquote(nil, val); err == nil {
+					switch name {
+					case "depends_on_id":
+						dep.target, dep.col = string(s), col0+uint32(start)
+					case "type":
+						dep.typ = in.of(s)
+					}
+				}
+			}
+		}
+		if _, err := d.ReadToken(); err != nil {
+			return deps
+		}
+		deps = append(deps, dep)
+	}
+	return deps
+}
+
+// Finish implements FileState: VM120 (a blocks dependency not closed),
+// VM121 (an unknown work order) and VM122 (cycles), which need the whole
+// file.
+func (s *vmWorkOrders) Finish(r *StreamReporter) {
+	notMet, unknown := s.reps.as(r, "VM120"), s.reps.as(r, "VM121")
+	for i := range s.wos {
+		p := &s.wos[i]
+		for _, d := range p.deps {
+			ptr := "/dependencies/" + strconv.Itoa(d.index) + "/depends_on_id"
+			j, ok := s.ids.get([]byte(d.target))
+			if !ok {
+				unknown.Report(StreamFinding{Line: int(p.line), Column: int(d.col), Pointer: ptr,
+					Reason: "dependency " + strconv.Quote(d.target) + " of work order " + strconv.Quote(p.id) + " is not a work order of this file",
+					Extra:  map[string]any{"id": p.id, "depends_on_id": d.target}})
+				continue
+			}
+			t := &s.wos[j]
+			if d.typ == "blocks" && (p.status == vmInProgress || p.status == vmClosed) && t.valid && t.status != vmClosed {
+				notMet.Report(StreamFinding{Line: int(p.line), Column: int(d.col), Pointer: ptr,
+					Reason: "work order " + strconv.Quote(p.id) + " is " + vmStatuses[p.status] + ", but it is blocked by " + strconv.Quote(t.id) +
+						", which is " + vmStatuses[t.status] + " (line " + vmLine(t.line) + ")",
+					Extra: map[string]any{"id": p.id, "depends_on_id": t.id, "depends_on_status": vmStatuses[t.status], "depends_on_line": int(t.line)}})
+			}
+		}
+	}
+	if cyc := s.reps.as(r, "VM122"); cyc.Enabled() {
+		s.cycles(cyc)
+	}
+}
+
+// cycles reports each cycle of dependencies once (every type but
+// "related", which links both ways by nature), at the dependency of its
+// first work order in file order that continues it, naming the cycle.
+func (s *vmWorkOrders) cycles(r *StreamReporter) {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]uint8, len(s.wos))
+	type frame struct{ node, next int }
+	var stack []frame
+	onStack := map[int]int{} // node → position in stack
+	for root := range s.wos {
+		if color[root] != white {
+			continue
+		}
+		stack = append(stack[:0], frame{root, 0})
+		color[root], onStack[root] = grey, 0
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			p := &s.wos[f.node]
+			if f.next >= len(p.deps) {
+				color[f.node] = black
+				delete(onStack, f.node)
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			d := p.deps[f.next]
+			f.next++
+			if d.typ == "related" {
+				continue
+			}
+			j, ok := s.ids.get([]byte(d.target))
+			if !ok || !s.wos[j].valid {
+				continue
+			}
+			switch color[j] {
+			case white:
+				color[j], onStack[int(j)] = grey, len(stack)
+				stack = append(stack, frame{int(j), 0})
+			case grey:
+				// stack[onStack[j]:] is a cycle; the node with the lowest
+				// line (index) reports it.
+				nodes := make([]int, 0, len(stack)-onStack[int(j)])
+				for _, fr := range stack[onStack[int(j)]:] {
+					nodes = append(nodes, fr.node)
+				}
+				low := 0
+				for k := range nodes {
+					if nodes[k] < nodes[low] {
+						low = k
+					}
+				}
+				nodes = append(nodes[low:], nodes[:low]...)
+				names := make([]string, 0, len(nodes)+1)
+				for _, n := range nodes {
+					names = append(names, s.wos[n].id)
+				}
+				names = append(names, names[0])
+				head := &s.wos[nodes[0]]
+				next := nodes[0]
+				if len(nodes) > 1 {
+					next = nodes[1]
+				}
+				for _, hd := range head.deps {
+					if k, ok := s.ids.get([]byte(hd.target)); ok && int(k) == next && hd.typ != "related" {
+						r.Report(StreamFinding{Line: int(head.line), Column: int(hd.col),
+							Pointer: "/dependencies/" + strconv.Itoa(hd.index) + "/depends_on_id",
+							Reason:  "work orders depend on each other in a cycle: " + strings.Join(names, " → "),
+							Extra:   map[string]any{"cycle": names}})
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// ---- messages.jsonl
+
+// vmMessages is the state of one message projection.
+type vmMessages struct {
+	file string
+	reps vmReps
+	ids  *idTable // id → index into msgs
+	msgs []vmMsg
+}
+
+// vmMsg is one line of messages.jsonl (compared fields of valid lines).
+type vmMsg struct {
+	id                             string
+	line, col                      uint32
+	valid                          bool
+	from, to, subject, typ         string
+	hasType                        bool
+	readAt                         string // "" when null or absent
+	readTime                       int64
+	fromCol, toCol, subjCol, tyCol uint32
+	readCol                        uint32
+}
+
+// Observe implements FileState: VM102, and the messages for VM131.
+func (s *vmMessages) Observe(rec *StreamRecord, r *StreamReporter) {
+	v := rec.Values
+	id := &v[msgID]
+	if id.Kind != ValueString {
+		return
+	}
+	first, dup := s.ids.add(id.Str, uint32(len(s.msgs)))
+	if dup {
+		if rec.Valid {
+			vmRepeated(s.reps.as(r, "VM102"), rec, id, "/id", "message", s.msgs[first].line, " (messages.jsonl holds one line per message)")
+		}
+		return
+	}
+	m := vmMsg{id: string(id.Str), line: uint32(rec.Line), col: uint32(id.Column), valid: rec.Valid}
+	if rec.Valid {
+		m.from, m.fromCol = string(v[msgFrom].Str), uint32(v[msgFrom].Column)
+		m.to, m.toCol = string(v[msgTo].Str), uint32(v[msgTo].Column)
+		m.subject, m.subjCol = string(v[msgSubject].Str), uint32(v[msgSubject].Column)
+		if t := &v[msgType]; t.Kind == ValueString {
+			m.typ, m.hasType, m.tyCol = string(t.Str), true, uint32(t.Column)
+		}
+		m.readCol = uint32(v[msgReadAt].Column)
+		if t := &v[msgReadAt]; t.Kind == ValueTime {
+			m.readAt, m.readTime = string(t.Str), t.Time
+		}
+	}
+	s.msgs = append(s.msgs, m)
+}
+
+func (s *vmMessages) Finish(*StreamReporter) {}
+
+// ---- routes.jsonl
+
+// vmRoutes is the state of one routes.jsonl: prefix → line.
+type vmRoutes struct {
+	file     string
+	reps     vmReps
+	prefixes map[string]uint32
+}
+
+// Observe implements FileState: VM103; every prefix (of invalid lines too)
+// counts as declared for VM136.
+func (s *vmRoutes) Observe(rec *StreamRecord, r *StreamReporter) {
+	p := &rec.Values[0]
+	if p.Kind != ValueString {
+		return
+	}
+	if first, dup := s.prefixes[string(p.Str)]; dup {
+		if rec.Valid {
+			vmRepeated(s.reps.as(r, "VM103"), rec, p, "/prefix", "prefix", first, " (a prefix is routed once)")
+		}
+		return
+	}
+	s.prefixes[string(p.Str)] = uint32(rec.Line)
+}
+
+func (s *vmRoutes) Finish(*StreamReporter) {}
+
+// ---- registry
+
+// vmEv returns one event line of the examples: id is the event_id's last
+// character(s), sec the second after 12:00:00, extra more members
+// (`"caused_by":…,`) and data the data object.
+func vmEv(id string, sec int, typ, extra, data string) string {
+	return `{"event_id":"evt-k7q2m9x4p1` + id + `","event_type":"` + typ + `","timestamp":"2026-01-06T12:00:` +
+		strconv.Itoa(100 + sec)[1:] + `.000Z","actor":"ceo",` + extra + `"data":` + data + "}\n"
+}
+
+const (
+	vmCreated = `{"work_order_id":"wo-abc123","title":"Implement feature X","issue_type":"feature","priority":2,"created_by":"ceo"}`
+	vmUpdated = `{"work_order_id":"wo-abc123","changes":{"priority":1}}`
+	vmStarted = `{"work_order_id":"wo-abc123","from_status":"open","to_status":"in_progress"}`
+)
+
+// vmWorkOrderLine returns one line of work_orders.jsonl; deps are the
+// ids it blocks on.
+func vmWorkOrderLine(id, status string, deps ...string) string {
+	var ds []string
+	for _, d := range deps {
+		ds = append(ds, `{"depends_on_id":"`+d+`","type":"blocks","created_at":"2026-01-06T10:05:00.000Z","created_by":"ceo"}`)
+	}
+	return `{"id":"` + id + `","title":"Work order ` + id + `","status":"` + status + `","priority":2,"issue_type":"task",` +
+		`"created_at":"2026-01-06T10:00:00.000Z","updated_at":"2026-01-06T12:00:00.000Z","created_by":"ceo","dependencies":[` +
+		strings.Join(ds, ",") + "]}\n"
+}
+
+func vmMessageLine(id string) string {
+	return `{"id":"` + id + `","from":"project-a/workers/slot0","to":"project-a/supervisor","subject":"WORKER_DONE",` +
+		`"body":"Work completed","message_type":"WORKER_DONE","timestamp":"2026-01-06T12:00:00.000Z","read_at":null}` + "\n"
+}
+
+func init() {
+	const within = `CONTRACT.md section 3, LEDGER_INCONSISTENT (duplicate ids); ISSUE 4 "Within one log"`
+	ev1 := vmEv("a1", 0, "work_order.created", "", vmCreated)
+	Register(
+		&Rule{
+			ID: "VM100", Name: "event-id-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{vmKindEvent},
+			Summary:     "an event_id is used once per event log (the finding names the line of its first use)",
+			Source:      `seed 000 "Base Event" (event_id: Unique ID); ` + within,
+			ExampleKind: vmKindEvent,
+			Example:     ev1 + vmEv("a1", 1, "work_order.updated", "", vmUpdated),
+			Fixed:       ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated),
+		},
+		&Rule{
+			ID: "VM101", Name: "work-order-line-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{vmKindWorkOrder},
+			Summary:     "work_orders.jsonl is a projection: one line per work order id (the finding names the first line)",
+			Source:      `seed 000 "Work Order Schema" (id: Unique ID); CONTRACT.md section 4, vermas (projections); ` + within,
+			ExampleKind: vmKindWorkOrder,
+			Example:     vmWorkOrderLine("wo-abc123", "open") + vmWorkOrderLine("wo-abc123", "closed"),
+			Fixed:       vmWorkOrderLine("wo-abc123", "closed") + vmWorkOrderLine("wo-def456", "open"),
+		},
+		&Rule{
+			ID: "VM102", Name: "message-line-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{vmKindMessage},
+			Summary:     "messages.jsonl is a projection: one line per message id (the finding names the first line)",
+			Source:      `seed 000 "Message Schema" (id: Unique ID); CONTRACT.md section 4, vermas (projections); ` + within,
+			ExampleKind: vmKindMessage,
+			Example:     vmMessageLine("msg-xyz789") + vmMessageLine("msg-xyz789"),
+			Fixed:       vmMessageLine("msg-xyz789") + vmMessageLine("msg-xyz790"),
+		},
+		&Rule{
+			ID: "VM103", Name: "route-prefix-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{vmKindRoute},
+			Summary:     "routes.jsonl routes each id prefix once (the finding names the first line)",
+			Source:      `seed 000 "Route Schema" (routes map ID prefixes to work locations); ` + within,
+			ExampleKind: vmKindRoute,
+			Example: `{"prefix":"wo","path":"/srv/project-a/.work","factory":"project-a"}` + "\n" +
+				`{"prefix":"wo","path":"/srv/company/.work","factory":null}` + "\n",
+			Fixed: `{"prefix":"wo","path":"/srv/project-a/.work","factory":"project-a"}` + "\n" +
+				`{"prefix":"hq","path":"/srv/company/.work","factory":null}` + "\n",
+		},
+		&Rule{
+			ID: "VM104", Name: "caused-by-earlier-event", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{vmKindEvent},
+			Summary:     "caused_by names an event_id of an earlier event of the same log",
+			Source:      `seed 000 "Base Event" (caused_by: Event that triggered this); CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)`,
+			ExampleKind: vmKindEvent,
+			Example:     ev1 + vmEv("a2", 1, "work_order.updated", `"caused_by":"evt-k7q2m9x4p1a9",`, vmUpdated),
+			Fixed:       ev1 + vmEv("a2", 1, "work_order.updated", `"caused_by":"evt-k7q2m9x4p1a1",`, vmUpdated),
+		},
+		&Rule{
+			ID: "VM105", Name: "event-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning,
+			Kinds:       []string{vmKindEvent},
+			Summary:     "an event's timestamp is earlier than the previous event's (events.jsonl is append-only; both lines are named)",
+			Source:      `seed 000 "File Layout" (events.jsonl: event log, JSONL for append-only logs); ISSUE 4 "Ordering"`,
+			ExampleKind: vmKindEvent,
+			Example:     vmEv("a1", 5, "work_order.created", "", vmCreated) + vmEv("a2", 1, "work_order.updated", "", vmUpdated),
+			Fixed:       ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated),
+		},
+		&Rule{
+			ID: "VM110", Name: "work-order-never-created", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{vmKindEvent},
+			Summary:     "a work_order.* or verify.* event names a work order that no earlier work_order.created of the log created",
+			Source:      `seed 000 "Work Order Events", "Verification Events"; ISSUE 4 "VerMAS work-order history"`,
+			ExampleKind: vmKindEvent,
+			Example:     vmEv("a2", 1, "work_order.updated", "", vmUpdated),
+			Fixed:       ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated),
+		},
+		&Rule{
+			ID: "VM111", Name: "work-order-created-twice", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{vmKindEvent},
+			Summary:     "a work order is created once per log (the finding names the line of the first work_order.created)",
+			Source:      `seed 000 "Work Order Events" (work_order.created); ISSUE 4 "VerMAS work-order history"`,
+			ExampleKind: vmKindEvent,
+			Example:     ev1 + vmEv("a2", 1, "work_order.created", "", vmCreated),
+			Fixed:       ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated),
+		},
+		&Rule{
+			ID: "VM112", Name: "status-change-from-replayed", Code: envelope.InvalidTransition, Severity: envelope.SeverityError,
+			Kinds: []string{vmKindEvent},
+			Summary: "work_order.status_changed: from_status is the work order's status replayed from the earlier events " +
+				"(created: open; updated changes.status, status_changed to_status, closed: closed; assigned keeps it)",
+			Source:      `seed 000 "Work Order Events" (work_order.status_changed); CONTRACT.md section 3, INVALID_TRANSITION`,
+			ExampleKind: vmKindEvent,
+			Example:     ev1 + vmEv("a2", 1, "work_order.status_changed", "", strings.Replace(vmStarted, `"open"`, `"assigned"`, 1)),
+			Fixed:       ev1 + vmEv("a2", 1, "work_order.status_changed", "", vmStarted),
+		},
+		&Rule{
+			ID: "VM120", Name: "work-order-blocked", Code: envelope.DependencyNotMet, Severity: envelope.SeverityError,
+			Kinds:       []string{vmKindWorkOrder},
+			Summary:     "a work order in_progress or closed has every blocks dependency (type blocks or absent) closed",
+			Source:      `seed 000 "Work Order Schema" (dependencies; class Dependency: type defaults to "blocks"); CONTRACT.md section 3, DEPENDENCY_NOT_MET`,
+			ExampleKind: vmKindWorkOrder,
+			Example:     vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "in_progress", "wo-dep456"),
+			Fixed:       vmWorkOrderLine("wo-dep456", "closed") + vmWorkOrderLine("wo-abc123", "in_progress", "wo-dep456"),
+		},
+		&Rule{
+			ID: "VM121", Name: "work-order-dependency-unknown", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{vmKindWorkOrder},
+			Summary:     "a dependency's depends_on_id names a work order of the same work_orders.jsonl",
+			Source:      `seed 000 "Work Order Schema" (dependencies[].depends_on_id); CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)`,
+			ExampleKind: vmKindWorkOrder,
+			Example:     vmWorkOrderLine("wo-abc123", "open", "wo-dep456"),
+			Fixed:       vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456"),
+		},
+		&Rule{
+			ID: "VM122", Name: "work-order-dependency-cycle", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Kinds:       []string{vmKindWorkOrder},
+			Summary:     "work-order dependencies (every type but related) form no cycle; the cycle is named",
+			Source:      `seed 000 "Work Order Schema" (dependencies); ISSUE 4 "VerMAS work-order dependencies"`,
+			ExampleKind: vmKindWorkOrder,
+			Example:     vmWorkOrderLine("wo-dep456", "open", "wo-abc123") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456"),
+			Fixed:       vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456"),
+		},
+	)
+	for _, id := range []string{"VM100", "VM101", "VM102", "VM103", "VM104", "VM105", "VM110", "VM111", "VM112", "VM120", "VM121", "VM122"} {
+		RegisterStream(id, theVermasCheck)
+	}
+}

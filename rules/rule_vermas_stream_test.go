@@ -1,0 +1,74 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestIDTable: ids up to 16 bytes are kept inline, longer ones and ids with
+// NUL bytes as strings; padding never makes two ids equal; lookups with a
+// []byte key do not allocate.
+func TestIDTable(t *testing.T) {
+	tb := newIDTable()
+	ids := []string{"", "a", "a\x00", "evt-abc123def456", "evt-abc123def4567", "evt-abc123def456\x00", strings.Repeat("x", 40)}
+	for i, id := range ids {
+		if _, dup := tb.add([]byte(id), uint32(i+1)); dup {
+			t.Fatalf("%q reported as a duplicate", id)
+		}
+	}
+	for i, id := range ids {
+		v, ok := tb.get([]byte(id))
+		if !ok || v != uint32(i+1) {
+			t.Errorf("get(%q) = %d, %v; want %d", id, v, ok, i+1)
+		}
+		if prev, dup := tb.add([]byte(id), 99); !dup || prev != uint32(i+1) {
+			t.Errorf("add(%q) again = %d, %v", id, prev, dup)
+		}
+	}
+	if tb.len() != len(ids) || len(tb.short) != 3 {
+		t.Errorf("len %d (short %d), want %d (3 inline)", tb.len(), len(tb.short), len(ids))
+	}
+	if _, ok := tb.get([]byte("b")); ok {
+		t.Error("unknown id found")
+	}
+	key := []byte("evt-abc123def4567")
+	short := []byte("evt-abc123def456")
+	if n := testing.AllocsPerRun(100, func() { tb.get(key); tb.get(short) }); n != 0 {
+		t.Errorf("lookups allocate %v times", n)
+	}
+}
+
+// TestVermasCheckFields: each kind's fields are in the union that
+// RegisterStream checked, and the check serves every VM1nn stream rule.
+func TestVermasCheckFields(t *testing.T) {
+	union := map[Field]bool{}
+	for _, f := range theVermasCheck.Fields() {
+		if union[f] {
+			t.Errorf("field %v twice in the union", f)
+		}
+		union[f] = true
+	}
+	for _, k := range []string{vmKindEvent, vmKindWorkOrder, vmKindMessage, vmKindRoute, vmKindAssignment, vmKindTemplate, vmKindProcess} {
+		fs := theVermasCheck.KindFields(k)
+		if len(fs) == 0 {
+			t.Errorf("%s: no fields", k)
+		}
+		for _, f := range fs {
+			if !union[f] {
+				t.Errorf("%s: field %v not in the union", k, f)
+			}
+		}
+	}
+	n := 0
+	for _, r := range All() {
+		if strings.HasPrefix(r.ID, "VM1") {
+			n++
+			if Stream(r.ID) != StreamRule(theVermasCheck) {
+				t.Errorf("%s is not served by the VerMAS check", r.ID)
+			}
+		}
+	}
+	if n != 19 {
+		t.Errorf("%d VM1nn rules, want 19", n)
+	}
+}

@@ -1,0 +1,144 @@
+package rules
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// Blocked and failed outcomes of a worklog (seed 001 "Artifact: Worklog
+// Entry": "blocked/failed outcomes MUST append a final entry with code and
+// next_step"; CONTRACT.md section 3, NON_COMPLIANT: "a worklog entry whose
+// result is blocked or failed without code and next_step"; issue 4,
+// Worklog).
+//
+// The outcome an entry records is its result when that is a task status of
+// seed 001 (todo, in_progress, blocked, done, failed, canceled), compared
+// without case and surrounding white space; a free-text result ("added 6
+// tests") records no outcome. That code is one of the fourteen codes is
+// OP023 (cue/operator.cue).
+//
+//   - OP081 (per entry, also for `agentlint validate`): an entry whose result
+//     is blocked or failed carries a non-empty code and next_step.
+//   - OP082 (per worklog): when the worklog's last outcome is blocked or
+//     failed, its final entry carries a non-empty code and next_step, so a
+//     reader of the log's end knows why the task stopped and what comes
+//     next. Reported at the final entry, naming the outcome's line; not
+//     reported when the outcome is itself the final entry (OP081 covers it).
+//     The final entry is the file's last record, valid or not.
+
+// worklogOutcome returns the task status an entry's result records, or "".
+func worklogOutcome(result string) string {
+	r := strings.ToLower(strings.TrimSpace(result))
+	for _, s := range []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"} {
+		if r == s {
+			return s
+		}
+	}
+	return ""
+}
+
+// missingCodeNext names what a blocked or failed entry lacks: "code",
+// "next_step" or "code and next_step"; "" when both are non-empty.
+func missingCodeNext(code, next string) string {
+	var miss []string
+	if code == "" {
+		miss = append(miss, "code")
+	}
+	if strings.TrimSpace(next) == "" {
+		miss = append(miss, "next_step")
+	}
+	return strings.Join(miss, " and ")
+}
+
+// checkBlockedEntry is OP081.
+func checkBlockedEntry(d *Doc, r *Reporter) {
+	root := d.Root()
+	out := worklogOutcome(Str(root, "result"))
+	if out != "blocked" && out != "failed" {
+		return
+	}
+	if miss := missingCodeNext(Str(root, "code"), Str(root, "next_step")); miss != "" {
+		r.Reportf(Ptr("result"), map[string]any{"missing": miss},
+			"result is %q but the entry has no %s (a blocked or failed outcome carries one of the fourteen codes and the next step)", out, miss)
+	}
+}
+
+// worklogFinal is the stream check of OP082.
+type worklogFinal struct{}
+
+func (worklogFinal) Fields() []Field {
+	return []Field{{Pointer: "/result", Type: FieldString}, {Pointer: "/code", Type: FieldString}, {Pointer: "/next_step", Type: FieldString}}
+}
+
+func (worklogFinal) NewFile(string, *Options) FileState { return &worklogFinalState{} }
+
+type worklogFinalState struct {
+	outcome     string // the last outcome of a valid entry
+	outcomeLine int
+	lastLine    int    // the last entry, valid or not
+	lastMissing string // what it lacks (missingCodeNext)
+}
+
+func (s *worklogFinalState) Observe(rec *StreamRecord, _ *StreamReporter) {
+	result, code, next := &rec.Values[0], &rec.Values[1], &rec.Values[2]
+	s.lastLine = rec.Line
+	s.lastMissing = missingCodeNext(valueString(code), valueString(next))
+	if rec.Valid {
+		if out := worklogOutcome(valueString(result)); out != "" {
+			s.outcome, s.outcomeLine = out, rec.Line
+		}
+	}
+}
+
+// valueString returns a string value's text, "" for any other value.
+func valueString(v *Value) string {
+	if v.Kind != ValueString {
+		return ""
+	}
+	return string(v.Str)
+}
+
+func (s *worklogFinalState) Finish(r *StreamReporter) {
+	if (s.outcome != "blocked" && s.outcome != "failed") || s.lastLine == s.outcomeLine || s.lastMissing == "" {
+		return
+	}
+	r.Report(StreamFinding{
+		Line: s.lastLine,
+		Reason: "the worklog's last outcome is " + s.outcome + " (line " + strconv.Itoa(s.outcomeLine) + ") but its final entry has no " +
+			s.lastMissing + " (a blocked or failed outcome appends a final entry with code and next_step)",
+		Extra: map[string]any{"outcome_line": s.outcomeLine, "outcome": s.outcome, "missing": s.lastMissing},
+	})
+}
+
+func init() {
+	entry := func(minute, result, extra string) string {
+		return `{"timestamp":"2026-02-14T19:` + minute + `:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","actor":"agent-1","action":"test",` +
+			`"files_touched":["tests/test_api.py"],"decision":"run pytest","result":"` + result + `","next_step":"wait for the handler fix"` + extra + `}`
+	}
+	code := `,"code":"DEPENDENCY_NOT_MET"`
+	wl := []string{"operator/worklog"}
+	Register(
+		&Rule{
+			ID: "OP081", Name: "blocked-entry-code", Code: envelope.NonCompliant, Severity: envelope.SeverityError, Kinds: wl,
+			Summary:     "a worklog entry whose result is blocked or failed carries a non-empty code and next_step",
+			Source:      "seed 001 Artifact: Worklog Entry (code: error code for blocked/failed step); CONTRACT.md section 3, NON_COMPLIANT",
+			ExampleKind: "operator/worklog",
+			Example:     entry("05", "blocked", ""),
+			Fixed:       entry("05", "blocked", code),
+			Check:       checkBlockedEntry,
+		},
+		&Rule{
+			ID: "OP082", Name: "blocked-final-entry", Code: envelope.NonCompliant, Severity: envelope.SeverityError, Kinds: wl,
+			Summary: "a worklog whose last outcome (a result that is a task status) is blocked or failed ends with an entry carrying code and next_step",
+			Source:  "seed 001 Artifact: Worklog Entry (blocked/failed outcomes MUST append a final entry with code and next_step); issue 4, Worklog",
+			// A heartbeat after the blocked entry: the log no longer ends
+			// with the code; the fix appends the final entry again.
+			ExampleKind: "operator/worklog",
+			Example:     entry("05", "blocked", code) + "\n" + entry("10", "still waiting", ""),
+			Fixed:       entry("05", "blocked", code) + "\n" + entry("10", "still waiting", "") + "\n" + entry("11", "blocked", code),
+		},
+	)
+	RegisterStream("OP082", worklogFinal{})
+}

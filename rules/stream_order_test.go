@@ -1,0 +1,101 @@
+package rules
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+func TestUUIDKey(t *testing.T) {
+	a, ok1 := uuidKey([]byte("6F1C2A3E-0B4D-4C8E-9A71-2D5E8F903B11"))
+	b, ok2 := uuidKey([]byte("6f1c2a3e-0b4d-4c8e-9a71-2d5e8f903b11"))
+	if !ok1 || !ok2 || a != b || a[0] != 0x6f || a[15] != 0x11 {
+		t.Fatalf("uuidKey: %x %v, %x %v", a, ok1, b, ok2)
+	}
+	for _, s := range []string{"", "6f1c2a3e0b4d4c8e9a712d5e8f903b11", "6f1c2a3e-0b4d-4c8e-9a71-2d5e8f903b1g", "{6f1c2a3e-0b4d-4c8e-9a71-2d5e8f903b11}", "6f1c2a3e-0b4d-4c8e-9a712-d5e8f903b11"} {
+		if _, ok := uuidKey([]byte(s)); ok {
+			t.Errorf("uuidKey(%q) accepted", s)
+		}
+	}
+}
+
+func TestPairKey(t *testing.T) {
+	// ("ab", "c") and ("a", "bc") must not share a key.
+	if string(pairKey(nil, []byte("ab"), []byte("c"))) == string(pairKey(nil, []byte("a"), []byte("bc"))) {
+		t.Fatal("pairKey collides")
+	}
+}
+
+func TestSessionCounter(t *testing.T) {
+	for id, want := range map[string]string{
+		"2025-11-16_cls_001": "2025-11-16_cls 1", "2025-11-16_gg_bot_012": "2025-11-16_gg_bot 12",
+		"2025-11-16_cls_": "", "2025-11-16-cls-001": "", "2025-11-16_cls_0x1": "", "short": "",
+	} {
+		key, n, ok := sessionCounter([]byte(id))
+		got := ""
+		if ok {
+			got = fmt.Sprintf("%s %d", key, n)
+		}
+		if got != want {
+			t.Errorf("sessionCounter(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+// heapAfter returns the live heap in bytes after a garbage collection.
+func heapAfter() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkIDMemory reports the memory the stream rules keep per distinct
+// id (B/id, live heap after GC divided by the number of ids), for 1,000,000
+// ids: collector event_ids (CL100, 16-byte UUID keys; the same ids as
+// string keys are the baseline) and spans (CL101, trace and span keys of
+// about 20 bytes).
+func BenchmarkIDMemory(b *testing.B) {
+	const n = 1000000
+	vals := make([]Value, 3)
+	b.Run("CL100-event_id", func(b *testing.B) {
+		for b.Loop() {
+			before := heapAfter()
+			st := collectorDupID{}.NewFile("", nil)
+			rep := NewStreamReporter("CL100")
+			for i := 0; i < n; i++ {
+				vals[0] = Value{Kind: ValueString, Str: fmt.Appendf(nil, "6f1c2a3e-0b4d-4c8e-9a71-%012x", i)}
+				st.Observe(&StreamRecord{Line: i + 1, Valid: true, Values: vals[:1]}, rep)
+			}
+			b.ReportMetric(float64(heapAfter()-before)/n, "B/id")
+			runtime.KeepAlive(st)
+		}
+	})
+	// Baseline: the same UUIDs as string keys (firstLines).
+	b.Run("string-key-baseline", func(b *testing.B) {
+		for b.Loop() {
+			before := heapAfter()
+			m := firstLines{}
+			for i := 0; i < n; i++ {
+				m.see(fmt.Appendf(nil, "6f1c2a3e-0b4d-4c8e-9a71-%012x", i), i+1)
+			}
+			b.ReportMetric(float64(heapAfter()-before)/n, "B/id")
+			runtime.KeepAlive(m)
+		}
+	})
+	b.Run("CL101-span", func(b *testing.B) {
+		for b.Loop() {
+			before := heapAfter()
+			st := collectorParentSpan{}.NewFile("", nil)
+			rep := NewStreamReporter("CL101")
+			for i := 0; i < n; i++ {
+				vals[0] = Value{Kind: ValueString, Str: fmt.Appendf(nil, "trace-%06d", i/50)}
+				vals[1] = Value{Kind: ValueString, Str: fmt.Appendf(nil, "span-%03d", i%50)}
+				vals[2] = Value{}
+				st.Observe(&StreamRecord{Line: i + 1, Valid: true, Values: vals}, rep)
+			}
+			b.ReportMetric(float64(heapAfter()-before)/n, "B/id")
+			runtime.KeepAlive(st)
+		}
+	})
+}
