@@ -107,10 +107,11 @@ type streamPlan struct {
 // first of its rules that is on), the other rules on that it reports under,
 // and where its fields are in the plan's union.
 type streamRuleRun struct {
-	id   string
-	also []string
-	rule rules.StreamRule
-	idx  []int
+	id     string
+	also   []string
+	rule   rules.StreamRule
+	idx    []int
+	direct bool // idx is 0, 1, …: the record's values are passed as they are
 }
 
 type pipeline struct {
@@ -207,6 +208,10 @@ func (p *pipeline) makePlans() map[*KindInfo]*streamPlan {
 					plan.fields = append(plan.fields, f)
 				}
 				run.idx = append(run.idx, j)
+			}
+			run.direct = true
+			for i, j := range run.idx {
+				run.direct = run.direct && i == j
 			}
 			if _, ok := sr.(rules.TreeRule); ok {
 				plan.tree = true
@@ -909,11 +914,15 @@ func (e *emitter) chunk(it *item) error {
 		rec := &res.recs[i]
 		for j := range e.runs {
 			fr := &e.runs[j]
-			e.vals = e.vals[:0]
-			for _, k := range fr.run.idx {
-				e.vals = append(e.vals, res.vals[rec.v0+k])
+			vals := res.vals[rec.v0 : rec.v0+len(fr.run.idx) : rec.v0+len(fr.run.idx)]
+			if !fr.run.direct {
+				e.vals = e.vals[:0]
+				for _, k := range fr.run.idx {
+					e.vals = append(e.vals, res.vals[rec.v0+k])
+				}
+				vals = e.vals
 			}
-			e.rec = rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: e.vals, Doc: rec.doc, Locate: rec.locate}
+			e.rec = rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: vals, Doc: rec.doc, Locate: rec.locate}
 			fr.state.Observe(&e.rec, fr.rep)
 			for _, f := range fr.rep.Take() {
 				e.found = append(e.found, pending{rec: i, f: f})
