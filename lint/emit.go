@@ -136,11 +136,15 @@ func (e *emitter) chunk(it *item) error {
 		rec := &res.recs[i]
 		for j := range e.runs {
 			fr := &e.runs[j]
-			e.vals = e.vals[:0]
-			for _, k := range fr.run.idx {
-				e.vals = append(e.vals, res.vals[rec.v0+k])
+			vals := res.vals[rec.v0 : rec.v0+len(fr.run.idx) : rec.v0+len(fr.run.idx)]
+			if !fr.run.direct {
+				e.vals = e.vals[:0]
+				for _, k := range fr.run.idx {
+					e.vals = append(e.vals, res.vals[rec.v0+k])
+				}
+				vals = e.vals
 			}
-			e.rec = rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: e.vals, Doc: rec.doc, Locate: rec.locate}
+			e.rec = rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: vals, Doc: rec.doc, Locate: rec.locate}
 			fr.state.Observe(&e.rec, fr.rep)
 			for _, f := range fr.rep.Take() {
 				e.found = append(e.found, pending{rec: i, f: f})

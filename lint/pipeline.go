@@ -103,10 +103,11 @@ type streamPlan struct {
 // first of its rules that is on), the other rules on that it reports under,
 // and where its fields are in the plan's union.
 type streamRuleRun struct {
-	id   string
-	also []string
-	rule rules.StreamRule
-	idx  []int
+	id     string
+	also   []string
+	rule   rules.StreamRule
+	idx    []int
+	direct bool // idx is 0, 1, …: the record's values are passed as they are
 }
 
 type pipeline struct {
@@ -205,6 +206,10 @@ func (p *pipeline) makePlans() map[*KindInfo]*streamPlan {
 					plan.fields = append(plan.fields, f)
 				}
 				run.idx = append(run.idx, j)
+			}
+			run.direct = true
+			for i, j := range run.idx {
+				run.direct = run.direct && i == j
 			}
 			if _, ok := sr.(rules.TreeRule); ok {
 				plan.tree = true

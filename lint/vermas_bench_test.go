@@ -94,6 +94,8 @@ func BenchmarkVermasStreamRules(b *testing.B) {
 	b.ReportMetric(float64(off.Nanoseconds())/n, "validate-ns/line")
 	b.ReportMetric(float64(on.Nanoseconds())/n, "stream-ns/line")
 	b.ReportMetric(float64(on)/float64(off), "ratio")
+	b.ReportMetric(float64(offCPU.Nanoseconds())/n, "validate-cpu-ns/line")
+	b.ReportMetric(float64(onCPU.Nanoseconds())/n, "stream-cpu-ns/line")
 	b.ReportMetric(float64(onCPU)/float64(offCPU), "cpu-ratio")
 	ids := counts.Lines + counts.WorkOrders + counts.Messages
 	heap, seq := vmStateBytes(b, data)

@@ -274,16 +274,15 @@ type vmEvents struct {
 	file string
 	reps vmReps
 
-	ids       *idTable // event_id → line of its first occurrence; dropped by Finish
-	prevLine  uint32   // the previous valid event with a timestamp (VM105)
-	prevTime  int64
-	prevText  []byte
-	wos       *idTable // work order id → index into wo
-	wo        []vmWO
-	msgs      *idTable // message id → index into sent
-	sent      []vmSent
-	in        interner
-	nEventIDs int // distinct event ids (kept after Finish, for measurements)
+	ids      *idTable // event_id → line of its first occurrence; dropped by Finish
+	prevLine uint32   // the previous valid event with a timestamp (VM105)
+	prevTime int64
+	prevText []byte
+	wos      *idTable // work order id → index into wo
+	wo       []vmWO
+	msgs     *idTable // message id → index into sent
+	sent     []vmSent
+	in       interner
 }
 
 // vmWO is a work order replayed from an event log. A field's line is the
@@ -345,8 +344,6 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 	if id := &v[evID]; id.Kind == ValueString {
 		if first, dup := s.ids.add(id.Str, line); dup {
 			vmRepeated(s.reps.as(r, "VM100"), rec, id, "/event_id", "event_id", first, "")
-		} else {
-			s.nEventIDs++
 		}
 	}
 	// VM105: timestamps never go backwards (a warning).
@@ -490,9 +487,7 @@ func (s *vmEvents) mailSent(rec *StreamRecord, valid bool) {
 func (s *vmEvents) invalid(rec *StreamRecord) {
 	v := rec.Values
 	if id := &v[evID]; id.Kind == ValueString {
-		if _, dup := s.ids.add(id.Str, uint32(rec.Line)); !dup {
-			s.nEventIDs++
-		}
+		s.ids.add(id.Str, uint32(rec.Line))
 	}
 	if v[evType].Kind != ValueString {
 		return

@@ -252,10 +252,14 @@ type vmDiff struct {
 	col                       uint32 // of the field in the projection line (0: absent)
 }
 
-func vmDiffs(ds []vmDiff, f *vmSource) (reason string, col int, ptr string, extra []map[string]any) {
+// vmDiffs describes the differences ds of one projection line from the
+// events file named events: the reason, the column and pointer of the
+// first differing field (0 and "" when it is absent from the line) and the
+// details.
+func vmDiffs(ds []vmDiff, events string) (reason string, col int, ptr string, extra []map[string]any) {
 	var parts []string
 	for _, d := range ds {
-		parts = append(parts, d.field+" "+d.projection+" here, "+d.replay+" in "+f.name+" (line "+vmLine(d.line)+")")
+		parts = append(parts, d.field+" "+d.projection+" here, "+d.replay+" in "+events+" (line "+vmLine(d.line)+")")
 		extra = append(extra, map[string]any{"field": d.field, "projection": d.projection, "replay": d.replay, "events_line": int(d.line)})
 	}
 	if ds[0].col > 0 {
@@ -263,9 +267,6 @@ func vmDiffs(ds []vmDiff, f *vmSource) (reason string, col int, ptr string, extr
 	}
 	return strings.Join(parts, "; "), col, ptr, extra
 }
-
-// vmSource names the events file in reasons.
-type vmSource struct{ name, path string }
 
 func vmQuote(s string) string {
 	if s == "" {
@@ -282,7 +283,6 @@ func (u *vmUnit) projectionWorkOrders(r *StreamReporter) {
 	if ev == nil || len(u.wos) == 0 || !r.Enabled() {
 		return
 	}
-	src := &vmSource{name: "events.jsonl", path: ev.file}
 	for _, f := range u.wos {
 		for i := range f.wos {
 			p := &f.wos[i]
@@ -312,7 +312,7 @@ func (u *vmUnit) projectionWorkOrders(r *StreamReporter) {
 			if len(ds) == 0 {
 				continue
 			}
-			reason, col, ptr, extra := vmDiffs(ds, src)
+			reason, col, ptr, extra := vmDiffs(ds, filepath.Base(ev.file))
 			if col == 0 {
 				col, ptr = int(p.col), "/id"
 			}
@@ -393,7 +393,7 @@ func (u *vmUnit) projectionMessages(r *StreamReporter) {
 			if len(ds) == 0 {
 				continue
 			}
-			reason, col, ptr, extra := vmDiffs(ds, &vmSource{name: "events.jsonl"})
+			reason, col, ptr, extra := vmDiffs(ds, filepath.Base(ev.file))
 			if col == 0 {
 				col, ptr = int(m.col), "/id"
 			}

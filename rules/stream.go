@@ -216,8 +216,8 @@ type StreamRule interface {
 type FileState interface {
 	// Observe is called for each record that is a JSON object, in input
 	// order, valid or not (rec.Valid). Findings concern rec (report them at
-	// rec.Line). rec is reused by the engine: keep none of it after the
-	// call (copy the values you need).
+	// rec.Line). rec and its Values belong to the engine: do not modify
+	// them, and keep none of them after the call (copy what you need).
 	Observe(rec *StreamRecord, r *StreamReporter)
 	// Finish is called after the file's last record.
 	Finish(r *StreamReporter)
