@@ -69,12 +69,20 @@ func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
 		defer os.RemoveAll(d)
 		dir = d
 	}
+	// The stream rules that remember every distinct id (duplicate event_id,
+	// parent spans) hold memory proportional to the ids of the log (issue 4);
+	// the "-ids" runs switch them off to show the streaming bound.
+	noIDs := filepath.Join(dir, "no-id-rules.toml")
+	if err := os.WriteFile(noIDs, []byte("[rules.CL100]\nseverity = \"off\"\n[rules.CL101]\nseverity = \"off\"\n"), 0o644); err != nil {
+		return err
+	}
 	fmt.Printf("lintbench: %s, %d CPUs, %s/%s; target: >= 1.0M lines/s on collector events (4.5x ajv's 1M in 4.5 s), peak RSS <= 32 MiB, RSS ratio <= 1.2\n\n",
 		runtime.Version(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	fmt.Printf("%-17s %9s %8s %-8s %9s %10s %8s %8s  %10s %8s  %7s  %s\n",
 		"kind", "lines", "MB", "run", "seconds", "lines/s", "MB/s", "RSS MiB", "floor l/s", "floor/s", "x floor", "verdicts")
 	for _, kind := range kinds {
-		rss := map[int]map[int]int64{} // jobs → lines → peak RSS
+		rss := map[string]map[int]int64{} // run → lines → peak RSS
+		var runs []string
 		for _, n := range sizes {
 			path := filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", strings.ReplaceAll(kind, "/", "-"), n))
 			defects, size, err := generate(path, kind, n)
@@ -89,17 +97,27 @@ func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
 			fmt.Printf("%-17s %9d %8.1f %-8s %9.3f %10.0f %8.1f %8s  %10s %8s  %7s  %s\n",
 				kind, n, mb, "IsValid", floor.Seconds(), float64(n)/floor.Seconds(), mb/floor.Seconds(), "-", "", "", "", "")
 			for _, j := range jobs {
-				m, err := measureLint(bin, kind, path, j)
-				if err != nil {
-					return err
+				for _, ids := range []bool{true, false} {
+					if !ids && kind != bench.KindCollector {
+						continue
+					}
+					name, args := "j="+strconv.Itoa(j), []string{"-j", strconv.Itoa(j)}
+					if !ids {
+						name, args = name+"-ids", append(args, "--config", noIDs)
+					}
+					m, err := measureLint(bin, kind, path, args)
+					if err != nil {
+						return err
+					}
+					if rss[name] == nil {
+						rss[name] = map[int]int64{}
+						runs = append(runs, name)
+					}
+					rss[name][n] = m.rssKiB
+					fmt.Printf("%-17s %9d %8.1f %-8s %9.3f %10.0f %8.1f %8.1f  %10.0f %8.1f  %7.2f  %s\n",
+						kind, n, mb, name, m.wall.Seconds(), float64(n)/m.wall.Seconds(), mb/m.wall.Seconds(), float64(m.rssKiB)/1024,
+						float64(n)/floor.Seconds(), mb/floor.Seconds(), floor.Seconds()/m.wall.Seconds(), check(m.summary, defects, n))
 				}
-				if rss[j] == nil {
-					rss[j] = map[int]int64{}
-				}
-				rss[j][n] = m.rssKiB
-				fmt.Printf("%-17s %9d %8.1f %-8s %9.3f %10.0f %8.1f %8.1f  %10.0f %8.1f  %7.2f  %s\n",
-					kind, n, mb, "j="+strconv.Itoa(j), m.wall.Seconds(), float64(n)/m.wall.Seconds(), mb/m.wall.Seconds(), float64(m.rssKiB)/1024,
-					float64(n)/floor.Seconds(), mb/floor.Seconds(), floor.Seconds()/m.wall.Seconds(), check(m.summary, defects, n))
 			}
 			if !keep {
 				os.Remove(path)
@@ -107,13 +125,14 @@ func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
 		}
 		if len(sizes) > 1 {
 			lo, hi := sizes[0], sizes[len(sizes)-1]
-			for _, j := range jobs {
-				fmt.Printf("%-17s peak RSS %d lines / %d lines, j=%d: %.2f\n", kind, hi, lo, j, float64(rss[j][hi])/float64(rss[j][lo]))
+			for _, r := range runs {
+				fmt.Printf("%-17s peak RSS %d lines / %d lines, %s: %.2f\n", kind, hi, lo, r, float64(rss[r][hi])/float64(rss[r][lo]))
 			}
 		}
 		fmt.Println()
 	}
 	fmt.Println("x floor: agentlint's throughput divided by IsValid's (1.00 = as fast as a syntax check on one goroutine)")
+	fmt.Println("-ids: CL100 and CL101 off (they remember every distinct event_id and span: memory grows with the ids, not the bytes)")
 	return nil
 }
 
@@ -181,11 +200,11 @@ type measurement struct {
 // starts children with vfork semantics and Linux then carries the parent's
 // own peak RSS (this harness's, after generating the log) into the child's
 // ru_maxrss at exec. Where /proc is missing, ru_maxrss is used.
-func measureLint(bin, kind, path string, jobs int) (measurement, error) {
+func measureLint(bin, kind, path string, args []string) (measurement, error) {
 	var best measurement
 	for i := 0; i < 2; i++ {
 		var out lastLine
-		cmd := exec.Command(bin, "lint", "--kind", kind, "-j", strconv.Itoa(jobs), path)
+		cmd := exec.Command(bin, append(append([]string{"lint", "--kind", kind}, args...), path)...)
 		cmd.Stdout = &out
 		cmd.Stderr = os.Stderr
 		start := time.Now()
