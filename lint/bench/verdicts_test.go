@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/jsonschema"
 )
 
 // TestGeneratedVerdicts: linting a generated log flags exactly the lines
@@ -82,5 +83,58 @@ func TestGenerateDeterministic(t *testing.T) {
 	var c bytes.Buffer
 	if _, err := Generate(&c, cfg); err != nil || bytes.Equal(a.Bytes(), c.Bytes()) {
 		t.Fatal("the seed does not change the output")
+	}
+}
+
+// TestGeneratedAgainstJSONSchema: on a generated collector log, the lines
+// agentlint denies are exactly the lines seed 004's JSON Schema rejects
+// (lint/jsonschema, formats asserted), plus the defects CONTRACT.md makes us
+// stricter about, each named: a version whose major is not 1 (section 3,
+// UNKNOWN_SCHEMA_VERSION). No valid line is denied; no line the schema
+// rejects is allowed.
+func TestGeneratedAgainstJSONSchema(t *testing.T) {
+	js, err := jsonschema.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	n := Every * 13
+	defects, err := Generate(&buf, Config{Kind: KindCollector, Lines: n, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stricter := map[int]string{}
+	for _, d := range defects {
+		if d.Code == envelope.UnknownSchemaVersion {
+			stricter[d.Line] = "CONTRACT.md section 3: a version major other than 1 is UNKNOWN_SCHEMA_VERSION"
+		}
+	}
+	denied := map[int]bool{}
+	if _, err := lint.Lint(func(yield func(lint.Input) bool) {
+		yield(lint.Input{Path: "log.jsonl", Reader: bytes.NewReader(buf.Bytes()), Kind: lint.Kind(KindCollector)})
+	}, lint.LintConfig{Jobs: 2, Emit: func(e envelope.Envelope) error {
+		if !e.Allow {
+			denied[e.Details["line"].(int)] = true
+		}
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	rejected := 0
+	for i, line := range bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), []byte{'\n'}) {
+		ln := i + 1
+		schemaRejects := len(js.Validate(KindCollector, line)) > 0
+		if schemaRejects {
+			rejected++
+		}
+		switch {
+		case schemaRejects && !denied[ln]:
+			t.Errorf("line %d: the JSON Schema rejects it, agentlint allows it", ln)
+		case !schemaRejects && denied[ln] && stricter[ln] == "":
+			t.Errorf("line %d: agentlint denies a line the JSON Schema accepts, and no contract clause says so", ln)
+		}
+	}
+	if rejected == 0 || len(stricter) == 0 {
+		t.Fatalf("the log exercises nothing: %d lines rejected by the schema, %d stricter", rejected, len(stricter))
 	}
 }
