@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentlint/agentlint/lint/fast"
 	"github.com/agentlint/agentlint/lint/timefmt"
 	"github.com/agentlint/agentlint/rules"
 )
@@ -100,7 +101,7 @@ func (x *extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 		if line[i] != '"' {
 			return -1
 		}
-		end := skipString(line, i)
+		end := fast.SkipString(line, i)
 		if end < 0 {
 			return -1
 		}
@@ -128,7 +129,7 @@ func (x *extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 		if k < len(node.names) && node.child[k] != nil && line[i] == '{' {
 			i = x.object(line, i, node.child[k], out, found)
 		} else {
-			i = skipValue(line, i)
+			i = fast.SkipValue(line, i)
 		}
 		if i < 0 {
 			return -1
@@ -203,65 +204,6 @@ func skipWS(b []byte, i int) int {
 		break
 	}
 	return i
-}
-
-// skipString returns the index after the string starting at b[i] == '"', or -1.
-func skipString(b []byte, i int) int {
-	start := i + 1
-	for j := start; ; {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		k += j
-		n := 0
-		for p := k - 1; p >= start && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return k + 1
-		}
-		j = k + 1
-	}
-}
-
-// skipValue returns the index after the JSON value starting at b[i], or -1.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				if i < 0 {
-					return -1
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	}
-	for j := i; j < len(b); j++ {
-		switch b[j] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			if j == i {
-				return -1
-			}
-			return j
-		}
-	}
-	return len(b)
 }
 
 // unquoteAppend appends the unescaped content of the JSON string literal q

@@ -741,7 +741,7 @@ func (d *Dec) scanMembers(i int, fields []CondField, spans *[maxDiscriminators][
 		if i >= len(buf) || buf[i] != '"' {
 			return
 		}
-		end := skipString(buf, i)
+		end := SkipString(buf, i)
 		if end < 0 {
 			return
 		}
@@ -751,7 +751,7 @@ func (d *Dec) scanMembers(i int, fields []CondField, spans *[maxDiscriminators][
 			return
 		}
 		i = skipSpace(buf, i+1)
-		vend := skipValue(buf, i)
+		vend := SkipValue(buf, i)
 		if vend < 0 {
 			return
 		}
@@ -850,9 +850,10 @@ func skipSpace(buf []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the JSON string starting at buf[i]
-// ('"'), or -1 if it does not end.
-func skipString(buf []byte, i int) int {
+// SkipString returns the index after the JSON string literal that starts
+// at buf[i] == '"', or -1 if it does not end in buf. Escapes are skipped,
+// not checked: the callers scan records whose syntax the validator checks.
+func SkipString(buf []byte, i int) int {
 	j := i + 1
 	for {
 		k := bytes.IndexByte(buf[j:], '"')
@@ -872,21 +873,23 @@ func skipString(buf []byte, i int) int {
 	}
 }
 
-// skipValue returns the index after the JSON value starting at buf[i], or
-// -1 if it does not end. Nesting is counted, not recursed.
-func skipValue(buf []byte, i int) int {
+// SkipValue returns the index after the JSON value starting at buf[i], or
+// -1 if it does not end in buf or is empty. Nesting is counted, not
+// recursed. It is the byte scanner of the conditional-field pre-scan and of
+// the lint engine's extraction of stream-rule values.
+func SkipValue(buf []byte, i int) int {
 	if i >= len(buf) {
 		return -1
 	}
 	switch buf[i] {
 	case '"':
-		return skipString(buf, i)
+		return SkipString(buf, i)
 	case '{', '[':
 		depth := 0
 		for i < len(buf) {
 			switch buf[i] {
 			case '"':
-				i = skipString(buf, i)
+				i = SkipString(buf, i)
 				if i < 0 {
 					return -1
 				}
@@ -906,6 +909,9 @@ func skipValue(buf []byte, i int) int {
 	for j := i; j < len(buf); j++ {
 		switch buf[j] {
 		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			if j == i {
+				return -1
+			}
 			return j
 		}
 	}
