@@ -62,9 +62,10 @@ type Regex struct {
 	Src string
 	// Desc says what a match is ("an RFC 3339 date-time ..."), from the
 	// @desc attribute of the CUE definition; "" prints Src in reasons.
-	Desc string
-	once sync.Once
-	re   *regexp.Regexp
+	Desc   string
+	once   sync.Once
+	re     *regexp.Regexp
+	native func([]byte) bool // Natives[Src], when there is one
 }
 
 // mismatch is the reason for a string s that does not match r.
@@ -76,9 +77,17 @@ func (r *Regex) mismatch(s []byte) string {
 }
 
 // Match reports whether b matches. The regex dialect is RE2, the same as
-// CUE's =~ operator, so both engines agree by construction.
+// CUE's =~ operator, so both engines agree by construction; a pattern of
+// Natives is matched by its hand-written equivalent instead.
 func (r *Regex) Match(b []byte) bool {
-	r.once.Do(func() { r.re = regexp.MustCompile(r.Src) })
+	r.once.Do(func() {
+		if r.native = Natives[r.Src]; r.native == nil {
+			r.re = regexp.MustCompile(r.Src)
+		}
+	})
+	if r.native != nil {
+		return r.native(b)
+	}
 	return r.re.Match(b)
 }
 
