@@ -92,6 +92,10 @@ func checkIdleFrameIter(d *Doc, r *Reporter) {
 
 // isAnchor reports whether an idle event is an ANCHOR (no event, or event
 // "ANCHOR"; CONTRACT.md section 4 "idle").
+// idleDocFields are the members the idle document rules read (rules.Rule.Fields:
+// only these are decoded).
+var idleDocFields = []string{"/schema", "/event", "/run_id", "/stack", "/updated_at", "/iteration", "/mode", "/goal"}
+
 func isAnchor(root map[string]any) bool {
 	ev, present := root["event"]
 	return !present || ev == "ANCHOR"
@@ -202,42 +206,48 @@ func init() {
 			Summary:     "schema 1 (what the seed says the code base emits) is accepted with a warning; seed 002 formalizes schema 0",
 			Source:      "seed 002 section 1 (note); CONTRACT.md section 4, idle",
 			ExampleKind: "idle/event", Example: state(`"schema":0`, `"schema":1`), Fixed: fresh,
-			Check: checkIdleSchema1,
+			Check:  checkIdleSchema1,
+			Fields: idleDocFields,
 		},
 		&Rule{
 			ID: "IL011", Name: "anchor-iteration-bounds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     `an ANCHOR's iteration "current/max" has 1 <= current <= max`,
 			Source:      "seed 002 section 4.4; CONTRACT.md section 4, idle",
 			ExampleKind: "idle/event", Example: anchor(`"3/10"`, `"11/10"`), Fixed: idleAnchor,
-			Check: checkIdleAnchorIteration,
+			Check:  checkIdleAnchorIteration,
+			Fields: idleDocFields,
 		},
 		&Rule{
 			ID: "IL012", Name: "run-id-mode", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a STATE's run_id mode (<mode>-<timestamp>-<pid>) equals the first stack frame's mode",
 			Source:      "seed 002 sections 2 and 5; CONTRACT.md section 4, idle",
 			ExampleKind: "idle/event", Example: state(`"run_id":"loop-`, `"run_id":"grind-`), Fixed: fresh,
-			Check: checkIdleRunMode,
+			Check:  checkIdleRunMode,
+			Fields: idleDocFields,
 		},
 		&Rule{
 			ID: "IL013", Name: "stale-state", Code: envelope.TaskTimeout, Severity: envelope.SeverityWarning, Kinds: il,
 			Summary:     "a STATE whose updated_at is more than 2 hours before --now is stale",
 			Source:      "seed 002 section 4.1 (TTL: 2 hours); CONTRACT.md section 4, idle",
 			ExampleKind: "idle/event", Example: idleState, Fixed: fresh,
-			Check: checkIdleStale,
+			Check:  checkIdleStale,
+			Fields: idleDocFields,
 		},
 		&Rule{
 			ID: "IL015", Name: "frame-iter-max", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a stack frame's iter is at most its max",
 			Source:      "seed 002 section 5 (max: maximum iterations allowed); CONTRACT.md section 4, idle (1 <= iter <= max)",
 			ExampleKind: "idle/event", Example: state(`"iter":3`, `"iter":11`), Fixed: fresh,
-			Check: checkIdleFrameIter,
+			Check:  checkIdleFrameIter,
+			Fields: idleDocFields,
 		},
 		&Rule{
 			ID: "IL014", Name: "idle-event", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "event, when present, is STATE, DONE, ABORT or ANCHOR (without event the object is an ANCHOR)",
 			Source:      "seed 002 section 3; CONTRACT.md section 4, idle",
 			ExampleKind: "idle/event", Example: state(`"STATE"`, `"STAT"`), Fixed: fresh,
-			Check: checkIdleEvent,
+			Check:  checkIdleEvent,
+			Fields: idleDocFields,
 		},
 	)
 }

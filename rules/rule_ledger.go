@@ -172,14 +172,16 @@ func init() {
 			Summary:     "the agent part of session_id must equal agent",
 			Source:      "seed 003 Session ID Format; CONTRACT.md section 4, ledger",
 			ExampleKind: "ledger/entry", Example: entry(`"2025-11-16_cls_001"`, `"2025-11-16_andy_001"`), Fixed: ledgerEntry,
-			Check: checkSessionAgent,
+			Check:  checkSessionAgent,
+			Fields: []string{"/agent", "/session_id"},
 		},
 		&Rule{
 			ID: "LG011", Name: "session-date", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: []string{"ledger/entry"},
 			Summary:     "the date of session_id should equal the date of ts in ts's own offset",
 			Source:      "CONTRACT.md section 4, ledger",
 			ExampleKind: "ledger/entry", Example: entry(`"2025-11-16T02:10:00+07:00"`, `"2025-11-17T02:10:00+07:00"`), Fixed: ledgerEntry,
-			Check: checkSessionDate,
+			Check:  checkSessionDate,
+			Fields: []string{"/session_id", "/ts"},
 		},
 		&Rule{
 			ID: "LG012", Name: "ledger-folder", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: []string{"ledger/entry"},
@@ -187,7 +189,8 @@ func init() {
 			Source:      "seed 003 File Pattern g/ledger/<agent>/YYYY-MM-DD.jsonl; CONTRACT.md sections 3 and 4, ledger",
 			ExampleKind: "ledger/entry", ExampleFile: "g/ledger/andy/2025-11-16.jsonl",
 			Example: ledgerEntry, Fixed: strings.ReplaceAll(ledgerEntry, "cls", "andy"),
-			Check: checkEntryFolder,
+			Check:  checkEntryFolder,
+			Fields: []string{"/agent"},
 		},
 		&Rule{
 			ID: "LG013", Name: "status-folder", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: []string{"ledger/status"},

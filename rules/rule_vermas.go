@@ -571,6 +571,7 @@ func init() {
 			Example:     vermasRepl(vermasEvent, `"evt-abc123def456"`, `"evt-abc123"`),
 			Fixed:       vermasEvent,
 			Check:       checkVermasEventIDLength,
+			Fields:      []string{"/event_id"},
 		},
 		&Rule{
 			ID: "VM003", Name: "unknown-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
@@ -581,6 +582,7 @@ func init() {
 			Example:     vermasEventOf("work_order.archived", `{"work_order_id":"wo-abc123"}`),
 			Fixed:       vermasEventOf("work_order.closed", `{"work_order_id":"wo-abc123","reason":"Archived"}`),
 			Check:       checkVermasEventType(false),
+			Fields:      []string{"/event_type"},
 		},
 		&Rule{
 			ID: "VM004", Name: "unknown-event-type-strict", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -592,6 +594,7 @@ func init() {
 			Example:     vermasEventOf("work_order.archived", `{"work_order_id":"wo-abc123"}`),
 			Fixed:       vermasEventOf("work_order.closed", `{"work_order_id":"wo-abc123","reason":"Archived"}`),
 			Check:       checkVermasEventType(true),
+			Fields:      []string{"/event_type"},
 		},
 		&Rule{
 			ID: "VM006", Name: "timestamp-milliseconds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
@@ -602,6 +605,7 @@ func init() {
 			Example:     vermasRepl(vermasMessage, `"2026-01-06T12:00:00.000Z"`, `"2026-01-06T12:00:00Z"`),
 			Fixed:       vermasMessage,
 			Check:       checkVermasMilliseconds,
+			Fields:      []string{"/event_type", "/timestamp", "/data", "/created_at", "/updated_at", "/dependencies", "/read_at", "/steps"},
 		},
 		&Rule{
 			ID: "VM016", Name: "assignment-path-agent", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -612,6 +616,7 @@ func init() {
 			Example:     vermasRepl(assigned, `.assignment-project-a-workers-slot0`, `.assignment-project-a-workers-slot1`),
 			Fixed:       assigned,
 			Check:       checkVermasAssignmentPath,
+			Fields:      []string{"/event_type", "/data"},
 		},
 		&Rule{
 			ID: "VM033", Name: "template-step-ids-unique", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -652,6 +657,7 @@ func init() {
 			Example:     vermasRepl(vermasProcess, `"completed_at": "2026-01-06T10:05:00.000Z"`, `"completed_at": "2026-01-06T09:55:00.000Z"`),
 			Fixed:       vermasProcess,
 			Check:       checkVermasTimeOrder,
+			Fields:      []string{"/created_at", "/updated_at", "/steps"},
 		},
 		&Rule{
 			ID: "VM041", Name: "process-step-ids-unique", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,

@@ -128,6 +128,7 @@ func init() {
 			Example:     entry("05", "blocked", ""),
 			Fixed:       entry("05", "blocked", code),
 			Check:       checkBlockedEntry,
+			Fields:      []string{"/result", "/code", "/next_step"},
 		},
 		&Rule{
 			ID: "OP082", Name: "blocked-final-entry", Code: envelope.NonCompliant, Severity: envelope.SeverityError, Kinds: wl,
