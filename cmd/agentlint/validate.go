@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
 	"github.com/agentlint/agentlint/lint"
@@ -171,8 +172,16 @@ func (a *app) validate(file string) error {
 			opts.Assignment = adoc
 		}
 	}
-	v := lint.NewValidator(opts, eng)
-	vs, _ := v.Document(kind.Name, file, data)
+	var vs []envelope.Violation
+	if trimmed := bytes.TrimSpace(data); kind.Format == lint.FormatJSONL && len(trimmed) > 0 && !jsontext.Value(trimmed).IsValid() {
+		// Not one JSON value (a record may also be pretty-printed): JSON Lines.
+		if vs, err = jsonLinesViolations(kind, file, data, opts, eng); err != nil {
+			return err
+		}
+	} else {
+		v := lint.NewValidator(opts, eng)
+		vs, _ = v.Document(kind.Name, file, data)
+	}
 	vs = append(append([]envelope.Violation(nil), vs...), pre...)
 	details := map[string]any{"file": file}
 	if kind.Name != "" {
@@ -186,4 +195,23 @@ func (a *app) validate(file string) error {
 		return errDenied
 	}
 	return nil
+}
+
+// jsonLinesViolations checks a JSON Lines payload of kind record by record,
+// with the stream rules of `agentlint lint`, and returns every violation of
+// every record (each with its line): `validate` prints them as one envelope.
+func jsonLinesViolations(kind *lint.KindInfo, file string, data []byte, opts lint.Options, eng lint.SchemaEngine) ([]envelope.Violation, error) {
+	var vs []envelope.Violation
+	cfg := lint.LintConfig{Options: opts, Jobs: 1, Emit: func(e envelope.Envelope) error {
+		rvs, _ := e.Details["violations"].([]envelope.Violation)
+		vs = append(vs, rvs...)
+		return nil
+	}}
+	if eng != nil {
+		cfg.NewEngine = func() lint.SchemaEngine { return eng }
+	}
+	_, err := lint.Lint(func(yield func(lint.Input) bool) {
+		yield(lint.Input{Path: file, Reader: bytes.NewReader(data), Kind: kind})
+	}, cfg)
+	return vs, err
 }
