@@ -202,16 +202,11 @@ func (a *app) validate(file string) error {
 // every record (each with its line): `validate` prints them as one envelope.
 func jsonLinesViolations(kind *lint.KindInfo, file string, data []byte, opts lint.Options, eng lint.SchemaEngine) ([]envelope.Violation, error) {
 	var vs []envelope.Violation
-	cfg := lint.LintConfig{Options: opts, Jobs: 1, Emit: func(e envelope.Envelope) error {
+	l := &lint.Linter{V: lint.NewValidator(opts, eng), Emit: func(e envelope.Envelope) error {
 		rvs, _ := e.Details["violations"].([]envelope.Violation)
 		vs = append(vs, rvs...)
 		return nil
 	}}
-	if eng != nil {
-		cfg.NewEngine = func() lint.SchemaEngine { return eng }
-	}
-	_, err := lint.Lint(func(yield func(lint.Input) bool) {
-		yield(lint.Input{Path: file, Reader: bytes.NewReader(data), Kind: kind})
-	}, cfg)
+	err := l.File(kind, file, bytes.NewReader(data))
 	return vs, err
 }
