@@ -127,20 +127,65 @@ func (collectorParentSpan) Fields() []Field {
 }
 
 func (c collectorParentSpan) NewFile(string, *Options) FileState {
-	return &collectorSpanState{spans: firstLines{}, traces: c.traces}
+	return &collectorSpanState{ids: map[string]uint32{}, spans: map[spanKey]struct{}{}, long: firstLines{}, traces: c.traces}
 }
 
-// collectorSpanState keeps the spans seen so far, by (trace_id, span_id)
-// (pairKey).
+// collectorSpanState keeps the spans seen so far, by (trace_id, span_id):
+// each trace_id of the file once (ids: its number, 0 for the events without
+// a trace_id), each span as a fixed 24-byte key of that number and the
+// span_id (about 35 bytes a span, no allocation), or, for a span_id longer
+// than spanMax bytes, as a string key (long, pairKey).
 type collectorSpanState struct {
-	spans  firstLines
+	ids    map[string]uint32
+	spans  map[spanKey]struct{}
+	long   firstLines
 	key    []byte
 	traces map[string]struct{} // the run's trace_ids
 }
 
-func (s *collectorSpanState) spanKey(trace, span []byte) []byte {
-	s.key = pairKey(s.key, trace, span)
-	return s.key
+// spanMax is the longest span_id a spanKey holds.
+const spanMax = 19
+
+// spanKey is a span of one trace: the trace's number, the span_id's length
+// and its bytes.
+type spanKey struct {
+	trace uint32
+	n     uint8
+	span  [spanMax]byte
+}
+
+// traceID returns the number of trace (0: absent), numbering new ones.
+func (s *collectorSpanState) traceID(trace *Value) uint32 {
+	if trace.Kind != ValueString {
+		return 0
+	}
+	id, ok := s.ids[string(trace.Str)]
+	if !ok {
+		id = uint32(len(s.ids) + 1)
+		s.ids[string(trace.Str)] = id
+	}
+	return id
+}
+
+// seen reports whether span of trace was recorded; add records it.
+func (s *collectorSpanState) seen(trace uint32, traceStr, span []byte, add bool) bool {
+	if len(span) > spanMax {
+		s.key = pairKey(s.key, traceStr, span)
+		if add {
+			s.long.see(s.key, 0)
+			return true
+		}
+		_, ok := s.long[string(s.key)]
+		return ok
+	}
+	k := spanKey{trace: trace, n: uint8(len(span))}
+	copy(k.span[:], span)
+	if add {
+		s.spans[k] = struct{}{}
+		return true
+	}
+	_, ok := s.spans[k]
+	return ok
 }
 
 func (s *collectorSpanState) Observe(rec *StreamRecord, r *StreamReporter) {
@@ -153,8 +198,9 @@ func (s *collectorSpanState) Observe(rec *StreamRecord, r *StreamReporter) {
 			s.traces[string(trace.Str)] = struct{}{}
 		}
 	}
+	tid := s.traceID(trace)
 	if rec.Valid && parent.Kind == ValueString {
-		if _, ok := s.spans[string(s.spanKey(trace.Str, parent.Str))]; !ok {
+		if !s.seen(tid, trace.Str, parent.Str, false) {
 			where := "trace_id " + strconv.Quote(string(trace.Str))
 			if trace.Kind == ValueAbsent {
 				where = "the events without a trace_id"
@@ -168,7 +214,7 @@ func (s *collectorSpanState) Observe(rec *StreamRecord, r *StreamReporter) {
 		}
 	}
 	if span.Kind == ValueString {
-		s.spans.see(s.spanKey(trace.Str, span.Str), rec.Line)
+		s.seen(tid, trace.Str, span.Str, true)
 	}
 }
 
