@@ -54,8 +54,10 @@ const (
 )
 
 // MaxDepth is the deepest nesting of arrays and objects a document may have;
-// deeper input is a syntax violation with a clear reason, never a stack overflow.
-const MaxDepth = 1000
+// deeper input is a syntax violation with a clear reason, never a stack
+// overflow. It is the limit jsontext itself enforces on the values the
+// validators skip (x_ members, open objects), so one limit holds everywhere.
+const MaxDepth = 10000
 
 // Regex is a regular expression compiled on first use (start-up stays cheap).
 type Regex struct {

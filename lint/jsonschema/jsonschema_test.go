@@ -54,7 +54,7 @@ func TestEngine(t *testing.T) {
 		{"syntax", `{"version":"1.0.0",}`, []string{"AL001@"}},
 		{"duplicate key", `{"version":"1.0.0","version":"1.0.0"}`, []string{"AL001@"}},
 		{"trailing data", event + ` {}`, []string{"AL001@"}},
-		{"too deep", strings.Replace(event, `}`, `,"metadata":`+strings.Repeat("[", 2000)+strings.Repeat("]", 2000)+`}`, 1), []string{"AL001@"}},
+		{"too deep", strings.Replace(event, `}`, `,"metadata":`+strings.Repeat("[", 12000)+strings.Repeat("]", 12000)+`}`, 1), []string{"AL001@"}},
 		{"root not an object", `[]`, []string{"AL003@"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
