@@ -66,6 +66,7 @@ type Validator struct {
 	vs     []envelope.Violation
 	plans  map[string]*docPlan // by kind (shallow.go)
 	ropts  *rules.Options      // what document rules see, shared by all records
+	runner rules.Runner        // the document rules, with reused state
 }
 
 // NewValidator returns a Validator using engine (nil: the fast path).
@@ -118,7 +119,7 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 		return v.vs, nil
 	}
 	n := len(v.vs)
-	for _, f := range rules.Run(doc, v.Enabled) {
+	for _, f := range v.runner.Run(doc, v.Enabled) {
 		line, col := LineCol(raw, Locate(raw, f.Pointer), line1)
 		if p, ok := f.Extra[rules.FirstPointer].(string); ok {
 			// A finding about two places of the document (a repeated id)

@@ -190,21 +190,39 @@ func (r *Reporter) As(id string) *Reporter {
 // Run runs every document rule for d.Kind and returns the findings of the
 // enabled rules (enabled == nil: all), in rule-ID order of the Checks.
 func Run(d *Doc, enabled func(id string) bool) []Finding {
-	var all []Finding
+	return new(Runner).Run(d, enabled)
+}
+
+// Runner runs document rules like Run with state it reuses from one
+// document to the next, so that a document with no finding costs no
+// allocation: the engine's hot path (one Runner per worker; not safe for
+// concurrent use).
+type Runner struct {
+	rep Reporter
+	out []Finding
+}
+
+// Run is the package function Run on x's reusable state; the returned
+// slice is valid until the next call.
+func (x *Runner) Run(d *Doc, enabled func(id string) bool) []Finding {
+	x.out = x.out[:0]
+	x.rep.out = &x.out
 	for _, r := range ForKind(d.Kind) {
 		if enabled != nil && !enabled(r.ID) {
 			continue
 		}
-		r.Check(d, &Reporter{rule: r.ID, out: &all})
+		x.rep.rule = r.ID
+		r.Check(d, &x.rep)
 	}
 	if enabled == nil {
-		return all
+		return x.out
 	}
-	out := all[:0]
-	for _, f := range all {
+	out := x.out[:0]
+	for _, f := range x.out {
 		if enabled(f.Rule) {
 			out = append(out, f)
 		}
 	}
+	x.out = out
 	return out
 }
