@@ -128,7 +128,7 @@ could not do its job (bad flag, unreadable or undetectable file).`,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = true
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.g.format, "format", "json", "output format: json (JSON Lines) or text")
+	pf.StringVar(&a.g.format, "format", "json", "output format: json (JSON Lines), text, or github (GitHub Actions annotations)")
 	pf.StringVar(&a.g.color, "color", "auto", "color text output: auto, always or never (NO_COLOR is honored)")
 	pf.BoolVar(&a.g.strict, "strict", false, "reject unknown fields that do not start with x_, and blank JSON Lines lines")
 	pf.StringVar(&a.g.now, "now", "", "clock for time rules, RFC 3339 (default: the current time)")

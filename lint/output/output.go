@@ -1,4 +1,5 @@
-// Package output renders envelopes: one file per format (json.go, text.go).
+// Package output renders envelopes: one file per format (json.go, text.go,
+// github.go).
 // It knows nothing of validation; the engine hands it finished envelopes.
 package output
 
@@ -26,14 +27,16 @@ type Appender interface {
 	AppendRecord(dst []byte, e envelope.Envelope) []byte
 }
 
-// New returns the printer for format ("json" or "text"). color enables ANSI
-// colors in text output.
+// New returns the printer for format ("json", "text" or "github"). color
+// enables ANSI colors in text output.
 func New(format string, w io.Writer, color bool) (Printer, error) {
 	switch format {
 	case "json":
 		return &JSON{W: w}, nil
 	case "text":
 		return &Text{W: w, Color: color}, nil
+	case "github":
+		return &GitHub{W: w}, nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want json or text)", format)
+	return nil, fmt.Errorf("unknown format %q (want json, text or github)", format)
 }
