@@ -18,6 +18,20 @@ var Natives = map[string]func([]byte) bool{
 	`^(lifecycle|activity|coordination|hook|decision|system)\.[a-z_]+$`: matchCollectorEventType,
 	// collector version (seed 004 JSON Schema, \d as [0-9]).
 	`^[0-9]+\.[0-9]+\.[0-9]+$`: matchSemver,
+	// #RunID (cue/operator.cue, seed 001 Identifier Rules).
+	`^[0-9a-fA-F-]{36}$`: matchHexDash36,
+	// #TaskID (cue/operator.cue, seed 001 Identifier Rules).
+	`^(T-[0-9]+|[0-9a-fA-F-]{36})$`: func(b []byte) bool {
+		if len(b) > 2 && b[0] == 'T' && b[1] == '-' {
+			for _, c := range b[2:] {
+				if c < '0' || c > '9' {
+					return matchHexDash36(b)
+				}
+			}
+			return true
+		}
+		return matchHexDash36(b)
+	},
 	// #SchemaVersion (cue/operator.cue): major version 1.
 	`^1(\.|$)`: func(b []byte) bool { return len(b) > 0 && b[0] == '1' && (len(b) == 1 || b[1] == '.') },
 }
@@ -166,4 +180,18 @@ func matchSemver(b []byte) bool {
 		}
 	}
 	return parts == 2 && run > 0
+}
+
+// matchHexDash36 reports whether b is 36 hex digits and dashes in any order
+// (seed 001's run id pattern; the canonical layout is a warning, OP004).
+func matchHexDash36(b []byte) bool {
+	if len(b) != 36 {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -67,6 +67,8 @@ func dateTimeInputs(r *rand.Rand, n int) [][]byte {
 		"lifecycle.started", "hook.pre_tool_use", "system.", "metrics.cpu", "Lifecycle.started", "decision.made_x", "activity.Tool",
 		"1.0.0", "10.20.30", "1.0", "1..0", ".1.0", "1.0.0.", "1.0.0.0", "01.2.3",
 		"1", "1.", "1.1.0", "2.0.0", "12", "abc", "",
+		"T-12", "T-", "T-1x", "t-12", "T12", "3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4", "------------------------------------",
+		"3f56dc4d35cf4f97925c0b04a6fe8bf4abcd", "T-3f56dc4d-35cf-4f97-925c-0b04a6fe8bf",
 	} {
 		out = append(out, []byte(seed))
 	}
