@@ -904,25 +904,7 @@ func (c *compiler) structLit(e *ast.StructLit, inCheck bool) *Type {
 				c.errorf(d, "field %s declared twice", name)
 			}
 			seen[name] = true
-			f := &Field{Name: name, Type: c.expr(d.Value, inCheck)}
-			switch d.Constraint {
-			case token.NOT:
-				f.Required = true
-			case token.OPTION:
-			default:
-				if !inCheck {
-					c.errorf(d, "field %s must be required (!) or optional (?)", name)
-				}
-				f.Regular = true
-			}
-			c.fieldAttrs(f, d)
-			if f.NullRule != "" && !f.Required {
-				c.errorf(d, "@rule(...,null=) needs a required (!) field: null in an optional field is a wrong type")
-			}
-			if f.RestRule != "" && (f.Type.Kinds&KString == 0 || len(f.Type.Patterns) < 2) {
-				c.errorf(d, "@rule(...,rest=) needs a string with at least two patterns (the first decides the rule)")
-			}
-			o.Fields = append(o.Fields, f)
+			o.Fields = append(o.Fields, c.field(d, name, inCheck))
 		default:
 			c.errorf(d, "unsupported declaration %T", d)
 		}
@@ -1115,21 +1097,39 @@ func (c *compiler) condField(cd *Cond, d *ast.Field, name string, names map[stri
 		c.errorf(d, "field %s declared twice in one if body", name)
 	}
 	names[name] = true
-	f := &Field{Name: name, Type: c.expr(d.Value, false)}
-	switch d.Constraint {
-	case token.NOT:
-		f.Required = true
-	case token.OPTION:
-	default:
-		c.errorf(d, "conditional field %s must be required (!) or optional (?)", name)
-	}
+	f := c.field(d, name, false)
 	for _, b := range f.Type.Bounds {
 		if b.Ref != "" {
 			c.errorf(d, "conditional field %s: sibling bounds are not supported in conditional fields", name)
 		}
 	}
-	c.fieldAttrs(f, d)
 	cd.Fields = append(cd.Fields, f)
+}
+
+// field compiles one field declaration d named name, of a struct literal or
+// of an if body: its type, required (!) or optional (?) — plain fields only
+// inside checks (inCheck), where they are Regular — and its @rule attribute,
+// whose null= and rest= parts must fit the field.
+func (c *compiler) field(d *ast.Field, name string, inCheck bool) *Field {
+	f := &Field{Name: name, Type: c.expr(d.Value, inCheck)}
+	switch d.Constraint {
+	case token.NOT:
+		f.Required = true
+	case token.OPTION:
+	default:
+		if !inCheck {
+			c.errorf(d, "field %s must be required (!) or optional (?)", name)
+		}
+		f.Regular = true
+	}
+	c.fieldAttrs(f, d)
+	if f.NullRule != "" && !f.Required {
+		c.errorf(d, "@rule(...,null=) needs a required (!) field: null in an optional field is a wrong type")
+	}
+	if f.RestRule != "" && (f.Type.Kinds&KString == 0 || len(f.Type.Patterns) < 2) {
+		c.errorf(d, "@rule(...,rest=) needs a string with at least two patterns (the first decides the rule)")
+	}
+	return f
 }
 
 // checkConds validates the conditions of a struct literal at e against its
