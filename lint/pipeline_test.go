@@ -432,16 +432,7 @@ func TestLintStopsOnWriteError(t *testing.T) {
 
 func TestLintDocumentsAndDetection(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, data string) string {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o666); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, data string) string { return writeFile(t, dir, name, data) }
 	locks := write("locks.json", `{"locks": [{"task_id": "T-1", "resource": "src", "active": "yes"}]}`)
 	wl := write("worklogs/T-1.jsonl", worklogLine(1, 0)+"\n")
 	notes := write("notes.txt", "hello")
