@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/internal/mutate"
 	"github.com/agentlint/agentlint/lint/schemaexport"
 	"github.com/agentlint/agentlint/rules"
 )
@@ -191,4 +192,91 @@ func TestAgreement(t *testing.T) {
 		t.Logf("expected difference, %4d records: %s", why[k], k)
 	}
 	t.Logf("%d records × 2 modes: %d verdicts agree, %d differ only by rules JSON Schema cannot express", len(recs), agreed, differed)
+}
+
+// TestCollectorEqualsSeedSchema: on every collector record under testdata/
+// and a mutation corpus of them, the exported collector/event schema gives
+// the verdict of seed 004's own JSON Schema (cue/collector.schema.json,
+// draft-07), except where the contract is stricter than the seed, each
+// named: a version whose major is not 1 (CONTRACT.md section 3,
+// UNKNOWN_SCHEMA_VERSION, rule CL001).
+func TestCollectorEqualsSeedSchema(t *testing.T) {
+	seedSrc, err := os.ReadFile(filepath.Join(root, "cue", "collector.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := js.NewCompiler()
+	c.Draft = js.Draft7
+	c.AssertFormat = true
+	if err := c.AddResource("seed004.json", bytes.NewReader(seedSrc)); err != nil {
+		t.Fatal(err)
+	}
+	seed, err := c.Compile("seed004.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := schemas(t, false)["collector/event"]
+	var raws [][]byte
+	for _, r := range records(t) {
+		if r.kind == "collector/event" {
+			raws = append(raws, r.raw)
+		}
+	}
+	nFiles := len(raws)
+	for _, s := range []string{"testdata/agreement/collector/events-2025-12-13.jsonl", "testdata/seeds/collector/events-2025-12-13.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(root, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := bytes.SplitN(bytes.TrimSpace(b), []byte("\n"), 2)[0]
+		ms, err := mutate.Generate(first, mutate.Options{Replacements: mutate.Replacements, Values: collectorValues,
+			Added: []string{"zz", "x_zz", ""}, Combinations: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			raws = append(raws, m.Raw)
+		}
+	}
+	majorNot1 := 0
+	for _, raw := range raws {
+		v, err := decode(raw)
+		if err != nil {
+			continue // not JSON: neither schema judges it
+		}
+		seedOK, expOK := seed.Validate(v) == nil, exported.Validate(v) == nil
+		if seedOK == expOK {
+			continue
+		}
+		if seedOK && !expOK && versionMajorNot1(v) {
+			majorNot1++
+			continue
+		}
+		t.Errorf("seed 004 schema valid=%v, exported valid=%v: %s", seedOK, expOK, raw)
+	}
+	if majorNot1 == 0 {
+		t.Error("no record exercised the version-major difference (CL001)")
+	}
+	t.Logf("%d collector records of testdata/, %d mutations; %d differ only by a version major other than 1 (CL001)", nFiles, len(raws)-nFiles, majorNot1)
+}
+
+func versionMajorNot1(v any) bool {
+	m, _ := v.(map[string]any)
+	s, ok := m["version"].(string)
+	return ok && !(s == "1" || strings.HasPrefix(s, "1."))
+}
+
+// collectorValues are the mutation values of the collector fields: the
+// edges of each field's constraints.
+var collectorValues = map[string][]string{
+	"version":    {`"1.0"`, `"2.0.0"`, `"1"`, `"abc"`, `1`, `"1.0.0.0"`, `"10.0.0"`, `"1.0.0\n"`, `null`},
+	"event_type": {`"lifecycle.paused"`, `"foo.bar"`, `"lifecycle."`, `"lifecycle.Started"`, `"decision"`, `null`},
+	"timestamp": {`"2025-12-13T20:45:00"`, `"2025-12-13 20:45:00Z"`, `"2025-12-13t20:45:00z"`, `"2016-12-31T23:59:60Z"`,
+		`"2025-02-29T00:00:00Z"`, `"2000-02-29T00:00:00Z"`, `"2025-12-13T24:00:00Z"`, `"2025-12-13T20:45:00-00:00"`},
+	"agent_id":    {`"é"`, `""`, `null`},
+	"event_id":    {`"550E8400-E29B-41D4-A716-446655440000"`, `"550e8400e29b41d4a716446655440000"`, `"550e8400-e29b-41d4-a716-44665544000"`},
+	"progress":    {`0`, `1`, `1.0000000000000001`, `-0`, `2`, `"0.5"`, `1e400`},
+	"duration_ms": {`1`, `1.5`, `-5`, `9007199254740993`},
+	"source":      {`"cli"`, `"MCP"`},
+	"status":      {`"done"`, `"completed"`},
 }
