@@ -158,6 +158,11 @@ func HeaderFor(kind string, strict bool) (Header, error) {
 	return h, nil
 }
 
+// LeapSecondNote is added to the description of every schema with a
+// date-time: the one place where the JSON Schema denies what agentlint allows.
+const LeapSecondNote = `Stricter than agentlint: format date-time (RFC 3339 section 5.7) takes second 60 only at 23:59:60 UTC, ` +
+	`while agentlint accepts any :60 (CONTRACT.md section 4, All families), except in collector events (rule CL013).`
+
 // RuleText is how a field's description names a rule: "OP005
 // (SCHEMA_INVALID): <summary>", or without long "OP005 (SCHEMA_INVALID)".
 func RuleText(id string, long bool) string {

@@ -27,6 +27,9 @@ func Files(m *schema.Model) (map[string][]byte, error) {
 			if err != nil {
 				return nil, err
 			}
+			if usesFormat(m, k.Type, "date-time") {
+				h.Description += " " + schemaexport.LeapSecondNote
+			}
 			b, err := m.JSONSchema(k, schema.JSONSchemaOptions{ID: h.ID, Title: h.Title, Description: h.Description,
 				Strict: strict, RuleText: schemaexport.RuleText})
 			if err != nil {
@@ -36,4 +39,40 @@ func Files(m *schema.Model) (map[string][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// usesFormat reports whether t or a type inside it has a pattern of format f.
+func usesFormat(m *schema.Model, t *schema.Type, f string) bool {
+	if t == nil {
+		return false
+	}
+	for _, p := range t.Patterns {
+		if m.PatternFormat[p] == f {
+			return true
+		}
+	}
+	if usesFormat(m, t.Elem, f) {
+		return true
+	}
+	if t.Obj == nil {
+		return false
+	}
+	for _, fd := range t.Obj.Fields {
+		if usesFormat(m, fd.Type, f) {
+			return true
+		}
+	}
+	for _, cd := range t.Obj.Conds {
+		for _, fd := range cd.Fields {
+			if usesFormat(m, fd.Type, f) {
+				return true
+			}
+		}
+		for _, ck := range cd.Checks {
+			if usesFormat(m, ck.Type, f) {
+				return true
+			}
+		}
+	}
+	return false
 }
