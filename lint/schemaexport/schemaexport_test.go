@@ -158,3 +158,27 @@ for (const f of process.argv.slice(2)) console.log(f, validate(JSON.parse(fs.rea
 		t.Errorf("ajv says:\n%s\nwant seed.json valid, empty.json invalid at /task/lock_scope", got)
 	}
 }
+
+// TestDollarSchemaMember: the "$schema" member that points an editor at the
+// schema is an undeclared member: the export accepts it, the strict export
+// rejects it, as agentlint and agentlint --strict do.
+func TestDollarSchemaMember(t *testing.T) {
+	seed, _ := seedAssignment(t)
+	var m map[string]any
+	if err := json.Unmarshal(seed, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["$schema"] = schemaexport.BaseURL + schemaexport.FileName("operator/assignment", false)
+	raw, _ := json.Marshal(m)
+	v, _ := decode(raw)
+	for _, strict := range []bool{false, true} {
+		src, err := schemaexport.JSONSchema("operator/assignment", strict)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = compile(t, schemaexport.FileName("operator/assignment", strict), src).Validate(v)
+		if (err == nil) == strict {
+			t.Errorf("strict=%v: valid=%v, want %v (%v)", strict, err == nil, !strict, err)
+		}
+	}
+}
