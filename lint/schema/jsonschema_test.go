@@ -74,16 +74,16 @@ func TestJSONSchemaVerdicts(t *testing.T) {
 	}{
 		{`{"kind": "b", ` + base + `}`, true, true},
 		{`{"kind": "a", ` + base + `, "extra": true}`, true, true},
-		{`{"kind": "a", ` + base + `}`, false, false},                          // conditional required field
-		{`{"kind": "b", ` + base + `, "extra": true}`, true, false},            // extra not declared for b
-		{`{"kind": "b", ` + id + `, "lo": 4, "hi": 6}`, false, false},          // check when kind is b
-		{`{"kind": "c", ` + base + `}`, false, false},                          // enum
-		{`{"kind": "b", "id": "0123ABCD"}`, false, false},                      // pattern
-		{`{"kind": "b", ` + base + `, "name": "ééé"}`, true, true},             // code points
-		{`{"kind": "b", ` + base + `, "name": "éééé"}`, false, false},          // maxLength
-		{`{"kind": "b", ` + base + `, "name": ""}`, false, false},              // minLength
-		{`{"kind": "b", ` + base + `, "p": 1.0000000000000001}`, false, false}, // exact bound
-		{`{"kind": "b", ` + base + `, "tags": []}`, false, false},              // minItems
+		{`{"kind": "a", ` + base + `}`, false, false},                                                   // conditional required field
+		{`{"kind": "b", ` + base + `, "extra": true}`, true, false},                                     // extra not declared for b
+		{`{"kind": "b", ` + id + `, "lo": 4, "hi": 6}`, false, false},                                   // check when kind is b
+		{`{"kind": "c", ` + base + `}`, false, false},                                                   // enum
+		{`{"kind": "b", "id": "550E8400-E29B-41D4-A716-446655440000", "lo": 5, "hi": 6}`, false, false}, // pattern stricter than the uuid format
+		{`{"kind": "b", ` + base + `, "name": "ééé"}`, true, true},                                      // code points
+		{`{"kind": "b", ` + base + `, "name": "éééé"}`, false, false},                                   // maxLength
+		{`{"kind": "b", ` + base + `, "name": ""}`, false, false},                                       // minLength
+		{`{"kind": "b", ` + base + `, "p": 1.0000000000000001}`, false, false},                          // exact bound
+		{`{"kind": "b", ` + base + `, "tags": []}`, false, false},                                       // minItems
 		{`{"kind": "b", ` + base + `, "tags": ["a","b","c"]}`, false, false},
 		{`{"kind": "b", ` + base + `, "x_note": 1, "meta": {"k": 1}}`, true, true},
 		{`{"kind": "b", ` + base + `, "fallback": null}`, true, true},              // mode absent
