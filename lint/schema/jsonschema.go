@@ -63,6 +63,9 @@ func (m *Model) JSONSchema(k *Kind, o JSONSchemaOptions) ([]byte, error) {
 		root.set("description", o.Description)
 	}
 	x.typeInto(root, k.Type, DefaultRule)
+	if x.err != nil {
+		return nil, fmt.Errorf("jsonschema: %s: %w", k.Name, x.err)
+	}
 	var b bytes.Buffer
 	if err := writeJSON(&b, root, ""); err != nil {
 		return nil, err
@@ -72,8 +75,9 @@ func (m *Model) JSONSchema(k *Kind, o JSONSchemaOptions) ([]byte, error) {
 }
 
 type jsExporter struct {
-	m *Model
-	o JSONSchemaOptions
+	m   *Model
+	o   JSONSchemaOptions
+	err error
 }
 
 func (x *jsExporter) ruleText(id string) string { return x.rule(id, true) }
@@ -243,6 +247,16 @@ func (x *jsExporter) object(s *jobj, o *Object, rule string) []any {
 			p.set(cd.Field, c)
 			ifs.set("properties", p)
 			ifs.set("required", []any{cd.Field})
+		}
+		for _, cf := range cd.Fields {
+			// A struct member declared both unconditionally and under a
+			// condition: in the strict export the unconditional schema's
+			// unevaluatedProperties would not see the members the then
+			// branch adds (they are in another schema object).
+			if u := o.Field(cf.Name); x.o.Strict && u != nil && cf.Type.Obj != nil && u.Type.Obj != nil &&
+				!(u.Type.Obj.Open && cf.Type.Obj.Open) && x.err == nil {
+				x.err = fmt.Errorf("member %s is a closed struct declared both unconditionally and when %s: not expressible in the strict export", cf.Name, cd)
+			}
 		}
 		then := &jobj{}
 		tp, treq := x.members(cd.Fields, rule)

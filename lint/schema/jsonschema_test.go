@@ -146,3 +146,29 @@ func TestJSONSchemaText(t *testing.T) {
 		t.Logf("%s", src)
 	}
 }
+
+// TestJSONSchemaClosedStructTwice: the strict export fails loudly on a
+// closed struct member declared both unconditionally and conditionally,
+// which it cannot close correctly.
+func TestJSONSchemaClosedStructTwice(t *testing.T) {
+	m, err := Compile(mapFS{"t.cue": `package t
+#R: {
+	@kind(t/r)
+	k!: "a" | "b"
+	d!: {x?: int}
+	if k == "a" {
+		d!: {y?: int}
+	}
+}
+`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.JSONSchema(m.Kind("t/r"), JSONSchemaOptions{}); err != nil {
+		t.Errorf("not strict: %v", err)
+	}
+	_, err = m.JSONSchema(m.Kind("t/r"), JSONSchemaOptions{Strict: true})
+	if err == nil || !strings.Contains(err.Error(), "member d is a closed struct") {
+		t.Errorf("strict: err = %v, want the closed struct named", err)
+	}
+}
