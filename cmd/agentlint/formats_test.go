@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -309,5 +310,51 @@ func TestOutputFlag(t *testing.T) {
 		if code != exitUsage || !strings.Contains(out, "--output") {
 			t.Fatalf("--output %s: exit %d, %s", bad, code, out)
 		}
+	}
+}
+
+// TestSARIFMultitool: Microsoft's SARIF Multitool (the sarif-sdk's
+// validator, npm @microsoft/sarif-multitool, installed by
+// scripts/tools/sarif-multitool.sh into .cache/tools/) validates the demo's
+// SARIF log with no error and no warning.
+func TestSARIFMultitool(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command("sh", filepath.Join(repo, "scripts", "tools", "sarif-multitool.sh"))
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("scripts/tools/sarif-multitool.sh: %v\n%s", err, stderr.String())
+	}
+	tool := strings.TrimSpace(string(out))
+	dir := t.TempDir()
+	log := filepath.Join(dir, "demo.sarif")
+	sarif, code := runOut(t, "lint", "--format", "sarif", "--now", "2026-02-14T20:00:00Z", filepath.Join(repo, "testdata", "demo"))
+	if code != exitDeny {
+		t.Fatalf("exit %d", code)
+	}
+	if err := os.WriteFile(log, []byte(sarif), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	mt := exec.Command(tool, "validate", log, "--output", filepath.Join(dir, "validation.sarif"), "--log", "ForceOverwrite")
+	mt.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1")
+	res, err := mt.CombinedOutput()
+	if err != nil {
+		t.Fatalf("Sarif.Multitool validate: %v\n%s", err, res)
+	}
+	text := string(res)
+	if !strings.Contains(text, "Analysis completed successfully") || strings.Contains(text, ": error ") || strings.Contains(text, ": warning ") {
+		t.Fatalf("Sarif.Multitool validate:\n%s", text)
+	}
+	// Its own SARIF log of the validation has no result.
+	data, err := os.ReadFile(filepath.Join(dir, "validation.sarif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sarifResults(sariftest.Validate(t, bytes.TrimPrefix(data, []byte("\ufeff"))))); n != 0 {
+		t.Fatalf("Sarif.Multitool reports %d results:\n%s", n, data)
 	}
 }

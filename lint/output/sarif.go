@@ -226,8 +226,7 @@ func (p *SARIF) Close() error {
 	driver := &sarif.ToolComponent{Name: "agentlint", Rules: make([]*sarif.ReportingDescriptor, 0, len(p.ruleList))}
 	info := SARIFInformationURI
 	driver.InformationURI = &info
-	if p.Run.Version != "" {
-		v := p.Run.Version
+	if v := sarifVersion(p.Run.Version); v != "" {
 		driver.Version = &v
 	}
 	for _, r := range p.ruleList {
@@ -268,6 +267,17 @@ func (p *SARIF) Close() error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)
+}
+
+// sarifVersion makes a version start with an integer, as SARIF consumers
+// compare them (Multitool rule SARIF2005): "v1.2.3" is "1.2.3", "devel" is
+// "0.0.0-devel".
+func sarifVersion(v string) string {
+	v = strings.TrimPrefix(v, "v")
+	if v != "" && (v[0] < '0' || v[0] > '9') {
+		v = "0.0.0-" + v
+	}
+	return v
 }
 
 func mergeProps(a, b sarif.Properties) sarif.Properties {
