@@ -229,11 +229,11 @@ func (p *JUnit) Close() error {
 			}
 			if first != nil {
 				w.WriteString(`      <failure message="` + attr(string(first.Code)+" "+first.Rule+": "+first.Reason) + `" type="` + attr(string(first.Code)) + `">`)
-				w.WriteString(text(fail.String()))
+				w.WriteString(text(strings.TrimSuffix(fail.String(), "\n")))
 				w.WriteString("</failure>\n")
 			}
 			if warn.Len() > 0 {
-				w.WriteString("      <system-out>" + text(warn.String()) + "</system-out>\n")
+				w.WriteString("      <system-out>" + text(strings.TrimSuffix(warn.String(), "\n")) + "</system-out>\n")
 			}
 			w.WriteString("    </testcase>\n")
 		})
