@@ -51,7 +51,9 @@ clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
   agentlint lint --format text -j 4 worklogs/
   agentlint lint --quiet --max-warnings 0 .
   cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -
-  agentlint lint --base origin/main .`,
+  agentlint lint --base origin/main .
+  agentlint lint --format sarif . > agentlint.sarif
+  agentlint lint --format github --output sarif=agentlint.sarif --output markdown=summary.md .`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				args = []string{"."}
