@@ -99,6 +99,13 @@ func TestSARIFValidatesAgainstOfficialSchema(t *testing.T) {
 				}
 			}
 			rules := run["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any)
+			explain, _ := runOut(t, "explain", "OP014")
+			for _, r := range rules {
+				r := r.(map[string]any)
+				if r["id"] == "OP014" && r["help"].(map[string]any)["text"] != explain {
+					t.Fatalf("OP014's help is not what agentlint explain OP014 prints:\n%v", r["help"])
+				}
+			}
 			for _, r := range rs {
 				r := r.(map[string]any)
 				i := int(r["ruleIndex"].(float64))
