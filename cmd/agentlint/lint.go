@@ -89,6 +89,9 @@ func (a *app) lint(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := a.checkOutputs(args...); err != nil {
+		return err
+	}
 	jobs := a.g.jobs
 	if jobs < 0 {
 		return usagef("-j must be a positive number of workers, not %d", jobs)

@@ -140,6 +140,9 @@ func (a *app) validate(file string) error {
 	if err != nil {
 		return err
 	}
+	if err := a.checkOutputs(file, a.g.assignment); err != nil {
+		return err
+	}
 	data, err := a.readInput(file)
 	if err != nil {
 		return err
