@@ -51,7 +51,9 @@ clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
   agentlint lint --format text -j 4 worklogs/
   agentlint lint --quiet --max-warnings 0 .
   cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -
-  agentlint lint --base origin/main .`,
+  agentlint lint --base origin/main .
+  agentlint lint --format sarif . > agentlint.sarif
+  agentlint lint --format github --output sarif=agentlint.sarif --output markdown=summary.md .`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				args = []string{"."}
@@ -64,6 +66,7 @@ clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
 	cmd.Flags().IntVar(&a.g.maxWarnings, "max-warnings", -1, "exit 1 when more than N warnings are reported (-1: no limit)")
 	cmd.Flags().IntVarP(&a.g.jobs, "jobs", "j", 0, "parallel workers (default: number of CPUs)")
 	cmd.Flags().StringVar(&a.g.base, "base", "", "git revision the append-only logs must only have been appended to since (rule AL020)")
+	a.addOutputFlag(cmd)
 	return cmd
 }
 
@@ -84,6 +87,9 @@ func (a *app) lint(args []string) error {
 	}
 	forced, err := a.checkKind()
 	if err != nil {
+		return err
+	}
+	if err := a.checkOutputs(args...); err != nil {
 		return err
 	}
 	jobs := a.g.jobs
@@ -123,16 +129,31 @@ func (a *app) lint(args []string) error {
 	}
 
 	bw := bufio.NewWriterSize(a.stdout, 256<<10)
-	p, err := output.New(a.g.format, bw, a.colorOn())
+	p, err := output.New(a.g.format, bw, a.colorOn(), a.runInfo())
 	if err != nil {
 		return usagef("%v", err)
 	}
 	lc := lint.LintConfig{Options: opts, NewEngine: newEngine, Jobs: jobs, Detector: det, Quiet: a.g.quiet, Out: bw, Base: base, BaseRoots: roots}
-	if ap, ok := p.(output.Appender); ok {
+	var observed []output.Printer
+	if !a.g.quiet {
+		observed = append(observed, p)
+	}
+	if len(a.outs) > 0 {
+		// Every --output gets every envelope, whatever --quiet does to
+		// --format; envelopes go through Emit, in input order.
+		t := &tee{main: p, quiet: a.g.quiet, outs: a.outs}
+		for _, o := range a.outs {
+			observed = append(observed, o.p)
+		}
+		lc.Quiet = false
+		lc.Emit = t.Record
+		p = t
+	} else if ap, ok := p.(output.Appender); ok {
 		lc.Render = ap.AppendRecord
 	} else {
 		lc.Emit = p.Record
 	}
+	lc.FileDone = fileDone(observed...)
 	st, err := lint.Lint(inputs, lc)
 	if err != nil {
 		return usagef("cannot write the output: %v", err)
@@ -144,6 +165,13 @@ func (a *app) lint(args []string) error {
 		sum.Reason = fmt.Sprintf("%d warnings exceed --max-warnings %d", st.Warnings, a.g.maxWarnings)
 	}
 	if err := p.Summary(sum); err != nil {
+		return usagef("cannot write the output: %v", err)
+	}
+	main := p
+	if t, ok := p.(*tee); ok {
+		main = t.main
+	}
+	if err := closePrinter(main); err != nil {
 		return usagef("cannot write the output: %v", err)
 	}
 	if err := bw.Flush(); err != nil {
