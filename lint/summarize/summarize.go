@@ -107,7 +107,7 @@ func (s *Summarizer) Read(file string, r io.Reader) error {
 		if crlf {
 			pre = append(pre, envelope.Violation{Rule: "AL007", Line: n, Column: len(text) + 1, Reason: "CRLF line ending (use LF)"})
 		}
-		if len(bytes.Trim(text, " \t\r")) == 0 {
+		if len(bytes.TrimSpace(text)) == 0 { // as `agentlint lint`: Unicode white space too
 			pre = append(pre[:0], envelope.Violation{Rule: "AL008", Line: n, Column: 1, Reason: "blank line (strict mode)"})
 			if vs := s.v.Fill(pre); s.strict() && envelope.HasErrors(vs) {
 				if err := s.deny(file, n, vs); err != nil {
