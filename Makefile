@@ -4,7 +4,7 @@ BIN       ?= bin/agentlint
 COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -s -w -X main.gitCommit=$(COMMIT)
 
-.PHONY: build test demo bench lint generate conformance
+.PHONY: build test demo bench lint generate conformance fuzz
 
 # bin/agentlint-cue is the same CLI with the CUE evaluator linked in; the
 # default binary runs it for --engine cue (linking CUE costs ~3.5 ms of start-up).
@@ -38,3 +38,18 @@ lint:
 # lint/fast/fasttest (a test fails when either is stale).
 generate:
 	$(GO) generate ./lint/fast/... ./lint/schemaexport
+
+# Go native fuzzing of every reader of untrusted bytes, FUZZTIME each
+# (`make fuzz FUZZTIME=30m`). `make test` runs their seed corpora
+# (f.Add and testdata/fuzz/FuzzX/); crashers land in testdata/fuzz/FuzzX/.
+FUZZTIME ?= 30s
+FUZZ_TARGETS := \
+	./lint:FuzzChunkReader ./lint:FuzzLineReader ./lint:FuzzRecord ./lint:FuzzTemplate \
+	./lint:FuzzAssignment ./lint:FuzzConfig ./lint/jsonschema:FuzzCollectorSchema \
+	./lint/cueeval:FuzzAgreement ./lint/replay:FuzzReplay ./lint/gitbase:FuzzCompare \
+	./lint/summarize:FuzzSummarize ./lint/fast:FuzzNatives
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done

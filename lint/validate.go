@@ -238,3 +238,7 @@ func KindNames() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Strict reports whether the validator runs in strict mode (Options.Strict):
+// readers of JSON Lines report blank lines (AL008) only then.
+func (v *Validator) Strict() bool { return v.opts.Strict }
