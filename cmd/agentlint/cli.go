@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/agentlint/agentlint/lint"
@@ -62,6 +61,7 @@ type globalFlags struct {
 	config      string
 	assignment  string
 	base        string
+	verbose     bool
 }
 
 type app struct {
@@ -70,15 +70,24 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	g      globalFlags
+	// progressDelay is how long a lint runs before its progress shows
+	// (stderr a terminal only); below 0: never.
+	progressDelay time.Duration
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{args: args, stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, progressDelay: defaultProgressDelay}
+	return a.run(args)
+}
+
+// run runs the command line args and returns the exit status.
+func (a *app) run(args []string) int {
+	a.args = args
 	root := a.rootCmd()
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -104,7 +113,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func (a *app) printUsageError(ue *usageError) {
 	e := envelope.Envelope{Allow: false, Code: ue.Code, Reason: ue.Reason}
-	if a.g.format == "text" {
+	if resolveFormat(a.g.format, a.stdout) == "text" {
 		fmt.Fprintf(a.stdout, "agentlint: %s: %s\n", ue.Code, ue.Reason)
 		return
 	}
@@ -125,10 +134,15 @@ Exit status: 0 when every verdict allows, 1 when any denies, 2 when agentlint
 could not do its job (bad flag, unreadable or undetectable file).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionText(),
+		PersistentPreRun: func(*cobra.Command, []string) {
+			a.g.format = resolveFormat(a.g.format, a.stdout)
+		},
 	}
-	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.g.format, "format", "json", "output format: json (JSON Lines), text, or github (GitHub Actions annotations)")
+	pf.StringVar(&a.g.format, "format", "auto", formatHelp)
 	pf.StringVar(&a.g.color, "color", "auto", "color text output: auto, always or never (NO_COLOR is honored)")
 	pf.BoolVar(&a.g.strict, "strict", false, "reject unknown fields that do not start with x_, and blank JSON Lines lines")
 	pf.StringVar(&a.g.now, "now", "", "clock for time rules, RFC 3339 (default: the current time)")
@@ -136,6 +150,7 @@ could not do its job (bad flag, unreadable or undetectable file).`,
 	pf.StringVar(&a.g.engine, "engine", "fast", "schema engine: fast (generated from CUE) or cue (the CUE evaluator)")
 	pf.StringVar(&a.g.config, "config", "", "config file (default: .agentlint.toml found upward)")
 	root.AddCommand(a.validateCmd(), a.lintCmd(), a.rulesCmd(), a.explainCmd(), a.kindsCmd(), a.versionCmd(), a.replayCmd())
+	a.registerCompletions(root)
 	return root
 }
 
@@ -149,8 +164,7 @@ func (a *app) colorOn() bool {
 	if os.Getenv("NO_COLOR") != "" { // no-color.org: only a non-empty value counts
 		return false
 	}
-	f, ok := a.stdout.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+	return isTerminal(a.stdout)
 }
 
 func (a *app) printer() (output.Printer, error) {
@@ -209,27 +223,33 @@ func (a *app) versionCmd() *cobra.Command {
 		Short: "Print version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, commit := "devel", "unknown"
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-					v = bi.Main.Version
-				}
-				for _, s := range bi.Settings {
-					if s.Key == "vcs.revision" {
-						commit = s.Value
-					}
-				}
-			}
-			if version != "" {
-				v = version
-			}
-			if gitCommit != "" {
-				commit = gitCommit
-			}
-			fmt.Fprintf(a.stdout, "agentlint %s (commit %s, %s)\n", v, commit, runtime.Version())
+			fmt.Fprintln(a.stdout, versionText())
 			return nil
 		},
 	}
+}
+
+// versionText is the line of `agentlint version` and `agentlint --version`:
+// agentlint VERSION (commit C, goX).
+func versionText() string {
+	v, commit := "devel", "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				commit = s.Value
+			}
+		}
+	}
+	if version != "" {
+		v = version
+	}
+	if gitCommit != "" {
+		commit = gitCommit
+	}
+	return fmt.Sprintf("agentlint %s (commit %s, %s)", v, commit, runtime.Version())
 }
 
 // Set by the Makefile with -ldflags -X.

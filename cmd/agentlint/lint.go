@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlint/agentlint/lint"
-	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/gitbase"
 	"github.com/agentlint/agentlint/lint/output"
 	"github.com/agentlint/agentlint/rules"
@@ -60,10 +58,8 @@ clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
 		},
 	}
 	cmd.Flags().StringVar(&a.g.kind, "kind", "", "kind of every input (see agentlint kinds)")
-	cmd.Flags().BoolVar(&a.g.quiet, "quiet", false, "print the summary envelope only")
-	cmd.Flags().IntVar(&a.g.maxWarnings, "max-warnings", -1, "exit 1 when more than N warnings are reported (-1: no limit)")
-	cmd.Flags().IntVarP(&a.g.jobs, "jobs", "j", 0, "parallel workers (default: number of CPUs)")
-	cmd.Flags().StringVar(&a.g.base, "base", "", "git revision the append-only logs must only have been appended to since (rule AL020)")
+	cmd.Flags().BoolVarP(&a.g.verbose, "verbose", "v", false, "list on stderr every file the walk skipped, and why")
+	a.addCommonFlags(cmd)
 	return cmd
 }
 
@@ -109,7 +105,7 @@ func (a *app) lint(args []string) error {
 	if base.Base != nil {
 		defer base.Base.Close()
 	}
-	walker := &lint.Walker{Config: cfg}
+	walker := &lint.Walker{Config: cfg, ReportSkipped: a.g.verbose}
 	inputs := func(yield func(lint.Input) bool) {
 		for _, r := range resolved {
 			if r.dir != "" {
@@ -122,12 +118,18 @@ func (a *app) lint(args []string) error {
 		}
 	}
 
-	bw := bufio.NewWriterSize(a.stdout, 256<<10)
+	prog := a.startProgress(resolved, det, walker)
+	defer prog.Stop()
+	bw := bufio.NewWriterSize(prog.Writer(a.stdout), 256<<10)
 	p, err := output.New(a.g.format, bw, a.colorOn())
 	if err != nil {
 		return usagef("%v", err)
 	}
-	lc := lint.LintConfig{Options: opts, NewEngine: newEngine, Jobs: jobs, Detector: det, Quiet: a.g.quiet, Out: bw, Base: base, BaseRoots: roots}
+	lc := lint.LintConfig{Options: opts, NewEngine: newEngine, Jobs: jobs, Detector: det, Quiet: a.g.quiet, Out: bw, Base: base, BaseRoots: roots,
+		Progress: prog.Progress()}
+	if a.g.verbose {
+		lc.Skipped = a.skippedLine
+	}
 	if ap, ok := p.(output.Appender); ok {
 		lc.Render = ap.AppendRecord
 	} else {
@@ -138,16 +140,16 @@ func (a *app) lint(args []string) error {
 		return usagef("cannot write the output: %v", err)
 	}
 	sum := st.Summary()
-	if sum.Allow && a.g.maxWarnings >= 0 && st.Warnings > a.g.maxWarnings {
-		sum.Allow = false
-		sum.Code = envelope.NonCompliant
-		sum.Reason = fmt.Sprintf("%d warnings exceed --max-warnings %d", st.Warnings, a.g.maxWarnings)
-	}
+	a.overWarnings(&sum, st.Warnings)
 	if err := p.Summary(sum); err != nil {
 		return usagef("cannot write the output: %v", err)
 	}
 	if err := bw.Flush(); err != nil {
 		return usagef("cannot write the output: %v", err)
+	}
+	prog.Stop() // before the note, on the same terminal
+	if a.g.format == "text" {
+		a.skipNote(st.SkippedFiles, st.Files)
 	}
 	switch {
 	case st.UnreadableFiles > 0:
