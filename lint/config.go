@@ -1,12 +1,15 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentlint/agentlint/rules"
 )
@@ -53,21 +56,95 @@ func FindConfig(dir string) string {
 	}
 }
 
-// LoadConfig parses the config at path; unknown keys, unknown kinds or rules
-// and bad severities are errors that say what to fix.
+// rawConfig is the file as decoded: globs are checked as they are decoded,
+// so that an error names the line of its key (toml.ParseError).
+type rawConfig struct {
+	Strict  bool                      `toml:"strict"`
+	Exclude []excludeGlob             `toml:"exclude"`
+	Kinds   map[string]toml.Primitive `toml:"kinds"`
+	Rules   map[string]RuleConfig     `toml:"rules"`
+}
+
+// excludeGlob is one glob of exclude, checked when decoded.
+type excludeGlob string
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (g *excludeGlob) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("exclude holds globs (strings), not %v", v)
+	}
+	if !doublestar.ValidatePattern(s) {
+		return fmt.Errorf("exclude glob %q is not a valid glob (an unclosed [ or {, or a trailing \\)", s)
+	}
+	*g = excludeGlob(s)
+	return nil
+}
+
+// kindsEntry is one `"glob" = "kind"` line of [kinds], checked when
+// decoded (glob is set first: the decoder hands over only the value).
+type kindsEntry struct {
+	glob, kind string
+}
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (e *kindsEntry) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("[kinds] %q must name a kind (a string), not %v", e.glob, v)
+	}
+	if !doublestar.ValidatePattern(e.glob) {
+		return fmt.Errorf("[kinds] %q is not a valid glob (an unclosed [ or {, or a trailing \\)", e.glob)
+	}
+	if Kind(s) == nil {
+		return fmt.Errorf("[kinds] %q names unknown kind %q (agentlint kinds lists them)", e.glob, s)
+	}
+	e.kind = s
+	return nil
+}
+
+// configError names the file and, for an error of a value we check
+// (globs, kinds), its line: "path:3: message"; TOML's own errors keep
+// their text ("path: toml: line 2: ...").
+func configError(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) && pe.Position.Line > 0 && (strings.HasPrefix(pe.Message, "exclude ") || strings.HasPrefix(pe.Message, "[kinds] ")) {
+		return fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)
+	}
+	return fmt.Errorf("%s: %v", path, err)
+}
+
+// LoadConfig parses the config at path; unknown keys, invalid globs,
+// unknown kinds or rules and bad severities are errors that say what to fix
+// (globs and kinds also name the line: "toml: line 3 (last key ...)").
 func LoadConfig(path string) (*Config, error) {
 	c := &Config{Path: path, Dir: filepath.Dir(path)}
-	md, err := toml.DecodeFile(path, c)
+	var raw rawConfig
+	md, err := toml.DecodeFile(path, &raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, configError(path, err)
+	}
+	c.Strict, c.Rules = raw.Strict, raw.Rules
+	for _, g := range raw.Exclude {
+		c.Exclude = append(c.Exclude, string(g))
+	}
+	globs := make([]string, 0, len(raw.Kinds))
+	for g := range raw.Kinds {
+		globs = append(globs, g)
+	}
+	sort.Strings(globs) // the first error in file order would need positions; sorted is deterministic
+	for _, g := range globs {
+		e := kindsEntry{glob: g}
+		if err := md.PrimitiveDecode(raw.Kinds[g], &e); err != nil {
+			return nil, configError(path, err)
+		}
+		if c.Kinds == nil {
+			c.Kinds = map[string]string{}
+		}
+		c.Kinds[g] = e.kind
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		return nil, fmt.Errorf("%s: unknown key %s", path, und[0])
-	}
-	for glob, k := range c.Kinds {
-		if Kind(k) == nil {
-			return nil, fmt.Errorf("%s: [kinds] %q names unknown kind %q", path, glob, k)
-		}
 	}
 	for id, rc := range c.Rules {
 		if rules.Lookup(id) == nil {

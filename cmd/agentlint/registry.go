@@ -45,8 +45,8 @@ func (a *app) rulesCmd() *cobra.Command {
 
 func (a *app) explainCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:     "explain ID|CODE",
-		Short:   "Explain a rule (with a failing and a passing example) or a code",
+		Use:   "explain ID|CODE",
+		Short: "Explain a rule (with a failing and a passing example) or a code",
 		Long: `Explain a rule (its code, severity, kinds, source, and a failing and a
 passing example) or a code (the rules that report it). The page is text,
 also when piped (--format auto); --format json prints it as one JSON object:
