@@ -56,92 +56,91 @@ func FindConfig(dir string) string {
 	}
 }
 
-// rawConfig is the file as decoded: globs are checked as they are decoded,
-// so that an error names the line of its key (toml.ParseError).
+// rawConfig is the file as decoded; exclude and [kinds] stay primitive
+// until checked, so that a bad value's line can be found (keyLine).
 type rawConfig struct {
 	Strict  bool                      `toml:"strict"`
-	Exclude []excludeGlob             `toml:"exclude"`
+	Exclude toml.Primitive            `toml:"exclude"`
 	Kinds   map[string]toml.Primitive `toml:"kinds"`
 	Rules   map[string]RuleConfig     `toml:"rules"`
 }
 
-// excludeGlob is one glob of exclude, checked when decoded.
-type excludeGlob string
+const globHint = "(an unclosed [ or {, or a trailing \\)"
 
-// UnmarshalTOML implements toml.Unmarshaler.
-func (g *excludeGlob) UnmarshalTOML(v any) error {
-	s, ok := v.(string)
-	if !ok {
-		return fmt.Errorf("exclude holds globs (strings), not %v", v)
-	}
-	if !doublestar.ValidatePattern(s) {
-		return fmt.Errorf("exclude glob %q is not a valid glob (an unclosed [ or {, or a trailing \\)", s)
-	}
-	*g = excludeGlob(s)
-	return nil
-}
-
-// kindsEntry is one `"glob" = "kind"` line of [kinds], checked when
-// decoded (glob is set first: the decoder hands over only the value).
-type kindsEntry struct {
-	glob, kind string
-}
-
-// UnmarshalTOML implements toml.Unmarshaler.
-func (e *kindsEntry) UnmarshalTOML(v any) error {
-	s, ok := v.(string)
-	if !ok {
-		return fmt.Errorf("[kinds] %q must name a kind (a string), not %v", e.glob, v)
-	}
-	if !doublestar.ValidatePattern(e.glob) {
-		return fmt.Errorf("[kinds] %q is not a valid glob (an unclosed [ or {, or a trailing \\)", e.glob)
-	}
-	if Kind(s) == nil {
-		return fmt.Errorf("[kinds] %q names unknown kind %q (agentlint kinds lists them)", e.glob, s)
-	}
-	e.kind = s
-	return nil
-}
-
-// configError names the file and, for an error of a value we check
-// (globs, kinds), its line: "path:3: message"; TOML's own errors keep
-// their text ("path: toml: line 2: ...").
-func configError(path string, err error) error {
+// keyLine returns the line of the key that holds prim: BurntSushi/toml
+// reports it (toml.ParseError.Position) for an error of a value's
+// toml.Unmarshaler, so prim is decoded into one that always fails.
+func keyLine(md *toml.MetaData, prim toml.Primitive) int {
 	var pe toml.ParseError
-	if errors.As(err, &pe) && pe.Position.Line > 0 && (strings.HasPrefix(pe.Message, "exclude ") || strings.HasPrefix(pe.Message, "[kinds] ")) {
-		return fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)
+	if err := md.PrimitiveDecode(prim, &lineFinder{}); errors.As(err, &pe) {
+		return pe.Position.Line
 	}
-	return fmt.Errorf("%s: %v", path, err)
+	return 0
+}
+
+// lineFinder is a toml.Unmarshaler that fails, for keyLine.
+type lineFinder struct{}
+
+func (*lineFinder) UnmarshalTOML(any) error { return errors.New("line") }
+
+// lineOf returns the line, at or after line from, that holds s (an element
+// of a multi-line array), or from.
+func lineOf(data []byte, from int, s string) int {
+	lines := strings.Split(string(data), "\n")
+	for i := max(from-1, 0); i < len(lines); i++ {
+		if strings.Contains(lines[i], s) {
+			return i + 1
+		}
+	}
+	return from
 }
 
 // LoadConfig parses the config at path; unknown keys, invalid globs,
-// unknown kinds or rules and bad severities are errors that say what to fix
-// (globs and kinds also name the line: "toml: line 3 (last key ...)").
+// unknown kinds or rules and bad severities are errors that say what to fix.
+// A bad glob or kind names its line ("path:5: [kinds] ...").
 func LoadConfig(path string) (*Config, error) {
 	c := &Config{Path: path, Dir: filepath.Dir(path)}
-	var raw rawConfig
-	md, err := toml.DecodeFile(path, &raw)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, configError(path, err)
+		return nil, err
+	}
+	var raw rawConfig
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	c.Strict, c.Rules = raw.Strict, raw.Rules
-	for _, g := range raw.Exclude {
-		c.Exclude = append(c.Exclude, string(g))
+	if md.IsDefined("exclude") {
+		if err := md.PrimitiveDecode(raw.Exclude, &c.Exclude); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		for _, g := range c.Exclude {
+			if !doublestar.ValidatePattern(g) {
+				return nil, fmt.Errorf("%s:%d: exclude glob %q is not a valid glob %s", path, lineOf(data, keyLine(&md, raw.Exclude), g), g, globHint)
+			}
+		}
 	}
 	globs := make([]string, 0, len(raw.Kinds))
 	for g := range raw.Kinds {
 		globs = append(globs, g)
 	}
-	sort.Strings(globs) // the first error in file order would need positions; sorted is deterministic
+	sort.Strings(globs)
 	for _, g := range globs {
-		e := kindsEntry{glob: g}
-		if err := md.PrimitiveDecode(raw.Kinds[g], &e); err != nil {
-			return nil, configError(path, err)
+		prim := raw.Kinds[g]
+		var k string
+		if err := md.PrimitiveDecode(prim, &k); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		switch {
+		case !doublestar.ValidatePattern(g):
+			return nil, fmt.Errorf("%s:%d: [kinds] %q is not a valid glob %s", path, keyLine(&md, prim), g, globHint)
+		case Kind(k) == nil:
+			return nil, fmt.Errorf("%s:%d: [kinds] %q names unknown kind %q (agentlint kinds lists them)", path, keyLine(&md, prim), g, k)
 		}
 		if c.Kinds == nil {
 			c.Kinds = map[string]string{}
 		}
-		c.Kinds[g] = e.kind
+		c.Kinds[g] = k
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		return nil, fmt.Errorf("%s: unknown key %s", path, und[0])
