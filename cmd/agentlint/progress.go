@@ -49,6 +49,7 @@ func (a *app) startProgress(resolved []lintArg, det *lint.Detector, walker *lint
 		progressbar.OptionSetWriter(a.stderr),
 		progressbar.OptionUseANSICodes(true),
 		progressbar.OptionShowBytes(true),
+		progressbar.OptionShowCount(),
 		progressbar.OptionSetWidth(20),
 		progressbar.OptionThrottle(0),
 		progressbar.OptionSetPredictTime(true),
