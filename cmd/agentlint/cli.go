@@ -130,6 +130,9 @@ against the five specification documents of its families (vermas, operator,
 idle, ledger, collector) and prints the validator envelope
 {allow, code, reason, details}.
 
+Output (--format auto, the default) is text when stdout is a terminal and
+JSON Lines otherwise. Shell completion: agentlint completion bash|zsh|fish.
+
 Exit status: 0 when every verdict allows, 1 when any denies, 2 when agentlint
 could not do its job (bad flag, unreadable or undetectable file).`,
 		SilenceUsage:  true,

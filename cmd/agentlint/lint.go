@@ -32,9 +32,14 @@ link is reported (exit 2) and the walk goes on.
 
 A file's kind comes from --kind, the config's [kinds] globs, the built-in
 globs, then the first record of a .json or .jsonl file. When a directory is
-walked, files whose kind cannot be determined are skipped and counted; a file
-named explicitly must have a known kind (exit 2), and - needs --kind or a
-first record that names its kind.
+walked, files whose kind cannot be determined are skipped and counted
+(skipped_files; --verbose lists on stderr every file or directory the walk
+left out, and why); a file named explicitly must have a known kind (exit 2),
+and - needs --kind or a first record that names its kind.
+
+When stderr is a terminal, a run that lasts over a second shows its progress
+there (bytes and files done of the total, records per second), cleared when
+done; never with --quiet, never on stdout.
 
 With --base REV, every append-only log (agentlint rules AL020: vermas events,
 worklogs, idle events, ledger entries, collector logs) read from disk must
@@ -48,6 +53,7 @@ clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
 		Example: `  agentlint lint testdata/demo
   agentlint lint --format text -j 4 worklogs/
   agentlint lint --quiet --max-warnings 0 .
+  agentlint lint --verbose --format text .
   cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -
   agentlint lint --base origin/main .`,
 		RunE: func(cmd *cobra.Command, args []string) error {
