@@ -88,3 +88,38 @@ func TestWalkReportSkipped(t *testing.T) {
 		t.Errorf("walk without ReportSkipped: %v", got)
 	}
 }
+
+// BenchmarkLintProgress compares a run with and without the progress
+// counters (LintConfig.Progress): they are advanced per chunk and per file,
+// so the two must not differ beyond noise.
+//
+//	go test ./lint -run '^$' -bench LintProgress -benchtime 20x
+func BenchmarkLintProgress(b *testing.B) {
+	var sb strings.Builder
+	for i := range 20000 {
+		sb.WriteString(worklogLine(i%60, 40))
+		sb.WriteByte('\n')
+	}
+	data := sb.String()
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				cfg := LintConfig{Jobs: 2, Render: render, Out: &bytes.Buffer{}}
+				if on {
+					cfg.Progress = &Progress{}
+				}
+				if _, err := Lint(func(yield func(Input) bool) {
+					yield(Input{Path: "w.jsonl", Reader: strings.NewReader(data), Kind: Kind("operator/worklog")})
+				}, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
