@@ -84,11 +84,21 @@ func flagError(_ *cobra.Command, err error) error {
 // same flags to each; what each means per command is in README.md
 // ("Common flags").
 func (a *app) addCommonFlags(cmd *cobra.Command) {
+	jobs := "parallel workers (default: number of CPUs)"
+	quiet := "print the summary envelope only"
+	warn := "exit 1 when more than N warnings are reported (-1: no limit)"
+	base := "git revision the append-only logs must only have been appended to since (rule AL020)"
+	if cmd.Name() != "lint" {
+		jobs = "accepted for symmetry with lint; one payload is checked by one worker"
+		quiet = "accepted for symmetry with lint; the one envelope is the summary"
+		warn = "deny (exit 1) when the envelope has more than N warnings (-1: no limit)"
+		base = "lint only (append-only logs of a tree compared with git); a usage error here"
+	}
 	fs := cmd.Flags()
-	fs.IntVarP(&a.g.jobs, "jobs", "j", 0, "parallel workers (default: number of CPUs; validate and replay check one payload and ignore it)")
-	fs.BoolVar(&a.g.quiet, "quiet", false, "print the summary envelope only (validate and replay print one envelope anyway)")
-	fs.IntVar(&a.g.maxWarnings, "max-warnings", -1, "exit 1 when more than N warnings are reported (-1: no limit)")
-	fs.StringVar(&a.g.base, "base", "", "git revision the append-only logs must only have been appended to since (rule AL020; lint only)")
+	fs.IntVarP(&a.g.jobs, "jobs", "j", 0, jobs)
+	fs.BoolVar(&a.g.quiet, "quiet", false, quiet)
+	fs.IntVar(&a.g.maxWarnings, "max-warnings", -1, warn)
+	fs.StringVar(&a.g.base, "base", "", base)
 	_ = cmd.RegisterFlagCompletionFunc("jobs", cobra.NoFileCompletions)
 	_ = cmd.RegisterFlagCompletionFunc("max-warnings", cobra.NoFileCompletions)
 }
