@@ -55,6 +55,7 @@ func (a *app) startProgress(resolved []lintArg, det *lint.Detector, walker *lint
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSpinnerType(14),
+		progressbar.OptionSetSpinnerChangeInterval(0), // no goroutine of its own: our ticker draws, under v.mu
 	)
 	go v.size(resolved, det, walker)
 	go v.tick(a.progressDelay)
