@@ -34,7 +34,7 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-# Regenerate the fast path from cue/*.cue and the test schemas of
+# Regenerate the fast path and the exported JSON Schemas from cue/*.cue and the test schemas of
 # lint/fast/fasttest (a test fails when either is stale).
 generate:
-	$(GO) generate ./lint/fast/...
+	$(GO) generate ./lint/fast/... ./lint/schemaexport

@@ -85,6 +85,16 @@ func documentJSON(k *KindInfo, raw []byte) ([]byte, func(string) (int, int)) {
 	return raw, func(p string) (int, int) { return LineCol(raw, Locate(raw, p), 1) }
 }
 
+// JSONForm returns the JSON text the schema of kind k judges for a whole
+// document raw: raw itself for JSON kinds, the converted JSON for TOML
+// templates and assignment text files (a byte-order mark skipped); nil when
+// the document has no JSON form (a TOML or assignment syntax error). The
+// exported JSON Schemas (lint/schemaexport) apply to this form.
+func JSONForm(k *KindInfo, raw []byte) []byte {
+	js, _ := documentJSON(k, raw)
+	return js
+}
+
 // assignmentJSON converts a VerMAS assignment file (seed 000 "Assignment
 // Schema": one line {type}:{reference_id}) into
 // {"type":…,"reference_id":…}. A final newline is allowed (CRLF with the

@@ -63,6 +63,31 @@ type Rule struct {
 	// member's presence or type. nil: Check reads the whole document.
 	// lint.TestShallowDecodeAgrees checks every declaration.
 	Fields []string
+	// JSONSchema says which part of a schema rule the exported JSON Schema
+	// (`agentlint schema export`, lint/schemaexport) cannot express, when it
+	// expresses the rule only in part (a comparison of two fields, the text
+	// of an integer, the bytes of a file); empty when the JSON Schema checks
+	// the whole rule. Document and stream rules are never expressed: see
+	// NotInJSONSchema.
+	JSONSchema string
+}
+
+// NotInJSONSchema returns what of the rule the exported JSON Schema of its
+// kinds does not check, or "" when it checks all of it: the rule's own
+// JSONSchema text, else a fixed text for stream rules (across records or
+// files) and document rules (Go code over a whole document). `agentlint
+// explain` prints it and every exported schema lists it in its top
+// description.
+func (r *Rule) NotInJSONSchema() string {
+	switch {
+	case r.JSONSchema != "":
+		return r.JSONSchema
+	case streams[r.ID] != nil:
+		return "not expressible in JSON Schema: it compares records of a log or files of a tree"
+	case r.Check != nil:
+		return "not expressible in JSON Schema: a document rule (Go code that relates several values of the record)"
+	}
+	return ""
 }
 
 var registry = map[string]*Rule{}

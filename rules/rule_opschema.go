@@ -65,6 +65,7 @@ func init() {
 			ID: "OP014", Name: "heartbeat-interval", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: op,
 			Summary:     "heartbeat_interval_seconds must be an integer >= 5 and < timeout_seconds",
 			Source:      "seed 001 Packet: Assignment; CONTRACT.md section 4 (required although the reference validator does not)",
+			JSONSchema:  "partly expressible in JSON Schema: heartbeat_interval_seconds < timeout_seconds compares two fields, which JSON Schema cannot",
 			ExampleKind: "operator/assignment", Example: asg(`"heartbeat_interval_seconds": 120`, `"heartbeat_interval_seconds": 1200`), Fixed: minimalAssignment,
 		},
 		&Rule{

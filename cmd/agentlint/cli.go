@@ -152,7 +152,7 @@ could not do its job (bad flag, unreadable or undetectable file).`,
 	pf.DurationVar(&a.g.maxSkew, "max-skew", 60*time.Second, "how far in the future a heartbeat may lie")
 	pf.StringVar(&a.g.engine, "engine", "fast", "schema engine: fast (generated from CUE) or cue (the CUE evaluator)")
 	pf.StringVar(&a.g.config, "config", "", "config file (default: .agentlint.toml found upward)")
-	root.AddCommand(a.validateCmd(), a.lintCmd(), a.rulesCmd(), a.explainCmd(), a.kindsCmd(), a.versionCmd(), a.replayCmd())
+	root.AddCommand(a.validateCmd(), a.lintCmd(), a.rulesCmd(), a.explainCmd(), a.kindsCmd(), a.versionCmd(), a.replayCmd(), a.schemaCmd())
 	a.registerCompletions(root)
 	return root
 }

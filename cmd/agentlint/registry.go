@@ -93,6 +93,9 @@ func explainRule(r *rules.Rule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n\n%s\n\n", r.ID, r.Name, r.Summary)
 	fmt.Fprintf(&b, "code:     %s\nseverity: %s\nkinds:    %s\nsource:   %s\n", r.Code, r.Severity, strings.Join(r.Kinds, ", "), r.Source)
+	if why := r.NotInJSONSchema(); why != "" {
+		fmt.Fprintf(&b, "JSON Schema: %s (agentlint schema export)\n", why)
+	}
 	if r.Example != "" || r.Fixed != "" {
 		opt := ""
 		if len(r.Options) > 0 {

@@ -36,6 +36,10 @@
 // the violations of a string that has the right type and matches the
 // field's first pattern (a version whose major is known but whose rest is
 // malformed, CONTRACT.md section 3 UNKNOWN_SCHEMA_VERSION).
+//
+// Definition attributes: `@desc("...")` says what a one-pattern definition
+// means (for reasons); `@format("date-time"|"uuid")` names the JSON Schema
+// format the pattern refines (for the exported JSON Schema, JSONSchema).
 package schema
 
 import (
@@ -433,6 +437,12 @@ type Model struct {
 	// (`#DateTime: =~"..." @desc("an RFC 3339 date-time")`): reasons then
 	// say `"x" is not an RFC 3339 date-time` instead of printing the regex.
 	PatternDesc map[string]string
+	// PatternFormat maps a regular expression to the JSON Schema format it
+	// refines, from the `@format("...")` attribute of the definition that
+	// consists of it (`#UUID: =~"..." @format("uuid")`): the exported JSON
+	// Schema (JSONSchema) then says both, the format for editors and the
+	// pattern where the contract is stricter than the format.
+	PatternFormat map[string]string
 }
 
 // Kind returns the kind named name, or nil.
@@ -475,7 +485,8 @@ func Compile(fsys fs.FS) (*Model, error) {
 		kind, def, file string
 	}
 	var kinds []kdecl
-	var descs [][2]string // definition, @desc text
+	var descs [][2]string   // definition, @desc text
+	var formats [][2]string // definition, @format name
 	for _, name := range names {
 		src, err := fs.ReadFile(fsys, name)
 		if err != nil {
@@ -507,6 +518,13 @@ func Compile(fsys fs.FS) (*Model, error) {
 						}
 						descs = append(descs, [2]string{id.Name, desc})
 					}
+					if k, v := a.Split(); k == "format" {
+						format, err := literal.Unquote(strings.TrimSpace(v))
+						if err != nil || (format != "date-time" && format != "uuid") {
+							c.errorf(a, `@format needs one string literal: "date-time" or "uuid"`)
+						}
+						formats = append(formats, [2]string{id.Name, format})
+					}
 				}
 				if s, ok := d.Value.(*ast.StructLit); ok {
 					for _, e := range s.Elts {
@@ -522,7 +540,15 @@ func Compile(fsys fs.FS) (*Model, error) {
 			}
 		}
 	}
-	m := &Model{PatternDesc: map[string]string{}}
+	m := &Model{PatternDesc: map[string]string{}, PatternFormat: map[string]string{}}
+	for _, d := range formats {
+		t := c.expr(c.defs[d[0]], false)
+		if len(t.Patterns) != 1 {
+			c.errorf(c.defs[d[0]], "@format is for a definition with exactly one regular expression; %s has %d", d[0], len(t.Patterns))
+			continue
+		}
+		m.PatternFormat[t.Patterns[0]] = d[1]
+	}
 	for _, d := range descs {
 		t := c.expr(c.defs[d[0]], false)
 		if len(t.Patterns) != 1 {
