@@ -1,12 +1,15 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentlint/agentlint/rules"
 )
@@ -53,21 +56,94 @@ func FindConfig(dir string) string {
 	}
 }
 
-// LoadConfig parses the config at path; unknown keys, unknown kinds or rules
-// and bad severities are errors that say what to fix.
+// rawConfig is the file as decoded; exclude and [kinds] stay primitive
+// until checked, so that a bad value's line can be found (keyLine).
+type rawConfig struct {
+	Strict  bool                      `toml:"strict"`
+	Exclude toml.Primitive            `toml:"exclude"`
+	Kinds   map[string]toml.Primitive `toml:"kinds"`
+	Rules   map[string]RuleConfig     `toml:"rules"`
+}
+
+const globHint = "(an unclosed [ or {, or a trailing \\)"
+
+// keyLine returns the line of the key that holds prim: BurntSushi/toml
+// reports it (toml.ParseError.Position) for an error of a value's
+// toml.Unmarshaler, so prim is decoded into one that always fails.
+func keyLine(md *toml.MetaData, prim toml.Primitive) int {
+	var pe toml.ParseError
+	if err := md.PrimitiveDecode(prim, &lineFinder{}); errors.As(err, &pe) {
+		return pe.Position.Line
+	}
+	return 0
+}
+
+// lineFinder is a toml.Unmarshaler that fails, for keyLine.
+type lineFinder struct{}
+
+func (*lineFinder) UnmarshalTOML(any) error { return errors.New("line") }
+
+// lineOf returns the line, at or after line from, that holds s (an element
+// of a multi-line array), or from.
+func lineOf(data []byte, from int, s string) int {
+	lines := strings.Split(string(data), "\n")
+	for i := max(from-1, 0); i < len(lines); i++ {
+		if strings.Contains(lines[i], s) {
+			return i + 1
+		}
+	}
+	return from
+}
+
+// LoadConfig parses the config at path; unknown keys, invalid globs,
+// unknown kinds or rules and bad severities are errors that say what to fix.
+// A bad glob or kind names its line ("path:5: [kinds] ...").
 func LoadConfig(path string) (*Config, error) {
 	c := &Config{Path: path, Dir: filepath.Dir(path)}
-	md, err := toml.DecodeFile(path, c)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw rawConfig
+	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	c.Strict, c.Rules = raw.Strict, raw.Rules
+	if md.IsDefined("exclude") {
+		if err := md.PrimitiveDecode(raw.Exclude, &c.Exclude); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		for _, g := range c.Exclude {
+			if !doublestar.ValidatePattern(g) {
+				return nil, fmt.Errorf("%s:%d: exclude glob %q is not a valid glob %s", path, lineOf(data, keyLine(&md, raw.Exclude), g), g, globHint)
+			}
+		}
+	}
+	globs := make([]string, 0, len(raw.Kinds))
+	for g := range raw.Kinds {
+		globs = append(globs, g)
+	}
+	sort.Strings(globs)
+	for _, g := range globs {
+		prim := raw.Kinds[g]
+		var k string
+		if err := md.PrimitiveDecode(prim, &k); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		switch {
+		case !doublestar.ValidatePattern(g):
+			return nil, fmt.Errorf("%s:%d: [kinds] %q is not a valid glob %s", path, keyLine(&md, prim), g, globHint)
+		case Kind(k) == nil:
+			return nil, fmt.Errorf("%s:%d: [kinds] %q names unknown kind %q (agentlint kinds lists them)", path, keyLine(&md, prim), g, k)
+		}
+		if c.Kinds == nil {
+			c.Kinds = map[string]string{}
+		}
+		c.Kinds[g] = k
+	}
 	if und := md.Undecoded(); len(und) > 0 {
 		return nil, fmt.Errorf("%s: unknown key %s", path, und[0])
-	}
-	for glob, k := range c.Kinds {
-		if Kind(k) == nil {
-			return nil, fmt.Errorf("%s: [kinds] %q names unknown kind %q", path, glob, k)
-		}
 	}
 	for id, rc := range c.Rules {
 		if rules.Lookup(id) == nil {

@@ -71,9 +71,16 @@ func (e *emitter) item(it *item) error {
 	defer e.recycle(it)
 	switch it.kind {
 	case itemSkip:
-		e.stats.SkippedFiles++
+		if !it.uncounted {
+			e.stats.SkippedFiles++
+			e.p.cfg.Progress.fileDone()
+		}
+		if e.p.cfg.Skipped != nil {
+			e.p.cfg.Skipped(it.path, it.reason)
+		}
 		return nil
 	case itemError:
+		e.p.cfg.Progress.fileDone()
 		e.stats.UnreadableFiles++
 		e.stats.worse(envelope.MissingRequiredInput)
 		return e.write(envelope.Envelope{Allow: false, Code: envelope.MissingRequiredInput, Reason: it.err.Error(),
@@ -90,10 +97,14 @@ func (e *emitter) item(it *item) error {
 	if e.p.cfg.FileDone != nil {
 		e.skip = append(e.skip, res.skip...)
 	}
+	if prog := e.p.cfg.Progress; prog != nil {
+		prog.Records.Add(int64(res.stats.Records))
+	}
 	if err := e.chunk(it); err != nil {
 		return err
 	}
 	if it.last {
+		e.p.cfg.Progress.fileDone()
 		return e.finishFile()
 	}
 	return nil

@@ -34,6 +34,10 @@ type Input struct {
 	// envelope with allow:false and code MISSING_REQUIRED_INPUT, counted as
 	// unreadable, and the run goes on.
 	Err error
+	// Skipped, when set, is a file or directory the walker left out, and
+	// why (Walker.ReportSkipped): it is only passed to LintConfig.Skipped,
+	// in its place, and not counted.
+	Skipped string
 }
 
 // LintConfig configures Lint.
@@ -73,6 +77,14 @@ type LintConfig struct {
 	// under them that existed at the revision and were deleted since are
 	// reported after the last file.
 	BaseRoots []string
+	// Progress, when non-nil, is advanced as the run goes (files done,
+	// bytes read, records validated), for a progress display.
+	Progress *Progress
+	// Skipped, when non-nil, is called in input order for every input left
+	// out: walked files whose kind cannot be determined (ReasonNotSniffed,
+	// ReasonNoKind; counted as skipped_files) and what the walker reports
+	// with Input.Skipped (`agentlint lint --verbose`).
+	Skipped func(path, reason string)
 	// FileDone, when non-nil, is called by the emitter, in input order,
 	// once per linted file after its records and its own stream findings
 	// (findings of tree rules come after the last file). Formats that

@@ -51,6 +51,8 @@ type item struct {
 	tooLong     bool // line line1 is longer than MaxLine (data is empty)
 	path        string
 	err         error
+	reason      string // itemSkip: why the file is skipped
+	uncounted   bool   // itemSkip: the walker skipped it (not a skipped_files count)
 	done        chan struct{}
 	res         result
 }

@@ -90,6 +90,11 @@ func (p *pipeline) read(inputs func(yield func(Input) bool)) {
 			it.path, it.err = in.Path, in.Err
 			return p.send(it)
 		}
+		if in.Skipped != "" {
+			it := p.newItem(itemSkip, nil)
+			it.path, it.reason, it.uncounted = in.Path, in.Skipped, true
+			return p.send(it)
+		}
 		return p.readFile(in)
 	})
 }
@@ -115,16 +120,34 @@ func (p *pipeline) readError(path string, err error) bool {
 	return p.send(it)
 }
 
+// Reasons a walked file is skipped (LintConfig.Skipped).
+const (
+	// ReasonNotSniffed: no glob gives the file a kind, and only .json and
+	// .jsonl files are sniffed.
+	ReasonNotSniffed = "no glob of --kind, the config or the built-in kinds matches it, and only .json and .jsonl files are sniffed"
+	// ReasonNoKind: no glob gives the file a kind and its first record
+	// names none (CONTRACT.md section 1, "Sniffing").
+	ReasonNoKind = "no glob matches it and sniffing its first record found no kind"
+)
+
+// skip sends the item of a walked file whose kind is unknown.
+func (p *pipeline) skip(path, reason string) bool {
+	it := p.newItem(itemSkip, nil)
+	it.path, it.reason = path, reason
+	return p.send(it)
+}
+
 // readFile detects the kind of one input and sends its chunks.
 func (p *pipeline) readFile(in Input) bool {
 	det := p.cfg.Detector
 	kind := in.Kind
 	r := in.Reader
+	var file *os.File
 	if r == nil {
 		if kind == nil {
 			kind = det.ByName(in.Path)
 			if kind == nil && !det.Sniffs(in.Path) {
-				return p.send(p.newItem(itemSkip, nil))
+				return p.skip(in.Path, ReasonNotSniffed)
 			}
 		}
 		f, err := os.Open(in.Path)
@@ -132,7 +155,10 @@ func (p *pipeline) readFile(in Input) bool {
 			return p.readError(in.Path, err)
 		}
 		defer f.Close()
-		r = f
+		r, file = f, f
+	}
+	if prog := p.cfg.Progress; prog != nil {
+		r = &countingReader{r: r, n: &prog.Bytes}
 	}
 	buf := p.getBuf()
 	if buf == nil {
@@ -148,7 +174,8 @@ func (p *pipeline) readFile(in Input) bool {
 	}
 	if kind == nil {
 		p.putBuf(buf)
-		return p.send(p.newItem(itemSkip, nil))
+		p.cfg.Progress.skippedUnread(file, n)
+		return p.skip(in.Path, ReasonNoKind)
 	}
 	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind]}
 	if kind.Format != FormatJSONL {

@@ -38,7 +38,19 @@ import (
 type Walker struct {
 	// Config supplies the exclude globs; nil for none.
 	Config *Config
+	// ReportSkipped makes the walk also yield what it leaves out (but .git),
+	// as inputs with Skipped set to the reason: ignored by .gitignore,
+	// excluded by the config, not a regular file (`agentlint lint
+	// --verbose`).
+	ReportSkipped bool
 }
+
+// Reasons the walker leaves a path out (Input.Skipped).
+const (
+	ReasonIgnored  = "ignored by a .gitignore file"
+	ReasonExcluded = "excluded by the config's exclude globs"
+	ReasonSpecial  = "not a regular file"
+)
 
 // Walk yields every file to lint under the directory root, in order, until
 // yield returns false; it returns false then.
@@ -90,11 +102,23 @@ func (s *walkState) dir(path string, rel []string, patterns []gitignore.Pattern)
 			typ = fi.Mode().Type()
 		}
 		isDir := typ.IsDir()
-		if m.Match(r, isDir) || s.w.Config.Excluded(p) {
+		reason := ""
+		switch {
+		case m.Match(r, isDir):
+			reason = ReasonIgnored
+		case s.w.Config.Excluded(p):
+			reason = ReasonExcluded
+		case !isDir && !typ.IsRegular():
+			reason = ReasonSpecial
+		}
+		if reason != "" {
+			if s.w.ReportSkipped && !s.yield(Input{Path: p, Skipped: reason}) {
+				return false
+			}
 			continue
 		}
 		if !isDir {
-			if typ.IsRegular() && !s.yield(Input{Path: p}) {
+			if !s.yield(Input{Path: p}) {
 				return false
 			}
 			continue

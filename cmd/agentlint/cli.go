@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/agentlint/agentlint/lint"
@@ -62,6 +61,7 @@ type globalFlags struct {
 	config      string
 	assignment  string
 	base        string
+	verbose     bool
 }
 
 type app struct {
@@ -74,16 +74,25 @@ type app struct {
 	command string          // the subcommand run (lint, validate, replay)
 	outputs []string        // --output FORMAT=PATH
 	outs    []*outFile      // the open --output files
-	run     *output.RunInfo // for SARIF, JUnit and Markdown
+	info    *output.RunInfo // for SARIF, JUnit and Markdown (see runInfo)
+	// progressDelay is how long a lint runs before its progress shows
+	// (stderr a terminal only); below 0: never.
+	progressDelay time.Duration
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{args: args, stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, progressDelay: defaultProgressDelay}
+	return a.run(args)
+}
+
+// run runs the command line args and returns the exit status.
+func (a *app) run(args []string) int {
+	a.args = args
 	root := a.rootCmd()
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	err := root.Execute()
 	var xs *exitStatus
 	if errors.As(err, &xs) {
@@ -95,7 +104,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		a.printUsageError(ue)
 	}
 	if err := a.closeOutputs(ue); err != nil {
-		fmt.Fprintf(stderr, "agentlint: %v\n", err)
+		fmt.Fprintf(a.stderr, "agentlint: %v\n", err)
 		status = exitUsage
 	}
 	return status
@@ -129,11 +138,12 @@ func (a *app) status(err error) (int, *usageError) {
 // line of text, a JSON envelope, or a whole document (SARIF with
 // executionSuccessful false, JUnit with an error, Markdown).
 func (a *app) printUsageError(ue *usageError) {
-	p, err := output.New(a.g.format, a.stdout, false, a.runInfo())
+	format := resolveFormat(a.g.format, a.stdout)
+	p, err := output.New(format, a.stdout, false, a.runInfo())
 	if err != nil {
 		p, _ = output.New("json", a.stdout, false, nil)
 	}
-	_ = finishPrinter(p, a.g.format, a.stdout, ue)
+	_ = finishPrinter(p, format, a.stdout, ue)
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -145,14 +155,22 @@ against the five specification documents of its families (vermas, operator,
 idle, ledger, collector) and prints the validator envelope
 {allow, code, reason, details}.
 
+Output (--format auto, the default) is text when stdout is a terminal and
+JSON Lines otherwise. Shell completion: agentlint completion bash|zsh|fish.
+
 Exit status: 0 when every verdict allows, 1 when any denies, 2 when agentlint
 could not do its job (bad flag, unreadable or undetectable file).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionText(),
+		PersistentPreRun: func(*cobra.Command, []string) {
+			a.g.format = resolveFormat(a.g.format, a.stdout)
+		},
 	}
-	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.g.format, "format", "json", "output format: json (JSON Lines), text, github (GitHub Actions annotations), sarif (SARIF 2.1.0), junit (JUnit XML) or markdown (GitHub job summary)")
+	pf.StringVar(&a.g.format, "format", "auto", formatHelp)
 	pf.StringVar(&a.g.color, "color", "auto", "color text output: auto, always or never (NO_COLOR is honored)")
 	pf.BoolVar(&a.g.strict, "strict", false, "reject unknown fields that do not start with x_, and blank JSON Lines lines")
 	pf.StringVar(&a.g.now, "now", "", "clock for time rules, RFC 3339 (default: the current time)")
@@ -160,6 +178,7 @@ could not do its job (bad flag, unreadable or undetectable file).`,
 	pf.StringVar(&a.g.engine, "engine", "fast", "schema engine: fast (generated from CUE) or cue (the CUE evaluator)")
 	pf.StringVar(&a.g.config, "config", "", "config file (default: .agentlint.toml found upward)")
 	root.AddCommand(a.validateCmd(), a.lintCmd(), a.rulesCmd(), a.explainCmd(), a.kindsCmd(), a.versionCmd(), a.replayCmd(), a.schemaCmd(), a.summarizeCmd())
+	a.registerCompletions(root)
 	return root
 }
 
@@ -173,8 +192,7 @@ func (a *app) colorOn() bool {
 	if os.Getenv("NO_COLOR") != "" { // no-color.org: only a non-empty value counts
 		return false
 	}
-	f, ok := a.stdout.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+	return isTerminal(a.stdout)
 }
 
 func (a *app) printer() (output.Printer, error) {
@@ -233,18 +251,7 @@ func (a *app) versionCmd() *cobra.Command {
 		Short: "Print version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			commit := "unknown"
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				for _, s := range bi.Settings {
-					if s.Key == "vcs.revision" {
-						commit = s.Value
-					}
-				}
-			}
-			if gitCommit != "" {
-				commit = gitCommit
-			}
-			fmt.Fprintf(a.stdout, "agentlint %s (commit %s, %s)\n", versionString(), commit, runtime.Version())
+			fmt.Fprintln(a.stdout, versionText())
 			return nil
 		},
 	}
@@ -261,6 +268,23 @@ func versionString() string {
 		v = version
 	}
 	return v
+}
+
+// versionText is the line of `agentlint version` and `agentlint --version`:
+// agentlint VERSION (commit C, goX).
+func versionText() string {
+	v, commit := versionString(), "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				commit = s.Value
+			}
+		}
+	}
+	if gitCommit != "" {
+		commit = gitCommit
+	}
+	return fmt.Sprintf("agentlint %s (commit %s, %s)", v, commit, runtime.Version())
 }
 
 // Set by the Makefile with -ldflags -X.

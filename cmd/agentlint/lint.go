@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentlint/agentlint/lint"
-	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/gitbase"
 	"github.com/agentlint/agentlint/lint/output"
 	"github.com/agentlint/agentlint/rules"
@@ -34,9 +32,14 @@ link is reported (exit 2) and the walk goes on.
 
 A file's kind comes from --kind, the config's [kinds] globs, the built-in
 globs, then the first record of a .json or .jsonl file. When a directory is
-walked, files whose kind cannot be determined are skipped and counted; a file
-named explicitly must have a known kind (exit 2), and - needs --kind or a
-first record that names its kind.
+walked, files whose kind cannot be determined are skipped and counted
+(skipped_files; --verbose lists on stderr every file or directory the walk
+left out, and why); a file named explicitly must have a known kind (exit 2),
+and - needs --kind or a first record that names its kind.
+
+When stderr is a terminal, a run that lasts over a second shows its progress
+there (bytes and files done of the total, records per second), cleared when
+done; never with --quiet, never on stdout.
 
 With --base REV, every append-only log (agentlint rules AL020: vermas events,
 worklogs, idle events, ledger entries, collector logs) read from disk must
@@ -50,6 +53,7 @@ clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
 		Example: `  agentlint lint testdata/demo
   agentlint lint --format text -j 4 worklogs/
   agentlint lint --quiet --max-warnings 0 .
+  agentlint lint --verbose --format text .
   cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -
   agentlint lint --base origin/main .
   agentlint lint --format sarif . > agentlint.sarif
@@ -62,10 +66,8 @@ clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
 		},
 	}
 	cmd.Flags().StringVar(&a.g.kind, "kind", "", "kind of every input (see agentlint kinds)")
-	cmd.Flags().BoolVar(&a.g.quiet, "quiet", false, "print the summary envelope only")
-	cmd.Flags().IntVar(&a.g.maxWarnings, "max-warnings", -1, "exit 1 when more than N warnings are reported (-1: no limit)")
-	cmd.Flags().IntVarP(&a.g.jobs, "jobs", "j", 0, "parallel workers (default: number of CPUs)")
-	cmd.Flags().StringVar(&a.g.base, "base", "", "git revision the append-only logs must only have been appended to since (rule AL020)")
+	cmd.Flags().BoolVarP(&a.g.verbose, "verbose", "v", false, "list on stderr every file the walk skipped, and why")
+	a.addCommonFlags(cmd)
 	a.addOutputFlag(cmd)
 	return cmd
 }
@@ -115,7 +117,7 @@ func (a *app) lint(args []string) error {
 	if base.Base != nil {
 		defer base.Base.Close()
 	}
-	walker := &lint.Walker{Config: cfg}
+	walker := &lint.Walker{Config: cfg, ReportSkipped: a.g.verbose}
 	inputs := func(yield func(lint.Input) bool) {
 		for _, r := range resolved {
 			if r.dir != "" {
@@ -128,12 +130,18 @@ func (a *app) lint(args []string) error {
 		}
 	}
 
-	bw := bufio.NewWriterSize(a.stdout, 256<<10)
+	prog := a.startProgress(resolved, det, walker)
+	defer prog.Stop()
+	bw := bufio.NewWriterSize(prog.Writer(a.stdout), 256<<10)
 	p, err := output.New(a.g.format, bw, a.colorOn(), a.runInfo())
 	if err != nil {
 		return usagef("%v", err)
 	}
-	lc := lint.LintConfig{Options: opts, NewEngine: newEngine, Jobs: jobs, Detector: det, Quiet: a.g.quiet, Out: bw, Base: base, BaseRoots: roots}
+	lc := lint.LintConfig{Options: opts, NewEngine: newEngine, Jobs: jobs, Detector: det, Quiet: a.g.quiet, Out: bw, Base: base, BaseRoots: roots,
+		Progress: prog.Progress()}
+	if a.g.verbose {
+		lc.Skipped = a.skippedLine
+	}
 	var observed []output.Printer
 	if !a.g.quiet {
 		observed = append(observed, p)
@@ -159,11 +167,7 @@ func (a *app) lint(args []string) error {
 		return usagef("cannot write the output: %v", err)
 	}
 	sum := st.Summary()
-	if sum.Allow && a.g.maxWarnings >= 0 && st.Warnings > a.g.maxWarnings {
-		sum.Allow = false
-		sum.Code = envelope.NonCompliant
-		sum.Reason = fmt.Sprintf("%d warnings exceed --max-warnings %d", st.Warnings, a.g.maxWarnings)
-	}
+	a.overWarnings(&sum, st.Warnings)
 	if err := p.Summary(sum); err != nil {
 		return usagef("cannot write the output: %v", err)
 	}
@@ -176,6 +180,10 @@ func (a *app) lint(args []string) error {
 	}
 	if err := bw.Flush(); err != nil {
 		return usagef("cannot write the output: %v", err)
+	}
+	prog.Stop() // before the note, on the same terminal
+	if a.g.format == "text" {
+		a.skipNote(st.SkippedFiles, st.Files)
 	}
 	switch {
 	case st.UnreadableFiles > 0:

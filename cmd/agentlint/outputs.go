@@ -42,12 +42,12 @@ func (a *app) addOutputFlag(cmd *cobra.Command) {
 
 // runInfo describes the run to the SARIF, JUnit and Markdown printers.
 func (a *app) runInfo() *output.RunInfo {
-	if a.run != nil {
-		return a.run
+	if a.info != nil {
+		return a.info
 	}
 	wd, _ := os.Getwd()
-	a.run = &output.RunInfo{Command: a.command, Version: versionString(), Root: wd, Getenv: os.Getenv, Rules: ruleInfos}
-	return a.run
+	a.info = &output.RunInfo{Command: a.command, Version: versionString(), Root: wd, Getenv: os.Getenv, Rules: ruleInfos}
+	return a.info
 }
 
 // ruleInfos lists the registry's rules, each with the text of `agentlint

@@ -45,17 +45,34 @@ func (a *app) rulesCmd() *cobra.Command {
 
 func (a *app) explainCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:     "explain ID|CODE",
-		Short:   "Explain a rule (with a failing and a passing example) or a code",
-		Example: "  agentlint explain OP014\n  agentlint explain LOCK_CONFLICT",
-		Args:    cobra.ExactArgs(1),
+		Use:   "explain ID|CODE",
+		Short: "Explain a rule (with a failing and a passing example) or a code",
+		Long: `Explain a rule (its code, severity, kinds, source, and a failing and a
+passing example) or a code (the rules that report it). The page is text,
+also when piped (--format auto); --format json prints it as one JSON object:
+id, name, code, severity, kinds, summary, source, example {kind, options,
+file, failing, passing}, example_tree; or, for a code, code and rules.`,
+		Example:           "  agentlint explain OP014\n  agentlint explain LOCK_CONFLICT\n  agentlint explain --format json OP014",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeExplain,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := a.printer(); err != nil {
+				return err
+			}
+			// A page for people: auto is text even when piped.
+			asJSON := a.g.format == "json" && cmd.Flag("format").Changed
 			id := strings.TrimSpace(args[0])
 			if r := rules.Lookup(strings.ToUpper(id)); r != nil {
+				if asJSON {
+					return writeJSONLine(a.stdout, explainJSON(r))
+				}
 				fmt.Fprint(a.stdout, rules.Explain(r))
 				return nil
 			}
 			code := envelope.Code(strings.ToUpper(id))
+			if envelope.Valid(code) && asJSON {
+				return writeJSONLine(a.stdout, codeJSON(code))
+			}
 			if envelope.Valid(code) {
 				rs := rules.ByCode(code)
 				fmt.Fprintf(a.stdout, "%s\n\nRules with this code:\n", code)

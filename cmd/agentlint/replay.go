@@ -37,9 +37,13 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing or undetectable input).`,
   agentlint replay --ledger ledger.json --now 2026-02-14T20:00:00Z deltas.jsonl
   agentlint replay --ledger ledger.json --emit-ledger next.json deltas.jsonl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.noBase("replay"); err != nil {
+				return err
+			}
 			return a.replay(base, emit, args)
 		},
 	}
+	a.addCommonFlags(cmd)
 	cmd.Flags().StringVar(&base, "ledger", "", "the base ledger: handoff bundle, reconcile document, or ledger rows (JSON array or JSON Lines); - for stdin")
 	cmd.Flags().StringVar(&emit, "emit-ledger", "", "write the resulting ledger to this file (atomically, only when the verdict allows)")
 	a.addOutputFlag(cmd)
@@ -102,6 +106,7 @@ func (a *app) replay(base, emit string, streams []string) error {
 		return err
 	}
 	env := res.Envelope
+	a.overWarnings(&env, countWarnings(env))
 	if emit != "" && env.Allow {
 		if err := res.EmitLedger(emit); err != nil {
 			return usagef("--emit-ledger %s: %v", emit, unwrapPath(err))

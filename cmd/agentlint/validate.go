@@ -37,12 +37,20 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing file, unknown kind).`,
 			file := "-"
 			if len(args) == 1 {
 				file = args[0]
+			} else if isTerminal(a.stdin) {
+				// Nothing piped in: reading a terminal would wait forever.
+				fmt.Fprint(a.stderr, cmd.UsageString())
+				return usagef("validate needs a FILE, or a payload piped into standard input (standard input is a terminal)")
+			}
+			if err := a.noBase("validate"); err != nil {
+				return err
 			}
 			return a.validate(file)
 		},
 	}
 	cmd.Flags().StringVar(&a.g.kind, "kind", "", "kind of the payload, e.g. operator/assignment (see agentlint kinds)")
 	cmd.Flags().StringVar(&a.g.assignment, "assignment", "", "assignment packet a result is checked against (scope, task and run ids)")
+	a.addCommonFlags(cmd)
 	a.addOutputFlag(cmd)
 	return cmd
 }
@@ -196,6 +204,7 @@ func (a *app) validate(file string) error {
 		details["kind"] = kind.Name
 	}
 	env := envelope.Verdict(vs, kind.OKReason, details)
+	a.overWarnings(&env, countWarnings(env))
 	if err := a.record(p, env); err != nil {
 		return err
 	}
