@@ -25,6 +25,7 @@ import (
 type scanner struct {
 	b     []byte
 	p     int // offset just after the last token (jsontext's InputOffset)
+	q     int // next's answer until the next token is read; -2: not known
 	done  bool
 	st    []scanFrame
 	names [][2]int // member names of the open objects, as ranges of b
@@ -46,7 +47,7 @@ const (
 )
 
 func (s *scanner) reset(b []byte) {
-	s.b, s.p, s.done = b, 0, false
+	s.b, s.p, s.q, s.done = b, 0, -2, false
 	s.st = s.st[:0]
 	s.names = s.names[:0]
 }
@@ -69,6 +70,13 @@ func skipWS(b []byte, i int) int {
 // delimiter (':' or ',') the grammar requires there; -1 at the end of the
 // input after the top-level value. Anything else bails.
 func (s *scanner) next() int {
+	if s.q == -2 {
+		s.q = s.next1()
+	}
+	return s.q
+}
+
+func (s *scanner) next1() int {
 	i := skipWS(s.b, s.p)
 	if len(s.st) == 0 {
 		if s.done {
@@ -144,6 +152,7 @@ func (s *scanner) token() []byte {
 	if i < 0 {
 		bail()
 	}
+	s.q = -2
 	var j int
 	switch c := s.b[i]; c {
 	case '{', '[':
