@@ -46,7 +46,7 @@ func FuzzScanner(f *testing.F) {
 	for _, s := range scanSeeds {
 		f.Add([]byte(s))
 	}
-	kinds := []string{"collector/event", "vermas/event", "idle/event", "operator/assignment", "ledger/entry"}
+	kinds := []string{"collector/event", "vermas/event", "idle/event", "operator/assignment", "operator/result", "ledger/entry"}
 	fast, slow := NewDec(), NewDec()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		toks, offs, ok := scanAll(data)
