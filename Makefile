@@ -22,10 +22,11 @@ demo: build
 	./$(BIN) lint --format text --now 2026-02-14T20:00:00Z testdata/demo; test $$? -le 1
 
 # Benchmarks, not part of `make test`: agentlint on generated 100k- and
-# 1M-line logs next to the jsontext IsValid floor (lint/bench/cmd/lintbench),
-# then the Go benchmarks of the engine.
+# 1M-line logs next to the jsontext IsValid floor and ajv (installed into
+# .cache/tools/ajv by scripts/tools/ajv.sh), start-up against hello world and
+# replay (lint/bench/cmd/lintbench), then the Go benchmarks of the engine.
 bench: build
-	$(GO) run ./lint/bench/cmd/lintbench -bin $(BIN)
+	$(GO) run ./lint/bench/cmd/lintbench -bin $(BIN) -ajv "$$(scripts/tools/ajv.sh)"
 	$(GO) test -run '^$$' -bench . -benchmem ./lint/...
 
 # Static checks: gofmt, go vet, staticcheck (installed on demand).

@@ -24,7 +24,15 @@ type docPlan struct {
 	tokens  [][]string // the declared pointers' tokens, in fields order
 	x       *extractor // per Validator: not safe for concurrent use
 	vals    []rules.Value
+	// scalars interns the decoded form of short scalar values (event
+	// types, statuses, flags): a record whose values were all seen before
+	// is decoded without allocation. At most maxInterned entries.
+	scalars map[string]any
 }
+
+// maxInterned bounds docPlan.scalars (unique values such as timestamps
+// stop being interned once it is full).
+const maxInterned = 4096
 
 // plan returns the Validator's decode plan for kind (cached).
 func (v *Validator) plan(kind string) *docPlan {
@@ -96,7 +104,7 @@ func (p *docPlan) shallowValue(raw []byte) (map[string]any, error) {
 		if val.Kind != rules.ValueRaw {
 			continue
 		}
-		x, err := decodeRaw(val.Str)
+		x, err := p.decodeScalar(val.Str)
 		if err != nil {
 			return nil, err
 		}
@@ -129,6 +137,24 @@ func parentObject(root map[string]any, toks []string) map[string]any {
 		m = sub
 	}
 	return m
+}
+
+// decodeScalar is decodeRaw with the short scalars interned (scalars).
+func (p *docPlan) decodeScalar(raw []byte) (any, error) {
+	if len(raw) > 64 || raw[0] == '{' || raw[0] == '[' {
+		return decodeRaw(raw)
+	}
+	if x, ok := p.scalars[string(raw)]; ok {
+		return x, nil
+	}
+	x, err := decodeRaw(raw)
+	if err == nil && len(p.scalars) < maxInterned {
+		if p.scalars == nil {
+			p.scalars = map[string]any{}
+		}
+		p.scalars[string(raw)] = x
+	}
+	return x, err
 }
 
 // decodeRaw decodes one JSON value as json.Unmarshal into any would, without

@@ -140,8 +140,11 @@ type syntaxAbort struct{}
 // Dec is one validation run over one JSON text (a JSON Lines record or a
 // whole document). It is reusable: Reset it for every record.
 type Dec struct {
-	d       *jsontext.Decoder
+	d       *jsontext.Decoder // the slow path (see scanner)
 	rd      bytes.Reader
+	sc      scanner
+	slow    bool   // this run reads with d, not sc
+	in      []byte // the JSON text of this run (buf, or a span of it)
 	buf     []byte
 	offBase int64 // offset of the decoder's input within buf
 	line1   int   // line number of buf[0]
@@ -172,29 +175,59 @@ func (d *Dec) Reset(buf []byte, line1 int) {
 	d.line1 = line1
 	d.path = d.path[:0]
 	d.Out = d.Out[:0]
-	d.rd.Reset(buf)
-	d.d.Reset(&d.rd)
+	d.in = buf
+	d.slow = false
+	d.sc.reset(buf)
 }
 
 // Validate runs fn over the JSON text and then requires the end of input
 // (trailing garbage is a syntax violation). A syntax error anywhere replaces
 // the violations found so far with one AL001 violation: the reason names the
 // problem and its position.
+//
+// The run reads with the optimistic scanner first; when the scanner does
+// not accept the text, the run starts again over jsontext (the slow path),
+// so the violations, syntax or not, are always those of jsontext's reading.
 func (d *Dec) Validate(fn func(*Dec)) {
+	n0, o0 := len(d.path), len(d.Out)
+	if !d.slow && d.run(fn) {
+		return
+	}
+	d.path, d.Out = d.path[:n0], d.Out[:o0]
+	d.slow = true
+	d.rd.Reset(d.in)
+	d.d.Reset(&d.rd)
+	d.run(fn)
+}
+
+// run runs fn once; false means the scanner bailed out.
+func (d *Dec) run(fn func(*Dec)) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			if _, ok := r.(syntaxAbort); !ok {
+			switch r.(type) {
+			case syntaxAbort:
+				ok = true
+			case scanBail:
+				ok = false
+			default:
 				panic(r)
 			}
 		}
 	}()
 	fn(d)
+	if !d.slow {
+		if d.sc.next() >= 0 {
+			bail()
+		}
+		return true
+	}
 	if _, err := d.d.ReadToken(); err != io.EOF {
 		if err == nil {
 			err = errors.New("unexpected data after the top-level value")
 		}
 		d.syntax(err)
 	}
+	return true
 }
 
 // syntax records a syntax error and aborts the run.
@@ -251,7 +284,12 @@ func (d *Dec) valueStart(off int64) int64 {
 }
 
 // Off is the absolute offset where the next value starts (for positions).
-func (d *Dec) Off() int64 { return d.d.InputOffset() + d.offBase }
+func (d *Dec) Off() int64 {
+	if !d.slow {
+		return int64(d.sc.p) + d.offBase
+	}
+	return d.d.InputOffset() + d.offBase
+}
 
 // Pointer renders the current path as an RFC 6901 JSON Pointer.
 func (d *Dec) Pointer() string {
@@ -304,6 +342,13 @@ func (d *Dec) PushIndex(i int) { d.path = append(d.path, seg{idx: i}) }
 func (d *Dec) Pop() { d.path = d.path[:len(d.path)-1] }
 
 func (d *Dec) peek() jsontext.Kind {
+	if !d.slow {
+		k := d.sc.peek()
+		if k == 0 {
+			bail()
+		}
+		return k
+	}
 	k := d.d.PeekKind()
 	if k == 0 {
 		_, err := d.d.ReadToken()
@@ -316,6 +361,9 @@ func (d *Dec) peek() jsontext.Kind {
 }
 
 func (d *Dec) readValue() jsontext.Value {
+	if !d.slow {
+		return d.sc.value()
+	}
 	v, err := d.d.ReadValue()
 	if err != nil {
 		d.syntax(err)
@@ -326,15 +374,18 @@ func (d *Dec) readValue() jsontext.Value {
 	return v
 }
 
-func (d *Dec) readToken() jsontext.Token {
-	t, err := d.d.ReadToken()
+func (d *Dec) readToken() {
+	if !d.slow {
+		d.sc.token()
+		return
+	}
+	_, err := d.d.ReadToken()
 	if err != nil {
 		d.syntax(err)
 	}
 	if d.d.StackDepth() > MaxDepth {
 		d.syntax(&jsontext.SyntacticError{ByteOffset: d.d.InputOffset(), Err: errors.New("max depth")})
 	}
-	return t
 }
 
 func kindOf(k jsontext.Kind, raw []byte) Kind {
@@ -465,6 +516,9 @@ func (d *Dec) unquote(raw []byte) []byte {
 	var err error
 	d.scratch, err = jsontext.AppendUnquote(d.scratch[:0], raw)
 	if err != nil {
+		if !d.slow {
+			bail()
+		}
 		d.syntax(err)
 	}
 	return d.scratch
@@ -665,8 +719,9 @@ func (d *Dec) Check(sp Span, name, cond string, fn func(*Dec)) {
 	s.Strict = false
 	s.path = append(append(s.path[:0], d.path...), seg{name: name, idx: -1})
 	s.Out = s.Out[:0]
-	s.rd.Reset(d.buf[sp.Start:sp.End])
-	s.d.Reset(&s.rd)
+	s.in = d.buf[sp.Start:sp.End]
+	s.slow = false
+	s.sc.reset(s.in)
 	s.Validate(fn)
 	for _, v := range s.Out {
 		v.Reason += " (required when " + cond + ")"

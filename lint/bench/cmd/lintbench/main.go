@@ -8,7 +8,19 @@
 // prints lines/s, MB/s, peak RSS, the ratio to the floor and the ratio of
 // peak RSS between the largest and the smallest log.
 //
-//	go run ./lint/bench/cmd/lintbench -bin bin/agentlint
+// With -ajv (the directory scripts/tools/ajv.sh prints), collector events
+// are also validated by ajv 8 compiled from seed 004's JSON Schema, one
+// line at a time (lint/bench/ajv.js, node), in the same run: the "x ajv"
+// column is ajv's wall time divided by agentlint's, and ajv's count of
+// invalid lines is checked against agentlint's denied lines minus the
+// defects only the contract rejects (ajvLenient).
+//
+// Then it times start-up (`agentlint validate` of one record against a
+// hello-world Go binary it builds, median of -startup runs of each,
+// interleaved) and `agentlint replay` of -deltas deltas over -tasks tasks
+// (lint/bench.GenerateDeltas): deltas/s and peak RSS.
+//
+//	go run ./lint/bench/cmd/lintbench -bin bin/agentlint -ajv "$(scripts/tools/ajv.sh)"
 package main
 
 import (
@@ -34,6 +46,10 @@ func main() {
 	sizes := flag.String("lines", "100000,1000000", "log sizes in lines, comma-separated")
 	jobs := flag.String("j", "1,"+strconv.Itoa(runtime.NumCPU()), "agentlint -j values, comma-separated")
 	dir := flag.String("dir", "", "where to write the logs (default: a new temporary directory, removed at the end)")
+	flag.StringVar(&ajvDir, "ajv", "", "ajv install directory (scripts/tools/ajv.sh); empty: no ajv comparison")
+	flag.IntVar(&startupRuns, "startup", 200, "start-up runs of each binary (0: skip)")
+	flag.IntVar(&replayDeltas, "deltas", 1000000, "replay: number of deltas (0: skip)")
+	flag.IntVar(&replayTasks, "tasks", 10000, "replay: number of tasks")
 	flag.Parse()
 	if err := run(*bin, split(*kinds), ints(*sizes), ints(*jobs), *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "lintbench:", err)
@@ -76,10 +92,10 @@ func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
 	if err := os.WriteFile(noIDs, []byte("[rules.CL100]\nseverity = \"off\"\n[rules.CL101]\nseverity = \"off\"\n"), 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("lintbench: %s, %d CPUs, %s/%s; target: >= 1.0M lines/s on collector events (4.5x ajv's 1M in 4.5 s), peak RSS <= 32 MiB, RSS ratio <= 1.2\n\n",
-		runtime.Version(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
-	fmt.Printf("%-17s %9s %8s %-8s %9s %10s %8s %8s  %10s %8s  %7s  %s\n",
-		"kind", "lines", "MB", "run", "seconds", "lines/s", "MB/s", "RSS MiB", "floor l/s", "floor/s", "x floor", "verdicts")
+	fmt.Printf("lintbench: %s, %d CPUs, %s/%s, %s; bars (issue 12): collector events >= 4.5x ajv, exact verdicts; peak RSS <= 64 MiB every rule on, <= 32 MiB id rules off, 1M/100k <= 1.2\n\n",
+		runtime.Version(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format(time.RFC3339))
+	fmt.Printf("%-17s %9s %8s %-8s %9s %10s %8s %8s  %10s %8s  %7s %6s  %s\n",
+		"kind", "lines", "MB", "run", "seconds", "lines/s", "MB/s", "RSS MiB", "floor l/s", "floor/s", "x floor", "x ajv", "verdicts")
 	for _, kind := range kinds {
 		rss := map[string]map[int]int64{} // run → lines → peak RSS
 		var runs []string
@@ -94,8 +110,17 @@ func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
 				return err
 			}
 			mb := float64(size) / 1e6
-			fmt.Printf("%-17s %9d %8.1f %-8s %9.3f %10.0f %8.1f %8s  %10s %8s  %7s  %s\n",
-				kind, n, mb, "IsValid", floor.Seconds(), float64(n)/floor.Seconds(), mb/floor.Seconds(), "-", "", "", "", "")
+			fmt.Printf("%-17s %9d %8.1f %-8s %9.3f %10.0f %8.1f %8s  %10s %8s  %7s %6s  %s\n",
+				kind, n, mb, "IsValid", floor.Seconds(), float64(n)/floor.Seconds(), mb/floor.Seconds(), "-", "", "", "", "", "")
+			var ajv measurement
+			if ajvDir != "" && kind == bench.KindCollector {
+				if ajv, err = measureAjv(path); err != nil {
+					return err
+				}
+				fmt.Printf("%-17s %9d %8.1f %-8s %9.3f %10.0f %8.1f %8.1f  %10.0f %8.1f  %7.2f %6s  %s\n",
+					kind, n, mb, "ajv", ajv.wall.Seconds(), float64(n)/ajv.wall.Seconds(), mb/ajv.wall.Seconds(), float64(ajv.rssKiB)/1024,
+					float64(n)/floor.Seconds(), mb/floor.Seconds(), floor.Seconds()/ajv.wall.Seconds(), "1.00", checkAjv(ajv.summary, defects))
+			}
 			for _, j := range jobs {
 				for _, ids := range []bool{true, false} {
 					if !ids && kind != bench.KindCollector {
@@ -114,9 +139,13 @@ func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
 						runs = append(runs, name)
 					}
 					rss[name][n] = m.rssKiB
-					fmt.Printf("%-17s %9d %8.1f %-8s %9.3f %10.0f %8.1f %8.1f  %10.0f %8.1f  %7.2f  %s\n",
+					xajv := ""
+					if ajv.wall > 0 {
+						xajv = fmt.Sprintf("%.2f", ajv.wall.Seconds()/m.wall.Seconds())
+					}
+					fmt.Printf("%-17s %9d %8.1f %-8s %9.3f %10.0f %8.1f %8.1f  %10.0f %8.1f  %7.2f %6s  %s\n",
 						kind, n, mb, name, m.wall.Seconds(), float64(n)/m.wall.Seconds(), mb/m.wall.Seconds(), float64(m.rssKiB)/1024,
-						float64(n)/floor.Seconds(), mb/floor.Seconds(), floor.Seconds()/m.wall.Seconds(), check(m.summary, defects, n))
+						float64(n)/floor.Seconds(), mb/floor.Seconds(), floor.Seconds()/m.wall.Seconds(), xajv, check(m.summary, defects, n))
 				}
 			}
 			if !keep {
@@ -132,7 +161,20 @@ func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
 		fmt.Println()
 	}
 	fmt.Println("x floor: agentlint's throughput divided by IsValid's (1.00 = as fast as a syntax check on one goroutine)")
+	fmt.Println("x ajv: ajv's wall time divided by agentlint's (ajv: node, ajv 8 + ajv-formats 3, seed 004's schema compiled once, one line at a time)")
 	fmt.Println("-ids: CL100 and CL101 off (they remember every distinct event_id and span: memory grows with the ids, not the bytes)")
+	if startupRuns > 0 {
+		fmt.Println()
+		if err := startup(bin, dir); err != nil {
+			return err
+		}
+	}
+	if replayDeltas > 0 {
+		fmt.Println()
+		if err := replayBench(bin, dir, keep); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -201,10 +243,17 @@ type measurement struct {
 // own peak RSS (this harness's, after generating the log) into the child's
 // ru_maxrss at exec. Where /proc is missing, ru_maxrss is used.
 func measureLint(bin, kind, path string, args []string) (measurement, error) {
+	return measureCmd(bin, append(append([]string{"lint", "--kind", kind}, args...), path)...)
+}
+
+// measureCmd runs a command twice and keeps the faster run: its wall time,
+// peak RSS and last line of output. Exit status 0 and 1 are results, others
+// errors.
+func measureCmd(bin string, args ...string) (measurement, error) {
 	var best measurement
 	for i := 0; i < 2; i++ {
 		var out lastLine
-		cmd := exec.Command(bin, append(append([]string{"lint", "--kind", kind}, args...), path)...)
+		cmd := exec.Command(bin, args...)
 		cmd.Stdout = &out
 		cmd.Stderr = os.Stderr
 		start := time.Now()

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/agentlint/agentlint/lint/bench"
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+var (
+	ajvDir       string
+	startupRuns  int
+	replayDeltas int
+	replayTasks  int
+)
+
+// ajvLenient are the generated collector defects that seed 004's JSON
+// Schema, as ajv reads it, lets through and the contract does not: a
+// version of another major (UNKNOWN_SCHEMA_VERSION, CONTRACT.md section
+// 3), a duplicate member name (JSON.parse keeps the last; agentlint reads
+// RFC 7493 I-JSON, CONTRACT.md section 2) and a date-time with a space for
+// "T" (ajv-formats accepts RFC 3339's note; the seed's examples and our
+// date-time do not).
+var ajvLenient = map[string]bool{"version 2.0.0": true, "duplicate key": true, "timestamp with a space": true}
+
+// measureAjv validates the log with lint/bench/ajv.js (faster of two runs).
+func measureAjv(path string) (measurement, error) {
+	return measureCmd("node", "lint/bench/ajv.js", ajvDir, "cue/collector.schema.json", path)
+}
+
+// checkAjv compares ajv's count of invalid lines with the defects it should
+// find (every error defect but ajvLenient's).
+func checkAjv(summary []byte, defects []bench.Defect) string {
+	var r struct {
+		Lines, Invalid int
+	}
+	if err := json.Unmarshal(summary, &r); err != nil {
+		return "no result: " + err.Error()
+	}
+	want := 0
+	for _, d := range defects {
+		if d.Severity == envelope.SeverityError && !ajvLenient[d.Name] {
+			want++
+		}
+	}
+	if r.Invalid == want {
+		return fmt.Sprintf("ajv: %d invalid = agentlint's denied minus the contract's stricter clauses", r.Invalid)
+	}
+	return fmt.Sprintf("MISMATCH: ajv finds %d invalid lines, want %d", r.Invalid, want)
+}
+
+// startup times `agentlint validate` of one collector event against a
+// hello-world Go binary built here with the same flags as `make build`:
+// median wall time of startupRuns runs of each, interleaved.
+func startup(bin, dir string) error {
+	src := filepath.Join(dir, "hello")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.26\n"), 0o644); err != nil {
+		return err
+	}
+	hello := filepath.Join(src, "hello")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", hello, ".")
+	build.Dir, build.Stderr = src, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building hello world: %v", err)
+	}
+	rec := filepath.Join(dir, "one.json")
+	if err := os.WriteFile(rec, []byte(`{"version":"1.0.0","event_type":"activity.progress","timestamp":"2026-02-14T09:30:00Z","agent_id":"@backend-engineer","session_id":"pipeline-014","message":"Token bucket in place"}`+"\n"), 0o644); err != nil {
+		return err
+	}
+	cmds := [][]string{{hello}, {bin, "validate", "--kind", "collector/event", rec}}
+	times := make([][]time.Duration, len(cmds))
+	for i := 0; i < startupRuns; i++ {
+		for c, argv := range cmds {
+			start := time.Now()
+			if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
+				return fmt.Errorf("%v: %v", argv, err)
+			}
+			times[c] = append(times[c], time.Since(start))
+		}
+	}
+	med := func(ds []time.Duration) time.Duration { slices.Sort(ds); return ds[len(ds)/2] }
+	h, v := med(times[0]), med(times[1])
+	fmt.Printf("start-up, median of %d runs each: hello world %.2f ms, agentlint validate (one record) %.2f ms: %.2fx hello world (bar <= 1.3x)\n",
+		startupRuns, float64(h.Microseconds())/1000, float64(v.Microseconds())/1000, v.Seconds()/h.Seconds())
+	return nil
+}
+
+// replayBench times `agentlint replay` of replayDeltas deltas over
+// replayTasks tasks (faster of two runs) and prints deltas/s and peak RSS.
+func replayBench(bin, dir string, keep bool) error {
+	base, stream := filepath.Join(dir, "replay-base.jsonl"), filepath.Join(dir, "replay-deltas.jsonl")
+	bf, err := os.Create(base)
+	if err != nil {
+		return err
+	}
+	sf, err := os.Create(stream)
+	if err != nil {
+		bf.Close()
+		return err
+	}
+	err = bench.GenerateDeltas(bf, sf, replayTasks, replayDeltas)
+	for _, f := range []*os.File{bf, sf} {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !keep {
+		defer os.Remove(base)
+		defer os.Remove(stream)
+	}
+	m, err := measureCmd(bin, "replay", "--ledger", base, stream)
+	if err != nil {
+		return err
+	}
+	var env struct {
+		Allow bool
+		Code  string
+	}
+	verdict := "no envelope"
+	if json.Unmarshal(m.summary, &env) == nil {
+		verdict = fmt.Sprintf("allow=%v code=%s", env.Allow, env.Code)
+	}
+	fmt.Printf("replay, %d deltas over %d tasks: %.3f s, %.0f deltas/s, peak RSS %.1f MiB (bar: >= 1M deltas/s, <= 64 MiB); %s\n",
+		replayDeltas, replayTasks, m.wall.Seconds(), float64(replayDeltas)/m.wall.Seconds(), float64(m.rssKiB)/1024, verdict)
+	return nil
+}
