@@ -34,6 +34,11 @@ type Input struct {
 	// envelope with allow:false and code MISSING_REQUIRED_INPUT, counted as
 	// unreadable, and the run goes on.
 	Err error
+	// Root is the directory the Walker found the file under ("" for a file
+	// named explicitly). Tree rules treat every directory at or under a
+	// Root as complete (rules.Options.Walked): a set of files there (an
+	// agent's ledger, templates/) is all in the run.
+	Root string
 }
 
 // LintConfig configures Lint.
