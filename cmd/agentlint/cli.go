@@ -62,6 +62,7 @@ type globalFlags struct {
 	config      string
 	assignment  string
 	base        string
+	skipUnknown bool
 }
 
 type app struct {

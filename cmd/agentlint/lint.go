@@ -36,7 +36,15 @@ A file's kind comes from --kind, the config's [kinds] globs, the built-in
 globs, then the first record of a .json or .jsonl file. When a directory is
 walked, files whose kind cannot be determined are skipped and counted; a file
 named explicitly must have a known kind (exit 2), and - needs --kind or a
-first record that names its kind.
+first record that names its kind. With --skip-unknown, a file named
+explicitly whose kind cannot be determined is skipped and counted too, as in
+a walk: for hooks that pass a list of changed files (pre-commit).
+
+Rules across files (LG102, VM132, VM135) compare a file with a set of files
+(an agent's ledger folder, templates/, processes/) only when the run walked
+that folder: when files are named one by one, a reference whose target may
+be in a file that was not named is not reported. Lint the tree (lint .) to
+check every reference.
 
 With --base REV, every append-only log (agentlint rules AL020: vermas events,
 worklogs, idle events, ledger entries, collector logs) read from disk must
@@ -51,7 +59,8 @@ clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
   agentlint lint --format text -j 4 worklogs/
   agentlint lint --quiet --max-warnings 0 .
   cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -
-  agentlint lint --base origin/main .`,
+  agentlint lint --base origin/main .
+  agentlint lint --skip-unknown --base HEAD $(git diff --cached --name-only)`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				args = []string{"."}
@@ -63,6 +72,7 @@ clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
 	cmd.Flags().BoolVar(&a.g.quiet, "quiet", false, "print the summary envelope only")
 	cmd.Flags().IntVar(&a.g.maxWarnings, "max-warnings", -1, "exit 1 when more than N warnings are reported (-1: no limit)")
 	cmd.Flags().IntVarP(&a.g.jobs, "jobs", "j", 0, "parallel workers (default: number of CPUs)")
+	cmd.Flags().BoolVar(&a.g.skipUnknown, "skip-unknown", false, "skip and count files named explicitly whose kind cannot be determined (as a walk does) instead of exit 2")
 	cmd.Flags().StringVar(&a.g.base, "base", "", "git revision the append-only logs must only have been appended to since (rule AL020)")
 	return cmd
 }
@@ -257,6 +267,10 @@ func (a *app) resolveArgs(args []string, det *lint.Detector) ([]lintArg, error) 
 			kind = det.Detect(arg, head[:n])
 		}
 		f.Close()
+		if kind == nil && a.g.skipUnknown {
+			out = append(out, lintArg{in: lint.Input{Path: arg}}) // detected again, skipped and counted
+			continue
+		}
 		if kind == nil {
 			return nil, undetectable(arg)
 		}
