@@ -54,7 +54,9 @@ NON_COMPLIANT at the first line that changed, and a log of a linted
 directory that was deleted since REV is reported after the last file. The
 repository is the one that holds the first PATH (or the working directory);
 files outside it are not compared. A REV that does not resolve (a shallow
-clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
+clone that lacks it) is a usage error (exit 2) that says how to fetch it;
+--base HEAD in a repository without a commit yet compares nothing (there
+is no history to append to), so a pre-commit hook passes the first commit.`,
 		Example: `  agentlint lint testdata/demo
   agentlint lint --format text -j 4 worklogs/
   agentlint lint --quiet --max-warnings 0 .
