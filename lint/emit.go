@@ -22,6 +22,11 @@ type emitter struct {
 	rec   rules.StreamRecord // what Observe gets (one, reused: no allocation per record)
 	found []pending
 	vs    []envelope.Violation
+	// FileDone bookkeeping of the current file: records before it, the
+	// lines of it that are not records.
+	records0 int
+	doc      bool
+	skip     []int
 }
 
 type fileStreamRun struct {
@@ -79,8 +84,12 @@ func (e *emitter) item(it *item) error {
 	if it.first {
 		e.stats.Files++
 		e.startFile(it.file)
+		e.doc = it.doc
 	}
 	e.stats.Merge(&res.stats)
+	if e.p.cfg.FileDone != nil {
+		e.skip = append(e.skip, res.skip...)
+	}
 	if err := e.chunk(it); err != nil {
 		return err
 	}
@@ -105,6 +114,8 @@ func (e *emitter) recycle(it *item) {
 // startFile creates the stream states of a file.
 func (e *emitter) startFile(f *fileRun) {
 	e.file = f
+	e.records0 = e.stats.Records
+	e.skip = e.skip[:0]
 	e.runs = e.runs[:0]
 	if f.plan == nil {
 		return
@@ -275,7 +286,14 @@ func (e *emitter) finishFile() error {
 		}
 	}
 	e.runs = e.runs[:0]
-	return e.findings(fs, func(string) *fileRun { return f })
+	if err := e.findings(fs, func(string) *fileRun { return f }); err != nil {
+		return err
+	}
+	if e.p.cfg.FileDone != nil {
+		e.p.cfg.FileDone(FileResult{Path: f.path, Kind: f.kind.Name, Document: e.doc,
+			Records: e.stats.Records - e.records0, SkipLines: append([]int(nil), e.skip...)})
+	}
+	return nil
 }
 
 // findings writes stream findings that do not join a record's envelope:

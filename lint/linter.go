@@ -78,6 +78,30 @@ type LintConfig struct {
 	// under them that existed at the revision and were deleted since are
 	// reported after the last file.
 	BaseRoots []string
+	// FileDone, when non-nil, is called by the emitter, in input order,
+	// once per linted file after its records and its own stream findings
+	// (findings of tree rules come after the last file). Formats that
+	// need the whole run (JUnit) use it to account for the records that
+	// passed without keeping them.
+	FileDone func(FileResult)
+}
+
+// FileResult is what LintConfig.FileDone learns of one linted file.
+type FileResult struct {
+	// Path is the file as given or walked ("-" for standard input); Kind
+	// its kind name.
+	Path, Kind string
+	// Document is true for a file validated as one document (JSON, TOML,
+	// assignment text): one record without a line.
+	Document bool
+	// Records is the number of records validated (JSON Lines: non-blank
+	// lines no longer than MaxLine).
+	Records int
+	// SkipLines lists, in order, the 1-based lines of a JSON Lines file
+	// that are not records (blank or too long), so that the records are
+	// lines 1..Records+len(SkipLines) without them. Memory is proportional
+	// to such lines, never to the records.
+	SkipLines []int
 }
 
 // Lint lints inputs, in order, and returns the run's counts (the summary

@@ -66,6 +66,7 @@ type result struct {
 	vals  []rules.Value
 	arena []byte
 	stats Stats
+	skip  []int // lines that are not records (blank, too long); only with LintConfig.FileDone
 }
 
 // recEnv is one envelope of a result: its line (0 for a document), its
@@ -91,6 +92,7 @@ type streamRec struct {
 func (r *result) reset() {
 	r.out, r.envs, r.vios, r.recs, r.vals, r.arena = r.out[:0], r.envs[:0], r.vios[:0], r.recs[:0], r.vals[:0], r.arena[:0]
 	r.stats.reset()
+	r.skip = r.skip[:0]
 }
 
 // streamPlan is the stream rules of one kind: the union of their fields
@@ -320,6 +322,9 @@ func sizeText(n int) string {
 
 // tooLong reports line n, longer than MaxLine, which is not a record.
 func (w *worker) tooLong(it *item, n int) {
+	if w.p.cfg.FileDone != nil {
+		it.res.skip = append(it.res.skip, n)
+	}
 	w.pre = append(w.pre[:0], envelope.Violation{Rule: "AL009", Line: n, Column: 1,
 		Reason: "line longer than " + sizeText(w.p.maxLine) + " skipped; the rest of the file is checked"})
 	w.lineOnly(it, n)
@@ -344,6 +349,9 @@ func (w *worker) line(it *item, text []byte, n int, terminated bool) {
 	}
 	if isBlank(text) {
 		res.stats.BlankLines++
+		if w.p.cfg.FileDone != nil {
+			res.skip = append(res.skip, n)
+		}
 		if w.v.opts.Strict {
 			w.pre = append(w.pre, envelope.Violation{Rule: "AL008", Line: n, Column: 1, Reason: "blank line (strict mode)"})
 		}

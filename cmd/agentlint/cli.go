@@ -71,6 +71,11 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	g      globalFlags
+
+	command string          // the subcommand run (lint, validate, replay)
+	outputs []string        // --output FORMAT=PATH
+	outs    []*outFile      // the open --output files
+	run     *output.RunInfo // for SARIF, JUnit and Markdown
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -80,37 +85,50 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	status, ue := a.status(root.Execute())
+	if ue != nil {
+		a.printUsageError(ue)
+	}
+	if err := a.closeOutputs(ue); err != nil {
+		fmt.Fprintf(stderr, "agentlint: %v\n", err)
+		status = exitUsage
+	}
+	return status
+}
+
+// status maps a command's error to its exit status; a usage error is
+// returned to be printed.
+func (a *app) status(err error) (int, *usageError) {
 	if err == nil {
-		return exitOK
+		return exitOK, nil
 	}
 	if errors.Is(err, errDenied) {
-		return exitDeny
+		return exitDeny, nil
 	}
 	var xs *exitStatus
 	if errors.As(err, &xs) {
-		return xs.code
+		return xs.code, nil
 	}
 	if errors.Is(err, errIncomplete) {
-		return exitUsage
+		return exitUsage, nil
 	}
 	var ue *usageError
 	if !errors.As(err, &ue) {
 		// cobra's own errors: unknown flag or command, bad flag value.
 		ue = &usageError{Code: envelope.MissingRequiredInput, Reason: err.Error() + " (see agentlint --help)"}
 	}
-	a.printUsageError(ue)
-	return exitUsage
+	return exitUsage, ue
 }
 
+// printUsageError prints the usage error's envelope in --format: one
+// line of text, a JSON envelope, or a whole document (SARIF with
+// executionSuccessful false, JUnit with an error, Markdown).
 func (a *app) printUsageError(ue *usageError) {
-	e := envelope.Envelope{Allow: false, Code: ue.Code, Reason: ue.Reason}
-	if a.g.format == "text" {
-		fmt.Fprintf(a.stdout, "agentlint: %s: %s\n", ue.Code, ue.Reason)
-		return
+	p, err := output.New(a.g.format, a.stdout, false, a.runInfo())
+	if err != nil {
+		p, _ = output.New("json", a.stdout, false, nil)
 	}
-	p, _ := output.New("json", a.stdout, false)
-	_ = p.Record(e)
+	_ = finishPrinter(p, a.g.format, a.stdout, ue)
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -129,7 +147,7 @@ could not do its job (bad flag, unreadable or undetectable file).`,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = true
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.g.format, "format", "json", "output format: json (JSON Lines), text, or github (GitHub Actions annotations)")
+	pf.StringVar(&a.g.format, "format", "json", "output format: json (JSON Lines), text, github (GitHub Actions annotations), sarif (SARIF 2.1.0), junit (JUnit XML) or markdown (GitHub job summary)")
 	pf.StringVar(&a.g.color, "color", "auto", "color text output: auto, always or never (NO_COLOR is honored)")
 	pf.BoolVar(&a.g.strict, "strict", false, "reject unknown fields that do not start with x_, and blank JSON Lines lines")
 	pf.StringVar(&a.g.now, "now", "", "clock for time rules, RFC 3339 (default: the current time)")
@@ -160,7 +178,7 @@ func (a *app) printer() (output.Printer, error) {
 	default:
 		return nil, usagef("--color must be auto, always or never, not %q", a.g.color)
 	}
-	p, err := output.New(a.g.format, a.stdout, a.colorOn())
+	p, err := output.New(a.g.format, a.stdout, a.colorOn(), a.runInfo())
 	if err != nil {
 		a.g.format = "json"
 		return nil, usagef("%v", err)
@@ -210,27 +228,34 @@ func (a *app) versionCmd() *cobra.Command {
 		Short: "Print version, commit and Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, commit := "devel", "unknown"
+			commit := "unknown"
 			if bi, ok := debug.ReadBuildInfo(); ok {
-				if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-					v = bi.Main.Version
-				}
 				for _, s := range bi.Settings {
 					if s.Key == "vcs.revision" {
 						commit = s.Value
 					}
 				}
 			}
-			if version != "" {
-				v = version
-			}
 			if gitCommit != "" {
 				commit = gitCommit
 			}
-			fmt.Fprintf(a.stdout, "agentlint %s (commit %s, %s)\n", v, commit, runtime.Version())
+			fmt.Fprintf(a.stdout, "agentlint %s (commit %s, %s)\n", versionString(), commit, runtime.Version())
 			return nil
 		},
 	}
+}
+
+// versionString is agentlint's version: -ldflags, the module version, or
+// "devel".
+func versionString() string {
+	v := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	if version != "" {
+		v = version
+	}
+	return v
 }
 
 // Set by the Makefile with -ldflags -X.

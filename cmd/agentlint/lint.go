@@ -76,6 +76,7 @@ is no history to append to), so a pre-commit hook passes the first commit.`,
 	cmd.Flags().IntVarP(&a.g.jobs, "jobs", "j", 0, "parallel workers (default: number of CPUs)")
 	cmd.Flags().BoolVar(&a.g.skipUnknown, "skip-unknown", false, "skip and count files named explicitly whose kind cannot be determined (as a walk does) instead of exit 2")
 	cmd.Flags().StringVar(&a.g.base, "base", "", "git revision the append-only logs must only have been appended to since (rule AL020)")
+	a.addOutputFlag(cmd)
 	return cmd
 }
 
@@ -135,16 +136,31 @@ func (a *app) lint(args []string) error {
 	}
 
 	bw := bufio.NewWriterSize(a.stdout, 256<<10)
-	p, err := output.New(a.g.format, bw, a.colorOn())
+	p, err := output.New(a.g.format, bw, a.colorOn(), a.runInfo())
 	if err != nil {
 		return usagef("%v", err)
 	}
 	lc := lint.LintConfig{Options: opts, NewEngine: newEngine, Jobs: jobs, Detector: det, Quiet: a.g.quiet, Out: bw, Base: base, BaseRoots: roots}
-	if ap, ok := p.(output.Appender); ok {
+	var observed []output.Printer
+	if !a.g.quiet {
+		observed = append(observed, p)
+	}
+	if len(a.outs) > 0 {
+		// Every --output gets every envelope, whatever --quiet does to
+		// --format; envelopes go through Emit, in input order.
+		t := &tee{main: p, quiet: a.g.quiet, outs: a.outs}
+		for _, o := range a.outs {
+			observed = append(observed, o.p)
+		}
+		lc.Quiet = false
+		lc.Emit = t.Record
+		p = t
+	} else if ap, ok := p.(output.Appender); ok {
 		lc.Render = ap.AppendRecord
 	} else {
 		lc.Emit = p.Record
 	}
+	lc.FileDone = fileDone(observed...)
 	st, err := lint.Lint(inputs, lc)
 	if err != nil {
 		return usagef("cannot write the output: %v", err)
@@ -156,6 +172,13 @@ func (a *app) lint(args []string) error {
 		sum.Reason = fmt.Sprintf("%d warnings exceed --max-warnings %d", st.Warnings, a.g.maxWarnings)
 	}
 	if err := p.Summary(sum); err != nil {
+		return usagef("cannot write the output: %v", err)
+	}
+	main := p
+	if t, ok := p.(*tee); ok {
+		main = t.main
+	}
+	if err := closePrinter(main); err != nil {
 		return usagef("cannot write the output: %v", err)
 	}
 	if err := bw.Flush(); err != nil {

@@ -40,7 +40,7 @@ func TestLintJobsByteIdentical(t *testing.T) {
 		write(fmt.Sprintf("team%d/locks-%d.json", i%3, i), []byte(fmt.Sprintf(`{"locks":[{"task_id":"T-%d","resource":"src/%d","active":%v}]}`, i, i%2, i%7 != 0)))
 		write(fmt.Sprintf("team%d/notes-%d.txt", i%3, i), []byte("not data"))
 	}
-	for _, format := range []string{"json", "text"} {
+	for _, format := range []string{"json", "text", "sarif", "junit", "markdown"} {
 		var outs [2]string
 		for k, jobs := range []string{"1", "8"} {
 			var stdout, stderr bytes.Buffer

@@ -52,7 +52,7 @@ func (a *app) explainCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := strings.TrimSpace(args[0])
 			if r := rules.Lookup(strings.ToUpper(id)); r != nil {
-				fmt.Fprint(a.stdout, explainRule(r))
+				fmt.Fprint(a.stdout, rules.Explain(r))
 				return nil
 			}
 			code := envelope.Code(strings.ToUpper(id))
@@ -70,35 +70,6 @@ func (a *app) explainCmd() *cobra.Command {
 			return &usageError{Code: envelope.MissingValidator, Reason: fmt.Sprintf("no rule or code %q (agentlint rules lists them)", id)}
 		},
 	}
-}
-
-func explainRule(r *rules.Rule) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n\n%s\n\n", r.ID, r.Name, r.Summary)
-	fmt.Fprintf(&b, "code:     %s\nseverity: %s\nkinds:    %s\nsource:   %s\n", r.Code, r.Severity, strings.Join(r.Kinds, ", "), r.Source)
-	if r.Example != "" || r.Fixed != "" {
-		opt := ""
-		if len(r.Options) > 0 {
-			opt = " " + strings.Join(r.Options, " ")
-		}
-		if r.ExampleFile != "" {
-			opt += ", file " + r.ExampleFile
-		}
-		fmt.Fprintf(&b, "\nFailing example (%s%s):\n%s\n", r.ExampleKind, opt, indent(r.Example))
-		fmt.Fprintf(&b, "\nPassing example:\n%s\n", indent(r.Fixed))
-	}
-	if r.ExampleTree != "" {
-		fmt.Fprintf(&b, "\nExamples (across files): a failing tree in %s/fail/ and a passing one in %s/pass/ of the agentlint repository,\n"+
-			"each with want.txt, the output of `agentlint lint --format text` on it.\n", r.ExampleTree, r.ExampleTree)
-	}
-	return b.String()
-}
-
-func indent(s string) string {
-	if s == "" {
-		return "    (empty)"
-	}
-	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
 }
 
 func (a *app) kindsCmd() *cobra.Command {

@@ -42,6 +42,7 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing or undetectable input).`,
 	}
 	cmd.Flags().StringVar(&base, "ledger", "", "the base ledger: handoff bundle, reconcile document, or ledger rows (JSON array or JSON Lines); - for stdin")
 	cmd.Flags().StringVar(&emit, "emit-ledger", "", "write the resulting ledger to this file (atomically, only when the verdict allows)")
+	a.addOutputFlag(cmd)
 	return cmd
 }
 
@@ -106,6 +107,14 @@ func (a *app) replay(base, emit string, streams []string) error {
 	}
 	if err := printReplay(p, a.g.format, a.stdout, env); err != nil {
 		return err
+	}
+	if err := closePrinter(p); err != nil {
+		return err
+	}
+	for _, o := range a.outs {
+		if err := printReplay(o.p, o.format, o.bw, env); err != nil {
+			return err
+		}
 	}
 	if !env.Allow {
 		return errDenied

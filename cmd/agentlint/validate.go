@@ -42,6 +42,7 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing file, unknown kind).`,
 	}
 	cmd.Flags().StringVar(&a.g.kind, "kind", "", "kind of the payload, e.g. operator/assignment (see agentlint kinds)")
 	cmd.Flags().StringVar(&a.g.assignment, "assignment", "", "assignment packet a result is checked against (scope, task and run ids)")
+	a.addOutputFlag(cmd)
 	return cmd
 }
 
@@ -118,6 +119,9 @@ func (a *app) setup() (output.Printer, *lint.Config, lint.Options, lint.SchemaEn
 	if err != nil {
 		return nil, nil, opts, nil, err
 	}
+	if err := a.openOutputs(); err != nil {
+		return nil, nil, opts, nil, err
+	}
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return nil, nil, opts, nil, err
@@ -188,13 +192,27 @@ func (a *app) validate(file string) error {
 		details["kind"] = kind.Name
 	}
 	env := envelope.Verdict(vs, kind.OKReason, details)
-	if err := p.Record(env); err != nil {
+	if err := a.record(p, env); err != nil {
 		return err
 	}
 	if !env.Allow {
 		return errDenied
 	}
 	return nil
+}
+
+// record prints the one envelope of validate to --format and every
+// --output, and ends the printers that need the whole run.
+func (a *app) record(p output.Printer, env envelope.Envelope) error {
+	if err := p.Record(env); err != nil {
+		return err
+	}
+	for _, o := range a.outs {
+		if err := o.p.Record(env); err != nil {
+			return err
+		}
+	}
+	return closePrinter(p)
 }
 
 // jsonLinesViolations checks a JSON Lines payload of kind record by record,

@@ -1,5 +1,5 @@
 // Package output renders envelopes: one file per format (json.go, text.go,
-// github.go).
+// github.go, sarif.go, junit.go, markdown.go).
 // It knows nothing of validation; the engine hands it finished envelopes.
 package output
 
@@ -27,9 +27,74 @@ type Appender interface {
 	AppendRecord(dst []byte, e envelope.Envelope) []byte
 }
 
-// New returns the printer for format ("json", "text" or "github"). color
-// enables ANSI colors in text output.
-func New(format string, w io.Writer, color bool) (Printer, error) {
+// Closer is a Printer that needs the whole run (SARIF, JUnit, Markdown): it
+// keeps the findings (never the records) and writes its one document in
+// Close, after the last Record and the Summary, if any. Streaming printers
+// do not implement it.
+type Closer interface {
+	Printer
+	Close() error
+}
+
+// Aborter is a Closer that can still write a valid document for a run that
+// could not do its job (a usage error, exit 2): e is the envelope of the
+// usage error (allow false, code and reason). Close writes the document.
+type Aborter interface {
+	Closer
+	Abort(e envelope.Envelope)
+}
+
+// FileObserver is a Printer that is told of every linted file, findings or
+// not (JUnit writes a test case per record, passing ones included).
+type FileObserver interface {
+	File(f FileInfo)
+}
+
+// FileInfo is one linted file as `agentlint lint` saw it.
+type FileInfo struct {
+	// Path as given or walked ("-": standard input); Kind its kind name.
+	Path, Kind string
+	// Document: the file is one document (a record without a line).
+	Document bool
+	// Records validated; SkipLines: the 1-based lines of a JSON Lines
+	// file that are not records (blank, too long), in order.
+	Records   int
+	SkipLines []int
+}
+
+// RuleInfo is one rule of the registry as formats that list rules (SARIF)
+// show it: ID, kebab-case name, primary code, default severity ("error" or
+// "warning"), one-line summary, and Help, the text `agentlint explain ID`
+// prints.
+type RuleInfo struct {
+	ID, Name, Code, Severity, Summary, Help string
+}
+
+// RunInfo describes the run to the formats that need it.
+type RunInfo struct {
+	// Command is the subcommand: "lint", "validate" or "replay".
+	Command string
+	// Version of agentlint ("devel" when unknown).
+	Version string
+	// Rules returns the rules of the registry, in registry order (SARIF
+	// tool.driver.rules); called only by the formats that list them.
+	Rules func() []RuleInfo
+	// Root is the absolute directory file paths are relative to (the
+	// working directory); SARIF's %SRCROOT%.
+	Root string
+	// Getenv reads the environment (Markdown links to GitHub); nil: none.
+	Getenv func(string) string
+}
+
+// Formats lists every format name New accepts.
+var Formats = []string{"json", "text", "github", "sarif", "junit", "markdown"}
+
+// New returns the printer for format (one of Formats). color enables ANSI
+// colors in text output; run describes the run to SARIF, JUnit and Markdown.
+func New(format string, w io.Writer, color bool, run *RunInfo) (Printer, error) {
+	if run == nil {
+		run = &RunInfo{}
+	}
 	switch format {
 	case "json":
 		return &JSON{W: w}, nil
@@ -37,6 +102,12 @@ func New(format string, w io.Writer, color bool) (Printer, error) {
 		return &Text{W: w, Color: color}, nil
 	case "github":
 		return &GitHub{W: w}, nil
+	case "sarif":
+		return &SARIF{W: w, Run: run}, nil
+	case "junit":
+		return &JUnit{W: w, Run: run}, nil
+	case "markdown":
+		return &Markdown{W: w, Run: run}, nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want json, text or github)", format)
+	return nil, fmt.Errorf("unknown format %q (want json, text, github, sarif, junit or markdown)", format)
 }

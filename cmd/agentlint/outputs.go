@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/rules"
+)
+
+// outFile is one `--output FORMAT=PATH`: the run is also written in FORMAT
+// to a temporary file beside PATH, renamed to PATH when the run ends.
+type outFile struct {
+	format, path string
+	pf           *renameio.PendingFile
+	bw           *bufio.Writer
+	p            output.Printer
+}
+
+// addOutputFlag adds --output to a checking command (lint, validate,
+// replay) and records the command's name for the formats that name it.
+func (a *app) addOutputFlag(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&a.outputs, "output", nil,
+		"also write the run in `FORMAT=PATH` ("+strings.Join(output.Formats, ", ")+"), atomically; repeatable")
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		a.command = c.Name()
+		return run(c, args)
+	}
+}
+
+// runInfo describes the run to the SARIF, JUnit and Markdown printers.
+func (a *app) runInfo() *output.RunInfo {
+	if a.run != nil {
+		return a.run
+	}
+	wd, _ := os.Getwd()
+	a.run = &output.RunInfo{Command: a.command, Version: versionString(), Root: wd, Getenv: os.Getenv, Rules: ruleInfos}
+	return a.run
+}
+
+// ruleInfos lists the registry's rules, each with the text of `agentlint
+// explain` as its help.
+func ruleInfos() []output.RuleInfo {
+	var ri []output.RuleInfo
+	for _, r := range rules.All() {
+		ri = append(ri, output.RuleInfo{ID: r.ID, Name: r.Name, Code: string(r.Code), Severity: string(r.Severity),
+			Summary: r.Summary, Help: rules.Explain(r)})
+	}
+	return ri
+}
+
+// openOutputs parses --output and creates the pending files; a bad value
+// or a path that cannot be written is a usage error (before any output).
+func (a *app) openOutputs() error {
+	if a.outs != nil || len(a.outputs) == 0 {
+		return nil
+	}
+	for _, o := range a.outputs {
+		format, path, ok := strings.Cut(o, "=")
+		if !ok || path == "" || !slices.Contains(output.Formats, format) {
+			a.discardOutputs()
+			return usagef("--output must be FORMAT=PATH with FORMAT one of %s, not %q", strings.Join(output.Formats, ", "), o)
+		}
+		pf, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o644))
+		if err != nil {
+			a.discardOutputs()
+			return usagef("--output %s: cannot write %s: %v", o, path, unwrapPath(err))
+		}
+		bw := bufio.NewWriterSize(pf, 64<<10)
+		p, err := output.New(format, bw, false, a.runInfo())
+		if err != nil {
+			_ = pf.Cleanup()
+			a.discardOutputs()
+			return usagef("%v", err)
+		}
+		a.outs = append(a.outs, &outFile{format: format, path: path, pf: pf, bw: bw, p: p})
+	}
+	return nil
+}
+
+func (a *app) discardOutputs() {
+	for _, o := range a.outs {
+		_ = o.pf.Cleanup()
+	}
+	a.outs = nil
+}
+
+// closeOutputs finishes every --output file: a usage error (ue non-nil) is
+// written as the format writes it (SARIF with executionSuccessful false),
+// whole-run formats write their document, and each file is renamed into
+// place.
+func (a *app) closeOutputs(ue *usageError) error {
+	var errs []error
+	for _, o := range a.outs {
+		err := finishPrinter(o.p, o.format, o.bw, ue)
+		if err == nil {
+			err = o.bw.Flush()
+		}
+		if err == nil {
+			err = o.pf.CloseAtomicallyReplace()
+		}
+		if err != nil {
+			_ = o.pf.Cleanup()
+			errs = append(errs, fmt.Errorf("--output %s=%s: %w", o.format, o.path, err))
+		}
+	}
+	a.outs = nil
+	return errors.Join(errs...)
+}
+
+// finishPrinter ends a printer's run: a usage error is printed (whole-run
+// formats abort), then a whole-run format writes its document.
+func finishPrinter(p output.Printer, format string, w io.Writer, ue *usageError) error {
+	if ue != nil {
+		e := envelope.Envelope{Allow: false, Code: ue.Code, Reason: ue.Reason}
+		switch ab := p.(type) {
+		case output.Aborter:
+			ab.Abort(e)
+		default:
+			if format == "text" {
+				_, err := fmt.Fprintf(w, "agentlint: %s: %s\n", ue.Code, ue.Reason)
+				return err
+			}
+			jp, _ := output.New("json", w, false, nil)
+			return jp.Record(e)
+		}
+	}
+	if c, ok := p.(output.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// closePrinter writes the document of a whole-run format (SARIF, JUnit,
+// Markdown); other printers have written everything already.
+func closePrinter(p output.Printer) error {
+	if c, ok := p.(output.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// tee is the printer of a run with --output: every envelope goes to the
+// printer of --format (records only without --quiet) and to each output.
+type tee struct {
+	main  output.Printer
+	quiet bool
+	outs  []*outFile
+}
+
+func (t *tee) Record(e envelope.Envelope) error {
+	if !t.quiet {
+		if err := t.main.Record(e); err != nil {
+			return err
+		}
+	}
+	for _, o := range t.outs {
+		if err := o.p.Record(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tee) Summary(e envelope.Envelope) error {
+	if err := t.main.Summary(e); err != nil {
+		return err
+	}
+	for _, o := range t.outs {
+		if err := o.p.Summary(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fileDone returns the LintConfig.FileDone that tells every printer that
+// observes files (JUnit, SARIF) of each linted file; nil when none does.
+func fileDone(ps ...output.Printer) func(lint.FileResult) {
+	var obs []output.FileObserver
+	for _, p := range ps {
+		if o, ok := p.(output.FileObserver); ok {
+			obs = append(obs, o)
+		}
+	}
+	if len(obs) == 0 {
+		return nil
+	}
+	return func(f lint.FileResult) {
+		fi := output.FileInfo{Path: f.Path, Kind: f.Kind, Document: f.Document, Records: f.Records, SkipLines: f.SkipLines}
+		for _, o := range obs {
+			o.File(fi)
+		}
+	}
+}
