@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentlint/agentlint/lint/output/sariftest"
 )
 
 // actionMeta is the part of action.yml (a composite action) that the
@@ -207,8 +209,8 @@ func githubEnv(vars map[string]string) []string {
 // `agentlint lint --format github` on the tree; the outputs denied and
 // warnings are the summary envelope's and exit-code is 1; the job summary
 // keeps what earlier steps wrote and gains the Markdown summary, with
-// links to the lines at GITHUB_SHA; the SARIF file has one result per
-// annotation. A clean tree with the summary and the cache off passes with
+// links to the lines at GITHUB_SHA; the SARIF file validates against the
+// official schema and has one result per annotation. A clean tree with the summary and the cache off passes with
 // zero counts and leaves the job summary alone; a base that does not
 // resolve fails with exit-code 2.
 func TestAction(t *testing.T) {
@@ -262,6 +264,12 @@ func TestAction(t *testing.T) {
 	}
 	const now = "2026-02-14T20:00:00Z"
 	r := runAction(t, root, map[string]string{"base": "main", "args": "--now " + now, "sarif": "reports/agentlint.sarif"}, githubEnv(gh))
+
+	sf, err := os.ReadFile(filepath.Join(ws, "reports", "agentlint.sarif"))
+	if err != nil {
+		t.Fatalf("no SARIF file: %v", err)
+	}
+	sariftest.Validate(t, sf) // the official SARIF 2.1.0 JSON Schema (run from the module)
 
 	// What agentlint itself says on the tree, run here with the same
 	// environment (the Markdown links read GITHUB_*).
@@ -322,10 +330,6 @@ func TestAction(t *testing.T) {
 		Runs    []struct {
 			Results []json.RawMessage `json:"results"`
 		} `json:"runs"`
-	}
-	sf, err := os.ReadFile(filepath.Join(ws, "reports", "agentlint.sarif"))
-	if err != nil {
-		t.Fatalf("no SARIF file: %v", err)
 	}
 	if err := json.Unmarshal(sf, &sarif); err != nil || sarif.Version != "2.1.0" || len(sarif.Runs) != 1 {
 		t.Fatalf("SARIF: %v, version %q, %d runs", err, sarif.Version, len(sarif.Runs))
