@@ -133,8 +133,9 @@ func TestPreCommitHooksFiles(t *testing.T) {
 //   - appending a good line commits.
 //
 // Then `pre-commit run --all-files` on a copy of testdata/demo fails with
-// the demo's findings: the whole-tree hook prints exactly what
-// `agentlint lint --format text .` prints there.
+// the demo's findings: the whole-tree hooks (golang, and system with
+// pre-commit's build on PATH) print exactly what `agentlint lint --format
+// text .` prints there, and the per-file hooks fail too.
 //
 // About 15-30 s with a warm Go build cache (pre-commit links the
 // repository's commands); skipped with -short.
@@ -219,15 +220,18 @@ func TestPreCommit(t *testing.T) {
 	must(hookRepo, "git", "add", "-A")
 	must(hookRepo, "git", "commit", "-q", "--no-verify", "-m", "snapshot of the work tree")
 	rev := strings.TrimSpace(must(hookRepo, "git", "rev-parse", "HEAD"))
-	config := func(args string) string {
-		return "repos:\n  - repo: " + hookRepo + "\n    rev: " + rev + "\n    hooks:\n" +
-			"      - id: agentlint\n" + args + "      - id: agentlint-tree\n" + args
+	config := func(args string, ids ...string) string {
+		c := "repos:\n  - repo: " + hookRepo + "\n    rev: " + rev + "\n    hooks:\n"
+		for _, id := range ids {
+			c += "      - id: " + id + "\n" + args
+		}
+		return c
 	}
 
 	// A project that uses the hooks.
 	proj := filepath.Join(tmp, "proj")
 	must(tmp, "git", "init", "-q", proj)
-	writeTestFile(t, filepath.Join(proj, ".pre-commit-config.yaml"), config(""))
+	writeTestFile(t, filepath.Join(proj, ".pre-commit-config.yaml"), config("", "agentlint", "agentlint-tree"))
 	must(proj, preCommit, "install")
 	mustCopyTree(t, filepath.Join(root, "testdata", "stream", "ledger", "LG102", "pass"), proj)
 	os.Remove(filepath.Join(proj, "want.txt"))
@@ -298,7 +302,19 @@ func TestPreCommit(t *testing.T) {
 	demo := filepath.Join(tmp, "demo")
 	must(tmp, "git", "init", "-q", demo)
 	mustCopyTree(t, filepath.Join(root, "testdata", "demo"), demo)
-	writeTestFile(t, filepath.Join(demo, ".pre-commit-config.yaml"), config("        args: [--now, '2026-02-14T20:00:00Z']\n"))
+	writeTestFile(t, filepath.Join(demo, ".pre-commit-config.yaml"), config("        args: [--now, '2026-02-14T20:00:00Z']\n",
+		"agentlint", "agentlint-tree", "agentlint-system", "agentlint-tree-system"))
+	// The language: system hooks run the agentlint on PATH: the one
+	// pre-commit built for the golang hooks.
+	bins, _ := filepath.Glob(filepath.Join(tmp, "pre-commit-home", "*", "golangenv-*", "bin", "agentlint"))
+	if len(bins) != 1 {
+		t.Fatalf("pre-commit's golang environment: agentlint binaries %v, want one", bins)
+	}
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			env[i] = "PATH=" + filepath.Dir(bins[0]) + string(os.PathListSeparator) + v
+		}
+	}
 	must(demo, "git", "add", "-A")
 	must(demo, "git", "commit", "-q", "--no-verify", "-m", "demo")
 	dout, err := sh(demo, preCommit, "run", "--all-files")
@@ -310,10 +326,12 @@ func TestPreCommit(t *testing.T) {
 	if code := run([]string{"lint", "--format", "text", "--now", "2026-02-14T20:00:00Z", "."}, nil, &direct, &direct); code != exitDeny {
 		t.Fatalf("agentlint lint on the demo: exit %d\n%s", code, direct.String())
 	}
-	if !strings.Contains(dout, "- hook id: agentlint-tree\n- exit code: 1\n\n"+direct.String()) {
-		t.Errorf("pre-commit run --all-files on the demo does not show the whole-tree findings:\n%s\n--- agentlint lint .:\n%s", dout, direct.String())
+	for _, id := range []string{"agentlint-tree", "agentlint-tree-system"} {
+		if !strings.Contains(dout, "- hook id: "+id+"\n- exit code: 1\n\n"+direct.String()) {
+			t.Errorf("pre-commit run --all-files on the demo: %s does not show the whole-tree findings:\n%s\n--- agentlint lint .:\n%s", id, dout, direct.String())
+		}
 	}
-	for _, w := range []string{"- hook id: agentlint\n- exit code: 1\n", "worklogs/T-12.jsonl:", "OP081"} {
+	for _, w := range []string{"- hook id: agentlint\n- exit code: 1\n", "- hook id: agentlint-system\n- exit code: 1\n", "worklogs/T-12.jsonl:", "OP081"} {
 		if !strings.Contains(dout, w) {
 			t.Errorf("pre-commit run --all-files on the demo: no %q:\n%s", w, dout)
 		}
