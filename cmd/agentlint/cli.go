@@ -85,7 +85,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	status, ue := a.status(root.Execute())
+	err := root.Execute()
+	var xs *exitStatus
+	if errors.As(err, &xs) {
+		// agentlint-cue ran the command, --output included: keep its files.
+		a.discardOutputs()
+	}
+	status, ue := a.status(err)
 	if ue != nil {
 		a.printUsageError(ue)
 	}

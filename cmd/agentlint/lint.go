@@ -62,7 +62,9 @@ is no history to append to), so a pre-commit hook passes the first commit.`,
   agentlint lint --quiet --max-warnings 0 .
   cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -
   agentlint lint --base origin/main .
-  agentlint lint --skip-unknown --base HEAD $(git diff --cached --name-only)`,
+  agentlint lint --skip-unknown --base HEAD $(git diff --cached --name-only)
+  agentlint lint --format sarif . > agentlint.sarif
+  agentlint lint --format github --output sarif=agentlint.sarif --output markdown=summary.md .`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				args = []string{"."}
@@ -97,6 +99,9 @@ func (a *app) lint(args []string) error {
 	}
 	forced, err := a.checkKind()
 	if err != nil {
+		return err
+	}
+	if err := a.checkOutputs(args...); err != nil {
 		return err
 	}
 	jobs := a.g.jobs

@@ -90,6 +90,20 @@ func (a *app) openOutputs() error {
 	return nil
 }
 
+// checkOutputs refuses an --output that names one of the inputs: inputs
+// are never written.
+func (a *app) checkOutputs(inputs ...string) error {
+	for _, o := range a.outs {
+		for _, in := range inputs {
+			if in != "" && in != "-" && sameFile(in, o.path) {
+				a.discardOutputs() // not even the usage error is written there
+				return usagef("--output %s=%s is an input of the run; inputs are never written: write elsewhere", o.format, o.path)
+			}
+		}
+	}
+	return nil
+}
+
 func (a *app) discardOutputs() {
 	for _, o := range a.outs {
 		_ = o.pf.Cleanup()

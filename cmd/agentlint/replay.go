@@ -67,6 +67,9 @@ func (a *app) replay(base, emit string, streams []string) error {
 	if stdin > 1 {
 		return usagef("at most one input may be standard input (-)")
 	}
+	if err := a.checkOutputs(names...); err != nil {
+		return err
+	}
 	if emit != "" {
 		for _, n := range names {
 			if n != "-" && sameFile(n, emit) {

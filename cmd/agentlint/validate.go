@@ -30,7 +30,8 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing file, unknown kind).`,
   cat result.json | agentlint validate --kind operator/result -
   agentlint validate --assignment packets/t12.json results/t12.json
   agentlint validate --format text --strict packets/t12.json
-  agentlint validate .work/templates/worker-execute.toml`,
+  agentlint validate .work/templates/worker-execute.toml
+  agentlint validate --format sarif --output junit=validate.xml packets/t12.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := "-"
@@ -137,6 +138,9 @@ func (a *app) setup() (output.Printer, *lint.Config, lint.Options, lint.SchemaEn
 func (a *app) validate(file string) error {
 	p, cfg, opts, eng, err := a.setup()
 	if err != nil {
+		return err
+	}
+	if err := a.checkOutputs(file, a.g.assignment); err != nil {
 		return err
 	}
 	data, err := a.readInput(file)

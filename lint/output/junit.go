@@ -78,14 +78,15 @@ func (p *JUnit) Record(e envelope.Envelope) error {
 		return nil
 	}
 	line, _ := e.Details["line"].(int) // documents: merged into one case by each
-	c := s.cases[line]
-	if c == nil {
-		c = &junitCase{}
-		s.cases[line] = c
-	}
 	for _, v := range vs {
+		in := s
 		if vf, ok := v.Extra["file"].(string); ok && vf != "" && vf != file {
-			v.Reason = vf + ": " + v.Reason // replay: the input it points into
+			in = p.suite(vf) // replay: the input the violation points into
+		}
+		c := in.cases[line]
+		if c == nil {
+			c = &junitCase{}
+			in.cases[line] = c
 		}
 		c.vs = append(c.vs, v)
 	}
