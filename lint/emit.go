@@ -146,7 +146,7 @@ func (e *emitter) startFile(f *fileRun) {
 
 func (e *emitter) ruleOptions() *rules.Options {
 	o := e.p.cfg.Options
-	return &rules.Options{Now: o.Now, MaxSkew: o.MaxSkew, Strict: o.Strict}
+	return &rules.Options{Now: o.Now, MaxSkew: o.MaxSkew, Strict: o.Strict, Walked: e.p.walked}
 }
 
 // chunk writes the envelopes of one chunk, with the findings of the stream

@@ -38,6 +38,11 @@ type Input struct {
 	// why (Walker.ReportSkipped): it is only passed to LintConfig.Skipped,
 	// in its place, and not counted.
 	Skipped string
+	// Root is the directory the Walker found the file under ("" for a file
+	// named explicitly). Tree rules treat every directory at or under a
+	// Root as complete (rules.Options.Walked): a set of files there (an
+	// agent's ledger, templates/) is all in the run.
+	Root string
 }
 
 // LintConfig configures Lint.

@@ -2,7 +2,9 @@ package lint
 
 import (
 	"bytes"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/go-json-experiment/json"
@@ -128,10 +130,16 @@ type pipeline struct {
 	big   chan struct{} // one buffer larger than a chunk in flight at most
 	stop  chan struct{}
 	items sync.Pool
+
+	// roots are the directories walked (Input.Root), written by the reader
+	// only; the emitter reads them after order is closed (tree rules'
+	// Finish), through walked.
+	roots   map[string]bool
+	absRoot []string // roots made absolute, on first use by walked
 }
 
 func newPipeline(cfg LintConfig) *pipeline {
-	p := &pipeline{cfg: cfg, jobs: cfg.Jobs, chunk: cfg.ChunkSize, maxLine: cfg.MaxLine}
+	p := &pipeline{cfg: cfg, jobs: cfg.Jobs, chunk: cfg.ChunkSize, maxLine: cfg.MaxLine, roots: map[string]bool{}}
 	if p.jobs < 1 {
 		p.jobs = 1
 	}
@@ -501,4 +509,30 @@ func (w *worker) extractDoc(it *item, vs []envelope.Violation, doc *rules.Doc) {
 		res.vals[i].Column = 0 // offsets into the JSON form: use Locate
 	}
 	// The values point into js, which lives as long as the item.
+}
+
+// walked is rules.Options.Walked: dir is, or lies under, a directory the run
+// walked. It may be called only after the reader is done (from the tree
+// rules' Finish).
+func (p *pipeline) walked(dir string) bool {
+	if len(p.roots) == 0 {
+		return false
+	}
+	if p.absRoot == nil {
+		for r := range p.roots {
+			if a, err := filepath.Abs(r); err == nil {
+				p.absRoot = append(p.absRoot, a)
+			}
+		}
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for _, r := range p.absRoot {
+		if d == r || strings.HasPrefix(d, r) && (strings.HasSuffix(r, string(filepath.Separator)) || d[len(r)] == filepath.Separator) {
+			return true
+		}
+	}
+	return false
 }

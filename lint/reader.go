@@ -85,6 +85,9 @@ func (p *pipeline) read(inputs func(yield func(Input) bool)) {
 	defer close(p.order)
 	defer close(p.work)
 	inputs(func(in Input) bool {
+		if in.Root != "" {
+			p.roots[in.Root] = true // read by the emitter after order is closed
+		}
 		if in.Err != nil {
 			it := p.newItem(itemError, nil)
 			it.path, it.err = in.Path, in.Err

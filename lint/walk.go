@@ -57,10 +57,10 @@ const (
 func (w *Walker) Walk(root string, yield func(Input) bool) bool {
 	fi, err := os.Stat(root)
 	if err != nil {
-		return yield(Input{Path: root, Err: err})
+		return yield(Input{Path: root, Err: err, Root: root})
 	}
 	rel, patterns := ancestorPatterns(root)
-	ws := &walkState{w: w, yield: yield, seen: map[fileID]bool{}}
+	ws := &walkState{w: w, root: root, yield: yield, seen: map[fileID]bool{}}
 	if id, ok := idOf(root, fi); ok {
 		ws.seen[id] = true
 	}
@@ -69,6 +69,7 @@ func (w *Walker) Walk(root string, yield func(Input) bool) bool {
 
 type walkState struct {
 	w     *Walker
+	root  string // the directory walked (Input.Root)
 	yield func(Input) bool
 	seen  map[fileID]bool
 }
@@ -79,7 +80,7 @@ func (s *walkState) dir(path string, rel []string, patterns []gitignore.Pattern)
 	patterns = append(patterns[:len(patterns):len(patterns)], readIgnoreFile(filepath.Join(path, ".gitignore"), rel)...)
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return s.yield(Input{Path: path, Err: err})
+		return s.yield(Input{Path: path, Err: err, Root: s.root})
 	}
 	m := gitignore.NewMatcher(patterns)
 	for _, e := range entries {
@@ -94,7 +95,7 @@ func (s *walkState) dir(path string, rel []string, patterns []gitignore.Pattern)
 		if typ&fs.ModeSymlink != 0 {
 			fi, err = os.Stat(p)
 			if err != nil {
-				if !s.yield(Input{Path: p, Err: symlinkError(p, err)}) {
+				if !s.yield(Input{Path: p, Err: symlinkError(p, err), Root: s.root}) {
 					return false
 				}
 				continue
@@ -118,14 +119,14 @@ func (s *walkState) dir(path string, rel []string, patterns []gitignore.Pattern)
 			continue
 		}
 		if !isDir {
-			if !s.yield(Input{Path: p}) {
+			if !s.yield(Input{Path: p, Root: s.root}) {
 				return false
 			}
 			continue
 		}
 		if fi == nil {
 			if fi, err = os.Stat(p); err != nil {
-				if !s.yield(Input{Path: p, Err: err}) {
+				if !s.yield(Input{Path: p, Err: err, Root: s.root}) {
 					return false
 				}
 				continue

@@ -17,6 +17,21 @@ type Options struct {
 	// Assignment is the assignment a result is checked against (--assignment),
 	// already validated; nil when not given.
 	Assignment *Doc
+	// Walked reports whether every file under the directory dir (a path as
+	// the run names files, e.g. "g/ledger/cls") takes part in the run: dir
+	// is, or lies under, a directory the run walked (`agentlint lint DIR`).
+	// Tree rules compare a file with a set of files (an agent's ledger
+	// folder, templates/, processes/) only when that set is complete, so
+	// that a run over some files (pre-commit passes the changed ones)
+	// reports no reference as dangling because its target was not named.
+	// nil: no directory was walked.
+	Walked func(dir string) bool
+}
+
+// DirWalked reports whether o.Walked says dir is complete (false when o or
+// o.Walked is nil).
+func (o *Options) DirWalked(dir string) bool {
+	return o != nil && o.Walked != nil && o.Walked(dir)
 }
 
 // Doc is one decoded JSON document (or JSON Lines record) of a known kind.

@@ -25,10 +25,13 @@ import (
 //   - A status file's agent is <agent> of its path agents/<agent>/status.json,
 //     or its agent field when the path has another form (LG013 reports a
 //     mismatch).
-//   - A status file is checked only when it is valid and at least one ledger
-//     file of its agent was linted in the same run: linting agents/ alone
-//     says nothing about the ledger. Absent or null last_task_id and
-//     session_id are not checked (they are optional).
+//   - A status file is checked only when it is valid and its agent's
+//     ledger is complete in the run: at least one ledger file of the agent
+//     was linted, and every folder holding one was walked (Options.Walked),
+//     not only some of its files named. Linting agents/ alone, or the
+//     status file with today's ledger file only (what pre-commit passes when
+//     both changed), says nothing about the tasks of other days. Absent or
+//     null last_task_id and session_id are not checked (they are optional).
 //
 // Memory: the distinct task_id and session_id values of each agent's
 // ledger.
@@ -124,8 +127,8 @@ func (s *ledgerTreeFile) Observe(rec *StreamRecord, _ *StreamReporter) {
 
 func (s *ledgerTreeFile) Finish(*StreamReporter) {}
 
-func (*ledgerRefs) NewTree(*Options) TreeState {
-	return &ledgerRefsTree{ledgers: map[string]*agentLedger{}}
+func (*ledgerRefs) NewTree(opts *Options) TreeState {
+	return &ledgerRefsTree{ledgers: map[string]*agentLedger{}, opts: opts}
 }
 
 // agentLedger is the union of one agent's ledger files.
@@ -153,6 +156,18 @@ func (l *agentLedger) dirs() []string {
 type ledgerRefsTree struct {
 	ledgers map[string]*agentLedger
 	status  []statusFile
+	opts    *Options
+}
+
+// complete reports whether every folder of l was walked: no ledger file of
+// the agent can be missing from the run.
+func (t *ledgerRefsTree) complete(l *agentLedger) bool {
+	for _, f := range l.files {
+		if !t.opts.DirWalked(filepath.Dir(f)) {
+			return false
+		}
+	}
+	return true
 }
 
 type statusFile struct {
@@ -187,7 +202,7 @@ func (t *ledgerRefsTree) AddFile(file string, fs FileState) {
 func (t *ledgerRefsTree) Finish(r *StreamReporter) {
 	for _, sf := range t.status {
 		l := t.ledgers[sf.st.agent]
-		if l == nil {
+		if l == nil || !t.complete(l) {
 			continue
 		}
 		for _, ref := range sf.st.refs {

@@ -18,7 +18,11 @@ import (
 // (the parent of templates/ or processes/). The events side of a unit is
 // its events.jsonl (feed.jsonl is a feed, not the source of truth). When a
 // unit lacks one side of a comparison (no events.jsonl, no templates/, no
-// routes.jsonl, ...), that comparison is skipped.
+// routes.jsonl, ...), that comparison is skipped. The sides that are sets
+// of files, templates/ and processes/, are complete only when the run
+// walked them (Options.Walked): when files are named one by one (pre-commit
+// passes the changed ones), a process naming a template, or an assignment
+// naming a process, that is not among the named files is not reported.
 
 // ---- documents
 
@@ -135,17 +139,21 @@ func (s *vmAssignment) Finish(*StreamReporter) {}
 // ---- the tree
 
 // NewTree implements TreeRule.
-func (*vermasCheck) NewTree(*Options) TreeState { return &vmTree{byDir: map[string]*vmUnit{}} }
+func (*vermasCheck) NewTree(opts *Options) TreeState {
+	return &vmTree{byDir: map[string]*vmUnit{}, opts: opts}
+}
 
 // vmTree groups the files of a run by .work/ directory.
 type vmTree struct {
 	units []*vmUnit
 	byDir map[string]*vmUnit
+	opts  *Options
 }
 
 // vmUnit is the files of one .work/ directory, by kind.
 type vmUnit struct {
 	dir    string
+	opts   *Options
 	events *vmEvents // events.jsonl
 	wos    []*vmWorkOrders
 	msgs   []*vmMessages
@@ -186,7 +194,7 @@ func (t *vmTree) AddFile(file string, st FileState) {
 	dir := vmUnitDir(file, doc)
 	u := t.byDir[dir]
 	if u == nil {
-		u = &vmUnit{dir: dir}
+		u = &vmUnit{dir: dir, opts: t.opts}
 		t.byDir[dir] = u
 		t.units = append(t.units, u)
 	}
@@ -452,6 +460,9 @@ func (u *vmUnit) processes(refs, ids, needs *StreamReporter) {
 			continue
 		}
 		t := u.template(p.template)
+		if t == nil && !u.opts.DirWalked(filepath.Join(u.dir, "templates")) {
+			continue // the template may be a file that was not named
+		}
 		if t == nil {
 			var names []string
 			for _, t := range u.tmpls {
@@ -581,11 +592,13 @@ func (u *vmUnit) assignments(r *StreamReporter) {
 				sides = append(sides, u.events.file)
 			}
 		case "process":
-			if len(u.procs) > 0 {
+			if dir := filepath.Join(u.dir, "processes"); len(u.procs) > 0 {
 				for _, p := range u.procs {
 					found = found || p.id == a.ref
 				}
-				sides = append(sides, filepath.Join(u.dir, "processes"))
+				if u.opts.DirWalked(dir) { // else the process may be a file that was not named
+					sides = append(sides, dir)
+				}
 			}
 		}
 		if len(sides) == 0 || found {

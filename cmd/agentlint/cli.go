@@ -62,6 +62,7 @@ type globalFlags struct {
 	assignment  string
 	base        string
 	verbose     bool
+	skipUnknown bool
 }
 
 type app struct {

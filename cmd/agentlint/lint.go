@@ -35,7 +35,16 @@ globs, then the first record of a .json or .jsonl file. When a directory is
 walked, files whose kind cannot be determined are skipped and counted
 (skipped_files; --verbose lists on stderr every file or directory the walk
 left out, and why); a file named explicitly must have a known kind (exit 2),
-and - needs --kind or a first record that names its kind.
+and - needs --kind or a first record that names its kind. With
+--skip-unknown, a file named explicitly whose kind cannot be determined is
+skipped and counted too, as in a walk: for hooks that pass a list of changed
+files (pre-commit).
+
+Rules across files (LG102, VM132, VM135) compare a file with a set of files
+(an agent's ledger folder, templates/, processes/) only when the run walked
+that folder: when files are named one by one, a reference whose target may
+be in a file that was not named is not reported. Lint the tree (lint .) to
+check every reference.
 
 When stderr is a terminal, a run that lasts over a second shows its progress
 there (bytes and files done of the total, records per second), cleared when
@@ -49,13 +58,16 @@ NON_COMPLIANT at the first line that changed, and a log of a linted
 directory that was deleted since REV is reported after the last file. The
 repository is the one that holds the first PATH (or the working directory);
 files outside it are not compared. A REV that does not resolve (a shallow
-clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
+clone that lacks it) is a usage error (exit 2) that says how to fetch it;
+--base HEAD in a repository without a commit yet compares nothing (there
+is no history to append to), so a pre-commit hook passes the first commit.`,
 		Example: `  agentlint lint testdata/demo
   agentlint lint --format text -j 4 worklogs/
   agentlint lint --quiet --max-warnings 0 .
   agentlint lint --verbose --format text .
   cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -
   agentlint lint --base origin/main .
+  agentlint lint --skip-unknown --base HEAD $(git diff --cached --name-only)
   agentlint lint --format sarif . > agentlint.sarif
   agentlint lint --format github --output sarif=agentlint.sarif --output markdown=summary.md .`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,6 +80,7 @@ clone that lacks it) is a usage error (exit 2) that says how to fetch it.`,
 	cmd.Flags().StringVar(&a.g.kind, "kind", "", "kind of every input (see agentlint kinds)")
 	cmd.Flags().BoolVarP(&a.g.verbose, "verbose", "v", false, "list on stderr every file the walk skipped, and why")
 	a.addCommonFlags(cmd)
+	cmd.Flags().BoolVar(&a.g.skipUnknown, "skip-unknown", false, "skip and count files named explicitly whose kind cannot be determined (as a walk does) instead of exit 2")
 	a.addOutputFlag(cmd)
 	return cmd
 }
@@ -293,6 +306,10 @@ func (a *app) resolveArgs(args []string, det *lint.Detector) ([]lintArg, error) 
 			kind = det.Detect(arg, head[:n])
 		}
 		f.Close()
+		if kind == nil && a.g.skipUnknown {
+			out = append(out, lintArg{in: lint.Input{Path: arg}}) // detected again, skipped and counted
+			continue
+		}
 		if kind == nil {
 			return nil, undetectable(arg)
 		}

@@ -144,6 +144,17 @@ func Open(dir, rev string) (*Base, error) {
 	}
 	shallow := lines[1] == "true"
 	out, err = b.output(b.top, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil && rev == "HEAD" {
+		// A repository without a commit yet (the first commit of a new
+		// repository, with a pre-commit hook running --base HEAD): there is
+		// no history, so nothing was appended to. Compare with the empty
+		// tree, where no log exists.
+		if _, uerr := b.output(b.top, "symbolic-ref", "--quiet", "HEAD"); uerr == nil {
+			if t, terr := b.output(b.top, "hash-object", "-t", "tree", "/dev/null"); terr == nil {
+				out, err = t, nil
+			}
+		}
+	}
 	if err != nil {
 		msg := fmt.Sprintf("--base %s: no commit named %q in %s", rev, rev, b.top)
 		if shallow {
@@ -161,7 +172,8 @@ func Open(dir, rev string) (*Base, error) {
 	return b, nil
 }
 
-// Commit returns the full hash of the commit REV resolved to.
+// Commit returns the full hash of the commit REV resolved to (REV HEAD in a
+// repository without a commit yet: the empty tree, which holds no log).
 func (b *Base) Commit() string { return b.commit }
 
 // Rel returns the slash-separated path inside the repository of the file at

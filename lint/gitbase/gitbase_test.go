@@ -646,3 +646,22 @@ func TestCheckoutConversion(t *testing.T) {
 		t.Errorf("from a stream: got %+v, %v", f, err)
 	}
 }
+
+// HEAD of a repository without a commit yet (a pre-commit hook running
+// --base HEAD on the first commit): no log existed, nothing is compared,
+// and no deleted log is reported. Any other unknown revision still fails.
+func TestUnbornHead(t *testing.T) {
+	r := newRepo(t)
+	r.write("logs/new.jsonl", "anything\n")
+	r.git("add", "-A")
+	b := r.open("HEAD")
+	if f := check(t, b, r.path("logs/new.jsonl")); f != nil {
+		t.Errorf("a log in a repository without commits: %+v", f)
+	}
+	if m, err := b.Missing(r.dir); err != nil || len(m) != 0 {
+		t.Errorf("Missing = %v, %v; want none", m, err)
+	}
+	if _, err := Open(r.dir, "main"); !errors.Is(err, ErrUnknownRevision) {
+		t.Errorf("Open(main) without commits = %v, want ErrUnknownRevision", err)
+	}
+}
