@@ -445,7 +445,7 @@ func init() {
 			ID: "CL100", Name: "duplicate-event-id", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: cl,
 			Summary: "an event_id appears once per collector log (UUIDs compared as 128-bit values); the finding names the line of the first occurrence. " +
 				"Within each log: the verdict does not depend on the other files of the run (a daily and a per-agent log may both record one event)",
-			Source:  "seed 004 Optional Fields (event_id: UUID for this event); issue 4, Duplicate ids; CONTRACT.md section 3, LEDGER_INCONSISTENT",
+			Source: "seed 004 Optional Fields (event_id: UUID for this event); issue 4, Duplicate ids; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			// The third event reuses the first one's id, in upper case.
 			ExampleKind: "collector/event",
 			Example:     collectorTrace[0] + "\n" + collectorTrace[1] + "\n" + strings.Replace(collectorTrace[2], "0b6f3c1e-1d2a-4b7c-9e8f-000000000003", "0B6F3C1E-1D2A-4B7C-9E8F-000000000001", 1),
