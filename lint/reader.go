@@ -150,7 +150,7 @@ func (p *pipeline) readFile(in Input) bool {
 		p.putBuf(buf)
 		return p.send(p.newItem(itemSkip, nil))
 	}
-	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind]}
+	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind], reread: in.Reader == nil}
 	if kind.Format != FormatJSONL {
 		return p.readDocument(f, r, buf, n, eof)
 	}
@@ -182,9 +182,12 @@ func (p *pipeline) readDocument(f *fileRun, r io.Reader, buf []byte, n int, eof 
 // readLines cuts a JSON Lines file into chunks of whole lines.
 func (p *pipeline) readLines(f *fileRun, r io.Reader, buf []byte, n int, eof bool) bool {
 	line, first := 1, true
+	var off int64 // of the next byte to send
 	sendChunk := func(data []byte, pooled, last bool) bool {
 		it := p.newItem(itemChunk, f)
 		it.first, it.last, it.line1, it.data, it.pooled = first, last, line, data, pooled
+		it.off = off
+		off += int64(len(data))
 		line += bytes.Count(data, []byte{'\n'})
 		first = false
 		return p.send(it)
@@ -196,7 +199,7 @@ func (p *pipeline) readLines(f *fileRun, r io.Reader, buf []byte, n int, eof boo
 		j := bytes.LastIndexByte(buf[:n], '\n')
 		if j < 0 {
 			var ended, ok bool
-			if buf, n, eof, ended, ok = p.longLine(f, r, buf, n, &line, &first); !ok || ended {
+			if buf, n, eof, ended, ok = p.longLine(f, r, buf, n, &line, &first, &off); !ok || ended {
 				return ok
 			}
 			continue
@@ -222,7 +225,7 @@ func (p *pipeline) readLines(f *fileRun, r io.Reader, buf []byte, n int, eof boo
 // sent as a chunk; a longer line is skipped up to its newline and sent as a
 // too-long item. It returns the buffer that holds what follows the line, or
 // ended when the file's last item was sent; ok is false when the run stops.
-func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *int, first *bool) (next []byte, m int, eof, ended, ok bool) {
+func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *int, first *bool, off *int64) (next []byte, m int, eof, ended, ok bool) {
 	if !p.acquireBig() {
 		return nil, 0, false, false, false
 	}
@@ -232,8 +235,9 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 			<-p.big
 		}
 	}()
-	send := func(it *item) bool {
-		it.first, it.line1 = *first, *line
+	send := func(it *item, size int) bool {
+		it.first, it.line1, it.off = *first, *line, *off
+		*off += int64(size)
 		*first = false
 		*line++
 		return p.send(it)
@@ -255,7 +259,7 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 			} else {
 				it.data, it.bigHeld, held = big[:end], true, false
 			}
-			if !send(it) {
+			if !send(it, end) {
 				return nil, 0, false, false, false
 			}
 			// What follows the line came with the last read: it fits buf.
@@ -285,9 +289,10 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 		it := p.newItem(itemChunk, f)
 		it.data, it.last, it.bigHeld, held = big, true, true, false
 		p.putBuf(buf)
-		return nil, 0, false, true, send(it)
+		return nil, 0, false, true, send(it, len(big))
 	}
 	// Too long: discard up to the newline, reading into buf.
+	skipped := len(big)
 	big = nil
 	for !eof {
 		var err error
@@ -297,7 +302,7 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 		if i := bytes.IndexByte(buf[:m], '\n'); i >= 0 {
 			it := p.newItem(itemChunk, f)
 			it.tooLong = true
-			if !send(it) {
+			if !send(it, skipped+i+1) {
 				return nil, 0, false, false, false
 			}
 			rem := copy(buf, buf[i+1:m])
@@ -308,11 +313,12 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 			}
 			return buf, rem, eof, false, true
 		}
+		skipped += m
 	}
 	it := p.newItem(itemChunk, f)
 	it.tooLong, it.last = true, true
 	p.putBuf(buf)
-	return nil, 0, false, true, send(it)
+	return nil, 0, false, true, send(it, skipped)
 }
 
 // lineLen is the length of a line without its line ending.

@@ -133,3 +133,81 @@ func TestRunWideCollectorRules(t *testing.T) {
 		t.Errorf("today alone: %d denied, want 0", st.Denied)
 	}
 }
+
+// TestDuplicateIDReread: in a file the engine can read again, CL100 keeps
+// a hash and an offset per event_id and confirms a repeat by reading the
+// earlier record; the findings (lines, first_line) equal those of the same
+// bytes read from a reader that cannot be re-read (whole keys), with a
+// byte-order mark, CRLF endings, blank lines, a line too long to be a
+// record and repeats more than 32 records apart.
+func TestDuplicateIDReread(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\ufeff")
+	for i := 1; i <= 120; i++ {
+		id := i
+		switch i {
+		case 70:
+			id = 3
+		case 90, 91:
+			id = 50
+		}
+		rec := collectorRec(i%60, uuid(id))
+		if i == 70 {
+			rec = strings.Replace(rec, "6f1c2a3e-0b4d-4c8e-9a71", "6F1C2A3E-0B4D-4C8E-9A71", 1)
+		}
+		b.WriteString(rec)
+		if i%7 == 0 {
+			b.WriteString("\r")
+		}
+		b.WriteString("\n")
+		if i%11 == 0 {
+			b.WriteString("\n")
+		}
+		if i == 40 {
+			b.WriteString(`{"x":"` + strings.Repeat("a", 3000) + `"}` + "\n")
+		}
+	}
+	data := b.String()
+	path := filepath.Join(t.TempDir(), "events-2026-02-14.jsonl")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(in Input) []string {
+		var got []string
+		_, err := lintWithTimeout(t, func(yield func(Input) bool) { yield(in) },
+			LintConfig{Jobs: 2, ChunkSize: 1024, MaxLine: 2048, Options: Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
+				Emit: func(e envelope.Envelope) error {
+					vs, _ := e.Details["violations"].([]envelope.Violation)
+					for _, v := range vs {
+						if v.Rule == "CL100" || v.Rule == "AL009" {
+							got = append(got, fmt.Sprintf("%d:%s:%v", v.Line, v.Rule, v.Extra["first_line"]))
+						}
+					}
+					return nil
+				}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	fromFile := run(Input{Path: path, Kind: Kind("collector/event")})
+	fromReader := run(Input{Path: path, Reader: strings.NewReader(data), Kind: Kind("collector/event")})
+	// Line numbers: 120 records, a blank line after every 11th, the long
+	// line after record 40.
+	lineOf := func(i int) int {
+		n := i + (i-1)/11
+		if i > 40 {
+			n++
+		}
+		return n
+	}
+	want := []string{
+		fmt.Sprintf("%d:AL009:<nil>", lineOf(40)+1),
+		fmt.Sprintf("%d:CL100:%d", lineOf(70), lineOf(3)),
+		fmt.Sprintf("%d:CL100:%d", lineOf(90), lineOf(50)),
+		fmt.Sprintf("%d:CL100:%d", lineOf(91), lineOf(50)),
+	}
+	if !slices.Equal(fromFile, want) || !slices.Equal(fromReader, want) {
+		t.Errorf("from the file %v\nfrom a reader %v\nwant %v", fromFile, fromReader, want)
+	}
+}

@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"bytes"
 	"encoding/binary"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -81,22 +83,50 @@ func uuidKey(s []byte) (k [16]byte, ok bool) {
 // collectorDupID is the stream check of CL100.
 type collectorDupID struct{}
 
-func (collectorDupID) Fields() []Field { return []Field{{Pointer: "/event_id", Type: FieldString}} }
+// cl100Fields is CL100's field (one slice: Source caches by it).
+var cl100Fields = []Field{{Pointer: "/event_id", Type: FieldString}}
+
+func (collectorDupID) Fields() []Field { return cl100Fields }
 
 func (collectorDupID) NewFile(string, *Options) FileState {
-	return &collectorDupIDState{uuids: idtab.New(5, uuidEntryHash), other: firstLines{}}
+	return &collectorDupIDState{
+		uuids: idtab.New(5, uuidEntryHash),
+		offs:  idtab.New(2, func(e []uint32) uint64 { return uint64(e[1] &^ 15) }),
+		other: firstLines{},
+	}
 }
 
-// collectorDupIDState keeps the first line of every event_id of one log:
-// UUIDs as their 16 bytes and the line in a 20-byte entry of an exact
-// open-addressing table (the nil UUID, whose entry would be all zero, on
-// its own), other strings (which the schema rejects) as written.
+// collectorDupIDState keeps every event_id of one log, exactly:
+//
+//   - in a file the engine can read again (rec.Source), a UUID is kept as
+//     an 8-byte entry of its record's byte offset and 28 bits of its hash
+//     (offs); a possible repeat (same hash bits) is confirmed by reading
+//     the earlier record again and comparing its UUID, and its line is
+//     counted from the nearest of the marks kept every 32 records;
+//   - otherwise (standard input, offsets beyond 64 GiB), as its 16 bytes
+//     and line in a 20-byte entry (uuids), the nil UUID on its own;
+//   - other strings (which the schema rejects) as written (other).
 type collectorDupIDState struct {
 	uuids   *idtab.Table
+	offs    *idtab.Table
+	src     Source
 	nilLine int // line of the nil UUID; 0: not seen
 	other   firstLines
 	e       [5]uint32
+	marks   []lineMark
+	seen    int
+	vals    [1]Value
+	buf     []byte
 }
+
+// lineMark is the line of the record at a byte offset.
+type lineMark struct {
+	off  int64
+	line int
+}
+
+// offMax bounds the offsets an 8-byte entry holds (36 bits: 64 GiB).
+const offMax = 1<<36 - 1
 
 // uuidWords splits a UUID's 16 bytes into the 4 key words of an entry.
 func uuidWords(k *[16]byte, e []uint32) {
@@ -109,9 +139,10 @@ func uuidEntryHash(e []uint32) uint64 {
 	return idtab.Hash(uint64(e[0])|uint64(e[1])<<32, uint64(e[2])|uint64(e[3])<<32)
 }
 
-// firstUUID records the UUID k at line and returns the line of its first
-// occurrence and whether that was an earlier record.
-func (s *collectorDupIDState) firstUUID(k *[16]byte, line int) (int, bool) {
+// firstUUID records the UUID k of the record rec and returns the line of
+// its first occurrence and whether that was an earlier record.
+func (s *collectorDupIDState) firstUUID(k *[16]byte, rec *StreamRecord) (int, bool) {
+	line := rec.Line
 	if *k == ([16]byte{}) {
 		if s.nilLine > 0 {
 			return s.nilLine, true
@@ -121,25 +152,79 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int) (int, bool) {
 	}
 	uuidWords(k, s.e[:4])
 	h := uuidEntryHash(s.e[:])
-	c := s.uuids.Probe(h)
-	for e := c.Next(); e != nil; e = c.Next() {
-		if e[0] == s.e[0] && e[1] == s.e[1] && e[2] == s.e[2] && e[3] == s.e[3] {
-			return int(e[4]), true
+	if s.uuids.Len() > 0 {
+		c := s.uuids.Probe(h)
+		for e := c.Next(); e != nil; e = c.Next() {
+			if e[0] == s.e[0] && e[1] == s.e[1] && e[2] == s.e[2] && e[3] == s.e[3] {
+				return int(e[4]), true
+			}
 		}
+	}
+	// The offs table places an entry by the 28 hash bits it stores (so that
+	// it can grow without reading records again), in the shard of h.
+	p := uint32(h>>32) &^ 15
+	ph := h&^(1<<32-1) | uint64(p)
+	if s.offs.Len() > 0 {
+		c := s.offs.Probe(ph)
+		for e := c.Next(); e != nil; e = c.Next() {
+			if e[1]&^15 != p {
+				continue
+			}
+			off := int64(e[0]) | int64(e[1]&15)<<32 - 1
+			if s.src.Values(off, cl100Fields, s.vals[:]) && s.vals[0].Kind == ValueString {
+				if k2, ok := uuidKey(s.vals[0].Str); ok && k2 == *k {
+					return s.lineAt(off), true
+				}
+			}
+		}
+	}
+	if rec.Source != nil && rec.Offset >= 0 && rec.Offset < offMax {
+		s.src = rec.Source
+		o := uint64(rec.Offset + 1)
+		s.e[0], s.e[1] = uint32(o), uint32(o>>32)|p
+		s.offs.Insert(ph, s.e[:2])
+		return line, false
 	}
 	s.e[4] = uint32(line)
 	s.uuids.Insert(h, s.e[:])
 	return line, false
 }
 
+// lineAt returns the line of the record at off: the line of the nearest
+// mark at or before it plus the newlines between them.
+func (s *collectorDupIDState) lineAt(off int64) int {
+	i := sort.Search(len(s.marks), func(i int) bool { return s.marks[i].off > off }) - 1
+	if i < 0 {
+		return 0
+	}
+	m := s.marks[i]
+	if s.buf == nil {
+		s.buf = make([]byte, 32<<10)
+	}
+	line := m.line
+	for pos := m.off; pos < off; {
+		n, err := s.src.ReadAt(s.buf[:min(int64(len(s.buf)), off-pos)], pos)
+		line += bytes.Count(s.buf[:n], []byte{'\n'})
+		pos += int64(n)
+		if err != nil || n == 0 {
+			break
+		}
+	}
+	return line
+}
+
 func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
+	if s.seen%32 == 0 && rec.Offset >= 0 {
+		s.marks = append(s.marks, lineMark{off: rec.Offset, line: rec.Line})
+	}
+	s.seen++
 	v := &rec.Values[0]
 	if v.Kind != ValueString {
 		return
 	}
 	first, dup := 0, false
 	if k, ok := uuidKey(v.Str); ok {
-		first, dup = s.firstUUID(&k, rec.Line)
+		first, dup = s.firstUUID(&k, rec)
 	} else {
 		first, dup = s.other.see(v.Str, rec.Line)
 	}
@@ -155,7 +240,8 @@ func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
 // Finish releases the log's ids: CL100 compares the event_ids of one log.
 func (s *collectorDupIDState) Finish(*StreamReporter) {
 	s.uuids.Free()
-	s.other = nil
+	s.offs.Free()
+	s.other, s.marks, s.src, s.buf = nil, nil, nil, nil
 }
 
 // collectorParentSpan is the stream check of CL101. Bound to a run
