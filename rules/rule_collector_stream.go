@@ -161,8 +161,9 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, rec *StreamRecord) (int, bo
 		}
 	}
 	// The offs table places an entry by the 28 hash bits it stores (so that
-	// it can grow without reading records again), in the shard of h.
-	p := uint32(h>>32) &^ 15
+	// it can grow without reading records again), in the shard of h: its
+	// low 32 bits but 4 (the home), independent of the shard's top bits.
+	p := uint32(h) &^ 15
 	ph := h&^(1<<32-1) | uint64(p)
 	if s.offs.Len() > 0 {
 		c := s.offs.Probe(ph)
