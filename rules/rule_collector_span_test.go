@@ -138,3 +138,21 @@ func TestTraceGroups(t *testing.T) {
 		t.Errorf("Groups = %v, want trace_id 4", g)
 	}
 }
+
+// TestStreamRulesHaveScope: every rule with a stream check says in its
+// Scope (printed by `agentlint explain`) over which records it decides; a
+// run-wide rule is a warning (issue 11 item 2: a finding that depends on
+// which files were linted is a warning or is resolved over the whole run).
+func TestStreamRulesHaveScope(t *testing.T) {
+	for _, r := range All() {
+		if Stream(r.ID) == nil {
+			continue
+		}
+		if r.Scope == "" {
+			t.Errorf("%s has a stream check but no Scope", r.ID)
+		}
+		if len(r.Scope) > 8 && r.Scope[:8] == "the run:" && r.Severity != "warning" {
+			t.Errorf("%s decides over the run but is an %s", r.ID, r.Severity)
+		}
+	}
+}

@@ -24,10 +24,14 @@ func (a *app) rulesCmd() *cobra.Command {
 			}
 			if a.g.format == "json" {
 				for _, r := range rules.All() {
-					if err := writeJSONLine(a.stdout, map[string]any{
+					m := map[string]any{
 						"id": r.ID, "name": r.Name, "code": r.Code, "severity": r.Severity,
 						"kinds": r.Kinds, "summary": r.Summary, "source": r.Source,
-					}); err != nil {
+					}
+					if r.Scope != "" {
+						m["scope"] = r.Scope
+					}
+					if err := writeJSONLine(a.stdout, m); err != nil {
 						return err
 					}
 				}
@@ -76,6 +80,9 @@ func explainRule(r *rules.Rule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n\n%s\n\n", r.ID, r.Name, r.Summary)
 	fmt.Fprintf(&b, "code:     %s\nseverity: %s\nkinds:    %s\nsource:   %s\n", r.Code, r.Severity, strings.Join(r.Kinds, ", "), r.Source)
+	if r.Scope != "" {
+		fmt.Fprintf(&b, "scope:    %s\n", r.Scope)
+	}
 	if r.Example != "" || r.Fixed != "" {
 		opt := ""
 		if len(r.Options) > 0 {
