@@ -300,21 +300,24 @@ type spanRun struct {
 	spans      *idtab.Table
 	long       *idtab.Strings
 	files      []string
-	pending    []spanRef
-	pendKeys   []byte // keys of pending long parents
+	pending    [][]spanRef // blocks of refChunk
+	pendKeys   []byte      // keys of pending long parents
 	key        []byte
 	e          [3]uint32
 }
 
-// spanRef is a parent_span_id not resolved when its record was read.
+// spanRef is a parent_span_id not resolved when its record was read
+// (24 bytes): its file (index into spanRun.files), line and column, and its
+// key: a 12-byte span entry, or, for a long parent (key[0] == 0), the start
+// and end of its long key (trace number and span_id) in pendKeys.
 type spanRef struct {
 	file, line, col uint32
-	trace           uint32 // the trace's number; 0: no trace_id
 	key             [3]uint32
-	long            uint32 // for a long parent: end of its key in pendKeys (start: previous long's end)
-	longStart       uint32
-	isLong          bool
 }
+
+// refChunk is how many references a block of spanRun.pending holds: the
+// list grows by blocks, never by copying.
+const refChunk = 4096
 
 func newSpanRun() *spanRun {
 	return &spanRun{
@@ -424,36 +427,53 @@ func (s *spanRun) AddFile(string, FileState) {}
 // Finish implements TreeState: every parent reference that no span of the
 // run resolves, in input order, then the spans are released.
 func (s *spanRun) Finish(r *StreamReporter) {
-	for i := range s.pending {
-		p := &s.pending[i]
-		var parent []byte
-		if p.isLong {
-			parent = s.pendKeys[p.longStart+4 : p.long]
-			if s.long.Get(s.pendKeys[p.longStart:p.long]) != 0 {
-				continue
-			}
-		} else {
-			if s.hasEntry(&p.key) {
-				continue
-			}
-			parent = spanText(&p.key)
+	for b := range s.pending {
+		for i := range s.pending[b] {
+			s.resolve(&s.pending[b][i], r)
 		}
-		where, trace := "the events without a trace_id", ""
-		if p.trace > 0 {
-			trace = string(s.traces.At(p.trace))
-			where = "trace_id " + strconv.Quote(trace)
-		}
-		r.Report(StreamFinding{
-			File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id",
-			Reason: "parent_span_id " + strconv.Quote(string(parent)) + " names no span_id of " + where + " in the " +
-				plural(len(s.files), "collector log") + " of this run (lint every log of the run together: per-agent and daily logs share traces)",
-			Extra: map[string]any{"trace_id": trace},
-		})
 	}
 	s.spans.Free()
 	s.long.Free()
 	s.traces.Free()
 	s.pending, s.pendKeys = nil, nil
+}
+
+// resolve reports p unless a span of the run resolves it.
+func (s *spanRun) resolve(p *spanRef, r *StreamReporter) {
+	var parent []byte
+	var tid uint32
+	if p.key[0] == 0 {
+		k := s.pendKeys[p.key[1]:p.key[2]]
+		if s.long.Get(k) != 0 {
+			return
+		}
+		tid, parent = binary.LittleEndian.Uint32(k), k[4:]
+	} else {
+		if s.hasEntry(&p.key) {
+			return
+		}
+		tid, parent = p.key[0]>>4, spanText(&p.key)
+	}
+	where, trace := "the events without a trace_id", ""
+	if tid > 0 {
+		trace = string(s.traces.At(tid))
+		where = "trace_id " + strconv.Quote(trace)
+	}
+	r.Report(StreamFinding{
+		File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id",
+		Reason: "parent_span_id " + strconv.Quote(string(parent)) + " names no span_id of " + where + " in the " +
+			plural(len(s.files), "collector log") + " of this run (lint every log of the run together: per-agent and daily logs share traces)",
+		Extra: map[string]any{"trace_id": trace},
+	})
+}
+
+// addRef queues a reference for the end of the run.
+func (s *spanRun) addRef(ref spanRef) {
+	if n := len(s.pending); n == 0 || len(s.pending[n-1]) == refChunk {
+		s.pending = append(s.pending, make([]spanRef, 0, refChunk))
+	}
+	last := &s.pending[len(s.pending)-1]
+	*last = append(*last, ref)
 }
 
 // spanText returns the span_id of a 12-byte entry.
@@ -505,16 +525,13 @@ func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 		case !s.has(tid, parent.Str):
 			// Not seen yet: the parent may be later in this log or in
 			// another log of the run; decided after the last file.
-			ref := spanRef{file: f.file, line: uint32(rec.Line), col: uint32(parent.Column), trace: tid}
-			if spanKey(tid, parent.Str, &ref.key) {
-				s.pending = append(s.pending, ref)
-				break
+			ref := spanRef{file: f.file, line: uint32(rec.Line), col: uint32(parent.Column)}
+			if !spanKey(tid, parent.Str, &ref.key) {
+				s.key = longKey(s.key, tid, parent.Str)
+				ref.key = [3]uint32{0, uint32(len(s.pendKeys)), uint32(len(s.pendKeys) + len(s.key))}
+				s.pendKeys = append(s.pendKeys, s.key...)
 			}
-			ref.isLong, ref.longStart = true, uint32(len(s.pendKeys))
-			s.key = longKey(s.key, tid, parent.Str)
-			s.pendKeys = append(s.pendKeys, s.key...)
-			ref.long = uint32(len(s.pendKeys))
-			s.pending = append(s.pending, ref)
+			s.addRef(ref)
 		}
 	}
 	if span.Kind == ValueString {

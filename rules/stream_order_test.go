@@ -49,7 +49,7 @@ func tableBytes(st FileState) int {
 	case *collectorDupIDState:
 		return s.uuids.Bytes()
 	case *spanFile:
-		return s.run.spans.Bytes() + s.run.traces.Bytes() + s.run.long.Bytes() + 24*cap(s.run.pending)
+		return s.run.spans.Bytes() + s.run.traces.Bytes() + s.run.long.Bytes() + 24*refChunk*len(s.run.pending)
 	}
 	return 0
 }
