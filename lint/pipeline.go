@@ -36,8 +36,9 @@ type fileRun struct {
 	path string
 	kind *KindInfo
 	plan *streamPlan // nil: no stream rule for the kind
-	// reread: the engine opened the file by its path and can read it again
-	// (rules.Source); false for standard input and given readers.
+	// reread: the engine opened the file by its path and it is a regular
+	// file, which can be read again (rules.Source); false for standard
+	// input, pipes and given readers.
 	reread bool
 }
 

@@ -120,6 +120,7 @@ func (p *pipeline) readFile(in Input) bool {
 	det := p.cfg.Detector
 	kind := in.Kind
 	r := in.Reader
+	reread := false
 	if r == nil {
 		if kind == nil {
 			kind = det.ByName(in.Path)
@@ -133,6 +134,11 @@ func (p *pipeline) readFile(in Input) bool {
 		}
 		defer f.Close()
 		r = f
+		// Only a regular file can be read again at an offset (rules.Source):
+		// not a named pipe or /dev/stdin given by its path.
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			reread = true
+		}
 	}
 	buf := p.getBuf()
 	if buf == nil {
@@ -150,7 +156,7 @@ func (p *pipeline) readFile(in Input) bool {
 		p.putBuf(buf)
 		return p.send(p.newItem(itemSkip, nil))
 	}
-	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind], reread: in.Reader == nil}
+	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind], reread: reread}
 	if kind.Format != FormatJSONL {
 		return p.readDocument(f, r, buf, n, eof)
 	}
