@@ -76,9 +76,10 @@ const (
 	// ScopeFile: the rule compares the records of one file only.
 	ScopeFile = "each file on its own: the verdict depends on that file alone, not on which other files were linted or in which order."
 	// ScopeWork: the rules across the files of one VerMAS .work/ directory.
-	ScopeWork = "the files of one .work/ directory, decided after the last file. Each side of a comparison is one whole file (events.jsonl is " +
-		"the history, work_orders.jsonl and messages.jsonl its projections, routes.jsonl, templates/ and processes/ the definitions), and a " +
-		"comparison whose side was not linted is skipped, so the verdict does not depend on the order of the files."
+	ScopeWork = "the files of one .work/ directory, decided after the last file, whatever their order. events.jsonl (the history), " +
+		"work_orders.jsonl and messages.jsonl (its projections) and routes.jsonl are each one whole file, and a comparison whose side was not " +
+		"linted is skipped; templates/ and processes/ hold many files: lint the whole .work/ so that a reference to one of them is judged " +
+		"against all of them."
 )
 
 var registry = map[string]*Rule{}

@@ -547,10 +547,9 @@ func init() {
 	Register(
 		&Rule{
 			ID: "CL100", Name: "duplicate-event-id", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: cl,
-			Scope: ScopeFile + " A daily and a per-agent log may both record one event (seed 004 File Naming Convention), so event_ids of different logs are not compared.",
-			Summary: "an event_id appears once per collector log (UUIDs compared as 128-bit values); the finding names the line of the first occurrence. " +
-				"Within each log: the verdict does not depend on the other files of the run (a daily and a per-agent log may both record one event)",
-			Source: "seed 004 Optional Fields (event_id: UUID for this event); issue 4, Duplicate ids; CONTRACT.md section 3, LEDGER_INCONSISTENT",
+			Scope:   ScopeFile + " A daily and a per-agent log may both record one event (seed 004 File Naming Convention), so event_ids of different logs are not compared.",
+			Summary: "an event_id appears once per collector log (UUIDs compared as 128-bit values); the finding names the line of the first occurrence",
+			Source:  "seed 004 Optional Fields (event_id: UUID for this event); issue 4, Duplicate ids; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			// The third event reuses the first one's id, in upper case.
 			ExampleKind: "collector/event",
 			Example:     collectorTrace[0] + "\n" + collectorTrace[1] + "\n" + strings.Replace(collectorTrace[2], "0b6f3c1e-1d2a-4b7c-9e8f-000000000003", "0B6F3C1E-1D2A-4B7C-9E8F-000000000001", 1),
@@ -559,8 +558,8 @@ func init() {
 		&Rule{
 			ID: "CL101", Name: "dangling-parent-span", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning, Kinds: cl,
 			Scope: "the run: every collector log linted together, before or after the child; decided after the last file. Whether a parent is found depends on which logs were linted (per-agent and daily logs share traces), so it is a warning.",
-			Summary: "correlation.parent_span_id names a span_id of the same trace_id in any collector log of the run, before or after the child. " +
-				"Run-wide: resolved after the last file (per-agent and daily logs share traces); a warning, because the verdict depends on which logs were linted together",
+			Summary: "correlation.parent_span_id names a span_id of the same trace_id in a collector log of the run, before or after the child " +
+				"(a span is not its own parent)",
 			Source:      "seed 004 Correlation Object, Multi-Agent Pipeline example and File Naming Convention; issue 4, References; issue 11 item 2; CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references across records)",
 			ExampleKind: "collector/event",
 			Example:     collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], `"parent_span_id":"span-001"`, `"parent_span_id":"span-000"`, 1),
@@ -569,7 +568,7 @@ func init() {
 		&Rule{
 			ID: "CL102", Name: "collector-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning, Kinds: cl,
 			Scope:       ScopeFile,
-			Summary:     "a collector event's timestamp is earlier than the previous event's of the same log (each log is append-only, in time order); both lines are named. Within each log",
+			Summary:     "a collector event's timestamp is earlier than the previous event's of the same log (each log is append-only, in time order); both lines are named",
 			Source:      "seed 004 Overview (audit trails, one event per line); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			ExampleKind: "collector/event",
 			Example:     collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], "2025-12-13T20:00:05.000Z", "2025-12-13T19:59:05.000Z", 1),
