@@ -27,6 +27,7 @@ type emitter struct {
 	records0 int
 	doc      bool
 	skip     []int
+	src      *fileSource // of the current file; nil when it cannot be re-read
 }
 
 type fileStreamRun struct {
@@ -131,6 +132,9 @@ func (e *emitter) startFile(f *fileRun) {
 	if f.plan == nil {
 		return
 	}
+	if f.reread && f.kind.Format == FormatJSONL {
+		e.src = newFileSource(f.path, e.p.maxLine)
+	}
 	opts := e.ruleOptions()
 	for i := range f.plan.rules {
 		r := &f.plan.rules[i]
@@ -166,7 +170,10 @@ func (e *emitter) chunk(it *item) error {
 				}
 				vals = e.vals
 			}
-			e.rec = rules.StreamRecord{Line: rec.line, Valid: rec.valid, Values: vals, Doc: rec.doc, Locate: rec.locate}
+			e.rec = rules.StreamRecord{Line: rec.line, Offset: rec.off, Valid: rec.valid, Values: vals, Doc: rec.doc, Locate: rec.locate}
+			if e.src != nil {
+				e.rec.Source = e.src
+			}
 			fr.state.Observe(&e.rec, fr.rep)
 			for _, f := range fr.rep.Take() {
 				e.found = append(e.found, pending{rec: i, f: f})
@@ -297,6 +304,7 @@ func (e *emitter) finishFile() error {
 		}
 	}
 	e.runs = e.runs[:0]
+	e.closeSource()
 	if err := e.findings(fs, func(string) *fileRun { return f }); err != nil {
 		return err
 	}
@@ -305,6 +313,14 @@ func (e *emitter) finishFile() error {
 			Records: e.stats.Records - e.records0, SkipLines: append([]int(nil), e.skip...)})
 	}
 	return nil
+}
+
+// closeSource closes the current file's rules.Source.
+func (e *emitter) closeSource() {
+	if e.src != nil {
+		e.src.close()
+		e.src = nil
+	}
 }
 
 // findings writes stream findings that do not join a record's envelope:
@@ -348,6 +364,7 @@ func (e *emitter) tree(r *streamRuleRun) *treeRun {
 // finishTree runs the tree rules' Finish after the last file; findings are
 // written by file (in input order of the rule's files) and line.
 func (e *emitter) finishTree() error {
+	e.closeSource()
 	for i := range e.trees {
 		t := &e.trees[i]
 		rep := rules.NewStreamReporter(t.run.id, t.run.also...)

@@ -38,14 +38,19 @@ type fileRun struct {
 	path string
 	kind *KindInfo
 	plan *streamPlan // nil: no stream rule for the kind
+	// reread: the engine opened the file by its path and it is a regular
+	// file, which can be read again (rules.Source); false for standard
+	// input, pipes and given readers.
+	reread bool
 }
 
 // item is one unit of the pipeline, in input order.
 type item struct {
 	kind        itemKind
 	file        *fileRun
-	first, last bool // the file's first and last chunk
-	line1       int  // line number of data's first line
+	first, last bool  // the file's first and last chunk
+	line1       int   // line number of data's first line
+	off         int64 // byte offset of data's first byte (of line line1) in the file
 	data        []byte
 	pooled      bool // data is a buffer of the free list
 	bigHeld     bool // data is the one larger buffer allowed in flight
@@ -79,11 +84,13 @@ type recEnv struct {
 	v0, v1     int
 }
 
-// streamRec is one record for the stream rules: its line, its values in
-// vals (plan.fields order), whether it was denied already and whether the
+// streamRec is one record for the stream rules: its line, the byte offset
+// of its first byte in the file (-1 for a document), its values in vals
+// (plan.fields order), whether it was denied already and whether the
 // schema accepted it (rules.StreamRecord.Valid).
 type streamRec struct {
 	line   int
+	off    int64
 	v0     int
 	denied bool
 	valid  bool
@@ -281,6 +288,7 @@ type worker struct {
 	v   *Validator
 	pre []envelope.Violation
 	xs  map[*streamPlan]*extractor
+	off int64 // byte offset in the file of the record being validated
 }
 
 var bom = []byte("\ufeff")
@@ -302,6 +310,7 @@ func (w *worker) process(it *item) {
 		data := it.data
 		n := it.line1
 		for len(data) > 0 {
+			w.off = it.off + int64(len(it.data)-len(data))
 			var text []byte
 			terminated := true
 			if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -343,6 +352,7 @@ func (w *worker) line(it *item, text []byte, n int, terminated bool) {
 	}
 	if it.first && n == 1 && bytes.HasPrefix(text, bom) {
 		text = text[len(bom):]
+		w.off += int64(len(bom))
 		w.pre = append(w.pre, envelope.Violation{Rule: "AL006", Line: 1, Column: 1, Reason: "UTF-8 byte-order mark skipped"})
 	}
 	if terminated && len(text) > 0 && text[len(text)-1] == '\r' {
@@ -476,7 +486,7 @@ func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied,
 	x.arena = res.arena
 	x.extract(text, res.vals[v0:])
 	res.arena = x.arena
-	res.recs = append(res.recs, streamRec{line: n, v0: v0, denied: denied, valid: valid})
+	res.recs = append(res.recs, streamRec{line: n, off: w.off, v0: v0, denied: denied, valid: valid})
 }
 
 // extractDoc keeps the stream values of a document that is a JSON object
@@ -501,6 +511,7 @@ func (w *worker) extractDoc(it *item, vs []envelope.Violation, doc *rules.Doc) {
 	if _, ok := value.(map[string]any); !ok {
 		return
 	}
+	w.off = -1
 	w.extract(it, it.file.plan, js, 0, envelope.HasErrors(vs), schemaAccepted(vs))
 	res := &it.res
 	rec := &res.recs[len(res.recs)-1]

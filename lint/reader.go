@@ -146,6 +146,7 @@ func (p *pipeline) readFile(in Input) bool {
 	kind := in.Kind
 	r := in.Reader
 	var file *os.File
+	reread := false
 	if r == nil {
 		if kind == nil {
 			kind = det.ByName(in.Path)
@@ -159,6 +160,11 @@ func (p *pipeline) readFile(in Input) bool {
 		}
 		defer f.Close()
 		r, file = f, f
+		// Only a regular file can be read again at an offset (rules.Source):
+		// not a named pipe or /dev/stdin given by its path.
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			reread = true
+		}
 	}
 	if prog := p.cfg.Progress; prog != nil {
 		r = &countingReader{r: r, n: &prog.Bytes}
@@ -180,7 +186,7 @@ func (p *pipeline) readFile(in Input) bool {
 		p.cfg.Progress.skippedUnread(file, n)
 		return p.skip(in.Path, ReasonNoKind)
 	}
-	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind]}
+	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind], reread: reread}
 	if kind.Format != FormatJSONL {
 		return p.readDocument(f, r, buf, n, eof)
 	}
@@ -212,9 +218,12 @@ func (p *pipeline) readDocument(f *fileRun, r io.Reader, buf []byte, n int, eof 
 // readLines cuts a JSON Lines file into chunks of whole lines.
 func (p *pipeline) readLines(f *fileRun, r io.Reader, buf []byte, n int, eof bool) bool {
 	line, first := 1, true
+	var off int64 // of the next byte to send
 	sendChunk := func(data []byte, pooled, last bool) bool {
 		it := p.newItem(itemChunk, f)
 		it.first, it.last, it.line1, it.data, it.pooled = first, last, line, data, pooled
+		it.off = off
+		off += int64(len(data))
 		line += bytes.Count(data, []byte{'\n'})
 		first = false
 		return p.send(it)
@@ -226,7 +235,7 @@ func (p *pipeline) readLines(f *fileRun, r io.Reader, buf []byte, n int, eof boo
 		j := bytes.LastIndexByte(buf[:n], '\n')
 		if j < 0 {
 			var ended, ok bool
-			if buf, n, eof, ended, ok = p.longLine(f, r, buf, n, &line, &first); !ok || ended {
+			if buf, n, eof, ended, ok = p.longLine(f, r, buf, n, &line, &first, &off); !ok || ended {
 				return ok
 			}
 			continue
@@ -252,7 +261,7 @@ func (p *pipeline) readLines(f *fileRun, r io.Reader, buf []byte, n int, eof boo
 // sent as a chunk; a longer line is skipped up to its newline and sent as a
 // too-long item. It returns the buffer that holds what follows the line, or
 // ended when the file's last item was sent; ok is false when the run stops.
-func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *int, first *bool) (next []byte, m int, eof, ended, ok bool) {
+func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *int, first *bool, off *int64) (next []byte, m int, eof, ended, ok bool) {
 	if !p.acquireBig() {
 		return nil, 0, false, false, false
 	}
@@ -262,8 +271,9 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 			<-p.big
 		}
 	}()
-	send := func(it *item) bool {
-		it.first, it.line1 = *first, *line
+	send := func(it *item, size int) bool {
+		it.first, it.line1, it.off = *first, *line, *off
+		*off += int64(size)
 		*first = false
 		*line++
 		return p.send(it)
@@ -285,7 +295,7 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 			} else {
 				it.data, it.bigHeld, held = big[:end], true, false
 			}
-			if !send(it) {
+			if !send(it, end) {
 				return nil, 0, false, false, false
 			}
 			// What follows the line came with the last read: it fits buf.
@@ -315,9 +325,10 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 		it := p.newItem(itemChunk, f)
 		it.data, it.last, it.bigHeld, held = big, true, true, false
 		p.putBuf(buf)
-		return nil, 0, false, true, send(it)
+		return nil, 0, false, true, send(it, len(big))
 	}
 	// Too long: discard up to the newline, reading into buf.
+	skipped := len(big)
 	big = nil
 	for !eof {
 		var err error
@@ -327,7 +338,7 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 		if i := bytes.IndexByte(buf[:m], '\n'); i >= 0 {
 			it := p.newItem(itemChunk, f)
 			it.tooLong = true
-			if !send(it) {
+			if !send(it, skipped+i+1) {
 				return nil, 0, false, false, false
 			}
 			rem := copy(buf, buf[i+1:m])
@@ -338,11 +349,12 @@ func (p *pipeline) longLine(f *fileRun, r io.Reader, buf []byte, n int, line *in
 			}
 			return buf, rem, eof, false, true
 		}
+		skipped += m
 	}
 	it := p.newItem(itemChunk, f)
 	it.tooLong, it.last = true, true
 	p.putBuf(buf)
-	return nil, 0, false, true, send(it)
+	return nil, 0, false, true, send(it, skipped)
 }
 
 // lineLen is the length of a line without its line ending.

@@ -94,7 +94,8 @@ func TestCollectorStreamRules(t *testing.T) {
 		{"parents seen earlier", lines(collectorRec(1, span("t", "s1", "")), collectorRec(2, span("t", "s2", "s1")), collectorRec(3, span("t", "s3", "s1"))), nil},
 		{"dangling parent", lines(collectorRec(1, span("t", "s1", "")), collectorRec(2, span("t", "s2", "s0"))), []string{"2:CL101"}},
 		{"parent of another trace", lines(collectorRec(1, span("t1", "s1", "")), collectorRec(2, span("t2", "s2", "s1"))), []string{"2:CL101"}},
-		{"parent logged later", lines(collectorRec(1, span("t", "s2", "s1")), collectorRec(2, span("t", "s1", ""))), []string{"1:CL101"}},
+		{"parent logged later resolves", lines(collectorRec(1, span("t", "s2", "s1")), collectorRec(2, span("t", "s1", ""))), nil},
+		{"own span is no parent", lines(collectorRec(1, span("t", "s1", "s1"))), []string{"1:CL101"}},
 		{"events without trace_id form one trace", lines(collectorRec(1, span("", "s1", "")), collectorRec(2, span("", "s2", "s1")), collectorRec(3, span("t", "s3", "s1"))), []string{"3:CL101"}},
 		// No cascade: an invalid event still registers its span.
 		{"invalid record registers its span", lines(strings.Replace(collectorRec(1, span("t", "s1", "")), `"1.0.0"`, `"1.0"`, 1), collectorRec(2, span("t", "s2", "s1"))), nil},

@@ -14,6 +14,9 @@ func Explain(r *Rule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n\n%s\n\n", r.ID, r.Name, r.Summary)
 	fmt.Fprintf(&b, "code:     %s\nseverity: %s\nkinds:    %s\nsource:   %s\n", r.Code, r.Severity, strings.Join(r.Kinds, ", "), r.Source)
+	if r.Scope != "" {
+		fmt.Fprintf(&b, "scope:    %s\n", r.Scope)
+	}
 	if why := r.NotInJSONSchema(); why != "" {
 		fmt.Fprintf(&b, "JSON Schema: %s (agentlint schema export)\n", why)
 	}

@@ -35,6 +35,12 @@ type Rule struct {
 	Summary string
 	// Source names the seed section or contract clause the rule implements.
 	Source string
+	// Scope, for a rule across records (a stream or tree rule), says over
+	// which records it decides and whether its verdict depends on which
+	// files were linted or in which order (issue 11 item 2: such a finding
+	// is a warning or is resolved over the whole run); `agentlint explain`
+	// prints it. Empty for a rule on one record or document.
+	Scope string
 	// Example is a payload of kind ExampleKind that violates the rule; Fixed
 	// is the same payload repaired. Both are checked by the tests.
 	ExampleKind string
@@ -89,6 +95,17 @@ func (r *Rule) NotInJSONSchema() string {
 	}
 	return ""
 }
+
+// Scopes shared by many rules (Rule.Scope).
+const (
+	// ScopeFile: the rule compares the records of one file only.
+	ScopeFile = "each file on its own: the verdict depends on that file alone, not on which other files were linted or in which order."
+	// ScopeWork: the rules across the files of one VerMAS .work/ directory.
+	ScopeWork = "the files of one .work/ directory, decided after the last file, whatever their order. events.jsonl (the history), " +
+		"work_orders.jsonl and messages.jsonl (its projections) and routes.jsonl are each one whole file, and a comparison whose side was not " +
+		"linted is skipped; templates/ and processes/ hold many files: lint the whole .work/ so that a reference to one of them is judged " +
+		"against all of them."
+)
 
 var registry = map[string]*Rule{}
 

@@ -84,6 +84,7 @@ func (s appendOnlyState) Finish(r *StreamReporter) {
 func init() {
 	Register(&Rule{
 		ID: "AL020", Name: "append-only", Code: envelope.NonCompliant, Severity: envelope.SeverityError,
+		Scope: ScopeFile,
 		Kinds: AppendOnlyKinds,
 		Summary: "with --base REV, a JSON Lines log that existed at REV no longer starts with the bytes it had there (as committed or as checked out): " +
 			"a line was edited or removed, a line ending changed, or the file was truncated or deleted; only appending is allowed",

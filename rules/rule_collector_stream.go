@@ -1,29 +1,47 @@
 package rules
 
 import (
+	"bytes"
+	"encoding/binary"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/rules/internal/idtab"
 )
 
 // Stream rules of collector logs (seed 004 "JSONL Event System
-// Specification"; issue 4, "Within one log"): every events-*.jsonl and
-// decisions-*.jsonl file is one log, checked on its own.
+// Specification"; issue 4, "Within one log"; issue 11, "Cross-record rules
+// that match how logs are written"). Seed 004 "File Naming Convention"
+// names daily logs (events-{date}.jsonl) and per-agent logs
+// (events-{agent_id}-{date}.jsonl): one trace spans several files, and a
+// parent span is often in another agent's log or in yesterday's.
 //
 //   - CL100: an event_id appears once per log (seed 004: "UUID for this
 //     event"). UUIDs are compared as 128-bit values, so the same UUID in
 //     upper and lower case is a duplicate (RFC 9562 section 4: UUIDs are
 //     case-insensitive on input); other strings are compared as written.
-//   - CL101: correlation.parent_span_id names a span_id seen earlier in the
-//     same trace_id (seed 004 "Correlation Object", OpenTelemetry trace
-//     context: a parent span starts before its children). Events without a
-//     trace_id form one trace of their own.
-//   - CL102: timestamps never go backwards (warning).
+//     Checked within each log, so the verdict does not depend on the other
+//     files of the run: a daily and a per-agent log may both record one
+//     event, so the same event_id in two logs is no evidence of a mistake.
+//   - CL101: correlation.parent_span_id names a span_id of the same
+//     trace_id anywhere in the collector logs of the run, before or after
+//     the child (resolved after the last file); events without a trace_id
+//     form one trace of their own. Whether a parent is found depends on
+//     which logs were linted together, so it is a warning (the code stays
+//     LEDGER_INCONSISTENT); a parent_span_id equal to the event's own
+//     span_id is reported at once.
+//   - CL102: timestamps never go backwards within a log (warning).
 //
 // No cascades (ISSUE4.md): a record that failed validation still registers
 // its event_id and span_id when they are strings; only valid records are
 // checked for dangling parents and time order.
+//
+// Memory (issue 12): CL100 keeps 20 bytes a distinct UUID in an exact
+// open-addressing table while its log is read; CL101 keeps each distinct
+// trace_id once and each span as a 12-byte entry for the whole run, plus
+// the references not yet resolved (rules/internal/idtab).
 
 // collectorTrace is seed 004's "Multi-Agent Pipeline" example with event ids:
 // its spans form a tree inside trace-abc.
@@ -65,31 +83,149 @@ func uuidKey(s []byte) (k [16]byte, ok bool) {
 // collectorDupID is the stream check of CL100.
 type collectorDupID struct{}
 
-func (collectorDupID) Fields() []Field { return []Field{{Pointer: "/event_id", Type: FieldString}} }
+// cl100Fields is CL100's field (one slice: Source caches by it).
+var cl100Fields = []Field{{Pointer: "/event_id", Type: FieldString}}
+
+func (collectorDupID) Fields() []Field { return cl100Fields }
 
 func (collectorDupID) NewFile(string, *Options) FileState {
-	return &collectorDupIDState{uuids: map[[16]byte]int32{}, other: firstLines{}}
+	return &collectorDupIDState{
+		uuids: idtab.New(5, uuidEntryHash),
+		offs:  idtab.New(2, func(e []uint32) uint64 { return uint64(e[1] &^ 15) }),
+		other: firstLines{},
+	}
 }
 
-// collectorDupIDState keeps the first line of every event_id: UUIDs as 16
-// bytes, other strings (which the schema rejects) as written.
+// collectorDupIDState keeps every event_id of one log, exactly:
+//
+//   - in a file the engine can read again (rec.Source), a UUID is kept as
+//     an 8-byte entry of its record's byte offset and 28 bits of its hash
+//     (offs); a possible repeat (same hash bits) is confirmed by reading
+//     the earlier record again and comparing its UUID, and its line is
+//     counted from the nearest of the marks kept every 32 records;
+//   - otherwise (standard input, offsets beyond 64 GiB), as its 16 bytes
+//     and line in a 20-byte entry (uuids), the nil UUID on its own;
+//   - other strings (which the schema rejects) as written (other).
 type collectorDupIDState struct {
-	uuids map[[16]byte]int32
-	other firstLines
+	uuids   *idtab.Table
+	offs    *idtab.Table
+	src     Source
+	nilLine int // line of the nil UUID; 0: not seen
+	other   firstLines
+	e       [5]uint32
+	marks   []lineMark
+	seen    int
+	vals    [1]Value
+	buf     []byte
+}
+
+// lineMark is the line of the record at a byte offset.
+type lineMark struct {
+	off  int64
+	line int
+}
+
+// offMax bounds the offsets an 8-byte entry holds (36 bits: 64 GiB).
+const offMax = 1<<36 - 1
+
+// uuidWords splits a UUID's 16 bytes into the 4 key words of an entry.
+func uuidWords(k *[16]byte, e []uint32) {
+	for i := 0; i < 4; i++ {
+		e[i] = binary.LittleEndian.Uint32(k[4*i:])
+	}
+}
+
+func uuidEntryHash(e []uint32) uint64 {
+	return idtab.Hash(uint64(e[0])|uint64(e[1])<<32, uint64(e[2])|uint64(e[3])<<32)
+}
+
+// firstUUID records the UUID k of the record rec and returns the line of
+// its first occurrence and whether that was an earlier record.
+func (s *collectorDupIDState) firstUUID(k *[16]byte, rec *StreamRecord) (int, bool) {
+	line := rec.Line
+	if *k == ([16]byte{}) {
+		if s.nilLine > 0 {
+			return s.nilLine, true
+		}
+		s.nilLine = line
+		return line, false
+	}
+	uuidWords(k, s.e[:4])
+	h := uuidEntryHash(s.e[:])
+	if s.uuids.Len() > 0 {
+		c := s.uuids.Probe(h)
+		for e := c.Next(); e != nil; e = c.Next() {
+			if e[0] == s.e[0] && e[1] == s.e[1] && e[2] == s.e[2] && e[3] == s.e[3] {
+				return int(e[4]), true
+			}
+		}
+	}
+	// The offs table places an entry by the 28 hash bits it stores (so that
+	// it can grow without reading records again), in the shard of h: its
+	// low 32 bits but 4 (the home), independent of the shard's top bits.
+	p := uint32(h) &^ 15
+	ph := h&^(1<<32-1) | uint64(p)
+	if s.offs.Len() > 0 {
+		c := s.offs.Probe(ph)
+		for e := c.Next(); e != nil; e = c.Next() {
+			if e[1]&^15 != p {
+				continue
+			}
+			off := int64(e[0]) | int64(e[1]&15)<<32 - 1
+			if s.src.Values(off, cl100Fields, s.vals[:]) && s.vals[0].Kind == ValueString {
+				if k2, ok := uuidKey(s.vals[0].Str); ok && k2 == *k {
+					return s.lineAt(off), true
+				}
+			}
+		}
+	}
+	if rec.Source != nil && rec.Offset >= 0 && rec.Offset < offMax {
+		s.src = rec.Source
+		o := uint64(rec.Offset + 1)
+		s.e[0], s.e[1] = uint32(o), uint32(o>>32)|p
+		s.offs.Insert(ph, s.e[:2])
+		return line, false
+	}
+	s.e[4] = uint32(line)
+	s.uuids.Insert(h, s.e[:])
+	return line, false
+}
+
+// lineAt returns the line of the record at off: the line of the nearest
+// mark at or before it plus the newlines between them.
+func (s *collectorDupIDState) lineAt(off int64) int {
+	i := sort.Search(len(s.marks), func(i int) bool { return s.marks[i].off > off }) - 1
+	if i < 0 {
+		return 0
+	}
+	m := s.marks[i]
+	if s.buf == nil {
+		s.buf = make([]byte, 32<<10)
+	}
+	line := m.line
+	for pos := m.off; pos < off; {
+		n, err := s.src.ReadAt(s.buf[:min(int64(len(s.buf)), off-pos)], pos)
+		line += bytes.Count(s.buf[:n], []byte{'\n'})
+		pos += int64(n)
+		if err != nil || n == 0 {
+			break
+		}
+	}
+	return line
 }
 
 func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
+	if s.seen%32 == 0 && rec.Offset >= 0 {
+		s.marks = append(s.marks, lineMark{off: rec.Offset, line: rec.Line})
+	}
+	s.seen++
 	v := &rec.Values[0]
 	if v.Kind != ValueString {
 		return
 	}
 	first, dup := 0, false
 	if k, ok := uuidKey(v.Str); ok {
-		if l, seen := s.uuids[k]; seen {
-			first, dup = int(l), true
-		} else {
-			s.uuids[k] = int32(rec.Line)
-		}
+		first, dup = s.firstUUID(&k, rec)
 	} else {
 		first, dup = s.other.see(v.Str, rec.Line)
 	}
@@ -102,20 +238,28 @@ func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
 	}
 }
 
-func (s *collectorDupIDState) Finish(*StreamReporter) {}
+// Finish releases the log's ids: CL100 compares the event_ids of one log.
+func (s *collectorDupIDState) Finish(*StreamReporter) {
+	s.uuids.Free()
+	s.offs.Free()
+	s.other, s.marks, s.src, s.buf = nil, nil, nil, nil
+}
 
 // collectorParentSpan is the stream check of CL101. Bound to a run
-// (RunBinder), it also collects the distinct trace_id values of every
-// collector log of the run, valid records or not: the summary reports their
-// number as correlation_groups.trace_id (issue 4: correlation groups are
-// reported in the summary).
+// (RunBinder), it keeps the spans of every collector log of the run in one
+// spanRun, resolves each parent_span_id against all of them after the last
+// file (a TreeRule) and counts the run's distinct trace_id values, valid
+// records or not, for the summary's correlation_groups.trace_id (issue 4:
+// correlation groups are reported in the summary).
 type collectorParentSpan struct {
-	traces map[string]struct{} // nil in the registered value
+	run *spanRun // nil in the registered value
 }
 
 // BindRun implements RunBinder.
 func (collectorParentSpan) BindRun(run *LintRun) StreamRule {
-	return &collectorParentSpan{traces: run.Group("trace_id")}
+	sr := newSpanRun()
+	run.CountGroup("trace_id", func() int { return sr.traceCount })
+	return &collectorParentSpan{run: sr}
 }
 
 func (collectorParentSpan) Fields() []Field {
@@ -126,99 +270,276 @@ func (collectorParentSpan) Fields() []Field {
 	}
 }
 
-func (c collectorParentSpan) NewFile(string, *Options) FileState {
-	return &collectorSpanState{ids: map[string]uint32{}, spans: map[spanKey]struct{}{}, long: firstLines{}, traces: c.traces}
-}
-
-// collectorSpanState keeps the spans seen so far, by (trace_id, span_id):
-// each trace_id of the file once (ids: its number, 0 for the events without
-// a trace_id), each span as a fixed 24-byte key of that number and the
-// span_id (about 35 bytes a span, no allocation), or, for a span_id longer
-// than spanMax bytes, as a string key (long, pairKey).
-type collectorSpanState struct {
-	ids    map[string]uint32
-	spans  map[spanKey]struct{}
-	long   firstLines
-	key    []byte
-	traces map[string]struct{} // the run's trace_ids
-}
-
-// spanMax is the longest span_id a spanKey holds.
-const spanMax = 19
-
-// spanKey is a span of one trace: the trace's number, the span_id's length
-// and its bytes.
-type spanKey struct {
-	trace uint32
-	n     uint8
-	span  [spanMax]byte
-}
-
-// traceID returns the number of trace (0: absent), numbering new ones.
-func (s *collectorSpanState) traceID(trace *Value) uint32 {
-	if trace.Kind != ValueString {
-		return 0
+// NewFile implements StreamRule: the file's records go to the run's spans.
+func (c *collectorParentSpan) NewFile(file string, _ *Options) FileState {
+	run := c.run
+	if run == nil { // not bound (a test calling the registered value)
+		run = newSpanRun()
 	}
-	id, ok := s.ids[string(trace.Str)]
-	if !ok {
-		id = uint32(len(s.ids) + 1)
-		s.ids[string(trace.Str)] = id
-	}
-	return id
+	run.files = append(run.files, file)
+	return &spanFile{run: run, file: uint32(len(run.files) - 1)}
 }
 
-// seen reports whether span of trace was recorded; add records it.
-func (s *collectorSpanState) seen(trace uint32, traceStr, span []byte, add bool) bool {
-	if len(span) > spanMax {
-		s.key = pairKey(s.key, traceStr, span)
-		if add {
-			s.long.see(s.key, 0)
+// NewTree implements TreeRule: the run's spans, resolved by Finish.
+func (c *collectorParentSpan) NewTree(*Options) TreeState {
+	if c.run == nil {
+		return newSpanRun()
+	}
+	return c.run
+}
+
+// spanRun holds the spans of every collector log of one run, exactly and
+// compactly: each distinct trace_id once (traces numbers them), each span
+// as a 12-byte entry of an open-addressing table (spans: the trace's
+// number, a tag and the span_id's bytes), span_ids that do not fit as
+// strings (long), and the parent references not resolved when they were
+// read (pending), for the end of the run.
+type spanRun struct {
+	traces     *idtab.Strings
+	traceCount int
+	spans      *idtab.Table
+	long       *idtab.Strings
+	files      []string
+	pending    [][]spanRef // blocks of refChunk
+	pendKeys   []byte      // keys of pending long parents
+	key        []byte
+	e          [3]uint32
+}
+
+// spanRef is a parent_span_id not resolved when its record was read
+// (24 bytes): its file (index into spanRun.files), line and column, and its
+// key: a 12-byte span entry, or, for a long parent (key[0] == 0), the start
+// and end of its long key (trace number and span_id) in pendKeys.
+type spanRef struct {
+	file, line, col uint32
+	key             [3]uint32
+}
+
+// refChunk is how many references a block of spanRun.pending holds: the
+// list grows by blocks, never by copying.
+const refChunk = 4096
+
+func newSpanRun() *spanRun {
+	return &spanRun{
+		traces: idtab.NewStrings(), long: idtab.NewStrings(),
+		spans: idtab.New(3, func(e []uint32) uint64 { return idtab.Hash(uint64(e[0]), uint64(e[1])|uint64(e[2])<<32) }),
+	}
+}
+
+// Span keys: the tag of a span_id of at most 8 bytes is its length + 1
+// (1..9), of 16 lowercase hex digits (an OpenTelemetry span id) 10, with
+// the decoded 8 bytes; any other span_id is a long key.
+const (
+	spanTagHex   = 10
+	spanMaxTrace = 1<<28 - 1
+)
+
+// spanKey encodes span of trace number trace into e; ok is false for a
+// long key.
+func spanKey(trace uint32, span []byte, e *[3]uint32) bool {
+	if trace > spanMaxTrace {
+		return false
+	}
+	var b [8]byte
+	var tag uint32
+	switch {
+	case len(span) <= 8:
+		copy(b[:], span)
+		tag = uint32(len(span)) + 1
+	case len(span) == 16 && lowerHex(span, b[:]):
+		tag = spanTagHex
+	default:
+		return false
+	}
+	e[0] = trace<<4 | tag
+	e[1] = binary.LittleEndian.Uint32(b[:4])
+	e[2] = binary.LittleEndian.Uint32(b[4:])
+	return true
+}
+
+// lowerHex decodes 2*len(dst) lowercase hex digits; false for anything else.
+func lowerHex(src, dst []byte) bool {
+	for i := range dst {
+		hi, ok1 := hexNibble(src[2*i])
+		lo, ok2 := hexNibble(src[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
+}
+
+func hexNibble(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+// longKey is the string key of a span that has no 12-byte entry: the
+// trace's number (4 bytes), then the span_id.
+func longKey(dst []byte, trace uint32, span []byte) []byte {
+	return append(binary.LittleEndian.AppendUint32(dst[:0], trace), span...)
+}
+
+func (s *spanRun) spanHash(e *[3]uint32) uint64 {
+	return idtab.Hash(uint64(e[0]), uint64(e[1])|uint64(e[2])<<32)
+}
+
+// has reports whether span of trace was recorded.
+func (s *spanRun) has(trace uint32, span []byte) bool {
+	if !spanKey(trace, span, &s.e) {
+		s.key = longKey(s.key, trace, span)
+		return s.long.Get(s.key) != 0
+	}
+	return s.hasEntry(&s.e)
+}
+
+func (s *spanRun) hasEntry(k *[3]uint32) bool {
+	c := s.spans.Probe(s.spanHash(k))
+	for e := c.Next(); e != nil; e = c.Next() {
+		if e[0] == k[0] && e[1] == k[1] && e[2] == k[2] {
 			return true
 		}
-		_, ok := s.long[string(s.key)]
-		return ok
 	}
-	k := spanKey{trace: trace, n: uint8(len(span))}
-	copy(k.span[:], span)
-	if add {
-		s.spans[k] = struct{}{}
-		return true
-	}
-	_, ok := s.spans[k]
-	return ok
+	return false
 }
 
-func (s *collectorSpanState) Observe(rec *StreamRecord, r *StreamReporter) {
+// add records span of trace.
+func (s *spanRun) add(trace uint32, span []byte) {
+	if !spanKey(trace, span, &s.e) {
+		s.key = longKey(s.key, trace, span)
+		s.long.Add(s.key)
+		return
+	}
+	if !s.hasEntry(&s.e) {
+		s.spans.Insert(s.spanHash(&s.e), s.e[:])
+	}
+}
+
+// AddFile implements TreeState (the files' records were added as read).
+func (s *spanRun) AddFile(string, FileState) {}
+
+// Finish implements TreeState: every parent reference that no span of the
+// run resolves, in input order, then the spans are released.
+func (s *spanRun) Finish(r *StreamReporter) {
+	for b := range s.pending {
+		for i := range s.pending[b] {
+			s.resolve(&s.pending[b][i], r)
+		}
+	}
+	s.spans.Free()
+	s.long.Free()
+	s.traces.Free()
+	s.pending, s.pendKeys = nil, nil
+}
+
+// resolve reports p unless a span of the run resolves it.
+func (s *spanRun) resolve(p *spanRef, r *StreamReporter) {
+	var parent []byte
+	var tid uint32
+	if p.key[0] == 0 {
+		k := s.pendKeys[p.key[1]:p.key[2]]
+		if s.long.Get(k) != 0 {
+			return
+		}
+		tid, parent = binary.LittleEndian.Uint32(k), k[4:]
+	} else {
+		if s.hasEntry(&p.key) {
+			return
+		}
+		tid, parent = p.key[0]>>4, spanText(&p.key)
+	}
+	where, trace := "the events without a trace_id", ""
+	if tid > 0 {
+		trace = string(s.traces.At(tid))
+		where = "trace_id " + strconv.Quote(trace)
+	}
+	r.Report(StreamFinding{
+		File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id",
+		Reason: "parent_span_id " + strconv.Quote(string(parent)) + " names no span_id of " + where + " in the " +
+			plural(len(s.files), "collector log") + " of this run (lint every log of the run together: per-agent and daily logs share traces)",
+		Extra: map[string]any{"trace_id": trace},
+	})
+}
+
+// addRef queues a reference for the end of the run.
+func (s *spanRun) addRef(ref spanRef) {
+	if n := len(s.pending); n == 0 || len(s.pending[n-1]) == refChunk {
+		s.pending = append(s.pending, make([]spanRef, 0, refChunk))
+	}
+	last := &s.pending[len(s.pending)-1]
+	*last = append(*last, ref)
+}
+
+// spanText returns the span_id of a 12-byte entry.
+func spanText(k *[3]uint32) []byte {
+	var b [8]byte
+	binary.LittleEndian.PutUint32(b[:4], k[1])
+	binary.LittleEndian.PutUint32(b[4:], k[2])
+	tag := k[0] & 15
+	if tag == spanTagHex {
+		const hex = "0123456789abcdef"
+		out := make([]byte, 16)
+		for i, c := range b {
+			out[2*i], out[2*i+1] = hex[c>>4], hex[c&15]
+		}
+		return out
+	}
+	return append([]byte(nil), b[:tag-1]...)
+}
+
+// spanFile is CL101's state for one collector log: its records go to the
+// run's spanRun.
+type spanFile struct {
+	run  *spanRun
+	file uint32
+}
+
+func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
+	s := f.run
 	trace, span, parent := &rec.Values[0], &rec.Values[1], &rec.Values[2]
 	if trace.Kind != ValueString && trace.Kind != ValueAbsent {
 		return
 	}
-	if trace.Kind == ValueString && s.traces != nil {
-		if _, ok := s.traces[string(trace.Str)]; !ok {
-			s.traces[string(trace.Str)] = struct{}{}
+	var tid uint32
+	if trace.Kind == ValueString {
+		var added bool
+		tid, added = s.traces.Add(trace.Str)
+		if added {
+			s.traceCount++
 		}
 	}
-	tid := s.traceID(trace)
 	if rec.Valid && parent.Kind == ValueString {
-		if !s.seen(tid, trace.Str, parent.Str, false) {
-			where := "trace_id " + strconv.Quote(string(trace.Str))
-			if trace.Kind == ValueAbsent {
-				where = "the events without a trace_id"
-			}
+		switch {
+		case span.Kind == ValueString && string(span.Str) == string(parent.Str):
 			r.Report(StreamFinding{
 				Line: rec.Line, Column: parent.Column, Pointer: "/correlation/parent_span_id",
-				Reason: "parent_span_id " + strconv.Quote(string(parent.Str)) + " names no span_id seen earlier in " + where +
-					" (a parent span is logged before its children)",
-				Extra: map[string]any{"trace_id": string(trace.Str)},
+				Reason: "parent_span_id " + strconv.Quote(string(parent.Str)) + " is the event's own span_id (a span is not its own parent)",
+				Extra:  map[string]any{"trace_id": string(trace.Str)},
 			})
+		case !s.has(tid, parent.Str):
+			// Not seen yet: the parent may be later in this log or in
+			// another log of the run; decided after the last file.
+			ref := spanRef{file: f.file, line: uint32(rec.Line), col: uint32(parent.Column)}
+			if !spanKey(tid, parent.Str, &ref.key) {
+				s.key = longKey(s.key, tid, parent.Str)
+				ref.key = [3]uint32{0, uint32(len(s.pendKeys)), uint32(len(s.pendKeys) + len(s.key))}
+				s.pendKeys = append(s.pendKeys, s.key...)
+			}
+			s.addRef(ref)
 		}
 	}
 	if span.Kind == ValueString {
-		s.seen(tid, trace.Str, span.Str, true)
+		s.add(tid, span.Str)
 	}
 }
 
-func (s *collectorSpanState) Finish(*StreamReporter) {}
+func (f *spanFile) Finish(*StreamReporter) {}
 
 func init() {
 	cl := []string{"collector/event"}
@@ -226,6 +547,7 @@ func init() {
 	Register(
 		&Rule{
 			ID: "CL100", Name: "duplicate-event-id", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: cl,
+			Scope:   ScopeFile + " A daily and a per-agent log may both record one event (seed 004 File Naming Convention), so event_ids of different logs are not compared.",
 			Summary: "an event_id appears once per collector log (UUIDs compared as 128-bit values); the finding names the line of the first occurrence",
 			Source:  "seed 004 Optional Fields (event_id: UUID for this event); issue 4, Duplicate ids; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			// The third event reuses the first one's id, in upper case.
@@ -234,16 +556,19 @@ func init() {
 			Fixed:       trace,
 		},
 		&Rule{
-			ID: "CL101", Name: "dangling-parent-span", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: cl,
-			Summary:     "correlation.parent_span_id must name a span_id seen earlier in the same trace_id of the log",
-			Source:      "seed 004 Correlation Object and Multi-Agent Pipeline example; issue 4, References; CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references across records)",
+			ID: "CL101", Name: "dangling-parent-span", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning, Kinds: cl,
+			Scope: "the run: every collector log linted together, before or after the child; decided after the last file. Whether a parent is found depends on which logs were linted (per-agent and daily logs share traces), so it is a warning.",
+			Summary: "correlation.parent_span_id names a span_id of the same trace_id in a collector log of the run, before or after the child " +
+				"(a span is not its own parent)",
+			Source:      "seed 004 Correlation Object, Multi-Agent Pipeline example and File Naming Convention; issue 4, References; issue 11 item 2; CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references across records)",
 			ExampleKind: "collector/event",
 			Example:     collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], `"parent_span_id":"span-001"`, `"parent_span_id":"span-000"`, 1),
 			Fixed:       collectorTrace[0] + "\n" + collectorTrace[1],
 		},
 		&Rule{
 			ID: "CL102", Name: "collector-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning, Kinds: cl,
-			Summary:     "a collector event's timestamp is earlier than the previous event's (the log is append-only, in time order); both lines are named",
+			Scope:       ScopeFile,
+			Summary:     "a collector event's timestamp is earlier than the previous event's of the same log (each log is append-only, in time order); both lines are named",
 			Source:      "seed 004 Overview (audit trails, one event per line); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			ExampleKind: "collector/event",
 			Example:     collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], "2025-12-13T20:00:05.000Z", "2025-12-13T19:59:05.000Z", 1),

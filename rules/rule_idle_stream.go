@@ -230,6 +230,7 @@ func init() {
 	Register(
 		&Rule{
 			ID: "IL100", Name: "state-after-end", Code: envelope.InvalidTransition, Severity: envelope.SeverityError, Kinds: il,
+			Scope:   ScopeFile,
 			Summary: "a STATE of a run that a DONE or ABORT already ended (DONE and ABORT end the run of the latest STATE before them in the log)",
 			Source:  "seed 002 sections 3 and 4 (DONE signals completion, ABORT cancellation; neither carries run_id); issue 4, idle; CONTRACT.md section 3, INVALID_TRANSITION",
 			// The examples are outside the TTL of --now: IL013 warns, as it should.
@@ -239,6 +240,7 @@ func init() {
 		},
 		&Rule{
 			ID: "IL101", Name: "frame-iter-order", Code: envelope.InvalidTransition, Severity: envelope.SeverityError, Kinds: il,
+			Scope:       ScopeFile,
 			Summary:     "within one run, a stack frame's iter is lower than in an earlier STATE of the run (iterations never go back)",
 			Source:      "seed 002 section 5 (iter: current iteration, 1-based); issue 4, idle; CONTRACT.md section 3, INVALID_TRANSITION",
 			ExampleKind: "idle/event",

@@ -97,6 +97,7 @@ func init() {
 	Register(
 		&Rule{
 			ID: "LG100", Name: "ledger-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning,
+			Scope:       ScopeFile,
 			Kinds:       []string{"ledger/entry"},
 			Summary:     "a ledger entry's ts is earlier than the previous entry's (a ledger is append-only, in time order); both lines are named",
 			Source:      "seed 003 Ledger Entry Schema (JSONL, one file per agent and day); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
@@ -106,6 +107,7 @@ func init() {
 		},
 		&Rule{
 			ID: "LG101", Name: "session-counter-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{"ledger/entry"},
 			Summary:     "the session counter NNN of session_id never goes back for one agent and date (an entry of session 001 after one of session 002)",
 			Source:      "seed 003 Session ID Format (counter 001, 002, ...); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",

@@ -878,6 +878,7 @@ func init() {
 	Register(
 		&Rule{
 			ID: "VM100", Name: "event-id-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindEvent},
 			Summary:     "an event_id is used once per event log (the finding names the line of its first use)",
 			Source:      `seed 000 "Base Event" (event_id: Unique ID); ` + within,
@@ -887,6 +888,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM101", Name: "work-order-line-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindWorkOrder},
 			Summary:     "work_orders.jsonl is a projection: one line per work order id (the finding names the first line)",
 			Source:      `seed 000 "Work Order Schema" (id: Unique ID); CONTRACT.md section 4, vermas (projections); ` + within,
@@ -896,6 +898,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM102", Name: "message-line-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindMessage},
 			Summary:     "messages.jsonl is a projection: one line per message id (the finding names the first line)",
 			Source:      `seed 000 "Message Schema" (id: Unique ID); CONTRACT.md section 4, vermas (projections); ` + within,
@@ -905,6 +908,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM103", Name: "route-prefix-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindRoute},
 			Summary:     "routes.jsonl routes each id prefix once (the finding names the first line)",
 			Source:      `seed 000 "Route Schema" (routes map ID prefixes to work locations); ` + within,
@@ -916,6 +920,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM104", Name: "caused-by-earlier-event", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindEvent},
 			Summary:     "caused_by names an event_id of an earlier event of the same log",
 			Source:      `seed 000 "Base Event" (caused_by: Event that triggered this); CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)`,
@@ -925,6 +930,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM105", Name: "event-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindEvent},
 			Summary:     "an event's timestamp is earlier than the previous event's (events.jsonl is append-only; both lines are named)",
 			Source:      `seed 000 "File Layout" (events.jsonl: event log, JSONL for append-only logs); ISSUE 4 "Ordering"`,
@@ -934,6 +940,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM110", Name: "work-order-never-created", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindEvent},
 			Summary:     "a work_order.* or verify.* event names a work order that no earlier work_order.created of the log created",
 			Source:      `seed 000 "Work Order Events", "Verification Events"; ISSUE 4 "VerMAS work-order history"`,
@@ -943,6 +950,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM111", Name: "work-order-created-twice", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindEvent},
 			Summary:     "a work order is created once per log (the finding names the line of the first work_order.created)",
 			Source:      `seed 000 "Work Order Events" (work_order.created); ISSUE 4 "VerMAS work-order history"`,
@@ -952,6 +960,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM112", Name: "status-change-from-replayed", Code: envelope.InvalidTransition, Severity: envelope.SeverityError,
+			Scope: ScopeFile,
 			Kinds: []string{vmKindEvent},
 			Summary: "work_order.status_changed: from_status is the work order's status replayed from the earlier events " +
 				"(created: open; updated changes.status, status_changed to_status, closed: closed; assigned keeps it)",
@@ -962,6 +971,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM120", Name: "work-order-blocked", Code: envelope.DependencyNotMet, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindWorkOrder},
 			Summary:     "a work order in_progress or closed has every blocks dependency (type blocks or absent) closed",
 			Source:      `seed 000 "Work Order Schema" (dependencies; class Dependency: type defaults to "blocks"); CONTRACT.md section 3, DEPENDENCY_NOT_MET`,
@@ -971,6 +981,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM121", Name: "work-order-dependency-unknown", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindWorkOrder},
 			Summary:     "a dependency's depends_on_id names a work order of the same work_orders.jsonl",
 			Source:      `seed 000 "Work Order Schema" (dependencies[].depends_on_id); CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)`,
@@ -980,6 +991,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM122", Name: "work-order-dependency-cycle", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
 			Kinds:       []string{vmKindWorkOrder},
 			Summary:     "work-order dependencies (every type but related) form no cycle; the cycle is named",
 			Source:      `seed 000 "Work Order Schema" (dependencies); ISSUE 4 "VerMAS work-order dependencies"`,

@@ -668,6 +668,7 @@ func init() {
 	Register(
 		&Rule{
 			ID: "VM130", Name: "work-order-projection", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope: ScopeWork,
 			Kinds: []string{vmKindWorkOrder, vmKindEvent},
 			Summary: "work_orders.jsonl equals the replay of events.jsonl of the same .work/ for status, assignee, title and priority " +
 				"(the fields that differ and the lines that set them are named); every work order is on both sides",
@@ -676,6 +677,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM131", Name: "message-projection", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope: ScopeWork,
 			Kinds: []string{vmKindMessage, vmKindEvent},
 			Summary: "messages.jsonl agrees with the mail events of events.jsonl: a mail.sent with the same from, to, subject and " +
 				"message_type, read_at of the mail.read (null without one); every sent message is on both sides",
@@ -684,6 +686,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM132", Name: "process-references", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeWork,
 			Kinds:       []string{vmKindProcess, vmKindTemplate, vmKindWorkOrder},
 			Summary:     "a process names a template of templates/ (by its template field) and a work order of work_orders.jsonl of the same .work/",
 			Source:      `seed 000 "Process Schema (JSON)" (template: Source template name; work_order_id: Attached work order); CONTRACT.md section 3, LEDGER_INCONSISTENT`,
@@ -691,6 +694,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM133", Name: "process-steps-of-template", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeWork,
 			Kinds:       []string{vmKindProcess, vmKindTemplate},
 			Summary:     "a process's step ids are its template's step ids (missing and unknown steps are named)",
 			Source:      `seed 000 "Process Schema (JSON)" (steps: Step instances), "Template Schema (TOML)"; CONTRACT.md section 3, LEDGER_INCONSISTENT`,
@@ -698,6 +702,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM134", Name: "process-step-needs", Code: envelope.DependencyNotMet, Severity: envelope.SeverityError,
+			Scope:       ScopeWork,
 			Kinds:       []string{vmKindProcess, vmKindTemplate},
 			Summary:     "a process step in_progress or completed has every step its template needs completed",
 			Source:      `seed 000 "Step Fields" (needs: Step IDs that must complete first), "Step Status Values"; CONTRACT.md section 3, DEPENDENCY_NOT_MET`,
@@ -705,6 +710,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM135", Name: "assignment-target-exists", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeWork,
 			Kinds:       kinds,
 			Summary:     "an assignment file names a work order, message or process that exists in the same .work/",
 			Source:      `seed 000 "Assignment Schema", "Assignment Types"; CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references across files)`,
@@ -712,6 +718,7 @@ func init() {
 		},
 		&Rule{
 			ID: "VM136", Name: "work-order-prefix-routed", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeWork,
 			Kinds:       []string{vmKindWorkOrder, vmKindEvent, vmKindRoute},
 			Summary:     "a work order id's prefix is wo or a prefix declared in routes.jsonl of the same .work/",
 			Source:      `seed 000 "Route Schema"; CONTRACT.md section 4, vermas "Ids"`,

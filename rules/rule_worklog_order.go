@@ -11,6 +11,7 @@ import "github.com/agentlint/agentlint/lint/envelope"
 func init() {
 	Register(&Rule{
 		ID: "OP080", Name: "worklog-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning,
+		Scope:       ScopeFile,
 		Kinds:       []string{"operator/worklog"},
 		Summary:     "a worklog entry's timestamp is earlier than the previous entry's (worklogs are append-only, in time order)",
 		Source:      "seed 001 Artifact: Worklog Entry; CONTRACT.md section 3, LEDGER_INCONSISTENT",

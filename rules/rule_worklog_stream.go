@@ -132,6 +132,7 @@ func init() {
 		},
 		&Rule{
 			ID: "OP082", Name: "blocked-final-entry", Code: envelope.NonCompliant, Severity: envelope.SeverityError, Kinds: wl,
+			Scope:   ScopeFile,
 			Summary: "a worklog whose last outcome (a result that is a task status) is blocked or failed ends with an entry carrying code and next_step",
 			Source:  "seed 001 Artifact: Worklog Entry (blocked/failed outcomes MUST append a final entry with code and next_step); issue 4, Worklog",
 			// A heartbeat after the blocked entry: the log no longer ends

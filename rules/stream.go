@@ -115,6 +115,12 @@ type Value struct {
 // rule's Fields, in the same order.
 type StreamRecord struct {
 	Line int
+	// Offset is the byte offset of the record's first byte in its file
+	// (after a byte-order mark), for Source; -1 for a document.
+	Offset int64
+	// Source re-reads earlier records of the file; nil when the file
+	// cannot be read again (standard input): keep whole keys then.
+	Source Source
 	// Valid is false for a record that failed per-record validation (an
 	// error of the schema or of a line rule) but is a JSON object; its
 	// Values hold what could be extracted (a value the schema rejected is
@@ -129,6 +135,22 @@ type StreamRecord struct {
 	// at a JSON Pointer of Doc (or of its nearest ancestor); nil for JSON
 	// Lines records. Valid during Observe only.
 	Locate func(pointer string) (line, col int)
+}
+
+// Source re-reads the records of a file being linted, so that a stream
+// rule may keep a hash and an offset of each id instead of the id and
+// confirm a possible repeat exactly by reading the earlier record again
+// (issue 12: "a possible repeat must be confirmed exactly"). The engine
+// gives one for the files it opens itself, valid until the end of the
+// run's sequential stage.
+type Source interface {
+	// Values re-reads the record at byte offset off (a StreamRecord.Offset
+	// of the same file) and extracts fields into out exactly as the engine
+	// extracted them for Observe; false when it cannot (the file shrank or
+	// vanished). out's strings are valid until the next call.
+	Values(off int64, fields []Field, out []Value) bool
+	// ReadAt reads the file's bytes at off (io.ReaderAt).
+	ReadAt(p []byte, off int64) (int, error)
 }
 
 // StreamFinding is a finding of a stream or tree rule: the record it

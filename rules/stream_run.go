@@ -12,7 +12,7 @@ type LintRun struct {
 	Base *gitbase.Base
 	Rev  string
 
-	groups map[string]map[string]struct{}
+	groups map[string]func() int
 }
 
 // RunBinder is a stream check that depends on the run: before the first
@@ -26,33 +26,30 @@ type RunBinder interface {
 	BindRun(run *LintRun) StreamRule
 }
 
-// Group returns the set of distinct values of the correlation group name
-// ("trace_id") seen in the run, for a check to add to; the summary reports
-// its size (Groups). Memory: one entry per distinct value.
-func (r *LintRun) Group(name string) map[string]struct{} {
+// CountGroup registers the counter of the correlation group name
+// ("trace_id"): count returns the number of its distinct values seen in
+// the run so far, and the summary reports it (Groups). The check that
+// counts keeps the values itself, in its own compact form.
+func (r *LintRun) CountGroup(name string, count func() int) {
 	if r.groups == nil {
-		r.groups = map[string]map[string]struct{}{}
+		r.groups = map[string]func() int{}
 	}
-	g := r.groups[name]
-	if g == nil {
-		g = map[string]struct{}{}
-		r.groups[name] = g
-	}
-	return g
+	r.groups[name] = count
 }
 
 // Groups returns the number of distinct values of each correlation group
 // that has at least one, by group name; nil when none has.
 func (r *LintRun) Groups() map[string]int {
 	var out map[string]int
-	for n, g := range r.groups {
-		if len(g) == 0 {
+	for n, count := range r.groups {
+		c := count()
+		if c == 0 {
 			continue
 		}
 		if out == nil {
 			out = map[string]int{}
 		}
-		out[n] = len(g)
+		out[n] = c
 	}
 	return out
 }

@@ -24,10 +24,14 @@ func (a *app) rulesCmd() *cobra.Command {
 			}
 			if a.g.format == "json" {
 				for _, r := range rules.All() {
-					if err := writeJSONLine(a.stdout, map[string]any{
+					m := map[string]any{
 						"id": r.ID, "name": r.Name, "code": r.Code, "severity": r.Severity,
 						"kinds": r.Kinds, "summary": r.Summary, "source": r.Source,
-					}); err != nil {
+					}
+					if r.Scope != "" {
+						m["scope"] = r.Scope
+					}
+					if err := writeJSONLine(a.stdout, m); err != nil {
 						return err
 					}
 				}

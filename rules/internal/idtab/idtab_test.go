@@ -1,0 +1,70 @@
+package idtab
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestTableAgreesWithMap inserts keys with many repeats into a table of
+// 2-word entries and a Go map and compares membership and values, across
+// many growths of every shard (entries beyond the mapped threshold too).
+func TestTableAgreesWithMap(t *testing.T) {
+	hash := func(e []uint32) uint64 { return Hash(uint64(e[0]), 0) }
+	tab := New(2, hash)
+	defer tab.Free()
+	ref := map[uint32]uint32{}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 1; i <= 300000; i++ {
+		k := uint32(r.IntN(200000)) + 1
+		h := Hash(uint64(k), 0)
+		c := tab.Probe(h)
+		var got []uint32
+		for e := c.Next(); e != nil; e = c.Next() {
+			if e[0] == k {
+				got = e
+				break
+			}
+		}
+		want, ok := ref[k]
+		if (got != nil) != ok || (ok && got[1] != want) {
+			t.Fatalf("key %d: table %v, map %d %v", k, got, want, ok)
+		}
+		if !ok {
+			ref[k] = uint32(i)
+			tab.Insert(h, []uint32{k, uint32(i)})
+		}
+	}
+	if tab.Len() != len(ref) {
+		t.Fatalf("Len %d, want %d", tab.Len(), len(ref))
+	}
+}
+
+// TestStrings numbers strings in order of first addition and finds them
+// again, including the empty string and strings sharing prefixes.
+func TestStrings(t *testing.T) {
+	s := NewStrings()
+	defer s.Free()
+	var keys [][]byte
+	keys = append(keys, []byte{})
+	for i := 0; i < 50000; i++ {
+		keys = append(keys, fmt.Appendf(nil, "trace-%x", i), binary.BigEndian.AppendUint32([]byte("p"), uint32(i)))
+	}
+	for i, k := range keys {
+		if n, added := s.Add(k); !added || n != uint32(i+1) {
+			t.Fatalf("Add(%q) = %d, %v; want %d, true", k, n, added, i+1)
+		}
+	}
+	for i, k := range keys {
+		if n, added := s.Add(k); added || n != uint32(i+1) {
+			t.Fatalf("second Add(%q) = %d, %v", k, n, added)
+		}
+		if got := s.At(uint32(i + 1)); string(got) != string(k) {
+			t.Fatalf("At(%d) = %q, want %q", i+1, got, k)
+		}
+	}
+	if s.Get([]byte("trace-none")) != 0 || s.Len() != len(keys) {
+		t.Fatalf("Get of a missing string or Len wrong: %d", s.Len())
+	}
+}
