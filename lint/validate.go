@@ -91,16 +91,24 @@ func (v *Validator) Enabled(id string) bool { return v.opts.Severity[id] != "off
 // violation, sorted, with code and severity from the registry and the
 // configuration, and the decoded document when the schema passed (nil
 // otherwise). The slice is reused by the next call.
+//
+// Document rules run on every record that is well-formed JSON, whatever
+// the schema found (CONTRACT.md section 2: details.violations lists every
+// violation, and the primary code follows the precedence): a secret in an
+// untrusted field is reported even when another field is ill-typed. The
+// rules read values with checked accessors and skip what has not the type
+// they need.
 func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope.Violation, *rules.Doc) {
 	v.vs = append(v.vs[:0], v.engine.Schema(kind, raw, line1, v.opts.Strict)...)
 	v.finish()
 	// A record is decoded only for enabled document rules, and only the
 	// values they declare when they all do (shallow.go).
 	plan := v.plan(kind)
-	if envelope.HasErrors(v.vs) || !plan.rules {
+	if !plan.rules || hasParse(v.vs) {
 		envelope.Sort(v.vs)
 		return v.vs, nil
 	}
+	valid := !envelope.HasErrors(v.vs)
 	if v.ropts == nil {
 		v.ropts = &rules.Options{Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment}
 	}
@@ -131,7 +139,21 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 	v.fill(v.vs[n:])
 	v.vs = dropOff(v.vs)
 	envelope.Sort(v.vs)
+	if !valid {
+		return v.vs, nil
+	}
 	return v.vs, doc
+}
+
+// hasParse reports whether vs holds a syntax error (the record is not
+// well-formed JSON, so no rule can read it).
+func hasParse(vs []envelope.Violation) bool {
+	for i := range vs {
+		if vs[i].Parse {
+			return true
+		}
+	}
+	return false
 }
 
 // finish fills codes and severities of all violations and drops rules

@@ -21,8 +21,11 @@ type Options struct {
 
 // Doc is one decoded JSON document (or JSON Lines record) of a known kind.
 // Value holds the decoded JSON: map[string]any, []any, string, float64, bool
-// or nil. Document rules run only on documents that passed the schema
-// (no SCHEMA_INVALID or MISSING_REQUIRED_INPUT), so they may rely on types.
+// or nil. Document rules run on every document that is well-formed JSON,
+// also when the schema rejected it (CONTRACT.md section 2: every violation
+// is reported), so they may not rely on types or on required members: read
+// values with the checked accessors (Obj, Arr, Str, v.(T) with ok) and skip
+// what is absent or has another type; the schema reports it.
 type Doc struct {
 	Kind    string
 	File    string
