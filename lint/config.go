@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 
 	"github.com/BurntSushi/toml"
@@ -22,14 +23,29 @@ const ConfigName = ".agentlint.toml"
 //	"logs/*.jsonl" = "collector/event"
 //	[rules.OP004]
 //	severity = "off"   # or "warning", "error"; the code never changes
+//	[collector]        # event types and namespaces beyond seed 004
+//	event_types = ["task.created"]
+//	namespaces = ["git", "container"]
+//	[vermas]           # event types and namespaces beyond seed 000
+//	event_types = ["team.standup"]
 type Config struct {
-	Path    string                `toml:"-"`
-	Dir     string                `toml:"-"`
-	Strict  bool                  `toml:"strict"`
-	Exclude []string              `toml:"exclude"`
-	Kinds   map[string]string     `toml:"kinds"`
-	Rules   map[string]RuleConfig `toml:"rules"`
+	Path      string                `toml:"-"`
+	Dir       string                `toml:"-"`
+	Strict    bool                  `toml:"strict"`
+	Exclude   []string              `toml:"exclude"`
+	Kinds     map[string]string     `toml:"kinds"`
+	Rules     map[string]RuleConfig `toml:"rules"`
+	Collector rules.Extension       `toml:"collector"`
+	Vermas    rules.Extension       `toml:"vermas"`
 }
+
+// eventTypeForm and namespaceForm are what a declared event type and
+// namespace must look like: seed 000's event type grammar (which seed 004's
+// fits in).
+var (
+	eventTypeForm = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
+	namespaceForm = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+)
 
 // RuleConfig is one [rules.ID] table.
 type RuleConfig struct {
@@ -69,6 +85,18 @@ func LoadConfig(path string) (*Config, error) {
 			return nil, fmt.Errorf("%s: [kinds] %q names unknown kind %q", path, glob, k)
 		}
 	}
+	for family, e := range map[string]rules.Extension{rules.FamilyCollector: c.Collector, rules.FamilyVermas: c.Vermas} {
+		for _, t := range e.EventTypes {
+			if !eventTypeForm.MatchString(t) {
+				return nil, fmt.Errorf("%s: [%s] event_types: %q is not an event type (namespace.name, lowercase)", path, family, t)
+			}
+		}
+		for _, ns := range e.Namespaces {
+			if !namespaceForm.MatchString(ns) {
+				return nil, fmt.Errorf("%s: [%s] namespaces: %q is not a namespace (lowercase letters, digits, _)", path, family, ns)
+			}
+		}
+	}
 	for id, rc := range c.Rules {
 		if rules.Lookup(id) == nil {
 			return nil, fmt.Errorf("%s: [rules.%s]: no such rule (agentlint rules lists them)", path, id)
@@ -95,6 +123,14 @@ func (c *Config) Apply(o *Options) {
 	}
 	for id, rc := range c.Rules {
 		o.Severity[id] = rc.Severity
+	}
+	for family, e := range map[string]rules.Extension{rules.FamilyCollector: c.Collector, rules.FamilyVermas: c.Vermas} {
+		if len(e.EventTypes)+len(e.Namespaces) > 0 {
+			if o.Extend == nil {
+				o.Extend = map[string]rules.Extension{}
+			}
+			o.Extend[family] = e
+		}
 	}
 }
 

@@ -56,6 +56,9 @@ type Options struct {
 	Severity map[string]string
 	// Assignment is the validated assignment a result is checked against.
 	Assignment *rules.Doc
+	// Extend: event types and namespaces a project declares beyond the
+	// seeds, per family (config [collector] / [vermas]; rules.Extension).
+	Extend map[string]rules.Extension
 }
 
 // Validator validates documents and records. It is not safe for concurrent
@@ -101,6 +104,9 @@ func (v *Validator) Enabled(id string) bool { return v.opts.Severity[id] != "off
 func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope.Violation, *rules.Doc) {
 	v.vs = append(v.vs[:0], v.engine.Schema(kind, raw, line1, v.opts.Strict)...)
 	v.finish()
+	if kind == collectorKind {
+		v.collectorEventType(raw)
+	}
 	// A record is decoded only for enabled document rules, and only the
 	// values they declare when they all do (shallow.go).
 	plan := v.plan(kind)
@@ -110,7 +116,7 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 	}
 	valid := !envelope.HasErrors(v.vs)
 	if v.ropts == nil {
-		v.ropts = &rules.Options{Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment}
+		v.ropts = &rules.Options{Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment, Extend: v.opts.Extend}
 	}
 	doc := &rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts}
 	var err error
@@ -143,6 +149,32 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 		return v.vs, nil
 	}
 	return v.vs, doc
+}
+
+const collectorKind = "collector/event"
+
+// collectorEventType adjusts the schema's CL003 finding on a collector
+// event_type outside seed 004's six namespaces: it is dropped when the
+// project declares that event type or namespace ([collector] in
+// .agentlint.toml), and otherwise says where to declare it. Only records
+// with that finding pay for reading event_type.
+func (v *Validator) collectorEventType(raw []byte) {
+	for i := 0; i < len(v.vs); i++ {
+		x := &v.vs[i]
+		if x.Rule != "CL003" || x.Pointer != "/event_type" {
+			continue
+		}
+		var rec struct {
+			EventType any `json:"event_type"`
+		}
+		_ = json.Unmarshal(raw, &rec, json.RejectUnknownMembers(false))
+		if t, ok := rec.EventType.(string); ok && v.opts.Extend[rules.FamilyCollector].Knows(t) {
+			v.vs = append(v.vs[:i], v.vs[i+1:]...)
+			return
+		}
+		x.Reason += rules.ExtendHint(rules.FamilyCollector)
+		return
+	}
 }
 
 // hasParse reports whether vs holds a syntax error (the record is not

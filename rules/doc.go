@@ -17,6 +17,59 @@ type Options struct {
 	// Assignment is the assignment a result is checked against (--assignment),
 	// already validated; nil when not given.
 	Assignment *Doc
+	// Extend holds, per family ("collector", "vermas"), the event types and
+	// namespaces a project declares beyond its seed (.agentlint.toml
+	// [collector] / [vermas]); nil: none.
+	Extend map[string]Extension
+}
+
+// The families whose event types a project may extend.
+const (
+	FamilyCollector = "collector"
+	FamilyVermas    = "vermas"
+)
+
+// Extension is what a project declares beyond a seed for one family
+// (.agentlint.toml, e.g. `[collector] event_types = ["task.created"]
+// namespaces = ["task"]`): collector 1.1.0 adds namespaces, VerMAS teams add
+// event types. A declared event type is known; so is every event type of a
+// declared namespace.
+type Extension struct {
+	EventTypes []string `toml:"event_types"`
+	Namespaces []string `toml:"namespaces"`
+}
+
+// Knows reports whether the event type t is declared, or is in a declared
+// namespace (the text before its first '.') with a name of lowercase
+// letters, digits, '_' and '.'.
+func (e Extension) Knows(t string) bool {
+	for _, x := range e.EventTypes {
+		if x == t {
+			return true
+		}
+	}
+	ns, name, _ := strings.Cut(t, ".")
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_.") != "" {
+		return false // a declared namespace does not make a malformed name known
+	}
+	for _, x := range e.Namespaces {
+		if x == ns {
+			return true
+		}
+	}
+	return false
+}
+
+// Extended reports whether the options declare the event type t of family
+// known (see Extension).
+func (o *Options) Extended(family, t string) bool {
+	return o != nil && o.Extend[family].Knows(t)
+}
+
+// ExtendHint is the sentence that unknown event types end with: where a
+// project declares its own.
+func ExtendHint(family string) string {
+	return "; a project declares its own in .agentlint.toml: [" + family + "] event_types = [...] or namespaces = [...]"
 }
 
 // Doc is one decoded JSON document (or JSON Lines record) of a known kind.

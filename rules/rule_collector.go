@@ -51,7 +51,7 @@ var CollectorEventTypes = map[string]string{
 // schema already holds it to a known namespace).
 func unknownEventType(d *Doc, r *Reporter) {
 	t := Str(d.Root(), "event_type")
-	if _, known := CollectorEventTypes[t]; known || t == "" {
+	if _, known := CollectorEventTypes[t]; known || t == "" || d.Options.Extended(FamilyCollector, t) {
 		return
 	}
 	ns, name, _ := strings.Cut(t, ".")
@@ -59,7 +59,7 @@ func unknownEventType(d *Doc, r *Reporter) {
 		return // CL003 (the schema) reports it
 	}
 	r.Reportf(Ptr("event_type"), map[string]any{"namespace": ns},
-		"unknown event type %q in namespace %q (seed 004 lists 26 event types)", t, ns)
+		"unknown event type %q in namespace %q (seed 004 lists 26 event types)%s", t, ns, ExtendHint(FamilyCollector))
 }
 
 // collectorNamespace reports whether ns is one of seed 004's six namespaces.

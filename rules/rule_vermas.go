@@ -163,7 +163,7 @@ func checkVermasEventType(strict bool) func(d *Doc, r *Reporter) {
 			return
 		}
 		t, ok := d.Root()["event_type"].(string)
-		if !ok || vermasKnownEventType(t) || !vermasEventTypeForm(t) {
+		if !ok || vermasKnownEventType(t) || !vermasEventTypeForm(t) || d.Options.Extended(FamilyVermas, t) {
 			return // the schema (VM005) reports a malformed one
 		}
 		ns, _, _ := strings.Cut(t, ".")
@@ -180,11 +180,11 @@ func checkVermasEventType(strict bool) func(d *Doc, r *Reporter) {
 		}
 		if len(same) > 0 {
 			r.Reportf(Ptr("event_type"), map[string]any{"event_type": t},
-				"unknown event type %q: the %s events of seed 000 are %s", t, ns, strings.Join(same, ", "))
+				"unknown event type %q: the %s events of seed 000 are %s%s", t, ns, strings.Join(same, ", "), ExtendHint(FamilyVermas))
 			return
 		}
 		r.Reportf(Ptr("event_type"), map[string]any{"event_type": t},
-			"unknown event type %q: seed 000 has the namespaces %s", t, strings.Join(spaces, ", "))
+			"unknown event type %q: seed 000 has the namespaces %s%s", t, strings.Join(spaces, ", "), ExtendHint(FamilyVermas))
 	}
 }
 
