@@ -60,8 +60,6 @@ type verdict struct {
 	allow    bool
 	code     envelope.Code
 	pointers map[string]envelope.Code // error pointers and the best code there
-	// schemaClean: no schema violation (the document rules would run).
-	schemaClean bool
 }
 
 func (v verdict) String() string {
@@ -90,11 +88,6 @@ func (v *verdict) add(ptr string, c envelope.Code) {
 	v.recompute()
 }
 
-func (v *verdict) remove(ptr string) {
-	delete(v.pointers, ptr)
-	v.recompute()
-}
-
 func (v *verdict) recompute() {
 	v.allow, v.code = len(v.pointers) == 0, envelope.OK
 	for _, c := range v.pointers {
@@ -106,7 +99,7 @@ func (v *verdict) recompute() {
 
 // judge turns violations (codes and severities filled) into a verdict.
 func judge(vs []envelope.Violation) verdict {
-	v := verdict{pointers: map[string]envelope.Code{}, schemaClean: true}
+	v := verdict{pointers: map[string]envelope.Code{}}
 	for _, x := range vs {
 		if x.Severity != envelope.SeverityError {
 			continue
