@@ -212,6 +212,7 @@ var reads = map[string][]string{
 	"OP020": {"/status"},                                             // acceptance when status is done
 	"OP034": {"/active_locks"},                                       // lock_scope against active_locks
 	"OP054": {"/ledger"},                                             // terminal ledger rows against active_locks
+	"OP055": {"/ledger"},                                             // events' tasks against the ledger (skipped when it is unreadable)
 	"OP060": {"/now", "/tasks/0/status", "/tasks/0/timeout_seconds"}, // the clock, an in_progress task's budget
 	"OP061": {"/now"},
 }
@@ -276,5 +277,17 @@ func TestSecretOutranksSchemaFindings(t *testing.T) {
 		if !codes[envelope.AcceptanceFailed] || !codes[envelope.UntrustedContextBlock] {
 			t.Errorf("violations lack ACCEPTANCE_FAILED or UNTRUSTED_CONTEXT_BLOCK:\n%s", describeVs(vs))
 		}
+	}
+}
+
+// TestNoCascadeFromIllTypedValues: a value the schema rejects is reported
+// once, by the schema; the document rules that compare other values with it
+// skip it (an ill-typed ledger does not make every event's task "not in the
+// ledger").
+func TestNoCascadeFromIllTypedValues(t *testing.T) {
+	const reconcile = `{"ledger":true,"active_locks":[],"events":[{"task_id":"T-1"},{"task_id":"T-2"}]}`
+	vs, _ := NewValidator(Options{}, nil).Document("operator/reconcile", "r.json", []byte(reconcile))
+	if len(vs) != 1 || vs[0].Pointer != "/ledger" {
+		t.Errorf("want one violation at /ledger:\n%s", describeVs(vs))
 	}
 }
