@@ -74,8 +74,12 @@ func checkIdleRunMode(d *Doc, r *Reporter) {
 	if len(stack) == 0 {
 		return
 	}
-	runMode, _, _ := strings.Cut(Str(root, "run_id"), "-")
-	frameMode := Str(Obj(stack[0]), "mode")
+	runID, ok1 := root["run_id"].(string)
+	frameMode, ok2 := Obj(stack[0])["mode"].(string)
+	if !ok1 || !ok2 {
+		return // the schema reports an absent or ill-typed run_id or mode
+	}
+	runMode, _, _ := strings.Cut(runID, "-")
 	if runMode != frameMode {
 		r.Reportf(Ptr("run_id"), map[string]any{"frame_mode": frameMode},
 			"run_id %q is a %s run, but the first stack frame's mode is %q", Str(root, "run_id"), runMode, frameMode)

@@ -21,6 +21,8 @@ type opRow struct {
 	owner    string
 	hasOwner bool
 	deps     []string
+	// badStatus: status is present but not a string (the schema's finding).
+	badStatus bool
 }
 
 // opLedger is the ledger of a reconcile or handoff document: its rows in
@@ -41,6 +43,13 @@ func opReadLedger(d *Doc) *opLedger {
 		m := Obj(v)
 		row := opRow{index: i, taskID: Str(m, "task_id"), status: Str(m, "status"), owner: Str(m, "owner")}
 		_, row.hasOwner = m["owner"]
+		if st, present := m["status"]; present {
+			_, isStr := st.(string)
+			row.badStatus = !isStr
+		}
+		if row.taskID == "" {
+			l.readable = false // a row without a readable id: no task is known missing
+		}
 		for _, dep := range Arr(m, "dependencies") {
 			s, _ := dep.(string)
 			row.deps = append(row.deps, s)
@@ -151,7 +160,7 @@ func checkDependencyNotDone(d *Doc, r *Reporter) {
 	l := opReadLedger(d)
 	for _, e := range opDeps(d, l) {
 		t, dep := l.row(e.task), l.row(e.dep)
-		if t == nil || dep == nil || (t.status != "in_progress" && t.status != "done") || dep.status == "done" {
+		if t == nil || dep == nil || t.badStatus || dep.badStatus || (t.status != "in_progress" && t.status != "done") || dep.status == "done" {
 			continue
 		}
 		r.Reportf(e.ptr, map[string]any{"task_id": e.task, "status": t.status, "depends_on_task_id": e.dep, "dependency_status": dep.status},

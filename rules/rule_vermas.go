@@ -323,6 +323,11 @@ func vermasTemplateGraph(steps []any) (index map[string]int, needs [][]int, need
 
 func checkVermasTemplateNeeds(d *Doc, r *Reporter) {
 	steps := Arr(d.Root(), "steps")
+	for _, s := range steps {
+		if _, ok := Obj(s)["id"].(string); !ok {
+			return // a step without a readable id: the schema's finding; no name is known missing
+		}
+	}
 	index, _, _ := vermasTemplateGraph(steps)
 	for i, s := range steps {
 		st := Obj(s)
