@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -25,14 +26,29 @@ const ConfigName = ".agentlint.toml"
 //	"logs/*.jsonl" = "collector/event"
 //	[rules.OP004]
 //	severity = "off"   # or "warning", "error"; the code never changes
+//	[collector]        # event types and namespaces beyond seed 004
+//	event_types = ["task.created"]
+//	namespaces = ["git", "container"]
+//	[vermas]           # event types and namespaces beyond seed 000
+//	event_types = ["team.standup"]
 type Config struct {
-	Path    string                `toml:"-"`
-	Dir     string                `toml:"-"`
-	Strict  bool                  `toml:"strict"`
-	Exclude []string              `toml:"exclude"`
-	Kinds   map[string]string     `toml:"kinds"`
-	Rules   map[string]RuleConfig `toml:"rules"`
+	Path      string                `toml:"-"`
+	Dir       string                `toml:"-"`
+	Strict    bool                  `toml:"strict"`
+	Exclude   []string              `toml:"exclude"`
+	Kinds     map[string]string     `toml:"kinds"`
+	Rules     map[string]RuleConfig `toml:"rules"`
+	Collector rules.Extension       `toml:"collector"`
+	Vermas    rules.Extension       `toml:"vermas"`
 }
+
+// eventTypeForm and namespaceForm are what a declared event type and
+// namespace must look like: seed 000's event type grammar (which seed 004's
+// fits in).
+var (
+	eventTypeForm = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
+	namespaceForm = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+)
 
 // RuleConfig is one [rules.ID] table.
 type RuleConfig struct {
@@ -63,6 +79,9 @@ type rawConfig struct {
 	Exclude toml.Primitive            `toml:"exclude"`
 	Kinds   map[string]toml.Primitive `toml:"kinds"`
 	Rules   map[string]RuleConfig     `toml:"rules"`
+	// [collector] and [vermas]: event types and namespaces beyond the seed.
+	Collector rules.Extension `toml:"collector"`
+	Vermas    rules.Extension `toml:"vermas"`
 }
 
 const globHint = "(an unclosed [ or {, or a trailing \\)"
@@ -110,6 +129,7 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	c.Strict, c.Rules = raw.Strict, raw.Rules
+	c.Collector, c.Vermas = raw.Collector, raw.Vermas
 	if md.IsDefined("exclude") {
 		if err := md.PrimitiveDecode(raw.Exclude, &c.Exclude); err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
@@ -145,6 +165,22 @@ func LoadConfig(path string) (*Config, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		return nil, fmt.Errorf("%s: unknown key %s", path, und[0])
 	}
+	for _, fe := range []struct {
+		family string
+		e      rules.Extension
+	}{{rules.FamilyCollector, c.Collector}, {rules.FamilyVermas, c.Vermas}} {
+		family, e := fe.family, fe.e
+		for _, t := range e.EventTypes {
+			if !eventTypeForm.MatchString(t) {
+				return nil, fmt.Errorf("%s: [%s] event_types: %q is not an event type (namespace.name, lowercase)", path, family, t)
+			}
+		}
+		for _, ns := range e.Namespaces {
+			if !namespaceForm.MatchString(ns) {
+				return nil, fmt.Errorf("%s: [%s] namespaces: %q is not a namespace (lowercase letters, digits, _)", path, family, ns)
+			}
+		}
+	}
 	for id, rc := range c.Rules {
 		if rules.Lookup(id) == nil {
 			return nil, fmt.Errorf("%s: [rules.%s]: no such rule (agentlint rules lists them)", path, id)
@@ -171,6 +207,14 @@ func (c *Config) Apply(o *Options) {
 	}
 	for id, rc := range c.Rules {
 		o.Severity[id] = rc.Severity
+	}
+	for family, e := range map[string]rules.Extension{rules.FamilyCollector: c.Collector, rules.FamilyVermas: c.Vermas} {
+		if len(e.EventTypes)+len(e.Namespaces) > 0 {
+			if o.Extend == nil {
+				o.Extend = map[string]rules.Extension{}
+			}
+			o.Extend[family] = e
+		}
 	}
 }
 

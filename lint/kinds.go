@@ -6,6 +6,7 @@
 package lint
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
 
@@ -95,6 +96,42 @@ func MatchGlob(pattern, p string) bool {
 	p = strings.TrimPrefix(p, "/")
 	ok, _ := doublestar.Match(pattern, p)
 	return ok
+}
+
+// identifyingKeys are, per JSON Lines kind, the top-level members that
+// identify its records: the sniffing keys of CONTRACT.md section 1, and for
+// the kinds that are not sniffed the members their seed requires of every
+// record. A file that a glob gives the kind and whose first record is a JSON
+// object with none of them is plainly another format (rule AL011).
+var identifyingKeys = map[string][]string{
+	"operator/worklog":  {"timestamp", "run_id", "task_id", "actor", "action"},
+	"vermas/event":      {"event_id", "event_type", "actor"},
+	"vermas/work-order": {"id", "title", "status", "issue_type"},
+	"vermas/message":    {"id", "from", "to", "subject", "body"},
+	"vermas/route":      {"prefix", "path"},
+	"idle/event":        {"schema", "event", "goal"},
+	"ledger/entry":      {"ts", "session_id", "event"},
+	"collector/event":   {"version", "event_type", "agent_id"},
+}
+
+// OtherFormat reports whether the first record of a JSON Lines file of kind
+// k (head: the file's first bytes, which hold its first line) is plainly
+// another format: a JSON object that has none of the kind's identifying
+// keys. A first line that is blank, not an object or not whole JSON is not
+// judged here (the records' own violations say more).
+func OtherFormat(k *KindInfo, head []byte) bool {
+	ids := identifyingKeys[k.Name]
+	line := bytes.TrimSpace(firstLine(head))
+	if len(ids) == 0 || len(line) == 0 || line[0] != '{' || !jsontext.Value(line).IsValid() {
+		return false
+	}
+	keys := topKeys(line)
+	for _, id := range ids {
+		if _, ok := keys[id]; ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Sniff returns the kind named by the top-level keys of the first JSON object

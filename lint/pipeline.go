@@ -56,6 +56,7 @@ type item struct {
 	bigHeld     bool // data is the one larger buffer allowed in flight
 	doc         bool // data is a whole document
 	tooLong     bool // line line1 is longer than MaxLine (data is empty)
+	otherFormat bool // the file is plainly another format (AL011; data is empty)
 	path        string
 	err         error
 	reason      string // itemSkip: why the file is skipped
@@ -299,6 +300,8 @@ func (w *worker) process(it *item) {
 	switch {
 	case it.tooLong:
 		w.tooLong(it, it.line1)
+	case it.otherFormat:
+		w.otherFormat(it)
 	case it.doc:
 		vs, doc := w.v.Document(f.kind.Name, f.path, it.data)
 		res.stats.Records++
@@ -339,6 +342,19 @@ func (w *worker) tooLong(it *item, n int) {
 	w.pre = append(w.pre[:0], envelope.Violation{Rule: "AL009", Line: n, Column: 1,
 		Reason: "line longer than " + sizeText(w.p.maxLine) + " skipped; the rest of the file is checked"})
 	w.lineOnly(it, n)
+}
+
+// otherFormat reports a file that a glob gave a kind whose identifying keys
+// its first record lacks (AL011): one file-level finding that says how to
+// exclude or re-kind it; its records are not checked.
+func (w *worker) otherFormat(it *item) {
+	k := it.file.kind
+	w.v.vs = append(w.v.vs[:0], envelope.Violation{Rule: "AL011", Line: 1, Column: 1,
+		Reason: "not a " + k.Name + " file: its first record has none of " + strings.Join(identifyingKeys[k.Name], ", ") +
+			"; its name matched a " + k.Name + " glob. Exclude it (exclude = [\"" + it.file.path + "\"] in .agentlint.toml), " +
+			"give it its kind ([kinds] in .agentlint.toml, or --kind), or rename it"})
+	w.v.finish()
+	w.flag(it, 0, w.v.vs)
 }
 
 // line validates one JSON Lines line.

@@ -190,6 +190,14 @@ func (p *pipeline) readFile(in Input) bool {
 	if kind.Format != FormatJSONL {
 		return p.readDocument(f, r, buf, n, eof)
 	}
+	if det.Forced == nil && in.Path != "-" && det.ByName(in.Path) == kind && OtherFormat(kind, buf[:n]) {
+		// A glob gave the kind to a file of another format: one finding
+		// (AL011), not every record's violations.
+		p.putBuf(buf)
+		it := p.newItem(itemChunk, f)
+		it.first, it.last, it.line1, it.otherFormat = true, true, 1, true
+		return p.send(it)
+	}
 	return p.readLines(f, r, buf, n, eof)
 }
 

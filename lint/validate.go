@@ -56,6 +56,9 @@ type Options struct {
 	Severity map[string]string
 	// Assignment is the validated assignment a result is checked against.
 	Assignment *rules.Doc
+	// Extend: event types and namespaces a project declares beyond the
+	// seeds, per family (config [collector] / [vermas]; rules.Extension).
+	Extend map[string]rules.Extension
 }
 
 // Validator validates documents and records. It is not safe for concurrent
@@ -91,18 +94,29 @@ func (v *Validator) Enabled(id string) bool { return v.opts.Severity[id] != "off
 // violation, sorted, with code and severity from the registry and the
 // configuration, and the decoded document when the schema passed (nil
 // otherwise). The slice is reused by the next call.
+//
+// Document rules run on every record that is well-formed JSON, whatever
+// the schema found (CONTRACT.md section 2: details.violations lists every
+// violation, and the primary code follows the precedence): a secret in an
+// untrusted field is reported even when another field is ill-typed. The
+// rules read values with checked accessors and skip what has not the type
+// they need.
 func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope.Violation, *rules.Doc) {
 	v.vs = append(v.vs[:0], v.engine.Schema(kind, raw, line1, v.opts.Strict)...)
 	v.finish()
+	if kind == collectorKind {
+		v.collectorEventType(raw)
+	}
 	// A record is decoded only for enabled document rules, and only the
 	// values they declare when they all do (shallow.go).
 	plan := v.plan(kind)
-	if envelope.HasErrors(v.vs) || !plan.rules {
+	if !plan.rules || hasParse(v.vs) {
 		envelope.Sort(v.vs)
 		return v.vs, nil
 	}
+	valid := !envelope.HasErrors(v.vs)
 	if v.ropts == nil {
-		v.ropts = &rules.Options{Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment}
+		v.ropts = &rules.Options{Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment, Extend: v.opts.Extend}
 	}
 	doc := &rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts}
 	var err error
@@ -131,7 +145,47 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 	v.fill(v.vs[n:])
 	v.vs = dropOff(v.vs)
 	envelope.Sort(v.vs)
+	if !valid {
+		return v.vs, nil
+	}
 	return v.vs, doc
+}
+
+const collectorKind = "collector/event"
+
+// collectorEventType adjusts the schema's CL003 finding on a collector
+// event_type outside seed 004's six namespaces: it is dropped when the
+// project declares that event type or namespace ([collector] in
+// .agentlint.toml), and otherwise says where to declare it. Only records
+// with that finding pay for reading event_type.
+func (v *Validator) collectorEventType(raw []byte) {
+	for i := 0; i < len(v.vs); i++ {
+		x := &v.vs[i]
+		if x.Rule != "CL003" || x.Pointer != "/event_type" {
+			continue
+		}
+		var rec struct {
+			EventType any `json:"event_type"`
+		}
+		_ = json.Unmarshal(raw, &rec, json.RejectUnknownMembers(false))
+		if t, ok := rec.EventType.(string); ok && v.opts.Extend[rules.FamilyCollector].Knows(t) {
+			v.vs = append(v.vs[:i], v.vs[i+1:]...)
+			return
+		}
+		x.Reason += rules.ExtendHint(rules.FamilyCollector)
+		return
+	}
+}
+
+// hasParse reports whether vs holds a syntax error (the record is not
+// well-formed JSON, so no rule can read it).
+func hasParse(vs []envelope.Violation) bool {
+	for i := range vs {
+		if vs[i].Parse {
+			return true
+		}
+	}
+	return false
 }
 
 // finish fills codes and severities of all violations and drops rules

@@ -26,6 +26,10 @@ type Options struct {
 	// reports no reference as dangling because its target was not named.
 	// nil: no directory was walked.
 	Walked func(dir string) bool
+	// Extend holds, per family ("collector", "vermas"), the event types and
+	// namespaces a project declares beyond its seed (.agentlint.toml
+	// [collector] / [vermas]); nil: none.
+	Extend map[string]Extension
 }
 
 // DirWalked reports whether o.Walked says dir is complete (false when o or
@@ -34,10 +38,62 @@ func (o *Options) DirWalked(dir string) bool {
 	return o != nil && o.Walked != nil && o.Walked(dir)
 }
 
+// The families whose event types a project may extend.
+const (
+	FamilyCollector = "collector"
+	FamilyVermas    = "vermas"
+)
+
+// Extension is what a project declares beyond a seed for one family
+// (.agentlint.toml, e.g. `[collector] event_types = ["task.created"]
+// namespaces = ["task"]`): collector 1.1.0 adds namespaces, VerMAS teams add
+// event types. A declared event type is known; so is every event type of a
+// declared namespace.
+type Extension struct {
+	EventTypes []string `toml:"event_types"`
+	Namespaces []string `toml:"namespaces"`
+}
+
+// Knows reports whether the event type t is declared, or is in a declared
+// namespace (the text before its first '.') with a name of lowercase
+// letters, digits, '_' and '.'.
+func (e Extension) Knows(t string) bool {
+	for _, x := range e.EventTypes {
+		if x == t {
+			return true
+		}
+	}
+	ns, name, _ := strings.Cut(t, ".")
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_.") != "" {
+		return false // a declared namespace does not make a malformed name known
+	}
+	for _, x := range e.Namespaces {
+		if x == ns {
+			return true
+		}
+	}
+	return false
+}
+
+// Extended reports whether the options declare the event type t of family
+// known (see Extension).
+func (o *Options) Extended(family, t string) bool {
+	return o != nil && o.Extend[family].Knows(t)
+}
+
+// ExtendHint is the sentence that unknown event types end with: where a
+// project declares its own.
+func ExtendHint(family string) string {
+	return "; a project declares its own in .agentlint.toml: [" + family + "] event_types = [...] or namespaces = [...]"
+}
+
 // Doc is one decoded JSON document (or JSON Lines record) of a known kind.
 // Value holds the decoded JSON: map[string]any, []any, string, float64, bool
-// or nil. Document rules run only on documents that passed the schema
-// (no SCHEMA_INVALID or MISSING_REQUIRED_INPUT), so they may rely on types.
+// or nil. Document rules run on every document that is well-formed JSON,
+// also when the schema rejected it (CONTRACT.md section 2: every violation
+// is reported), so they may not rely on types or on required members: read
+// values with the checked accessors (Obj, Arr, Str, v.(T) with ok) and skip
+// what is absent or has another type; the schema reports it.
 type Doc struct {
 	Kind    string
 	File    string

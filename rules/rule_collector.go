@@ -51,12 +51,34 @@ var CollectorEventTypes = map[string]string{
 // schema already holds it to a known namespace).
 func unknownEventType(d *Doc, r *Reporter) {
 	t := Str(d.Root(), "event_type")
-	if _, known := CollectorEventTypes[t]; known || t == "" {
+	if _, known := CollectorEventTypes[t]; known || t == "" || d.Options.Extended(FamilyCollector, t) {
 		return
 	}
-	ns, _, _ := strings.Cut(t, ".")
+	ns, name, _ := strings.Cut(t, ".")
+	if !collectorNamespace(ns) || !lowerName(name) {
+		return // CL003 (the schema) reports it
+	}
 	r.Reportf(Ptr("event_type"), map[string]any{"namespace": ns},
-		"unknown event type %q in namespace %q (seed 004 lists 26 event types)", t, ns)
+		"unknown event type %q in namespace %q (seed 004 lists 26 event types)%s", t, ns, ExtendHint(FamilyCollector))
+}
+
+// collectorNamespace reports whether ns is one of seed 004's six namespaces.
+func collectorNamespace(ns string) bool {
+	switch ns {
+	case "lifecycle", "activity", "coordination", "hook", "decision", "system":
+		return true
+	}
+	return false
+}
+
+// lowerName reports whether s matches [a-z_]+ (seed 004's event name).
+func lowerName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '_' && (c < 'a' || c > 'z') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // checkUnknownEventType: an unknown type in a known namespace is a warning

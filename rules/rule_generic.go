@@ -131,6 +131,14 @@ func init() {
 			JSONSchema: "not expressible in JSON Schema: a property of the file's lines, not of a value",
 		},
 		&Rule{
+			ID: "AL011", Name: "other-format", Code: envelope.MissingRequiredInput, Severity: envelope.SeverityError,
+			Kinds: []string{"*"},
+			Summary: "a JSON Lines file whose kind came from a glob is plainly another format: its first record is a JSON object " +
+				"with none of the kind's identifying keys; one finding for the file, whose records are not checked " +
+				"(exclude it or give it a kind: exclude / [kinds] in .agentlint.toml, or --kind)",
+			Source: "CONTRACT.md section 1 Detection (globs, sniffing keys); issue 11 item 3 (a decisions-*.jsonl that is no collector log)",
+		},
+		&Rule{
 			ID: "AL010", Name: "missing-validator", Code: envelope.MissingValidator, Severity: envelope.SeverityError,
 			Kinds:   []string{"*"},
 			Summary: "the kind has no schema validator in this build (an internal error: report it)",

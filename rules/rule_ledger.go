@@ -74,9 +74,10 @@ func isDayFile(base string) bool {
 // checkSessionAgent: the agent part of session_id must equal agent (LG010).
 func checkSessionAgent(d *Doc, r *Reporter) {
 	root := d.Root()
-	id, agent := Str(root, "session_id"), Str(root, "agent")
-	if id == "" {
-		return
+	id := Str(root, "session_id")
+	agent, ok := root["agent"].(string)
+	if id == "" || !ok {
+		return // an absent or ill-typed agent is the schema's finding
 	}
 	_, part, _, ok := SplitSessionID(id)
 	if ok && part != agent {

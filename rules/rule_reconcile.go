@@ -21,6 +21,8 @@ type opRow struct {
 	owner    string
 	hasOwner bool
 	deps     []string
+	// badStatus: status is present but not a string (the schema's finding).
+	badStatus bool
 }
 
 // opLedger is the ledger of a reconcile or handoff document: its rows in
@@ -28,14 +30,26 @@ type opRow struct {
 type opLedger struct {
 	rows  []opRow
 	first map[string]int
+	// readable: the ledger is an array, so a task missing from it is
+	// missing (an ill-typed ledger is the schema's finding, not every
+	// reference's).
+	readable bool
 }
 
 func opReadLedger(d *Doc) *opLedger {
 	l := &opLedger{first: map[string]int{}}
+	_, l.readable = d.Root()["ledger"].([]any)
 	for i, v := range Arr(d.Root(), "ledger") {
 		m := Obj(v)
 		row := opRow{index: i, taskID: Str(m, "task_id"), status: Str(m, "status"), owner: Str(m, "owner")}
 		_, row.hasOwner = m["owner"]
+		if st, present := m["status"]; present {
+			_, isStr := st.(string)
+			row.badStatus = !isStr
+		}
+		if row.taskID == "" {
+			l.readable = false // a row without a readable id: no task is known missing
+		}
 		for _, dep := range Arr(m, "dependencies") {
 			s, _ := dep.(string)
 			row.deps = append(row.deps, s)
@@ -111,8 +125,8 @@ func checkInProgressWithoutOwner(d *Doc, r *Reporter) {
 func checkUnknownDependency(d *Doc, r *Reporter) {
 	l := opReadLedger(d)
 	unknown := func(ptr, where, field, taskID string, extra map[string]any) {
-		if l.row(taskID) != nil {
-			return
+		if !l.readable || taskID == "" || l.row(taskID) != nil {
+			return // an unreadable ledger or id is the schema's finding
 		}
 		if extra == nil {
 			extra = map[string]any{}
@@ -146,7 +160,7 @@ func checkDependencyNotDone(d *Doc, r *Reporter) {
 	l := opReadLedger(d)
 	for _, e := range opDeps(d, l) {
 		t, dep := l.row(e.task), l.row(e.dep)
-		if t == nil || dep == nil || (t.status != "in_progress" && t.status != "done") || dep.status == "done" {
+		if t == nil || dep == nil || t.badStatus || dep.badStatus || (t.status != "in_progress" && t.status != "done") || dep.status == "done" {
 			continue
 		}
 		r.Reportf(e.ptr, map[string]any{"task_id": e.task, "status": t.status, "depends_on_task_id": e.dep, "dependency_status": dep.status},
@@ -173,9 +187,12 @@ func checkTerminalTaskHoldsLock(d *Doc, r *Reporter) {
 
 func checkUnknownEventTask(d *Doc, r *Reporter) {
 	l := opReadLedger(d)
+	if !l.readable {
+		return // the schema reports an ill-typed or absent ledger
+	}
 	for k, v := range Arr(d.Root(), "events") {
 		id := Str(Obj(v), "task_id")
-		if l.row(id) == nil {
+		if id != "" && l.row(id) == nil {
 			r.Reportf(Ptr("events", k, "task_id"), map[string]any{"task_id": id, "index": k},
 				"events[%d] names task %s, which is not in the ledger", k, id)
 		}

@@ -135,6 +135,26 @@ func vermasKnownEventType(t string) bool {
 	return false
 }
 
+// vermasEventTypeForm reports whether t matches VM005's pattern
+// ^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$ (cue/vermas.cue).
+func vermasEventTypeForm(t string) bool {
+	parts := strings.Split(t, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || p[0] < 'a' || p[0] > 'z' {
+			return false
+		}
+		for i := 1; i < len(p); i++ {
+			if c := p[i]; c != '_' && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // checkVermasEventType reports an unknown event type: under VM003 without
 // --strict, under VM004 with it.
 func checkVermasEventType(strict bool) func(d *Doc, r *Reporter) {
@@ -143,8 +163,8 @@ func checkVermasEventType(strict bool) func(d *Doc, r *Reporter) {
 			return
 		}
 		t, ok := d.Root()["event_type"].(string)
-		if !ok || vermasKnownEventType(t) {
-			return
+		if !ok || vermasKnownEventType(t) || !vermasEventTypeForm(t) || d.Options.Extended(FamilyVermas, t) {
+			return // the schema (VM005) reports a malformed one
 		}
 		ns, _, _ := strings.Cut(t, ".")
 		var same []string
@@ -160,11 +180,11 @@ func checkVermasEventType(strict bool) func(d *Doc, r *Reporter) {
 		}
 		if len(same) > 0 {
 			r.Reportf(Ptr("event_type"), map[string]any{"event_type": t},
-				"unknown event type %q: the %s events of seed 000 are %s", t, ns, strings.Join(same, ", "))
+				"unknown event type %q: the %s events of seed 000 are %s%s", t, ns, strings.Join(same, ", "), ExtendHint(FamilyVermas))
 			return
 		}
 		r.Reportf(Ptr("event_type"), map[string]any{"event_type": t},
-			"unknown event type %q: seed 000 has the namespaces %s", t, strings.Join(spaces, ", "))
+			"unknown event type %q: seed 000 has the namespaces %s%s", t, strings.Join(spaces, ", "), ExtendHint(FamilyVermas))
 	}
 }
 
@@ -303,6 +323,11 @@ func vermasTemplateGraph(steps []any) (index map[string]int, needs [][]int, need
 
 func checkVermasTemplateNeeds(d *Doc, r *Reporter) {
 	steps := Arr(d.Root(), "steps")
+	for _, s := range steps {
+		if _, ok := Obj(s)["id"].(string); !ok {
+			return // a step without a readable id: the schema's finding; no name is known missing
+		}
+	}
 	index, _, _ := vermasTemplateGraph(steps)
 	for i, s := range steps {
 		st := Obj(s)

@@ -77,13 +77,22 @@ func TestVermasEventRules(t *testing.T) {
 // namespace, or the namespaces.
 func TestVermasEventTypeReason(t *testing.T) {
 	for typ, want := range map[string]string{
-		"mail.bounced":   `unknown event type "mail.bounced": the mail events of seed 000 are sent, delivered, read`,
-		"deploy.started": `unknown event type "deploy.started": seed 000 has the namespaces work_order, mail, agent, process, verify`,
+		"mail.bounced":   `unknown event type "mail.bounced": the mail events of seed 000 are sent, delivered, read` + ExtendHint(FamilyVermas),
+		"deploy.started": `unknown event type "deploy.started": seed 000 has the namespaces work_order, mail, agent, process, verify` + ExtendHint(FamilyVermas),
 	} {
 		d := &Doc{Kind: "vermas/event", Value: opDecode(t, vermasEventOf(typ, "{}")), Options: &Options{}}
 		fs := Run(d, nil)
 		if len(fs) != 1 || fs[0].Reason != want {
 			t.Errorf("%s: %+v", typ, fs)
+		}
+		// Declared in .agentlint.toml ([vermas] event_types, or its
+		// namespace): known.
+		ns, _, _ := strings.Cut(typ, ".")
+		for _, e := range []Extension{{EventTypes: []string{typ}}, {Namespaces: []string{ns}}} {
+			d.Options = &Options{Extend: map[string]Extension{FamilyVermas: e}}
+			if fs := Run(d, nil); len(fs) != 0 {
+				t.Errorf("%s declared as %+v: %+v", typ, e, fs)
+			}
 		}
 	}
 }

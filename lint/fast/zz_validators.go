@@ -15,15 +15,15 @@ var Validators = map[string]func(*Dec){
 	"operator/orchestrator-output": v87,
 	"operator/reconcile":           v93,
 	"operator/result":              v105,
-	"operator/watchdog":            v110,
-	"operator/worklog":             v112,
-	"vermas/assignment":            v117,
-	"vermas/event":                 v159,
-	"vermas/message":               v163,
-	"vermas/process":               v169,
-	"vermas/route":                 v172,
-	"vermas/template":              v176,
-	"vermas/work-order":            v180,
+	"operator/watchdog":            v111,
+	"operator/worklog":             v113,
+	"vermas/assignment":            v118,
+	"vermas/event":                 v160,
+	"vermas/message":               v164,
+	"vermas/process":               v170,
+	"vermas/route":                 v173,
+	"vermas/template":              v177,
+	"vermas/work-order":            v181,
 }
 
 var re0 = &Regex{Src: "^1(\\.|$)", Desc: "a version of major 1 (\"1\", \"1.x\", \"1.x.y\")"}
@@ -50,7 +50,7 @@ var re9 = &Regex{Src: "^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|(
 var leaf0 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
 var leaf1 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL001", NullRule: "CL001", RestRule: "CL002", Required: true, Patterns: []*Regex{re0, re1}}
 var leaf10 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf100 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"urgent", "normal", "low"}}
+var leaf100 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"urgent", "normal", "low"}}
 var leaf101 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM010", Patterns: []*Regex{re13}}
 var leaf102 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"ready", "active", "archive"}}
 var leaf103 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped"}}
@@ -59,74 +59,74 @@ var leaf105 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems:
 var leaf106 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM031", Required: true, Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}, {Op: "<=", Num: 1, Lit: "1"}}}
 var leaf107 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "VM032", Required: true}
 var leaf108 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM032"}
-var leaf109 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf109 = Leaf{Kinds: 17, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf11 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf12 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL001", NullRule: "IL001", Required: true, Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 1, Lit: "1"}}}
 var leaf13 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL002", Required: true, Patterns: []*Regex{re5}}
 var leaf14 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL003", Required: true, Patterns: []*Regex{re3}}
-var leaf15 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "IL009", Required: true}
-var leaf16 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL009"}
-var leaf17 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"loop", "grind", "issue"}}
-var leaf18 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
-var leaf19 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL004", Required: true, Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}}}
+var leaf15 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf16 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"loop", "grind", "issue"}}
+var leaf17 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf18 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL004", Required: true, Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}}}
+var leaf19 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL005", Required: true, Patterns: []*Regex{re6}}
 var leaf2 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL003", NullRule: "CL003", Required: true, Patterns: []*Regex{re2}}
-var leaf20 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL005", Required: true, Patterns: []*Regex{re6}}
-var leaf21 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 0, Rule: "IL007", Required: true}
-var leaf22 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL006", Required: true, Enum: []string{"COMPLETE", "MAX_ITERATIONS", "NO_MORE_ISSUES", "MAX_ISSUES"}}
-var leaf23 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL006", Enum: []string{"USER_CANCELLED"}}
-var leaf24 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL008", Required: true, Patterns: []*Regex{re7}}
-var leaf25 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG001", Required: true, Patterns: []*Regex{re3}}
-var leaf26 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG002", Required: true, Patterns: []*Regex{re8}}
-var leaf27 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG003", Required: true, Patterns: []*Regex{re9}}
-var leaf28 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG004", Required: true, Enum: []string{"heartbeat", "task_start", "task_result", "error", "info"}}
-var leaf29 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG005", Required: true, Enum: []string{"idle", "busy", "error", "offline"}}
+var leaf20 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 0, Rule: "IL007", Required: true}
+var leaf21 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL006", Required: true, Enum: []string{"COMPLETE", "MAX_ITERATIONS", "NO_MORE_ISSUES", "MAX_ISSUES"}}
+var leaf22 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL006", Enum: []string{"USER_CANCELLED"}}
+var leaf23 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL008", Required: true, Patterns: []*Regex{re7}}
+var leaf24 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG001", Required: true, Patterns: []*Regex{re3}}
+var leaf25 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG002", Required: true, Patterns: []*Regex{re8}}
+var leaf26 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG003", Required: true, Patterns: []*Regex{re9}}
+var leaf27 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG004", Required: true, Enum: []string{"heartbeat", "task_start", "task_result", "error", "info"}}
+var leaf28 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG005", Required: true, Enum: []string{"idle", "busy", "error", "offline"}}
+var leaf29 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG003", Patterns: []*Regex{re9}}
 var leaf3 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL004", NullRule: "CL004", Required: true, Patterns: []*Regex{re3}}
-var leaf30 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "LG003", Patterns: []*Regex{re9}}
-var leaf31 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf32 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP001", Required: true, Patterns: []*Regex{re0}}
-var leaf33 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP003", Required: true, Patterns: []*Regex{re10}}
-var leaf34 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Patterns: []*Regex{re11}}
-var leaf35 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP006", Required: true, Enum: []string{"assignment"}}
-var leaf36 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 5000, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
-var leaf37 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Required: true, Patterns: []*Regex{re12}}
-var leaf38 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 500, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
-var leaf39 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"parallelizable", "serial"}}
+var leaf30 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf31 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP001", Required: true, Patterns: []*Regex{re0}}
+var leaf32 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP003", Required: true, Patterns: []*Regex{re10}}
+var leaf33 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Patterns: []*Regex{re11}}
+var leaf34 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP006", Required: true, Enum: []string{"assignment"}}
+var leaf35 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 5000, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf36 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Required: true, Patterns: []*Regex{re12}}
+var leaf37 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 500, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf38 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"parallelizable", "serial"}}
+var leaf39 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Required: true}
 var leaf4 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL005", NullRule: "CL005", Required: true}
-var leaf40 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Required: true}
-var leaf41 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Patterns: []*Regex{re12}}
-var leaf42 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
-var leaf43 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP008"}
-var leaf44 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
-var leaf45 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP008"}
-var leaf46 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 1000, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
-var leaf47 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP013", Required: true, Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}}}
-var leaf48 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP014", Required: true, Bounds: []Bound{{Op: ">=", Num: 5, Lit: "5"}}}
-var leaf49 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"low", "normal", "high", "critical"}}
+var leaf40 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005", Patterns: []*Regex{re12}}
+var leaf41 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf42 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP008"}
+var leaf43 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP008"}
+var leaf44 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 1000, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf45 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP013", Required: true, Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}}}
+var leaf46 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP014", Required: true, Bounds: []Bound{{Op: ">=", Num: 5, Lit: "5"}}}
+var leaf47 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"low", "normal", "high", "critical"}}
+var leaf48 = Leaf{Kinds: 8, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf49 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"file", "note", "command", "constraint"}}
 var leaf5 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL006", Patterns: []*Regex{re4}}
-var leaf50 = Leaf{Kinds: 8, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
-var leaf51 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"file", "note", "command", "constraint"}}
-var leaf52 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP007", Required: true, Enum: []string{"subagent_result_v1"}}
-var leaf53 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}}
-var leaf54 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"low", "normal", "high", "critical"}}
-var leaf55 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Patterns: []*Regex{re11}}
-var leaf56 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005"}
-var leaf57 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP023", Required: true, Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
-var leaf58 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP001", Patterns: []*Regex{re0}}
-var leaf59 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf50 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP007", Required: true, Enum: []string{"subagent_result_v1"}}
+var leaf51 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}}
+var leaf52 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"low", "normal", "high", "critical"}}
+var leaf53 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Patterns: []*Regex{re11}}
+var leaf54 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP005"}
+var leaf55 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP023", Required: true, Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
+var leaf56 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP001", Patterns: []*Regex{re0}}
+var leaf57 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf58 = Leaf{Kinds: 8, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf59 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}}}
 var leaf6 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf60 = Leaf{Kinds: 8, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf61 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}}}
-var leaf62 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf63 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"done", "blocked", "failed"}}
-var leaf64 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"pass", "fail"}}
-var leaf65 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 5, Rule: "OP021", Required: true}
-var leaf66 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP021"}
-var leaf67 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "OP020"}
-var leaf68 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
-var leaf69 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020", Enum: []string{"pass"}}
+var leaf60 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf61 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"done", "blocked", "failed"}}
+var leaf62 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"pass", "fail"}}
+var leaf63 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 5, Rule: "OP021", Required: true}
+var leaf64 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP021"}
+var leaf65 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "OP020"}
+var leaf66 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
+var leaf67 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020", Enum: []string{"pass"}}
+var leaf68 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
+var leaf69 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Required: true, Patterns: []*Regex{re11}}
 var leaf7 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"mcp", "hook"}}
-var leaf70 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
-var leaf71 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP024", Required: true, Patterns: []*Regex{re11}}
+var leaf70 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP013", Required: true, Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}, {Op: ">=", Num: 30, Lit: "30"}}}
+var leaf71 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP013", Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}}}
 var leaf72 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP023", Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
 var leaf73 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM021", Required: true, Enum: []string{"work_order", "mail", "process"}}
 var leaf74 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM022", Required: true, Patterns: []*Regex{re13}}
@@ -136,7 +136,7 @@ var leaf77 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 
 var leaf78 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM001", Required: true, Patterns: []*Regex{re17}}
 var leaf79 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Patterns: []*Regex{re3}}
 var leaf8 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"started", "thinking", "tool_use", "progress", "waiting", "blocked", "completed", "error"}}
-var leaf80 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM001", Patterns: []*Regex{re17}}
+var leaf80 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM001", Patterns: []*Regex{re17}}
 var leaf81 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM010", Required: true, Patterns: []*Regex{re13}}
 var leaf82 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 100, MinItems: -1, MaxItems: -1, Rule: "VM011", Required: true}
 var leaf83 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"task", "bug", "feature", "epic", "merge-request"}}
@@ -155,13 +155,14 @@ var leaf94 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 
 var leaf95 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"completed", "failed", "skipped"}}
 var leaf96 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"PASS", "FAIL"}}
 var leaf97 = Leaf{Kinds: 6, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM015", Bounds: []Bound{{Op: "<=", Num: 0, Lit: "0"}}}
-var leaf98 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION"}}
+var leaf98 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION"}}
 var leaf99 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re3}}
 
 var conds0 = CondSet{Fields: []CondField{{Name: "event", Leaf: &leaf6}}, Conds: []CondSpec{{Field: 0, Equals: "STATE"}, {Field: 0, Equals: "DONE"}, {Field: 0, Equals: "ABORT"}, {Field: 0, Absent: true}, {Field: 0, Equals: "ANCHOR"}}}
-var conds1 = CondSet{Fields: []CondField{{Name: "mode", Leaf: &leaf17}}, Conds: []CondSpec{{Field: 0, Equals: "grind"}, {Field: 0, Equals: "issue"}}}
-var conds2 = CondSet{Fields: []CondField{{Name: "type", Leaf: &leaf73}}, Conds: []CondSpec{{Field: 0, Equals: "work_order"}, {Field: 0, Equals: "mail"}, {Field: 0, Equals: "process"}}}
-var conds3 = CondSet{Fields: []CondField{{Name: "event_type", Leaf: &leaf77}}, Conds: []CondSpec{{Field: 0, Equals: "work_order.created"}, {Field: 0, Equals: "work_order.updated"}, {Field: 0, Equals: "work_order.status_changed"}, {Field: 0, Equals: "work_order.assigned"}, {Field: 0, Equals: "work_order.closed"}, {Field: 0, Equals: "mail.sent"}, {Field: 0, Equals: "mail.delivered"}, {Field: 0, Equals: "mail.read"}, {Field: 0, Equals: "agent.started"}, {Field: 0, Equals: "agent.assignment_checked"}, {Field: 0, Equals: "agent.working"}, {Field: 0, Equals: "agent.idle"}, {Field: 0, Equals: "agent.stopped"}, {Field: 0, Equals: "process.created"}, {Field: 0, Equals: "process.step_started"}, {Field: 0, Equals: "process.step_completed"}, {Field: 0, Equals: "process.completed"}, {Field: 0, Equals: "verify.started"}, {Field: 0, Equals: "verify.verdict"}}}
+var conds1 = CondSet{Fields: []CondField{{Name: "mode", Leaf: &leaf16}}, Conds: []CondSpec{{Field: 0, Equals: "grind"}, {Field: 0, Equals: "issue"}}}
+var conds2 = CondSet{Fields: []CondField{{Name: "status", Leaf: &leaf51}}, Conds: []CondSpec{{Field: 0, Equals: "in_progress"}}}
+var conds3 = CondSet{Fields: []CondField{{Name: "type", Leaf: &leaf73}}, Conds: []CondSpec{{Field: 0, Equals: "work_order"}, {Field: 0, Equals: "mail"}, {Field: 0, Equals: "process"}}}
+var conds4 = CondSet{Fields: []CondField{{Name: "event_type", Leaf: &leaf77}}, Conds: []CondSpec{{Field: 0, Equals: "work_order.created"}, {Field: 0, Equals: "work_order.updated"}, {Field: 0, Equals: "work_order.status_changed"}, {Field: 0, Equals: "work_order.assigned"}, {Field: 0, Equals: "work_order.closed"}, {Field: 0, Equals: "mail.sent"}, {Field: 0, Equals: "mail.delivered"}, {Field: 0, Equals: "mail.read"}, {Field: 0, Equals: "agent.started"}, {Field: 0, Equals: "agent.assignment_checked"}, {Field: 0, Equals: "agent.working"}, {Field: 0, Equals: "agent.idle"}, {Field: 0, Equals: "agent.stopped"}, {Field: 0, Equals: "process.created"}, {Field: 0, Equals: "process.step_started"}, {Field: 0, Equals: "process.step_completed"}, {Field: 0, Equals: "process.completed"}, {Field: 0, Equals: "verify.started"}, {Field: 0, Equals: "verify.verdict"}}}
 
 func v0(d *Dec) {
 	d.Value(&leaf1)
@@ -403,23 +404,23 @@ func v17(d *Dec) {
 }
 
 func v18(d *Dec) {
-	d.Value(&leaf18)
-}
-
-func v19(d *Dec) {
 	d.Value(&leaf17)
 }
 
+func v19(d *Dec) {
+	d.Value(&leaf16)
+}
+
 func v20(d *Dec) {
-	d.Value(&leaf19)
+	d.Value(&leaf18)
 }
 
 func v21(d *Dec) {
-	d.Value(&leaf20)
+	d.Value(&leaf19)
 }
 
 func v22(d *Dec) {
-	off, ok := d.BeginObject(&leaf16)
+	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
@@ -550,7 +551,7 @@ func v23(d *Dec) {
 }
 
 func v24(d *Dec) {
-	off, ok := d.BeginArray(&leaf21)
+	off, ok := d.BeginArray(&leaf20)
 	if !ok {
 		return
 	}
@@ -559,19 +560,19 @@ func v24(d *Dec) {
 		d.Skip()
 		n++
 	}
-	d.ArrayLen(&leaf21, off, n)
+	d.ArrayLen(&leaf20, off, n)
 }
 
 func v25(d *Dec) {
-	d.Value(&leaf22)
+	d.Value(&leaf21)
 }
 
 func v26(d *Dec) {
-	d.Value(&leaf23)
+	d.Value(&leaf22)
 }
 
 func v27(d *Dec) {
-	d.Value(&leaf24)
+	d.Value(&leaf23)
 }
 
 func v28(d *Dec) {
@@ -775,19 +776,19 @@ func v28(d *Dec) {
 }
 
 func v29(d *Dec) {
-	d.Value(&leaf25)
+	d.Value(&leaf24)
 }
 
 func v30(d *Dec) {
-	d.Value(&leaf26)
+	d.Value(&leaf25)
 }
 
 func v31(d *Dec) {
-	d.Value(&leaf27)
+	d.Value(&leaf26)
 }
 
 func v32(d *Dec) {
-	d.Value(&leaf28)
+	d.Value(&leaf27)
 }
 
 func v33(d *Dec) {
@@ -885,15 +886,15 @@ func v34(d *Dec) {
 }
 
 func v35(d *Dec) {
-	d.Value(&leaf29)
+	d.Value(&leaf28)
 }
 
 func v36(d *Dec) {
-	d.Value(&leaf30)
+	d.Value(&leaf29)
 }
 
 func v37(d *Dec) {
-	d.Value(&leaf31)
+	d.Value(&leaf30)
 }
 
 func v38(d *Dec) {
@@ -948,43 +949,43 @@ func v38(d *Dec) {
 }
 
 func v39(d *Dec) {
-	d.Value(&leaf32)
+	d.Value(&leaf31)
 }
 
 func v40(d *Dec) {
-	d.Value(&leaf33)
+	d.Value(&leaf32)
 }
 
 func v41(d *Dec) {
-	d.Value(&leaf34)
+	d.Value(&leaf33)
 }
 
 func v42(d *Dec) {
-	d.Value(&leaf35)
+	d.Value(&leaf34)
 }
 
 func v43(d *Dec) {
-	d.Value(&leaf36)
+	d.Value(&leaf35)
 }
 
 func v44(d *Dec) {
-	d.Value(&leaf37)
+	d.Value(&leaf36)
 }
 
 func v45(d *Dec) {
-	d.Value(&leaf38)
+	d.Value(&leaf37)
 }
 
 func v46(d *Dec) {
-	d.Value(&leaf39)
+	d.Value(&leaf38)
 }
 
 func v47(d *Dec) {
-	d.Value(&leaf41)
+	d.Value(&leaf40)
 }
 
 func v48(d *Dec) {
-	off, ok := d.BeginArray(&leaf40)
+	off, ok := d.BeginArray(&leaf39)
 	if !ok {
 		return
 	}
@@ -995,15 +996,15 @@ func v48(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf40, off, n)
+	d.ArrayLen(&leaf39, off, n)
 }
 
 func v49(d *Dec) {
-	d.Value(&leaf43)
+	d.Value(&leaf42)
 }
 
 func v50(d *Dec) {
-	off, ok := d.BeginArray(&leaf42)
+	off, ok := d.BeginArray(&leaf41)
 	if !ok {
 		return
 	}
@@ -1014,11 +1015,11 @@ func v50(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf42, off, n)
+	d.ArrayLen(&leaf41, off, n)
 }
 
 func v51(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -1029,15 +1030,15 @@ func v51(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v52(d *Dec) {
-	d.Value(&leaf45)
+	d.Value(&leaf43)
 }
 
 func v53(d *Dec) {
-	off, ok := d.BeginArray(&leaf42)
+	off, ok := d.BeginArray(&leaf41)
 	if !ok {
 		return
 	}
@@ -1048,15 +1049,15 @@ func v53(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf42, off, n)
+	d.ArrayLen(&leaf41, off, n)
 }
 
 func v54(d *Dec) {
-	d.Value(&leaf46)
+	d.Value(&leaf44)
 }
 
 func v55(d *Dec) {
-	d.Value(&leaf49)
+	d.Value(&leaf47)
 }
 
 func v56(d *Dec) {
@@ -1118,14 +1119,14 @@ func v56(d *Dec) {
 		case "timeout_seconds":
 			seen |= 1 << 8
 			d.Push("timeout_seconds")
-			_, _, num8, ok8 = d.Value(&leaf47)
+			_, _, num8, ok8 = d.Value(&leaf45)
 			lit8 = d.Last()
 			d.Pop()
 		case "heartbeat_interval_seconds":
 			seen |= 1 << 9
 			d.Push("heartbeat_interval_seconds")
 			off9 = d.Off()
-			_, _, num9, ok9 = d.Value(&leaf48)
+			_, _, num9, ok9 = d.Value(&leaf46)
 			lit9 = d.Last()
 			d.Pop()
 		case "priority":
@@ -1172,7 +1173,7 @@ func v56(d *Dec) {
 }
 
 func v57(d *Dec) {
-	d.Value(&leaf50)
+	d.Value(&leaf48)
 }
 
 func v58(d *Dec) {
@@ -1215,7 +1216,7 @@ func v58(d *Dec) {
 }
 
 func v59(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -1226,11 +1227,11 @@ func v59(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v60(d *Dec) {
-	d.Value(&leaf51)
+	d.Value(&leaf49)
 }
 
 func v61(d *Dec) {
@@ -1265,7 +1266,7 @@ func v61(d *Dec) {
 }
 
 func v62(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -1276,11 +1277,11 @@ func v62(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v63(d *Dec) {
-	d.Value(&leaf52)
+	d.Value(&leaf50)
 }
 
 func v64(d *Dec) {
@@ -1367,19 +1368,19 @@ func v64(d *Dec) {
 }
 
 func v65(d *Dec) {
-	d.Value(&leaf53)
+	d.Value(&leaf51)
 }
 
 func v66(d *Dec) {
-	d.Value(&leaf54)
+	d.Value(&leaf52)
 }
 
 func v67(d *Dec) {
-	d.Value(&leaf55)
+	d.Value(&leaf53)
 }
 
 func v68(d *Dec) {
-	off, ok := d.BeginArray(&leaf56)
+	off, ok := d.BeginArray(&leaf54)
 	if !ok {
 		return
 	}
@@ -1390,7 +1391,7 @@ func v68(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf56, off, n)
+	d.ArrayLen(&leaf54, off, n)
 }
 
 func v69(d *Dec) {
@@ -1437,14 +1438,14 @@ func v69(d *Dec) {
 		case "timeout_seconds":
 			seen |= 1 << 5
 			d.Push("timeout_seconds")
-			_, _, num5, ok5 = d.Value(&leaf47)
+			_, _, num5, ok5 = d.Value(&leaf45)
 			lit5 = d.Last()
 			d.Pop()
 		case "heartbeat_interval_seconds":
 			seen |= 1 << 6
 			d.Push("heartbeat_interval_seconds")
 			off6 = d.Off()
-			_, _, num6, ok6 = d.Value(&leaf48)
+			_, _, num6, ok6 = d.Value(&leaf46)
 			lit6 = d.Last()
 			d.Pop()
 		case "priority":
@@ -1494,7 +1495,7 @@ func v69(d *Dec) {
 }
 
 func v70(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -1505,7 +1506,7 @@ func v70(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v71(d *Dec) {
@@ -1540,7 +1541,7 @@ func v71(d *Dec) {
 }
 
 func v72(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -1551,11 +1552,11 @@ func v72(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v73(d *Dec) {
-	d.Value(&leaf57)
+	d.Value(&leaf55)
 }
 
 func v74(d *Dec) {
@@ -1602,7 +1603,7 @@ func v74(d *Dec) {
 }
 
 func v75(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -1613,7 +1614,7 @@ func v75(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v76(d *Dec) {
@@ -1648,7 +1649,7 @@ func v76(d *Dec) {
 }
 
 func v77(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -1659,7 +1660,7 @@ func v77(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v78(d *Dec) {
@@ -1754,7 +1755,7 @@ func v78(d *Dec) {
 }
 
 func v79(d *Dec) {
-	d.Value(&leaf58)
+	d.Value(&leaf56)
 }
 
 func v80(d *Dec) {
@@ -1785,15 +1786,15 @@ func v80(d *Dec) {
 }
 
 func v81(d *Dec) {
-	d.Value(&leaf59)
+	d.Value(&leaf57)
 }
 
 func v82(d *Dec) {
-	d.Value(&leaf60)
+	d.Value(&leaf58)
 }
 
 func v83(d *Dec) {
-	d.Value(&leaf61)
+	d.Value(&leaf59)
 }
 
 func v84(d *Dec) {
@@ -1864,7 +1865,7 @@ func v84(d *Dec) {
 }
 
 func v85(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -1875,11 +1876,11 @@ func v85(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v86(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -1890,7 +1891,7 @@ func v86(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v87(d *Dec) {
@@ -2012,7 +2013,7 @@ func v88(d *Dec) {
 }
 
 func v89(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -2023,11 +2024,11 @@ func v89(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v90(d *Dec) {
-	off, ok := d.BeginArray(&leaf62)
+	off, ok := d.BeginArray(&leaf60)
 	if !ok {
 		return
 	}
@@ -2038,7 +2039,7 @@ func v90(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf62, off, n)
+	d.ArrayLen(&leaf60, off, n)
 }
 
 func v91(d *Dec) {
@@ -2069,7 +2070,7 @@ func v91(d *Dec) {
 }
 
 func v92(d *Dec) {
-	off, ok := d.BeginArray(&leaf62)
+	off, ok := d.BeginArray(&leaf60)
 	if !ok {
 		return
 	}
@@ -2080,7 +2081,7 @@ func v92(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf62, off, n)
+	d.ArrayLen(&leaf60, off, n)
 }
 
 func v93(d *Dec) {
@@ -2154,7 +2155,7 @@ func v94(d *Dec) {
 }
 
 func v95(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -2165,11 +2166,11 @@ func v95(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v96(d *Dec) {
-	d.Value(&leaf64)
+	d.Value(&leaf62)
 }
 
 func v97(d *Dec) {
@@ -2212,7 +2213,7 @@ func v97(d *Dec) {
 }
 
 func v98(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
@@ -2223,15 +2224,15 @@ func v98(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
 func v99(d *Dec) {
-	d.Value(&leaf66)
+	d.Value(&leaf64)
 }
 
 func v100(d *Dec) {
-	off, ok := d.BeginArray(&leaf65)
+	off, ok := d.BeginArray(&leaf63)
 	if !ok {
 		return
 	}
@@ -2242,19 +2243,19 @@ func v100(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf65, off, n)
+	d.ArrayLen(&leaf63, off, n)
 }
 
 func v101(d *Dec) {
-	d.Value(&leaf69)
+	d.Value(&leaf67)
 }
 
 func v102(d *Dec) {
-	d.Value(&leaf70)
+	d.Value(&leaf68)
 }
 
 func v103(d *Dec) {
-	off, ok := d.BeginObject(&leaf68)
+	off, ok := d.BeginObject(&leaf66)
 	if !ok {
 		return
 	}
@@ -2277,7 +2278,7 @@ func v103(d *Dec) {
 }
 
 func v104(d *Dec) {
-	off, ok := d.BeginArray(&leaf67)
+	off, ok := d.BeginArray(&leaf65)
 	if !ok {
 		return
 	}
@@ -2288,7 +2289,7 @@ func v104(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf67, off, n)
+	d.ArrayLen(&leaf65, off, n)
 }
 
 func v105(d *Dec) {
@@ -2324,7 +2325,7 @@ func v105(d *Dec) {
 		case "status":
 			seen |= 1 << 4
 			d.Push("status")
-			_, s, _, okv := d.Value(&leaf63)
+			_, s, _, okv := d.Value(&leaf61)
 			cond0 = okv && string(s) == "done"
 			d.Pop()
 		case "changes":
@@ -2384,19 +2385,24 @@ func v105(d *Dec) {
 }
 
 func v106(d *Dec) {
-	d.Value(&leaf71)
+	d.Value(&leaf69)
 }
 
 func v107(d *Dec) {
-	d.Value(&leaf47)
+	d.Value(&leaf70)
 }
 
 func v108(d *Dec) {
+	d.Value(&leaf71)
+}
+
+func v109(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
 	}
 	var seen uint64
+	m := d.Conds(off, &conds2)
 	for d.More() {
 		name := d.Name()
 		switch string(name) {
@@ -2412,9 +2418,15 @@ func v108(d *Dec) {
 			d.Pop()
 		case "timeout_seconds":
 			seen |= 1 << 2
-			d.Push("timeout_seconds")
-			v107(d)
-			d.Pop()
+			if m&(1<<0) != 0 {
+				d.Push("timeout_seconds")
+				v107(d)
+				d.Pop()
+			} else {
+				d.Push("timeout_seconds")
+				v108(d)
+				d.Pop()
+			}
 		case "last_heartbeat_at":
 			d.Push("last_heartbeat_at")
 			v67(d)
@@ -2429,27 +2441,27 @@ func v108(d *Dec) {
 	if seen&(1<<1) == 0 {
 		d.Missing(off, "status")
 	}
-	if seen&(1<<2) == 0 {
+	if seen&(1<<2) == 0 && (m&(1<<0) != 0) {
 		d.Missing(off, "timeout_seconds")
 	}
 }
 
-func v109(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+func v110(d *Dec) {
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v108(d)
+		v109(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
-func v110(d *Dec) {
+func v111(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -2470,7 +2482,7 @@ func v110(d *Dec) {
 		case "tasks":
 			seen |= 1 << 2
 			d.Push("tasks")
-			v109(d)
+			v110(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -2484,11 +2496,11 @@ func v110(d *Dec) {
 	}
 }
 
-func v111(d *Dec) {
+func v112(d *Dec) {
 	d.Value(&leaf72)
 }
 
-func v112(d *Dec) {
+func v113(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -2544,7 +2556,7 @@ func v112(d *Dec) {
 			d.Pop()
 		case "code":
 			d.Push("code")
-			v111(d)
+			v112(d)
 			d.Pop()
 		case "evidence":
 			d.Push("evidence")
@@ -2587,50 +2599,50 @@ func v112(d *Dec) {
 	}
 }
 
-func v113(d *Dec) {
+func v114(d *Dec) {
 	d.Value(&leaf73)
 }
 
-func v114(d *Dec) {
+func v115(d *Dec) {
 	d.Value(&leaf74)
 }
 
-func v115(d *Dec) {
+func v116(d *Dec) {
 	d.Value(&leaf75)
 }
 
-func v116(d *Dec) {
+func v117(d *Dec) {
 	d.Value(&leaf76)
 }
 
-func v117(d *Dec) {
+func v118(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
 	}
 	var seen uint64
-	m := d.Conds(off, &conds2)
+	m := d.Conds(off, &conds3)
 	for d.More() {
 		name := d.Name()
 		switch string(name) {
 		case "type":
 			seen |= 1 << 0
 			d.Push("type")
-			v113(d)
+			v114(d)
 			d.Pop()
 		case "reference_id":
 			seen |= 1 << 1
 			if m&(1<<0) != 0 {
 				d.Push("reference_id")
-				v114(d)
+				v115(d)
 				d.Pop()
 			} else if m&(1<<1) != 0 {
 				d.Push("reference_id")
-				v115(d)
+				v116(d)
 				d.Pop()
 			} else if m&(1<<2) != 0 {
 				d.Push("reference_id")
-				v116(d)
+				v117(d)
 				d.Pop()
 			} else {
 				d.Push("reference_id")
@@ -2649,39 +2661,39 @@ func v117(d *Dec) {
 	}
 }
 
-func v118(d *Dec) {
+func v119(d *Dec) {
 	d.Value(&leaf78)
 }
 
-func v119(d *Dec) {
+func v120(d *Dec) {
 	d.Value(&leaf77)
 }
 
-func v120(d *Dec) {
+func v121(d *Dec) {
 	d.Value(&leaf79)
 }
 
-func v121(d *Dec) {
+func v122(d *Dec) {
 	d.Value(&leaf80)
 }
 
-func v122(d *Dec) {
+func v123(d *Dec) {
 	d.Value(&leaf81)
 }
 
-func v123(d *Dec) {
+func v124(d *Dec) {
 	d.Value(&leaf82)
 }
 
-func v124(d *Dec) {
+func v125(d *Dec) {
 	d.Value(&leaf83)
 }
 
-func v125(d *Dec) {
+func v126(d *Dec) {
 	d.Value(&leaf84)
 }
 
-func v126(d *Dec) {
+func v127(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -2693,26 +2705,26 @@ func v126(d *Dec) {
 		case "work_order_id":
 			seen |= 1 << 0
 			d.Push("work_order_id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		case "title":
 			seen |= 1 << 1
 			d.Push("title")
-			v123(d)
+			v124(d)
 			d.Pop()
 		case "description":
 			d.Push("description")
-			v5(d)
+			v37(d)
 			d.Pop()
 		case "issue_type":
 			seen |= 1 << 3
 			d.Push("issue_type")
-			v124(d)
+			v125(d)
 			d.Pop()
 		case "priority":
 			seen |= 1 << 4
 			d.Push("priority")
-			v125(d)
+			v126(d)
 			d.Pop()
 		case "created_by":
 			seen |= 1 << 5
@@ -2740,24 +2752,24 @@ func v126(d *Dec) {
 	}
 }
 
-func v127(d *Dec) {
+func v128(d *Dec) {
 	d.Value(&leaf85)
 }
 
-func v128(d *Dec) {
+func v129(d *Dec) {
 	d.Value(&leaf86)
 }
 
-func v129(d *Dec) {
+func v130(d *Dec) {
 	d.Value(&leaf87)
 }
 
-func v130(d *Dec) {
+func v131(d *Dec) {
 	d.Value(&leaf88)
 }
 
-func v131(d *Dec) {
-	off, ok := d.BeginArray(&leaf62)
+func v132(d *Dec) {
+	off, ok := d.BeginArray(&leaf60)
 	if !ok {
 		return
 	}
@@ -2768,10 +2780,10 @@ func v131(d *Dec) {
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf62, off, n)
+	d.ArrayLen(&leaf60, off, n)
 }
 
-func v132(d *Dec) {
+func v133(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -2782,7 +2794,7 @@ func v132(d *Dec) {
 		switch string(name) {
 		case "title":
 			d.Push("title")
-			v127(d)
+			v128(d)
 			d.Pop()
 		case "description":
 			d.Push("description")
@@ -2790,15 +2802,15 @@ func v132(d *Dec) {
 			d.Pop()
 		case "status":
 			d.Push("status")
-			v128(d)
+			v129(d)
 			d.Pop()
 		case "priority":
 			d.Push("priority")
-			v129(d)
+			v130(d)
 			d.Pop()
 		case "issue_type":
 			d.Push("issue_type")
-			v130(d)
+			v131(d)
 			d.Pop()
 		case "assignee":
 			d.Push("assignee")
@@ -2806,7 +2818,7 @@ func v132(d *Dec) {
 			d.Pop()
 		case "labels":
 			d.Push("labels")
-			v131(d)
+			v132(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -2814,7 +2826,7 @@ func v132(d *Dec) {
 	}
 }
 
-func v133(d *Dec) {
+func v134(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -2826,12 +2838,12 @@ func v133(d *Dec) {
 		case "work_order_id":
 			seen |= 1 << 0
 			d.Push("work_order_id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		case "changes":
 			seen |= 1 << 1
 			d.Push("changes")
-			v132(d)
+			v133(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -2845,11 +2857,11 @@ func v133(d *Dec) {
 	}
 }
 
-func v134(d *Dec) {
+func v135(d *Dec) {
 	d.Value(&leaf89)
 }
 
-func v135(d *Dec) {
+func v136(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -2861,17 +2873,17 @@ func v135(d *Dec) {
 		case "work_order_id":
 			seen |= 1 << 0
 			d.Push("work_order_id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		case "from_status":
 			seen |= 1 << 1
 			d.Push("from_status")
-			v134(d)
+			v135(d)
 			d.Pop()
 		case "to_status":
 			seen |= 1 << 2
 			d.Push("to_status")
-			v134(d)
+			v135(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -2888,7 +2900,7 @@ func v135(d *Dec) {
 	}
 }
 
-func v136(d *Dec) {
+func v137(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -2900,7 +2912,7 @@ func v136(d *Dec) {
 		case "work_order_id":
 			seen |= 1 << 0
 			d.Push("work_order_id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		case "agent":
 			seen |= 1 << 1
@@ -2927,7 +2939,7 @@ func v136(d *Dec) {
 	}
 }
 
-func v137(d *Dec) {
+func v138(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -2939,7 +2951,7 @@ func v137(d *Dec) {
 		case "work_order_id":
 			seen |= 1 << 0
 			d.Push("work_order_id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		case "reason":
 			seen |= 1 << 1
@@ -2958,15 +2970,15 @@ func v137(d *Dec) {
 	}
 }
 
-func v138(d *Dec) {
+func v139(d *Dec) {
 	d.Value(&leaf90)
 }
 
-func v139(d *Dec) {
+func v140(d *Dec) {
 	d.Value(&leaf91)
 }
 
-func v140(d *Dec) {
+func v141(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -2978,7 +2990,7 @@ func v140(d *Dec) {
 		case "message_id":
 			seen |= 1 << 0
 			d.Push("message_id")
-			v138(d)
+			v139(d)
 			d.Pop()
 		case "from":
 			seen |= 1 << 1
@@ -2998,7 +3010,7 @@ func v140(d *Dec) {
 		case "message_type":
 			seen |= 1 << 4
 			d.Push("message_type")
-			v139(d)
+			v140(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -3021,7 +3033,7 @@ func v140(d *Dec) {
 	}
 }
 
-func v141(d *Dec) {
+func v142(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3033,7 +3045,7 @@ func v141(d *Dec) {
 		case "message_id":
 			seen |= 1 << 0
 			d.Push("message_id")
-			v138(d)
+			v139(d)
 			d.Pop()
 		case "recipient":
 			seen |= 1 << 1
@@ -3052,7 +3064,7 @@ func v141(d *Dec) {
 	}
 }
 
-func v142(d *Dec) {
+func v143(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3064,7 +3076,7 @@ func v142(d *Dec) {
 		case "message_id":
 			seen |= 1 << 0
 			d.Push("message_id")
-			v138(d)
+			v139(d)
 			d.Pop()
 		case "reader":
 			seen |= 1 << 1
@@ -3074,7 +3086,7 @@ func v142(d *Dec) {
 		case "read_at":
 			seen |= 1 << 2
 			d.Push("read_at")
-			v120(d)
+			v121(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -3091,7 +3103,7 @@ func v142(d *Dec) {
 	}
 }
 
-func v143(d *Dec) {
+func v144(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3118,7 +3130,7 @@ func v143(d *Dec) {
 		case "assigned_work_order":
 			seen |= 1 << 3
 			d.Push("assigned_work_order")
-			v122(d)
+			v123(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -3138,11 +3150,11 @@ func v143(d *Dec) {
 	}
 }
 
-func v144(d *Dec) {
+func v145(d *Dec) {
 	d.Value(&leaf92)
 }
 
-func v145(d *Dec) {
+func v146(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3159,7 +3171,7 @@ func v145(d *Dec) {
 		case "response_ms":
 			seen |= 1 << 1
 			d.Push("response_ms")
-			v144(d)
+			v145(d)
 			d.Pop()
 		case "action":
 			seen |= 1 << 2
@@ -3181,7 +3193,7 @@ func v145(d *Dec) {
 	}
 }
 
-func v146(d *Dec) {
+func v147(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3193,7 +3205,7 @@ func v146(d *Dec) {
 		case "work_order_id":
 			seen |= 1 << 0
 			d.Push("work_order_id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -3204,7 +3216,7 @@ func v146(d *Dec) {
 	}
 }
 
-func v147(d *Dec) {
+func v148(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3216,7 +3228,7 @@ func v147(d *Dec) {
 		case "idle_since":
 			seen |= 1 << 0
 			d.Push("idle_since")
-			v120(d)
+			v121(d)
 			d.Pop()
 		case "last_activity":
 			seen |= 1 << 1
@@ -3235,11 +3247,11 @@ func v147(d *Dec) {
 	}
 }
 
-func v148(d *Dec) {
+func v149(d *Dec) {
 	d.Value(&leaf93)
 }
 
-func v149(d *Dec) {
+func v150(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3256,7 +3268,7 @@ func v149(d *Dec) {
 		case "exit_code":
 			seen |= 1 << 1
 			d.Push("exit_code")
-			v148(d)
+			v149(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -3270,11 +3282,11 @@ func v149(d *Dec) {
 	}
 }
 
-func v150(d *Dec) {
+func v151(d *Dec) {
 	d.Value(&leaf94)
 }
 
-func v151(d *Dec) {
+func v152(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3286,7 +3298,7 @@ func v151(d *Dec) {
 		case "process_id":
 			seen |= 1 << 0
 			d.Push("process_id")
-			v150(d)
+			v151(d)
 			d.Pop()
 		case "template":
 			seen |= 1 << 1
@@ -3296,7 +3308,7 @@ func v151(d *Dec) {
 		case "work_order_id":
 			seen |= 1 << 2
 			d.Push("work_order_id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -3313,7 +3325,7 @@ func v151(d *Dec) {
 	}
 }
 
-func v152(d *Dec) {
+func v153(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3325,7 +3337,7 @@ func v152(d *Dec) {
 		case "process_id":
 			seen |= 1 << 0
 			d.Push("process_id")
-			v150(d)
+			v151(d)
 			d.Pop()
 		case "step_id":
 			seen |= 1 << 1
@@ -3344,11 +3356,11 @@ func v152(d *Dec) {
 	}
 }
 
-func v153(d *Dec) {
+func v154(d *Dec) {
 	d.Value(&leaf95)
 }
 
-func v154(d *Dec) {
+func v155(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3360,7 +3372,7 @@ func v154(d *Dec) {
 		case "process_id":
 			seen |= 1 << 0
 			d.Push("process_id")
-			v150(d)
+			v151(d)
 			d.Pop()
 		case "step_id":
 			seen |= 1 << 1
@@ -3370,7 +3382,7 @@ func v154(d *Dec) {
 		case "status":
 			seen |= 1 << 2
 			d.Push("status")
-			v153(d)
+			v154(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -3387,7 +3399,7 @@ func v154(d *Dec) {
 	}
 }
 
-func v155(d *Dec) {
+func v156(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3399,7 +3411,7 @@ func v155(d *Dec) {
 		case "process_id":
 			seen |= 1 << 0
 			d.Push("process_id")
-			v150(d)
+			v151(d)
 			d.Pop()
 		case "summary":
 			seen |= 1 << 1
@@ -3418,7 +3430,7 @@ func v155(d *Dec) {
 	}
 }
 
-func v156(d *Dec) {
+func v157(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3430,12 +3442,12 @@ func v156(d *Dec) {
 		case "work_order_id":
 			seen |= 1 << 0
 			d.Push("work_order_id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		case "process_id":
 			seen |= 1 << 1
 			d.Push("process_id")
-			v150(d)
+			v151(d)
 			d.Pop()
 		default:
 			d.Unknown(name, true, false)
@@ -3449,11 +3461,11 @@ func v156(d *Dec) {
 	}
 }
 
-func v157(d *Dec) {
+func v158(d *Dec) {
 	d.Value(&leaf97)
 }
 
-func v158(d *Dec) {
+func v159(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3467,7 +3479,7 @@ func v158(d *Dec) {
 		case "work_order_id":
 			seen |= 1 << 0
 			d.Push("work_order_id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		case "verdict":
 			seen |= 1 << 1
@@ -3478,13 +3490,13 @@ func v158(d *Dec) {
 		case "criteria_passed":
 			seen |= 1 << 2
 			d.Push("criteria_passed")
-			v144(d)
+			v145(d)
 			d.Pop()
 		case "criteria_failed":
 			seen |= 1 << 3
 			d.Push("criteria_failed")
 			span3.Start = d.Mark()
-			v144(d)
+			v145(d)
 			span3.End = d.Off()
 			span3.Set = true
 			d.Pop()
@@ -3513,34 +3525,34 @@ func v158(d *Dec) {
 		d.Missing(off, "reasoning")
 	}
 	if cond0 {
-		d.Check(span3, "criteria_failed", "verdict is \"PASS\"", v157)
+		d.Check(span3, "criteria_failed", "verdict is \"PASS\"", v158)
 	}
 }
 
-func v159(d *Dec) {
+func v160(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
 	}
 	var seen uint64
-	m := d.Conds(off, &conds3)
+	m := d.Conds(off, &conds4)
 	for d.More() {
 		name := d.Name()
 		switch string(name) {
 		case "event_id":
 			seen |= 1 << 0
 			d.Push("event_id")
-			v118(d)
+			v119(d)
 			d.Pop()
 		case "event_type":
 			seen |= 1 << 1
 			d.Push("event_type")
-			v119(d)
+			v120(d)
 			d.Pop()
 		case "timestamp":
 			seen |= 1 << 2
 			d.Push("timestamp")
-			v120(d)
+			v121(d)
 			d.Pop()
 		case "actor":
 			seen |= 1 << 3
@@ -3549,89 +3561,89 @@ func v159(d *Dec) {
 			d.Pop()
 		case "correlation_id":
 			d.Push("correlation_id")
-			v5(d)
+			v37(d)
 			d.Pop()
 		case "caused_by":
 			d.Push("caused_by")
-			v121(d)
+			v122(d)
 			d.Pop()
 		case "data":
 			seen |= 1 << 6
 			if m&(1<<0) != 0 {
 				d.Push("data")
-				v126(d)
+				v127(d)
 				d.Pop()
 			} else if m&(1<<1) != 0 {
 				d.Push("data")
-				v133(d)
+				v134(d)
 				d.Pop()
 			} else if m&(1<<2) != 0 {
 				d.Push("data")
-				v135(d)
+				v136(d)
 				d.Pop()
 			} else if m&(1<<3) != 0 {
 				d.Push("data")
-				v136(d)
+				v137(d)
 				d.Pop()
 			} else if m&(1<<4) != 0 {
 				d.Push("data")
-				v137(d)
+				v138(d)
 				d.Pop()
 			} else if m&(1<<5) != 0 {
 				d.Push("data")
-				v140(d)
+				v141(d)
 				d.Pop()
 			} else if m&(1<<6) != 0 {
 				d.Push("data")
-				v141(d)
+				v142(d)
 				d.Pop()
 			} else if m&(1<<7) != 0 {
 				d.Push("data")
-				v142(d)
+				v143(d)
 				d.Pop()
 			} else if m&(1<<8) != 0 {
 				d.Push("data")
-				v143(d)
+				v144(d)
 				d.Pop()
 			} else if m&(1<<9) != 0 {
 				d.Push("data")
-				v145(d)
+				v146(d)
 				d.Pop()
 			} else if m&(1<<10) != 0 {
 				d.Push("data")
-				v146(d)
+				v147(d)
 				d.Pop()
 			} else if m&(1<<11) != 0 {
 				d.Push("data")
-				v147(d)
+				v148(d)
 				d.Pop()
 			} else if m&(1<<12) != 0 {
 				d.Push("data")
-				v149(d)
+				v150(d)
 				d.Pop()
 			} else if m&(1<<13) != 0 {
 				d.Push("data")
-				v151(d)
+				v152(d)
 				d.Pop()
 			} else if m&(1<<14) != 0 {
 				d.Push("data")
-				v152(d)
+				v153(d)
 				d.Pop()
 			} else if m&(1<<15) != 0 {
 				d.Push("data")
-				v154(d)
+				v155(d)
 				d.Pop()
 			} else if m&(1<<16) != 0 {
 				d.Push("data")
-				v155(d)
+				v156(d)
 				d.Pop()
 			} else if m&(1<<17) != 0 {
 				d.Push("data")
-				v156(d)
+				v157(d)
 				d.Pop()
 			} else if m&(1<<18) != 0 {
 				d.Push("data")
-				v158(d)
+				v159(d)
 				d.Pop()
 			} else {
 				d.Push("data")
@@ -3659,19 +3671,19 @@ func v159(d *Dec) {
 	}
 }
 
-func v160(d *Dec) {
+func v161(d *Dec) {
 	d.Value(&leaf98)
 }
 
-func v161(d *Dec) {
+func v162(d *Dec) {
 	d.Value(&leaf99)
 }
 
-func v162(d *Dec) {
+func v163(d *Dec) {
 	d.Value(&leaf100)
 }
 
-func v163(d *Dec) {
+func v164(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3683,7 +3695,7 @@ func v163(d *Dec) {
 		case "id":
 			seen |= 1 << 0
 			d.Push("id")
-			v138(d)
+			v139(d)
 			d.Pop()
 		case "from":
 			seen |= 1 << 1
@@ -3707,20 +3719,20 @@ func v163(d *Dec) {
 			d.Pop()
 		case "message_type":
 			d.Push("message_type")
-			v160(d)
+			v161(d)
 			d.Pop()
 		case "timestamp":
 			seen |= 1 << 6
 			d.Push("timestamp")
-			v120(d)
+			v121(d)
 			d.Pop()
 		case "read_at":
 			d.Push("read_at")
-			v161(d)
+			v162(d)
 			d.Pop()
 		case "priority":
 			d.Push("priority")
-			v162(d)
+			v163(d)
 			d.Pop()
 		case "metadata":
 			d.Push("metadata")
@@ -3750,19 +3762,19 @@ func v163(d *Dec) {
 	}
 }
 
-func v164(d *Dec) {
+func v165(d *Dec) {
 	d.Value(&leaf101)
 }
 
-func v165(d *Dec) {
+func v166(d *Dec) {
 	d.Value(&leaf102)
 }
 
-func v166(d *Dec) {
+func v167(d *Dec) {
 	d.Value(&leaf103)
 }
 
-func v167(d *Dec) {
+func v168(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
@@ -3779,15 +3791,15 @@ func v167(d *Dec) {
 		case "status":
 			seen |= 1 << 1
 			d.Push("status")
-			v166(d)
+			v167(d)
 			d.Pop()
 		case "started_at":
 			d.Push("started_at")
-			v161(d)
+			v162(d)
 			d.Pop()
 		case "completed_at":
 			d.Push("completed_at")
-			v161(d)
+			v162(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -3801,22 +3813,22 @@ func v167(d *Dec) {
 	}
 }
 
-func v168(d *Dec) {
-	off, ok := d.BeginArray(&leaf44)
+func v169(d *Dec) {
+	off, ok := d.BeginArray(&leaf15)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v167(d)
+		v168(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf44, off, n)
+	d.ArrayLen(&leaf15, off, n)
 }
 
-func v169(d *Dec) {
+func v170(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3828,7 +3840,7 @@ func v169(d *Dec) {
 		case "id":
 			seen |= 1 << 0
 			d.Push("id")
-			v150(d)
+			v151(d)
 			d.Pop()
 		case "template":
 			seen |= 1 << 1
@@ -3837,22 +3849,22 @@ func v169(d *Dec) {
 			d.Pop()
 		case "work_order_id":
 			d.Push("work_order_id")
-			v164(d)
+			v165(d)
 			d.Pop()
 		case "state":
 			seen |= 1 << 3
 			d.Push("state")
-			v165(d)
+			v166(d)
 			d.Pop()
 		case "created_at":
 			seen |= 1 << 4
 			d.Push("created_at")
-			v120(d)
+			v121(d)
 			d.Pop()
 		case "steps":
 			seen |= 1 << 5
 			d.Push("steps")
-			v168(d)
+			v169(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -3875,15 +3887,15 @@ func v169(d *Dec) {
 	}
 }
 
-func v170(d *Dec) {
+func v171(d *Dec) {
 	d.Value(&leaf104)
 }
 
-func v171(d *Dec) {
+func v172(d *Dec) {
 	d.Value(&leaf105)
 }
 
-func v172(d *Dec) {
+func v173(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -3895,12 +3907,12 @@ func v172(d *Dec) {
 		case "prefix":
 			seen |= 1 << 0
 			d.Push("prefix")
-			v170(d)
+			v171(d)
 			d.Pop()
 		case "path":
 			seen |= 1 << 1
 			d.Push("path")
-			v171(d)
+			v172(d)
 			d.Pop()
 		case "factory":
 			d.Push("factory")
@@ -3918,11 +3930,11 @@ func v172(d *Dec) {
 	}
 }
 
-func v173(d *Dec) {
+func v174(d *Dec) {
 	d.Value(&leaf106)
 }
 
-func v174(d *Dec) {
+func v175(d *Dec) {
 	off, ok := d.BeginObject(&leaf108)
 	if !ok {
 		return
@@ -3948,7 +3960,7 @@ func v174(d *Dec) {
 			d.Pop()
 		case "needs":
 			d.Push("needs")
-			v131(d)
+			v132(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -3965,7 +3977,7 @@ func v174(d *Dec) {
 	}
 }
 
-func v175(d *Dec) {
+func v176(d *Dec) {
 	off, ok := d.BeginArray(&leaf107)
 	if !ok {
 		return
@@ -3973,14 +3985,14 @@ func v175(d *Dec) {
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v174(d)
+		v175(d)
 		d.Pop()
 		n++
 	}
 	d.ArrayLen(&leaf107, off, n)
 }
 
-func v176(d *Dec) {
+func v177(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -4002,12 +4014,12 @@ func v176(d *Dec) {
 		case "version":
 			seen |= 1 << 2
 			d.Push("version")
-			v173(d)
+			v174(d)
 			d.Pop()
 		case "steps":
 			seen |= 1 << 3
 			d.Push("steps")
-			v175(d)
+			v176(d)
 			d.Pop()
 		default:
 			d.Unknown(name, false, true)
@@ -4027,11 +4039,11 @@ func v176(d *Dec) {
 	}
 }
 
-func v177(d *Dec) {
+func v178(d *Dec) {
 	d.Value(&leaf109)
 }
 
-func v178(d *Dec) {
+func v179(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
 		return
@@ -4043,16 +4055,16 @@ func v178(d *Dec) {
 		case "depends_on_id":
 			seen |= 1 << 0
 			d.Push("depends_on_id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		case "type":
 			d.Push("type")
-			v177(d)
+			v178(d)
 			d.Pop()
 		case "created_at":
 			seen |= 1 << 2
 			d.Push("created_at")
-			v120(d)
+			v121(d)
 			d.Pop()
 		case "created_by":
 			seen |= 1 << 3
@@ -4074,22 +4086,22 @@ func v178(d *Dec) {
 	}
 }
 
-func v179(d *Dec) {
-	off, ok := d.BeginArray(&leaf62)
+func v180(d *Dec) {
+	off, ok := d.BeginArray(&leaf60)
 	if !ok {
 		return
 	}
 	n := 0
 	for d.More() {
 		d.PushIndex(n)
-		v178(d)
+		v179(d)
 		d.Pop()
 		n++
 	}
-	d.ArrayLen(&leaf62, off, n)
+	d.ArrayLen(&leaf60, off, n)
 }
 
-func v180(d *Dec) {
+func v181(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
 		return
@@ -4101,41 +4113,41 @@ func v180(d *Dec) {
 		case "id":
 			seen |= 1 << 0
 			d.Push("id")
-			v122(d)
+			v123(d)
 			d.Pop()
 		case "title":
 			seen |= 1 << 1
 			d.Push("title")
-			v123(d)
+			v124(d)
 			d.Pop()
 		case "description":
 			d.Push("description")
-			v5(d)
+			v37(d)
 			d.Pop()
 		case "status":
 			seen |= 1 << 3
 			d.Push("status")
-			v134(d)
+			v135(d)
 			d.Pop()
 		case "priority":
 			seen |= 1 << 4
 			d.Push("priority")
-			v125(d)
+			v126(d)
 			d.Pop()
 		case "issue_type":
 			seen |= 1 << 5
 			d.Push("issue_type")
-			v124(d)
+			v125(d)
 			d.Pop()
 		case "created_at":
 			seen |= 1 << 6
 			d.Push("created_at")
-			v120(d)
+			v121(d)
 			d.Pop()
 		case "updated_at":
 			seen |= 1 << 7
 			d.Push("updated_at")
-			v120(d)
+			v121(d)
 			d.Pop()
 		case "created_by":
 			seen |= 1 << 8
@@ -4148,11 +4160,11 @@ func v180(d *Dec) {
 			d.Pop()
 		case "dependencies":
 			d.Push("dependencies")
-			v179(d)
+			v180(d)
 			d.Pop()
 		case "labels":
 			d.Push("labels")
-			v131(d)
+			v132(d)
 			d.Pop()
 		case "metadata":
 			d.Push("metadata")

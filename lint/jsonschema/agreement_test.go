@@ -19,7 +19,6 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/internal/mutate"
 	"github.com/agentlint/agentlint/lint/jsonschema"
-	"github.com/agentlint/agentlint/lint/timefmt"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -61,8 +60,6 @@ type verdict struct {
 	allow    bool
 	code     envelope.Code
 	pointers map[string]envelope.Code // error pointers and the best code there
-	// schemaClean: no schema violation (the document rules would run).
-	schemaClean bool
 }
 
 func (v verdict) String() string {
@@ -91,11 +88,6 @@ func (v *verdict) add(ptr string, c envelope.Code) {
 	v.recompute()
 }
 
-func (v *verdict) remove(ptr string) {
-	delete(v.pointers, ptr)
-	v.recompute()
-}
-
 func (v *verdict) recompute() {
 	v.allow, v.code = len(v.pointers) == 0, envelope.OK
 	for _, c := range v.pointers {
@@ -107,7 +99,7 @@ func (v *verdict) recompute() {
 
 // judge turns violations (codes and severities filled) into a verdict.
 func judge(vs []envelope.Violation) verdict {
-	v := verdict{pointers: map[string]envelope.Code{}, schemaClean: true}
+	v := verdict{pointers: map[string]envelope.Code{}}
 	for _, x := range vs {
 		if x.Severity != envelope.SeverityError {
 			continue
@@ -209,33 +201,12 @@ var clauses = []clause{
 		},
 	},
 	{
-		name: "leap-second-masked",
-		text: `CONTRACT.md section 4 All families: "leap second :60 accepted" by the schema's date-time pattern; rule CL013 then holds ` +
-			`timestamp to the JSON Schema's date-time (23:59:60 UTC) on records that pass the schema, as every document rule (rules.Doc)`,
-		apply: func(c record, v *verdict) bool {
-			ts, _ := c.value["timestamp"].(string)
-			if _, failed := v.pointers["/timestamp"]; !failed || !badLeapSecond(ts) {
-				return false
-			}
-			others := len(v.pointers) > 1
-			if !others {
-				return false // CL013 reports it: nothing differs
-			}
-			v.remove("/timestamp")
-			return true
-		},
-	},
-	{
 		name: "strict-unknown-event-type",
 		text: `CONTRACT.md section 4 All families: "Unknown event types in a known namespace (vermas, collector): warning; with --strict: ` +
-			`SCHEMA_INVALID" (rule CL011, a document rule: it runs on records that pass the schema)`,
+			`SCHEMA_INVALID" (rule CL011, a document rule: it runs on every record that is well-formed JSON)`,
 		apply: func(c record, v *verdict) bool {
 			t, _ := c.value["event_type"].(string)
-			schemaErrors := len(v.pointers)
-			if _, ok := v.pointers["/timestamp"]; ok && badLeapSecond(ts(c)) {
-				schemaErrors-- // CL013's, a document rule as well
-			}
-			if _, known := rules.CollectorEventTypes[t]; !c.strict || known || schemaErrors > 0 || !eventTypePattern.MatchString(t) {
+			if _, known := rules.CollectorEventTypes[t]; !c.strict || known || !eventTypePattern.MatchString(t) {
 				return false
 			}
 			v.add("/event_type", envelope.SchemaInvalid)
@@ -245,16 +216,6 @@ var clauses = []clause{
 }
 
 var eventTypePattern = regexp.MustCompile(`^(lifecycle|activity|coordination|hook|decision|system)\.[a-z_]+$`)
-
-func ts(c record) string { s, _ := c.value["timestamp"].(string); return s }
-
-// badLeapSecond: ts is a date-time except that its :60 is not at 23:59 UTC.
-func badLeapSecond(ts string) bool {
-	if len(ts) < 20 || ts[17:19] != "60" || timefmt.IsRFC3339(ts) {
-		return false
-	}
-	return timefmt.IsRFC3339(ts[:17] + "59" + ts[19:])
-}
 
 // walkDeclared calls fn for every value of val that the schema declares a
 // property schema for, recursively.
