@@ -126,10 +126,12 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 		err = json.Unmarshal(raw, &doc.Value)
 	}
 	if err != nil {
-		// The schema engine accepted the text, so this cannot happen; report it
-		// rather than hide it.
+		// Well-formed text the decoder cannot hold (a number such as 1e999
+		// beyond float64 in a member the schema does not type): reported,
+		// never hidden, as a syntax error that sorts first.
 		v.vs = append(v.vs, envelope.Violation{Rule: fast.RuleSyntax, Parse: true, Reason: "invalid JSON: " + err.Error()})
 		v.finish()
+		envelope.Sort(v.vs) // a parse error comes first, also after schema findings
 		return v.vs, nil
 	}
 	n := len(v.vs)

@@ -32,8 +32,10 @@ import (
 //     status file with today's ledger file only (what pre-commit passes when
 //     both changed), says nothing about the tasks of other days. Absent or
 //     null last_task_id and session_id are not checked (they are optional).
-//   - Whether an id is found depends on which of the agent's daily ledger
-//     files were linted, so the finding is a warning (issue 11 item 2).
+//   - Because the check runs only over a complete ledger folder, its
+//     verdict does not depend on which files were named: it stays an error
+//     (issue 11 item 2), and the pre-commit tree hook blocks a status file
+//     naming a task that no ledger entry holds (issue 9).
 //
 // Memory: the distinct task_id and session_id values of each agent's
 // ledger.
@@ -236,8 +238,8 @@ func plural(n int, what string) string {
 
 func init() {
 	Register(&Rule{
-		ID: "LG102", Name: "status-in-ledger", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning,
-		Scope:       "the run: every ledger file of the agent linted together, decided after the last file (skipped when none was linted). Whether an id is found depends on which daily ledger files were linted, so it is a warning.",
+		ID: "LG102", Name: "status-in-ledger", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+		Scope:       "the agent's whole ledger folder, decided after the last file, and only when the run walked every folder holding that agent's ledger files (agentlint lint DIR): when ledger files are named one by one (a pre-commit hook passing the changed files) the check is skipped, so the verdict never depends on which daily files were named.",
 		Kinds:       []string{"ledger/entry", "ledger/status"},
 		Summary:     "agents/<agent>/status.json names a last_task_id or session_id that no entry of that agent's ledger (ledger/<agent>/*.jsonl linted in the same run) has",
 		Source:      "seed 003 Status File Schema (last_task_id, session_id) and File Patterns; issue 4, Across files of one tree, Ledger; CONTRACT.md section 3, LEDGER_INCONSISTENT",
