@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlint/agentlint/lint/repotest"
+
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
@@ -18,32 +20,14 @@ var peerCodes = map[string]envelope.Code{
 	"R-WD-002": envelope.SchemaInvalid,
 }
 
-// moduleRoot is the directory of the repository's go.mod, found upward
-// from the test's working directory.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			t.Fatalf("no go.mod above %s", dir)
-		}
-	}
-}
-
 // conformanceDir returns the reference validator's examples,
 // ../shared/conformance/operator-peer beside the repository (the module
 // root). They are not part of the repository: without them the test is
 // skipped, saying so.
 func conformanceDir(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join(filepath.Dir(moduleRoot(t)), "shared", "conformance", "operator-peer")
-	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+	p, ok := repotest.Shared(t, "conformance", "operator-peer")
+	if !ok {
 		t.Skipf("%s: ../shared/conformance not found beside the repository: reference comparison skipped", p)
 	}
 	return p
@@ -112,7 +96,7 @@ func TestHandoffTemplate(t *testing.T) {
 // handoffTemplate is the repository's copy of the reference validator's
 // handoff template.
 func handoffTemplate(t *testing.T) string {
-	return filepath.Join(moduleRoot(t), "testdata", "agreement", "peer-handoff-template.json")
+	return filepath.Join(repotest.Root(t), "testdata", "agreement", "peer-handoff-template.json")
 }
 
 // TestHandoffTemplateCopy: the copy in testdata is the reference's file,

@@ -81,7 +81,7 @@ func (x *extractor) extract(line []byte, out []rules.Value) {
 	for i := range out {
 		out[i] = rules.Value{}
 	}
-	i := skipWS(line, 0)
+	i := fast.SkipWS(line, 0)
 	if i >= len(line) || line[i] != '{' || len(x.fields) == 0 {
 		return
 	}
@@ -93,7 +93,7 @@ func (x *extractor) extract(line []byte, out []rules.Value) {
 // returns the index after the object, or -1 on malformed input or when
 // every field was found.
 func (x *extractor) object(line []byte, i int, node *xnode, out []rules.Value, found *uint64) int {
-	i = skipWS(line, i+1)
+	i = fast.SkipWS(line, i+1)
 	if i < len(line) && line[i] == '}' {
 		return i + 1
 	}
@@ -113,11 +113,11 @@ func (x *extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 			}
 			name = x.buf
 		}
-		i = skipWS(line, end)
+		i = fast.SkipWS(line, end)
 		if i >= len(line) || line[i] != ':' {
 			return -1
 		}
-		i = skipWS(line, i+1)
+		i = fast.SkipWS(line, i+1)
 		if i >= len(line) {
 			return -1
 		}
@@ -144,13 +144,13 @@ func (x *extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 		if *found == x.all {
 			return -1
 		}
-		i = skipWS(line, i)
+		i = fast.SkipWS(line, i)
 		if i >= len(line) {
 			return -1
 		}
 		switch line[i] {
 		case ',':
-			i = skipWS(line, i+1)
+			i = fast.SkipWS(line, i+1)
 		case '}':
 			return i + 1
 		default:
@@ -192,18 +192,6 @@ func (x *extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 			v.Kind, v.Num = rules.ValueNumber, n
 		}
 	}
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-			continue
-		}
-		break
-	}
-	return i
 }
 
 // unquoteAppend appends the unescaped content of the JSON string literal q

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/fast"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -417,7 +418,7 @@ func invalidObject(vs []envelope.Violation, text []byte) bool {
 			return false
 		}
 	}
-	i := skipWS(text, 0)
+	i := fast.SkipWS(text, 0)
 	return i < len(text) && text[i] == '{'
 }
 

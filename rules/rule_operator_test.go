@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlint/agentlint/lint/repotest"
+
 	"github.com/go-json-experiment/json"
 
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -281,31 +283,13 @@ func TestOperatorPeerVerdicts(t *testing.T) {
 	}
 }
 
-// moduleRoot is the directory of the repository's go.mod, found upward
-// from the test's working directory.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			t.Fatalf("no go.mod above %s", dir)
-		}
-	}
-}
-
 // TestOperatorPeerFiles runs the reference validator's examples
 // (../shared/conformance/operator-peer beside the repository; skipped when
 // absent): inputs that pass the schema must get the peer's code from the
 // document rules.
 func TestOperatorPeerFiles(t *testing.T) {
-	dir := filepath.Join(filepath.Dir(moduleRoot(t)), "shared", "conformance", "operator-peer")
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+	dir, ok := repotest.Shared(t, "conformance", "operator-peer")
+	if !ok {
 		t.Skipf("%s: ../shared/conformance not found beside the repository: reference comparison skipped", dir)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.output.json"))

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentlint/agentlint/lint/repotest"
 )
 
 // opRecon is a reconcile payload.
@@ -104,7 +106,7 @@ func TestReconcileRules(t *testing.T) {
 // (its copy testdata/agreement/peer-handoff-template.json, kept equal by
 // lint's TestHandoffTemplateCopy): it names T-2, which its ledger lacks.
 func TestHandoffTemplateFile(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(moduleRoot(t), "testdata", "agreement", "peer-handoff-template.json"))
+	b, err := os.ReadFile(filepath.Join(repotest.Root(t), "testdata", "agreement", "peer-handoff-template.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

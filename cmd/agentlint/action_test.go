@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentlint/agentlint/lint/repotest"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentlint/agentlint/lint/output/sariftest"
@@ -217,7 +219,7 @@ func TestAction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds agentlint as the action does (-short)")
 	}
-	root := repoRoot(t)
+	root := repotest.Root(t)
 	tmp := t.TempDir()
 	gitcfg := filepath.Join(tmp, "gitconfig")
 	writeTestFile(t, gitcfg, "[user]\n\tname = agentlint test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"+
@@ -397,7 +399,7 @@ func TestActionlint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("go run actionlint (-short)")
 	}
-	root := repoRoot(t)
+	root := repotest.Root(t)
 	workflows, err := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
 	if err != nil || len(workflows) == 0 {
 		t.Fatalf("no workflows: %v", err)

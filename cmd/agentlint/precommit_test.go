@@ -10,20 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlint/agentlint/lint/repotest"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentlint/agentlint/lint"
 )
-
-// repoRoot is the repository's top directory (the tests run in cmd/agentlint).
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
 
 // preCommitHook is one hook of .pre-commit-hooks.yaml, the fields we check.
 type preCommitHook struct {
@@ -37,7 +29,7 @@ type preCommitHook struct {
 
 func readHooks(t *testing.T) map[string]preCommitHook {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), ".pre-commit-hooks.yaml"))
+	b, err := os.ReadFile(filepath.Join(repotest.Root(t), ".pre-commit-hooks.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +135,7 @@ func TestPreCommit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs pre-commit and go install (-short)")
 	}
-	root := repoRoot(t)
+	root := repotest.Root(t)
 	for _, tool := range []string{"git", "go", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is not on PATH: %v", tool, err)

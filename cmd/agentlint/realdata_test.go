@@ -9,16 +9,19 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentlint/agentlint/lint/repotest"
 )
 
 // realdataDir is ../shared/realdata beside the module root: real producers'
 // files with the verdict each should get (its README.md and expect.tsv). It
 // is never copied into the repository; AGENTLINT_REALDATA overrides it.
-func realdataDir() string {
+func realdataDir(t *testing.T) string {
 	if d := os.Getenv("AGENTLINT_REALDATA"); d != "" {
 		return d
 	}
-	return filepath.Join("..", "..", "..", "shared", "realdata")
+	d, _ := repotest.Shared(t, "realdata")
+	return d
 }
 
 // TestRealData runs every case of expect.tsv (command, kind, path, exit,
@@ -27,7 +30,7 @@ func realdataDir() string {
 // status and the primary code (for lint: the summary envelope's). It reports
 // the agreement N/total and fails on any difference.
 func TestRealData(t *testing.T) {
-	dir := realdataDir()
+	dir := realdataDir(t)
 	f, err := os.Open(filepath.Join(dir, "expect.tsv"))
 	if err != nil {
 		t.Skipf("real producers' data not found (%v): put it at ../shared/realdata beside the module root or set AGENTLINT_REALDATA", err)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlint/agentlint/lint/repotest"
+
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint"
@@ -110,23 +112,6 @@ func testEngine(t testing.TB) *Engine {
 		t.Fatal(engineErr)
 	}
 	return engineVal
-}
-
-// repoRoot is the module root: two levels up from this test file.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate agreement_test.go")
-	}
-	root, err := filepath.Abs(filepath.Join(filepath.Dir(file), "..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("repository root not found at %s: %v", root, err)
-	}
-	return root
 }
 
 // sniff returns the kind of a JSON text from the top-level keys of its first
@@ -263,8 +248,7 @@ func fileCases(t *testing.T, root string) []payloadCase {
 		}
 	}
 	walk(filepath.Join(root, "testdata"), "testdata/")
-	peer := filepath.Join(root, "..", "shared", "conformance", "operator-peer")
-	if _, err := os.Stat(peer); err == nil {
+	if peer, ok := repotest.Shared(t, "conformance", "operator-peer"); ok {
 		walk(peer, "conformance/operator-peer/")
 	} else {
 		t.Logf("%s: ../shared/conformance not found beside the repository: reference comparison skipped (its inputs are left out)", peer)
@@ -492,7 +476,7 @@ func compareAll(t *testing.T, e *Engine, cases []payloadCase) {
 // TestAgreement compares both engines on sources (a), (b), (c) and (d).
 func TestAgreement(t *testing.T) {
 	e := testEngine(t)
-	root := repoRoot(t)
+	root := repotest.Root(t)
 	start := time.Now()
 	cases := fileCases(t, root)
 	nFiles := len(cases)
@@ -529,7 +513,7 @@ func TestAgreement(t *testing.T) {
 //
 //	go test -fuzz FuzzAgreement ./lint/cueeval
 func FuzzAgreement(f *testing.F) {
-	root := repoRoot(f)
+	root := repotest.Root(f)
 	for _, s := range mutationSeeds {
 		raw, err := os.ReadFile(filepath.Join(root, s.file))
 		if err != nil {
@@ -586,7 +570,7 @@ var (
 // (lint/fast/fasttest/cond.cue) with their generated validators.
 func condEngine(t testing.TB) *Engine {
 	t.Helper()
-	root := repoRoot(t)
+	root := repotest.Root(t)
 	condOnce.Do(func() {
 		condVal, condErr = NewFrom(os.DirFS(filepath.Join(root, "lint", "fast", "fasttest")), fasttest.Validators)
 	})
@@ -600,7 +584,7 @@ func condEngine(t testing.TB) *Engine {
 // kind test/<name>.
 func condSeeds(t *testing.T) []payloadCase {
 	t.Helper()
-	dir := filepath.Join(repoRoot(t), "lint", "fast", "fasttest", "testdata")
+	dir := filepath.Join(repotest.Root(t), "lint", "fast", "fasttest", "testdata")
 	files, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no seeds in %s: %v", dir, err)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentlint/agentlint/lint/repotest"
 )
 
 // BenchmarkNew measures compiling the CUE package and the model.
@@ -17,7 +19,7 @@ func BenchmarkNew(b *testing.B) {
 
 func benchValidate(b *testing.B, kind, file string) {
 	e := testEngine(b)
-	raw, err := os.ReadFile(filepath.Join(repoRoot(b), file))
+	raw, err := os.ReadFile(filepath.Join(repotest.Root(b), file))
 	if err != nil {
 		b.Skip(err)
 	}

@@ -54,7 +54,9 @@ func (s *scanner) reset(b []byte) {
 
 func bail() { panic(scanBail{}) }
 
-func skipWS(b []byte, i int) int {
+// SkipWS returns the index of the first byte at or after b[i] that is not
+// JSON white space (space, tab, CR, LF; RFC 8259 section 2), or len(b).
+func SkipWS(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\r', '\n':
@@ -77,7 +79,7 @@ func (s *scanner) next() int {
 }
 
 func (s *scanner) next1() int {
-	i := skipWS(s.b, s.p)
+	i := SkipWS(s.b, s.p)
 	if len(s.st) == 0 {
 		if s.done {
 			if i < len(s.b) {
@@ -96,14 +98,14 @@ func (s *scanner) next1() int {
 		if i >= len(s.b) || s.b[i] != ':' {
 			bail()
 		}
-		i = skipWS(s.b, i+1)
+		i = SkipWS(s.b, i+1)
 	case f.n > 0:
 		if i >= len(s.b) {
 			bail()
 		}
 		switch s.b[i] {
 		case ',':
-			i = skipWS(s.b, i+1)
+			i = SkipWS(s.b, i+1)
 			if i >= len(s.b) {
 				bail()
 			}
