@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentlint/agentlint/lint/output/sariftest"
+	"github.com/agentlint/agentlint/lint/repotest"
 )
 
 // runOut runs agentlint in-process and returns stdout and the exit status.
@@ -326,10 +327,10 @@ func TestOutputFlag(t *testing.T) {
 // scripts/tools/sarif-multitool.sh into .cache/tools/) validates the demo's
 // SARIF log with no error and no warning.
 func TestSARIFMultitool(t *testing.T) {
-	repo, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
+	if testing.Short() {
+		t.Skip("-short: Microsoft's SARIF Multitool is not installed and run")
 	}
+	repo := repotest.Root(t)
 	var stderr bytes.Buffer
 	cmd := exec.Command("sh", filepath.Join(repo, "scripts", "tools", "sarif-multitool.sh"))
 	cmd.Stderr = &stderr
