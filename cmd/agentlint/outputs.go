@@ -143,9 +143,13 @@ func finishPrinter(p output.Printer, format string, w io.Writer, ue *usageError)
 		case output.Aborter:
 			ab.Abort(e)
 		default:
-			if format == "text" {
+			switch format {
+			case "text":
 				_, err := fmt.Fprintf(w, "agentlint: %s: %s\n", ue.Code, ue.Reason)
 				return err
+			case "github":
+				// An ::error annotation, so the Actions log shows why the step failed.
+				return p.Record(e)
 			}
 			jp, _ := output.New("json", w, false, nil)
 			return jp.Record(e)
