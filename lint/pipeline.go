@@ -422,14 +422,18 @@ func invalidObject(vs []envelope.Violation, text []byte) bool {
 	return i < len(text) && text[i] == '{'
 }
 
-// isBlank reports whether a line holds only white space.
+// isBlank reports whether a line holds only white space, as Unicode
+// defines it (bytes.TrimSpace: also form feed, vertical tab, NBSP), like the
+// replayer and summarize. The common bytes are checked first; a line with
+// any other byte that is plainly not white space (a printable ASCII byte)
+// is not blank.
 func isBlank(b []byte) bool {
 	for _, c := range b {
 		switch c {
 		case ' ', '\t', '\r', '\n':
 			continue
 		}
-		if c < 0x80 {
+		if c > ' ' && c < 0x7f {
 			return false
 		}
 		return len(bytes.TrimSpace(b)) == 0
