@@ -29,24 +29,23 @@ type stream struct {
 	data []byte    // FormOutput: the whole document
 	src  io.Reader // FormDeltaLines
 	st   *state
-	// seen holds every delta_id of the stream (D2); conflicts the other
-	// contents seen with an id (rejected, RP002).
-	seen      map[string]seen
+	// seen holds every delta_id of the stream with the first delta that
+	// carried it (D2); conflicts the other contents seen with an id
+	// (rejected, RP002).
+	seen      *seenTable
 	conflicts map[string][]digest
-	counts    Counts
+	// lines maps a delta's position to its line (FormDeltaLines).
+	lines  lineMap
+	counts Counts
 }
 
-// seen is the first delta of a stream with a given delta_id.
-type seen struct {
-	digest  digest
-	index   int32 // position in the stream
-	line    int32 // line (JSON Lines streams)
-	applied bool
-}
+// deltaID returns the delta_id of the stream's entry ref as a string.
+func (s *stream) deltaID(ref uint32) string { return string(s.seen.id(ref)) }
 
-// delta is one decoded ledger delta.
+// delta is one decoded ledger delta. Its byte slices point into the
+// decoder's buffer: valid until the next decode.
 type delta struct {
-	taskID, status, owner, deltaID string
+	taskID, status, owner, deltaID []byte
 	// vals are the formatted values of the mutable fields it carries.
 	vals   [nMut][]byte
 	digest digest
@@ -64,9 +63,12 @@ type deltaDecoder struct {
 }
 
 // canonMember is one member of a delta: its name (unquoted) and its value in
-// RFC 8785 form, as ranges of deltaDecoder.buf.
+// RFC 8785 form, as ranges of deltaDecoder.buf; mut is the index of a
+// mutable field (-1: another member) and raw the range of its formatted
+// value.
 type canonMember struct {
-	name, val [2]int
+	name, val, raw [2]int
+	mut            int
 }
 
 func newDeltaDecoder() *deltaDecoder {
@@ -92,21 +94,24 @@ func canonicalValue(dst, v []byte) []byte {
 	return append(dst, canonical(v)...)
 }
 
-// stringOf returns the Go string of a canonical JSON string value.
-func stringOf(c []byte) string {
+// strBytes returns the bytes of the string a canonical JSON string value
+// holds, appending to scratch when it has escapes (nil for another value).
+func strBytes(c, scratch []byte) []byte {
 	if len(c) < 2 || c[0] != '"' {
-		return ""
+		return nil
 	}
 	if bytes.IndexByte(c, '\\') < 0 {
-		return string(c[1 : len(c)-1])
+		return c[1 : len(c)-1]
 	}
-	return unquote(c)
+	return append(scratch, unquote(c)...)
 }
 
 // decode reads one delta (already validated against the schema). Its digest
 // is the SHA-256 of its RFC 8785 canonical form, built from the members read
 // here (the same bytes jsontext.Value.Canonicalize gives; see
-// TestDigestIsCanonical).
+// TestDigestIsCanonical). It allocates nothing once its buffers have grown
+// (except for values with escapes or numbers, which canonicalization
+// rewrites).
 func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 	var d delta
 	dd.rd.Reset(raw)
@@ -133,6 +138,7 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 		for _, c := range name {
 			ascii = ascii && c < utf8.RuneSelf
 		}
+		m.mut = mutIndex(string(name))
 		v, err := dd.dec.ReadValue()
 		if err != nil {
 			return d, err
@@ -140,32 +146,37 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 		m.val[0] = len(dd.buf)
 		dd.buf = canonicalValue(dd.buf, v)
 		m.val[1] = len(dd.buf)
+		m.raw = m.val // a string's formatted form is its canonical form
+		if m.mut >= 0 && v[0] != '"' {
+			// A scalar's formatted form is its text (numbers as written).
+			m.raw[0] = len(dd.buf)
+			dd.buf = append(dd.buf, format(v)...)
+			m.raw[1] = len(dd.buf)
+		}
 		dd.members = append(dd.members, m)
-		c := dd.buf[m.val[0]:m.val[1]]
-		k := mutIndex(string(dd.buf[m.name[0]:m.name[1]]))
-		switch {
-		case string(dd.buf[m.name[0]:m.name[1]]) == "task_id":
-			d.taskID = stringOf(c)
-		case string(dd.buf[m.name[0]:m.name[1]]) == "delta_id":
-			d.deltaID = stringOf(c)
-		case k == fStatus:
-			d.status = stringOf(c)
-		case k == fOwner:
-			d.owner = stringOf(c)
-		}
-		switch {
-		case k < 0:
-		case c[0] == '"':
-			d.vals[k] = bytes.Clone(c) // a string's formatted form is its canonical form
-		default:
-			d.vals[k] = format(v)
-		}
 	}
 	if _, err := dd.dec.ReadToken(); err != nil {
 		return d, err
 	}
 	if _, err := dd.dec.ReadToken(); err != io.EOF {
 		return d, errTrailing
+	}
+	// The fields, once dd.buf no longer grows.
+	for _, m := range dd.members {
+		name, c := dd.buf[m.name[0]:m.name[1]], dd.buf[m.val[0]:m.val[1]]
+		switch {
+		case string(name) == "task_id":
+			d.taskID = strBytes(c, nil)
+		case string(name) == "delta_id":
+			d.deltaID = strBytes(c, nil)
+		case m.mut == fStatus:
+			d.status = strBytes(c, nil)
+		case m.mut == fOwner:
+			d.owner = strBytes(c, nil)
+		}
+		if m.mut >= 0 {
+			d.vals[m.mut] = dd.buf[m.raw[0]:m.raw[1]]
+		}
 	}
 	// RFC 8785 section 3.2.3: members sorted by the UTF-16 code units of
 	// their names (for ASCII names, by bytes).
@@ -349,6 +360,7 @@ func (b *lineBatch) flush() {
 			}
 			r.addInput(b.s.name, rv)
 		}
+		b.s.lines.set(b.index, rec.line)
 		if !envelope.HasErrors(rv) && !r.invalid {
 			r.apply(b.s, b.dd, b.index, text, place{b.s.name, "", span{text, rec.line, 1}})
 		}
@@ -444,11 +456,12 @@ func (r *run) eachOutputDelta(data []byte, fn func(i int, raw []byte, at place))
 
 // extraOf returns the details every violation about a delta carries.
 func extraOf(s *stream, index int, d *delta) map[string]any {
-	return map[string]any{"stream": s.name, "delta_index": index, "delta_id": d.deltaID, "task_id": d.taskID}
+	return map[string]any{"stream": s.name, "delta_index": index, "delta_id": string(d.deltaID), "task_id": string(d.taskID)}
 }
 
 // apply applies one delta of stream s at position index (D1-D4 and the task
-// state machine).
+// state machine). It allocates nothing for a delta that is applied or
+// skipped, except when the task's owner changes or a task is created.
 func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place) {
 	at.file = s.name
 	d, err := dd.decode(raw)
@@ -463,74 +476,80 @@ func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place
 		s.counts.Rejected++
 	}
 
-	// D2: a delta_id seen before.
-	e, ok := s.seen[d.deltaID]
+	// D2: a delta_id seen before, in this stream or in BASE's record.
+	ref, slot, known := s.seen.locate(d.deltaID)
+	var first digest
 	fromBase := false
-	if !ok {
-		if dg, inBase := r.base.applied[d.deltaID]; inBase {
-			e, ok, fromBase = seen{digest: dg, index: -1, applied: true}, true, true
-		}
+	if known {
+		first = s.seen.digest(ref)
+	} else if bref, inBase := r.base.applied.lookup(d.deltaID); inBase {
+		first, known, fromBase = r.base.applied.digest(bref), true, true
 	}
-	if ok {
-		if e.digest == d.digest || slices.Contains(s.conflicts[d.deltaID], d.digest) {
+	if known {
+		if first == d.digest || (len(s.conflicts) > 0 && slices.Contains(s.conflicts[string(d.deltaID)], d.digest)) {
 			s.counts.SkippedDuplicates++
 			return
 		}
-		s.conflicts[d.deltaID] = append(s.conflicts[d.deltaID], d.digest)
+		s.conflicts[string(d.deltaID)] = append(s.conflicts[string(d.deltaID)], d.digest)
 		extra := extraOf(s, index, &d)
-		where := fmt.Sprintf("delta %d of this stream", e.index)
+		where := fmt.Sprintf("delta %d of this stream", s.seen.index(ref))
 		if fromBase {
 			where = "a delta BASE records as applied (" + AppliedDeltasField + ")"
 		} else {
-			extra["first_delta_index"] = int(e.index)
+			extra["first_delta_index"] = s.seen.index(ref)
 		}
 		reject(at.violation("RP002", "/delta_id", fmt.Sprintf("delta %d reuses delta_id %q of %s with different content (D2)", index, d.deltaID, where), extra))
 		return
 	}
-	s.seen[d.deltaID] = seen{digest: d.digest, index: int32(index), line: int32(at.span.line)}
+	ref = s.seen.insert(slot, d.deltaID, d.digest, index)
 
 	st := s.st
+	status := internStatus(d.status)
 	i := st.lookup(d.taskID)
 	if i < 0 {
 		// D4: only a create-intent delta (status todo) may name a new task.
-		if d.status != "todo" {
+		if status != "todo" {
 			extra := extraOf(s, index, &d)
-			extra["status"] = d.status
+			extra["status"] = status
 			reject(at.violation("RP001", "/task_id", fmt.Sprintf(
 				"delta %d (%s) names task %s, which is not in the ledger, with status %s: only a create-intent delta (status todo) may add a task (D4)",
-				index, d.deltaID, d.taskID, d.status), extra))
+				index, d.deltaID, d.taskID, status), extra))
 			return
 		}
-		i = st.create(d.taskID, index)
-		r.set(s, i, index, &d, at)
+		i = st.create(string(d.taskID), index)
+		r.set(s, i, index, ref, &d, status, string(d.owner))
 		return
 	}
 
 	cur := &st.rows[i]
+	owner := cur.owner
+	if owner != string(d.owner) {
+		owner = string(d.owner)
+	}
 	extra := func() map[string]any {
 		x := extraOf(s, index, &d)
-		x["from"], x["to"] = cur.status, d.status
+		x["from"], x["to"] = cur.status, status
 		return x
 	}
-	switch rules.CheckStep(cur.status, cur.owner, d.status, d.owner) {
+	switch rules.CheckStep(cur.status, cur.owner, status, owner) {
 	case rules.StepForbidden:
 		why := "which the task state machine forbids"
 		if rules.IsTerminal(cur.status) {
 			why = fmt.Sprintf("but a %s task is terminal: it never leaves %s", cur.status, cur.status)
 		}
 		reject(at.violation("RP003", "/status", fmt.Sprintf("delta %d (%s) moves task %s from %s to %s, %s",
-			index, d.deltaID, d.taskID, cur.status, d.status, why), extra()))
+			index, d.deltaID, d.taskID, cur.status, status, why), extra()))
 		return
 	case rules.StepTerminalOwnerChange:
 		x := extra()
-		x["from_owner"], x["to_owner"] = cur.owner, d.owner
+		x["from_owner"], x["to_owner"] = cur.owner, owner
 		reject(at.violation("RP004", "/owner", fmt.Sprintf("delta %d (%s) changes the owner of task %s from %q to %q although the task is %s: a terminal task's owner must not change",
-			index, d.deltaID, d.taskID, cur.owner, d.owner, cur.status), x))
+			index, d.deltaID, d.taskID, cur.owner, owner, cur.status), x))
 		return
 	}
-	if d.status == "in_progress" && cur.status != "in_progress" {
+	if status == "in_progress" && cur.status != "in_progress" {
 		var vs []envelope.Violation
-		if strings.TrimSpace(d.owner) == "" {
+		if strings.TrimSpace(owner) == "" {
 			vs = append(vs, at.violation("RP005", "/owner", fmt.Sprintf("delta %d (%s) moves task %s from %s to in_progress without an owner",
 				index, d.deltaID, d.taskID, cur.status), extra()))
 		}
@@ -538,7 +557,7 @@ func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place
 		var names []string
 		for _, dep := range st.row(i).deps {
 			status := "absent from the ledger"
-			if j := st.lookup(dep); j >= 0 {
+			if j := st.lookupString(dep); j >= 0 {
 				status = st.rows[j].status
 			}
 			if status != "done" {
@@ -560,26 +579,33 @@ func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place
 			return
 		}
 	}
-	r.set(s, i, index, &d, at)
+	r.set(s, i, index, ref, &d, status, owner)
 }
 
-// set applies delta d to row i of stream s (D3): every mutable field it
-// carries replaces the row's value.
-func (r *run) set(s *stream, i, index int, d *delta, at place) {
-	if s.form == FormDeltaLines {
-		at.span.text = nil // the line buffer is reused
+// internStatus returns the status a delta carries as a string, without
+// allocating for the six statuses of the task state machine.
+func internStatus(b []byte) string {
+	for _, s := range [...]string{"todo", "in_progress", "blocked", "done", "failed", "canceled"} {
+		if string(b) == s {
+			return s
+		}
 	}
-	o := &origin{stream: s, index: index, deltaID: d.deltaID, at: at}
+	return string(b)
+}
+
+// set applies delta d (entry ref of the stream's D2 table) to row i of
+// stream s (D3): every mutable field it carries replaces the row's value,
+// copied into the row's own buffer for that field.
+func (r *run) set(s *stream, i, index int, ref uint32, d *delta, status, owner string) {
+	o := origin{stream: s, index: int32(index), ref: ref}
 	cur := &s.st.rows[i]
 	for k := range nMut {
 		if d.vals[k] != nil {
-			cur.vals[k], cur.by[k] = d.vals[k], o
+			cur.vals[k], cur.by[k] = append(cur.vals[k][:0], d.vals[k]...), o
 		}
 	}
-	cur.status, cur.owner = d.status, d.owner
-	e := s.seen[d.deltaID]
-	e.applied = true
-	s.seen[d.deltaID] = e
+	cur.status, cur.owner = status, owner
+	s.seen.setApplied(ref)
 	s.counts.Applied++
 }
 

@@ -110,7 +110,7 @@ func (r *run) readBase(in Input) (*ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &ledger{name: in.Name, index: map[string]int{}, applied: map[string]digest{}}
+	l := &ledger{name: in.Name, index: map[string]int{}, applied: newSeenTable()}
 	data, pre := stripBOM(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		pre = append(pre, envelope.Violation{Rule: "AL005", Line: 1, Column: 1, Reason: "empty payload: --ledger needs a ledger"})
@@ -423,7 +423,7 @@ func (r *run) readApplied(l *ledger, v []byte, at place) {
 		}
 		var dg digest
 		_, _ = hex.Decode(dg[:], []byte(s))
-		l.applied[id] = dg
+		l.applied.put([]byte(id), dg, -1)
 	}
 }
 
@@ -432,7 +432,7 @@ func escapePtr(s string) string { return strings.NewReplacer("~", "~0", "/", "~1
 // openStream detects a stream's form from its first record: a JSON Lines
 // file of deltas, or an orchestrator output (read whole).
 func (r *run) openStream(i int, in Input) (*stream, error) {
-	s := &stream{idx: i, name: in.Name, seen: map[string]seen{}, conflicts: map[string][]digest{}}
+	s := &stream{idx: i, name: in.Name, seen: newSeenTable(), conflicts: map[string][]digest{}}
 	br := bufio.NewReaderSize(in.R, 64<<10)
 	head, complete, err := peekFirstRecord(br)
 	if err != nil {
