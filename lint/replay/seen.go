@@ -36,11 +36,11 @@ const (
 // seenChunk holds seenChunkN entries; an entry's reference is its chunk's
 // number << seenChunkBits | its position in the chunk.
 type seenChunk struct {
+	ids     []byte // first: the garbage collector scans only this prefix
 	digest  [seenChunkN]digest
 	index   [seenChunkN]int32 // position in the stream (-1: BASE's record)
 	off     [seenChunkN + 1]uint32
 	applied [seenChunkN / 64]uint64
-	ids     []byte
 	n       int // entries used
 	sealed  bool
 }
@@ -157,10 +157,12 @@ func (t *seenTable) add(id []byte, dg digest, index int) uint32 {
 	// A chunk's arena offsets are uint32: a chunk whose ids would pass
 	// 4 GiB is sealed early (its remaining entries stay unused).
 	if c == nil || c.n == seenChunkN || c.sealed || uint64(len(c.ids))+uint64(len(id)) > math.MaxUint32 {
+		size := 16 * seenChunkN // the arena's first capacity: the previous chunk's size
 		if c != nil {
 			c.sealed = true
+			size = len(c.ids) + len(c.ids)/16
 		}
-		c = &seenChunk{}
+		c = &seenChunk{ids: make([]byte, 0, max(size, len(id)))}
 		t.chunks = append(t.chunks, c)
 	}
 	j := c.n
