@@ -109,23 +109,36 @@ func strBytes(c, scratch []byte) []byte {
 // decode reads one delta (already validated against the schema). Its digest
 // is the SHA-256 of its RFC 8785 canonical form, built from the members read
 // here (the same bytes jsontext.Value.Canonicalize gives; see
-// TestDigestIsCanonical). It allocates nothing once its buffers have grown
-// (except for values with escapes or numbers, which canonicalization
-// rewrites).
+// TestDigestIsCanonical). It reads the record with a shallow scanner
+// (scanMember; the record is valid JSON, which input validation checked),
+// so it allocates nothing once its buffers have grown, except for names or
+// values with escapes, numbers and nested values (canonicalization rewrites
+// those). A record that holds more than one JSON value is errTrailing.
 func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 	var d delta
-	dd.rd.Reset(raw)
-	dd.dec.Reset(&dd.rd)
-	if _, err := dd.dec.ReadToken(); err != nil {
-		return d, err
-	}
 	dd.buf, dd.members = dd.buf[:0], dd.members[:0]
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return d, errNotObject
+	}
+	i = skipSpace(raw, i+1)
 	ascii := true
-	for dd.dec.PeekKind() == '"' {
-		n, err := dd.dec.ReadValue() // the member name, quoted
+	for first := true; ; first = false {
+		if i < len(raw) && raw[i] == '}' {
+			i++
+			break
+		}
+		if !first {
+			if i >= len(raw) || raw[i] != ',' {
+				return d, errNotObject
+			}
+			i = skipSpace(raw, i+1)
+		}
+		n, v, next, err := scanMember(raw, i)
 		if err != nil {
 			return d, err
 		}
+		i = next
 		var m canonMember
 		m.name[0] = len(dd.buf)
 		if bytes.IndexByte(n, '\\') < 0 {
@@ -138,11 +151,7 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 		for _, c := range name {
 			ascii = ascii && c < utf8.RuneSelf
 		}
-		m.mut = mutIndex(string(name))
-		v, err := dd.dec.ReadValue()
-		if err != nil {
-			return d, err
-		}
+		m.mut = mutIndex(name)
 		m.val[0] = len(dd.buf)
 		dd.buf = canonicalValue(dd.buf, v)
 		m.val[1] = len(dd.buf)
@@ -155,10 +164,7 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 		}
 		dd.members = append(dd.members, m)
 	}
-	if _, err := dd.dec.ReadToken(); err != nil {
-		return d, err
-	}
-	if _, err := dd.dec.ReadToken(); err != io.EOF {
+	if skipSpace(raw, i) != len(raw) {
 		return d, errTrailing
 	}
 	// The fields, once dd.buf no longer grows.
@@ -179,20 +185,36 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 		}
 	}
 	// RFC 8785 section 3.2.3: members sorted by the UTF-16 code units of
-	// their names (for ASCII names, by bytes).
-	slices.SortFunc(dd.members, func(a, b canonMember) int {
-		x, y := dd.buf[a.name[0]:a.name[1]], dd.buf[b.name[0]:b.name[1]]
-		if ascii {
-			return bytes.Compare(x, y)
+	// their names (for ASCII names, by bytes). Insertion sort: a delta has
+	// a handful of members.
+	ms := dd.members
+	for j := 1; j < len(ms); j++ {
+		for k := j; k > 0; k-- {
+			x, y := dd.buf[ms[k-1].name[0]:ms[k-1].name[1]], dd.buf[ms[k].name[0]:ms[k].name[1]]
+			c := 0
+			if ascii {
+				c = bytes.Compare(x, y)
+			} else {
+				c = compareUTF16(x, y)
+			}
+			if c <= 0 {
+				break
+			}
+			ms[k-1], ms[k] = ms[k], ms[k-1]
 		}
-		return compareUTF16(x, y)
-	})
+	}
 	dd.canon = append(dd.canon[:0], '{')
-	for i, m := range dd.members {
+	for i, m := range ms {
 		if i > 0 {
 			dd.canon = append(dd.canon, ',')
 		}
-		dd.canon, _ = jsontext.AppendQuote(dd.canon, dd.buf[m.name[0]:m.name[1]])
+		// A name without a backslash is its own RFC 8785 form (as for
+		// values, see canonicalValue).
+		if name := dd.buf[m.name[0]:m.name[1]]; bytes.IndexByte(name, '\\') < 0 && bytes.IndexByte(name, '"') < 0 && !hasControl(name) {
+			dd.canon = append(append(append(dd.canon, '"'), name...), '"')
+		} else {
+			dd.canon, _ = jsontext.AppendQuote(dd.canon, name)
+		}
 		dd.canon = append(dd.canon, ':')
 		dd.canon = append(dd.canon, dd.buf[m.val[0]:m.val[1]]...)
 	}
@@ -200,6 +222,109 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 	sum := sha256.Sum256(dd.canon)
 	copy(d.digest[:], sum[:])
 	return d, nil
+}
+
+// errNotObject: a record that is not one JSON object (input validation
+// rejects it first; decode does not trust that).
+var errNotObject = errors.New("a ledger delta must be a JSON object")
+
+// hasControl reports whether b holds a control character (RFC 8785 escapes
+// those).
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// skipSpace returns the offset of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanMember reads the member of a JSON object at b[i:]: its quoted name and
+// its value, and returns the offset after the value and the white space that
+// follows. The text must be valid JSON; anything else is an error, never a
+// panic.
+func scanMember(b []byte, i int) (name, val []byte, next int, err error) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, nil, 0, errNotObject
+	}
+	e := stringEnd(b, i)
+	if e < 0 {
+		return nil, nil, 0, errNotObject
+	}
+	name = b[i:e]
+	i = skipSpace(b, e)
+	if i >= len(b) || b[i] != ':' {
+		return nil, nil, 0, errNotObject
+	}
+	i = skipSpace(b, i+1)
+	e = valueEnd(b, i)
+	if e < 0 {
+		return nil, nil, 0, errNotObject
+	}
+	return name, b[i:e], skipSpace(b, e), nil
+}
+
+// stringEnd returns the offset after the JSON string that starts at b[i]
+// (a '"'), or -1.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// valueEnd returns the offset after the JSON value that starts at b[i], or
+// -1: strings to their closing quote, objects and arrays to their matching
+// bracket (strings inside skipped whole), numbers and literals to the next
+// delimiter.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				if j = stringEnd(b, j); j < 0 {
+					return -1
+				}
+				j--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }
 
 // compareUTF16 compares two UTF-8 strings by their UTF-16 code units.
@@ -301,7 +426,8 @@ type lineBatch struct {
 	dd    *deltaDecoder
 	wrap  []byte
 	recs  []batchRecord
-	index int // position in the stream of the next record
+	per   [][]envelope.Violation // each record's violations (reused)
+	index int                    // position in the stream of the next record
 }
 
 // batchRecord is a record of the batch: its line and its range in wrap.
@@ -332,7 +458,11 @@ func (b *lineBatch) flush() {
 	r := b.r
 	n := len(b.wrap)
 	b.wrap = append(b.wrap, deltaSuffix...)
-	per := make([][]envelope.Violation, len(b.recs))
+	per := b.per[:0]
+	for range b.recs {
+		per = append(per, nil)
+	}
+	b.per = per
 	vs := r.engine.Schema(string(FormOutput), b.wrap, 1, r.opts.Strict)
 	for _, v := range vs {
 		k, ok := recordOf(v, len(b.recs))
@@ -492,10 +622,9 @@ func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place
 		}
 		s.conflicts[string(d.deltaID)] = append(s.conflicts[string(d.deltaID)], d.digest)
 		extra := extraOf(s, index, &d)
-		where := fmt.Sprintf("delta %d of this stream", s.seen.index(ref))
-		if fromBase {
-			where = "a delta BASE records as applied (" + AppliedDeltasField + ")"
-		} else {
+		where := "a delta BASE records as applied (" + AppliedDeltasField + ")"
+		if !fromBase {
+			where = fmt.Sprintf("delta %d of this stream", s.seen.index(ref))
 			extra["first_delta_index"] = s.seen.index(ref)
 		}
 		reject(at.violation("RP002", "/delta_id", fmt.Sprintf("delta %d reuses delta_id %q of %s with different content (D2)", index, d.deltaID, where), extra))

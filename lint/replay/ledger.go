@@ -31,9 +31,9 @@ const (
 var mutFields = [nMut]string{"status", "owner", "reason", "last_heartbeat_at", "timed_out", "retry_after_ms"}
 
 // mutIndex returns the index of a mutable field, or -1.
-func mutIndex(name string) int {
+func mutIndex[S string | []byte](name S) int {
 	for i, f := range mutFields {
-		if f == name {
+		if f == string(name) {
 			return i
 		}
 	}
