@@ -116,7 +116,7 @@ func strBytes(c, scratch []byte) []byte {
 // those). A record that holds more than one JSON value is errTrailing.
 func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 	var d delta
-	dd.buf, dd.members = dd.buf[:0], dd.members[:0]
+	dd.members = dd.members[:0] // dd.buf grows: the deltas of a batch share it
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return d, errNotObject
@@ -382,11 +382,12 @@ func (r *run) replayStream(s *stream) error {
 		})
 	}
 	lr := lint.NewLineReader(s.src)
-	b := &lineBatch{r: r, s: s, dd: dd}
+	b := newLineBatch(r, s)
+	defer b.stop()
 	for {
 		text, line, crlf, tooLong, err := lr.Next()
 		if err == io.EOF {
-			b.flush()
+			b.finish()
 			return nil
 		}
 		if err != nil {
@@ -415,19 +416,36 @@ func (r *run) replayStream(s *stream) error {
 	}
 }
 
-// lineBatch validates the deltas of a JSON Lines stream in batches: up to
-// batchRecords records go into one orchestrator-output wrapper, one record
-// per wrapper line, so that the wrapper's own members are validated once per
-// batch rather than once per delta. A batch with a syntax error, or with a
-// violation outside its records, is validated again record by record.
+// lineBatch validates and applies the deltas of a JSON Lines stream in
+// batches: up to batchRecords records go into one orchestrator-output
+// wrapper, one record per wrapper line, so that the wrapper's own members
+// are validated once per batch rather than once per delta (a batch with a
+// syntax error, or with a violation outside its records, is validated again
+// record by record). Validating and decoding a batch needs no replay state,
+// so one worker goroutine does it while this goroutine reads the next batch
+// and applies the previous one, in order (D1): at most batchDepth batches
+// are in flight, so memory stays bounded by their size.
 type lineBatch struct {
 	r     *run
 	s     *stream
-	dd    *deltaDecoder
-	wrap  []byte
-	recs  []batchRecord
-	per   [][]envelope.Violation // each record's violations (reused)
-	index int                    // position in the stream of the next record
+	cur   *batch
+	free  []*batch
+	todo  chan *batch // to the worker
+	done  chan *batch // validated and decoded, in order
+	queue int         // batches sent and not yet applied
+	index int         // position in the stream of the next record to apply
+}
+
+// batch is a batch of records: its wrapper and, once the worker is done,
+// each record's violations (of the wrapper; not yet filled) and decoded
+// delta.
+type batch struct {
+	wrap   []byte
+	recs   []batchRecord
+	per    [][]envelope.Violation
+	deltas []delta
+	errs   []error
+	dd     *deltaDecoder
 }
 
 // batchRecord is a record of the batch: its line and its range in wrap.
@@ -435,52 +453,112 @@ type batchRecord struct {
 	line, start, end int
 }
 
-const batchRecords = 256
+const (
+	batchRecords = 256
+	batchDepth   = 2
+)
+
+func newLineBatch(r *run, s *stream) *lineBatch {
+	b := &lineBatch{r: r, s: s, todo: make(chan *batch, batchDepth), done: make(chan *batch, batchDepth)}
+	engine, strict := r.engine, r.opts.Strict
+	go func() {
+		for bt := range b.todo {
+			bt.check(engine, strict)
+			b.done <- bt
+		}
+		close(b.done)
+	}()
+	return b
+}
 
 func (b *lineBatch) add(text []byte, line int) {
-	if len(b.recs) == 0 {
-		b.wrap = append(b.wrap[:0], deltaPrefix...)
+	if b.cur == nil {
+		if n := len(b.free); n > 0 {
+			b.cur, b.free = b.free[n-1], b.free[:n-1]
+		} else {
+			b.cur = &batch{dd: newDeltaDecoder()}
+		}
+		b.cur.wrap = append(b.cur.wrap[:0], deltaPrefix...)
+		b.cur.recs = b.cur.recs[:0]
 	} else {
-		b.wrap = append(b.wrap, ",\n"...)
+		b.cur.wrap = append(b.cur.wrap, ",\n"...)
 	}
-	b.recs = append(b.recs, batchRecord{line, len(b.wrap), len(b.wrap) + len(text)})
-	b.wrap = append(b.wrap, text...)
-	if len(b.recs) == batchRecords || len(b.wrap) > 1<<20 {
-		b.flush()
+	bt := b.cur
+	bt.recs = append(bt.recs, batchRecord{line, len(bt.wrap), len(bt.wrap) + len(text)})
+	bt.wrap = append(bt.wrap, text...)
+	if len(bt.recs) == batchRecords || len(bt.wrap) > 1<<20 {
+		b.send()
 	}
 }
 
-// flush validates the batch, then applies its valid records in order.
-func (b *lineBatch) flush() {
-	if len(b.recs) == 0 {
-		return
+// send hands the current batch to the worker and, with batchDepth batches
+// in flight, applies the oldest.
+func (b *lineBatch) send() {
+	b.todo <- b.cur
+	b.cur = nil
+	if b.queue++; b.queue >= batchDepth {
+		b.applyNext()
 	}
-	r := b.r
-	n := len(b.wrap)
-	b.wrap = append(b.wrap, deltaSuffix...)
-	per := b.per[:0]
-	for range b.recs {
+}
+
+// finish sends the last batch and applies every batch in flight.
+func (b *lineBatch) finish() {
+	if b.cur != nil {
+		b.send()
+	}
+	for b.queue > 0 {
+		b.applyNext()
+	}
+}
+
+// stop ends the worker (after finish, or on a read error).
+func (b *lineBatch) stop() {
+	close(b.todo)
+	for range b.done {
+	}
+}
+
+// check validates the batch's wrapper (the worker's part) and decodes every
+// record.
+func (bt *batch) check(engine lint.SchemaEngine, strict bool) {
+	n := len(bt.wrap)
+	bt.wrap = append(bt.wrap, deltaSuffix...)
+	per := bt.per[:0]
+	for range bt.recs {
 		per = append(per, nil)
 	}
-	b.per = per
-	vs := r.engine.Schema(string(FormOutput), b.wrap, 1, r.opts.Strict)
-	for _, v := range vs {
-		k, ok := recordOf(v, len(b.recs))
+	bt.per = per
+	whole := true
+	for _, v := range engine.Schema(string(FormOutput), bt.wrap, 1, strict) {
+		k, ok := recordOf(v, len(bt.recs))
 		if !ok {
-			per = nil // the batch as a whole is broken: one record at a time
+			whole = false // the batch as a whole is broken: one record at a time
 			break
 		}
 		per[k] = append(per[k], v)
 	}
-	b.wrap = b.wrap[:n]
-	for k, rec := range b.recs {
-		text := b.wrap[rec.start:rec.end]
-		var rv []envelope.Violation
-		if per != nil {
-			rv = per[k]
-		} else {
-			rv = b.validateOne(text)
+	bt.wrap = bt.wrap[:n]
+	bt.dd.buf = bt.dd.buf[:0]
+	bt.deltas, bt.errs = bt.deltas[:0], bt.errs[:0]
+	for k, rec := range bt.recs {
+		text := bt.wrap[rec.start:rec.end]
+		if !whole {
+			per[k] = validateOne(engine, strict, text)
 		}
+		d, err := bt.dd.decode(text)
+		bt.deltas, bt.errs = append(bt.deltas, d), append(bt.errs, err)
+	}
+}
+
+// applyNext waits for the oldest batch in flight and applies its valid
+// records in order.
+func (b *lineBatch) applyNext() {
+	bt := <-b.done
+	b.queue--
+	r := b.r
+	for k, rec := range bt.recs {
+		text := bt.wrap[rec.start:rec.end]
+		rv := bt.per[k]
 		if len(rv) > 0 {
 			rv = r.fillAll(append([]envelope.Violation(nil), rv...))
 			for i := range rv {
@@ -492,11 +570,11 @@ func (b *lineBatch) flush() {
 		}
 		b.s.lines.set(b.index, rec.line)
 		if !envelope.HasErrors(rv) && !r.invalid {
-			r.apply(b.s, b.dd, b.index, text, place{b.s.name, "", span{text, rec.line, 1}})
+			r.applyDecoded(b.s, &bt.deltas[k], bt.errs[k], b.index, place{b.s.name, "", span{text, rec.line, 1}})
 		}
 		b.index++
 	}
-	b.recs = b.recs[:0]
+	b.free = append(b.free, bt)
 }
 
 // recordOf returns the record (of n) a violation of a batch wrapper is
@@ -514,11 +592,11 @@ func recordOf(v envelope.Violation, n int) (int, bool) {
 // validateOne validates one record in a wrapper of its own; a syntax error
 // is reported as the record's own (not the wrapper's). Violations keep the
 // wrapper's pointers and columns (see unwrapDelta).
-func (b *lineBatch) validateOne(text []byte) []envelope.Violation {
+func validateOne(engine lint.SchemaEngine, strict bool, text []byte) []envelope.Violation {
 	w := append(append(append([]byte(nil), deltaPrefix...), text...), deltaSuffix...)
-	vs := append([]envelope.Violation(nil), b.r.engine.Schema(string(FormOutput), w, 1, b.r.opts.Strict)...)
+	vs := append([]envelope.Violation(nil), engine.Schema(string(FormOutput), w, 1, strict)...)
 	if len(vs) > 0 && vs[0].Parse {
-		vs = append(vs[:0], b.r.engine.Schema(string(FormOutput), text, 1, false)...)
+		vs = append(vs[:0], engine.Schema(string(FormOutput), text, 1, false)...)
 		vs = slices.DeleteFunc(vs, func(v envelope.Violation) bool { return !v.Parse })
 		for i := range vs {
 			vs[i].Column += len(deltaPrefix) // unwrapDelta takes it off again
@@ -593,8 +671,16 @@ func extraOf(s *stream, index int, d *delta) map[string]any {
 // state machine). It allocates nothing for a delta that is applied or
 // skipped, except when the task's owner changes or a task is created.
 func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place) {
-	at.file = s.name
+	dd.buf = dd.buf[:0]
 	d, err := dd.decode(raw)
+	r.applyDecoded(s, &d, err, index, at)
+}
+
+// applyDecoded applies delta d (or reports err, its decoding error) of
+// stream s at position index.
+func (r *run) applyDecoded(s *stream, dp *delta, err error, index int, at place) {
+	at.file = s.name
+	d := *dp
 	if err != nil {
 		r.addInput(s.name, r.fillAll([]envelope.Violation{{Rule: fast.RuleSyntax, Line: at.span.line, Column: at.span.col, Parse: true,
 			Pointer: at.ptr, Reason: "invalid JSON: " + err.Error()}}))
