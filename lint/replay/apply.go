@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -422,18 +424,19 @@ func (r *run) replayStream(s *stream) error {
 // are validated once per batch rather than once per delta (a batch with a
 // syntax error, or with a violation outside its records, is validated again
 // record by record). Validating and decoding a batch needs no replay state,
-// so one worker goroutine does it while this goroutine reads the next batch
-// and applies the previous one, in order (D1): at most batchDepth batches
-// are in flight, so memory stays bounded by their size.
+// so worker goroutines (one per processor, at most batchWorkers) do it while
+// this goroutine reads the next batch and applies the oldest one, in order
+// (D1): at most batchWorkers+1 batches are in flight, so memory stays
+// bounded by their size.
 type lineBatch struct {
-	r     *run
-	s     *stream
-	cur   *batch
-	free  []*batch
-	todo  chan *batch // to the worker
-	done  chan *batch // validated and decoded, in order
-	queue int         // batches sent and not yet applied
-	index int         // position in the stream of the next record to apply
+	r       *run
+	s       *stream
+	cur     *batch
+	free    []*batch
+	todo    chan *batch // to the workers
+	sent    []*batch    // in flight, oldest first
+	workers sync.WaitGroup
+	index   int // position in the stream of the next record to apply
 }
 
 // batch is a batch of records: its wrapper and, once the worker is done,
@@ -446,6 +449,7 @@ type batch struct {
 	deltas []delta
 	errs   []error
 	dd     *deltaDecoder
+	ready  chan struct{} // receives once the worker is done
 }
 
 // batchRecord is a record of the batch: its line and its range in wrap.
@@ -455,19 +459,30 @@ type batchRecord struct {
 
 const (
 	batchRecords = 256
-	batchDepth   = 2
+	batchWorkers = 2
 )
 
 func newLineBatch(r *run, s *stream) *lineBatch {
-	b := &lineBatch{r: r, s: s, todo: make(chan *batch, batchDepth), done: make(chan *batch, batchDepth)}
-	engine, strict := r.engine, r.opts.Strict
-	go func() {
-		for bt := range b.todo {
-			bt.check(engine, strict)
-			b.done <- bt
+	n := min(batchWorkers, runtime.GOMAXPROCS(0))
+	b := &lineBatch{r: r, s: s, todo: make(chan *batch, n+1)}
+	for w := range n {
+		// Each worker validates with an engine of its own (the first: the
+		// run's); decoders belong to the batches.
+		engine, strict := r.engine, r.opts.Strict
+		if w > 0 {
+			if engine = r.newEngine(); engine == nil {
+				break
+			}
 		}
-		close(b.done)
-	}()
+		b.workers.Add(1)
+		go func() {
+			defer b.workers.Done()
+			for bt := range b.todo {
+				bt.check(engine, strict)
+				bt.ready <- struct{}{}
+			}
+		}()
+	}
 	return b
 }
 
@@ -476,7 +491,7 @@ func (b *lineBatch) add(text []byte, line int) {
 		if n := len(b.free); n > 0 {
 			b.cur, b.free = b.free[n-1], b.free[:n-1]
 		} else {
-			b.cur = &batch{dd: newDeltaDecoder()}
+			b.cur = &batch{dd: newDeltaDecoder(), ready: make(chan struct{}, 1)}
 		}
 		b.cur.wrap = append(b.cur.wrap[:0], deltaPrefix...)
 		b.cur.recs = b.cur.recs[:0]
@@ -491,12 +506,13 @@ func (b *lineBatch) add(text []byte, line int) {
 	}
 }
 
-// send hands the current batch to the worker and, with batchDepth batches
-// in flight, applies the oldest.
+// send hands the current batch to the workers and, with a batch in flight
+// for every worker and one more, applies the oldest.
 func (b *lineBatch) send() {
 	b.todo <- b.cur
+	b.sent = append(b.sent, b.cur)
 	b.cur = nil
-	if b.queue++; b.queue >= batchDepth {
+	if len(b.sent) > cap(b.todo)-1 {
 		b.applyNext()
 	}
 }
@@ -506,16 +522,15 @@ func (b *lineBatch) finish() {
 	if b.cur != nil {
 		b.send()
 	}
-	for b.queue > 0 {
+	for len(b.sent) > 0 {
 		b.applyNext()
 	}
 }
 
-// stop ends the worker (after finish, or on a read error).
+// stop ends the workers (after finish, or on a read error).
 func (b *lineBatch) stop() {
 	close(b.todo)
-	for range b.done {
-	}
+	b.workers.Wait()
 }
 
 // check validates the batch's wrapper (the worker's part) and decodes every
@@ -553,8 +568,9 @@ func (bt *batch) check(engine lint.SchemaEngine, strict bool) {
 // applyNext waits for the oldest batch in flight and applies its valid
 // records in order.
 func (b *lineBatch) applyNext() {
-	bt := <-b.done
-	b.queue--
+	bt := b.sent[0]
+	b.sent = b.sent[1:]
+	<-bt.ready
 	r := b.r
 	for k, rec := range bt.recs {
 		text := bt.wrap[rec.start:rec.end]

@@ -220,3 +220,12 @@ func withFile(extra map[string]any, file string) map[string]any {
 	out["file"] = file
 	return out
 }
+
+// newEngine returns another schema engine for a validation worker, or nil
+// when Options.Engine was given (it may not be safe for concurrent use).
+func (r *run) newEngine() lint.SchemaEngine {
+	if r.opts.Engine != nil {
+		return nil
+	}
+	return lint.NewFastEngine()
+}
