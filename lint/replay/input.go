@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -194,7 +193,18 @@ func (r *run) validateBase(name string, form Form, data []byte) []envelope.Viola
 	return append(out, r.fillAll(pre)...)
 }
 
-var recordPtr = regexp.MustCompile(`^/[0-9]+`)
+// cutRecordIndex removes a leading "/N" (N decimal digits) from a pointer.
+// (No regular expression: nothing is compiled at start-up.)
+func cutRecordIndex(p string) string {
+	if len(p) < 2 || p[0] != '/' || p[1] < '0' || p[1] > '9' {
+		return p
+	}
+	i := 1
+	for i < len(p) && p[i] >= '0' && p[i] <= '9' {
+		i++
+	}
+	return p[i:]
+}
 
 // unwrap maps a violation found in a wrapper back onto the wrapped text:
 // the wrapper's pointer prefix goes (for JSON Lines also the record index:
@@ -202,7 +212,7 @@ var recordPtr = regexp.MustCompile(`^/[0-9]+`)
 func unwrap(v *envelope.Violation, prefix string, width int) {
 	if p, ok := strings.CutPrefix(v.Pointer, strings.TrimSuffix(prefix, "/")); ok {
 		if strings.HasSuffix(prefix, "/") {
-			p = recordPtr.ReplaceAllString(p, "")
+			p = cutRecordIndex(p)
 		}
 		v.Pointer = p
 	}
@@ -402,7 +412,18 @@ func (r *run) foldDependencies(l *ledger, edges []depEdge) error {
 	return nil
 }
 
-var hexDigest = regexp.MustCompile(`^[0-9a-f]{32}$`)
+// isHexDigest reports whether s is 32 lowercase hexadecimal digits.
+func isHexDigest(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // readApplied reads x_agentlint_applied_deltas: an object delta_id →
 // digest (32 lowercase hex digits); anything else is RP008.
@@ -417,7 +438,7 @@ func (r *run) readApplied(l *ledger, v []byte, at place) {
 	}
 	for id, d := range m {
 		var s string
-		if json.Unmarshal(d, &s) != nil || !hexDigest.MatchString(s) {
+		if json.Unmarshal(d, &s) != nil || !isHexDigest(s) {
 			bad("/"+escapePtr(id), fmt.Sprintf("%s[%q] must be a digest of 32 lowercase hexadecimal digits", AppliedDeltasField, id))
 			continue
 		}

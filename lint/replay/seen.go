@@ -19,7 +19,8 @@ import (
 // move, so growing the table leaves no garbage but the old slot array. Cost
 // per distinct id: 16 bytes of digest, 4 of position, 4 of arena offset,
 // the id's bytes and 5–13.3 bytes of slots and tags (about 34 bytes plus the
-// id in all, against ~140 for a Go map of strings).
+// id in all, against ~140 for a Go map of strings). References are 32 bits:
+// a table holds at most 2^32 entries (some 150 GB of ids and digests).
 type seenTable struct {
 	seed   maphash.Seed
 	chunks []*seenChunk
