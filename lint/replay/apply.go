@@ -71,6 +71,7 @@ type deltaDecoder struct {
 type canonMember struct {
 	name, val, raw [2]int
 	mut            int
+	escaped        bool // the name was written with a backslash escape
 }
 
 func newDeltaDecoder() *deltaDecoder {
@@ -143,10 +144,10 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 		i = next
 		var m canonMember
 		m.name[0] = len(dd.buf)
-		if bytes.IndexByte(n, '\\') < 0 {
-			dd.buf = append(dd.buf, n[1:len(n)-1]...)
-		} else {
+		if m.escaped = bytes.IndexByte(n, '\\') >= 0; m.escaped {
 			dd.buf = append(dd.buf, unquote(n)...)
+		} else {
+			dd.buf = append(dd.buf, n[1:len(n)-1]...)
 		}
 		m.name[1] = len(dd.buf)
 		name := dd.buf[m.name[0]:m.name[1]]
@@ -210,9 +211,10 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 		if i > 0 {
 			dd.canon = append(dd.canon, ',')
 		}
-		// A name without a backslash is its own RFC 8785 form (as for
-		// values, see canonicalValue).
-		if name := dd.buf[m.name[0]:m.name[1]]; bytes.IndexByte(name, '\\') < 0 && bytes.IndexByte(name, '"') < 0 && !hasControl(name) {
+		// A name written without a backslash is its own RFC 8785 form (a
+		// valid JSON string without one holds no character that needs an
+		// escape; as for values, see canonicalValue).
+		if name := dd.buf[m.name[0]:m.name[1]]; !m.escaped {
 			dd.canon = append(append(append(dd.canon, '"'), name...), '"')
 		} else {
 			dd.canon, _ = jsontext.AppendQuote(dd.canon, name)
@@ -229,17 +231,6 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 // errNotObject: a record that is not one JSON object (input validation
 // rejects it first; decode does not trust that).
 var errNotObject = errors.New("a ledger delta must be a JSON object")
-
-// hasControl reports whether b holds a control character (RFC 8785 escapes
-// those).
-func hasControl(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 {
-			return true
-		}
-	}
-	return false
-}
 
 // skipSpace returns the offset of the first byte at or after i that is not
 // JSON white space.

@@ -32,10 +32,19 @@ var mutFields = [nMut]string{"status", "owner", "reason", "last_heartbeat_at", "
 
 // mutIndex returns the index of a mutable field, or -1.
 func mutIndex[S string | []byte](name S) int {
-	for i, f := range mutFields {
-		if f == string(name) {
-			return i
-		}
+	switch string(name) { // a switch on constants: no loop over the names
+	case "status":
+		return fStatus
+	case "owner":
+		return fOwner
+	case "reason":
+		return fReason
+	case "last_heartbeat_at":
+		return fHeartbeat
+	case "timed_out":
+		return fTimedOut
+	case "retry_after_ms":
+		return fRetry
 	}
 	return -1
 }
