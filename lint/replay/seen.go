@@ -17,9 +17,9 @@ import (
 // load ≤ 3/4) finds an id by its maphash and confirms it by comparing the
 // id's bytes, so a hit is an equal id, never a hash collision. Chunks never
 // move, so growing the table leaves no garbage but the old slot array. Cost
-// per distinct id: 16 bytes of digest, 4 of position, 4 of arena offset,
-// the id's bytes and 5–13.3 bytes of slots and tags (about 34 bytes plus the
-// id in all, against ~140 for a Go map of strings). References are 32 bits:
+// per distinct id: 16 bytes of digest, 4 of arena offset, 0 or 4 of
+// position, the id's bytes and 5–13.3 bytes of slots and tags (about 32
+// bytes plus the id in all, against ~140 for a Go map of strings). References are 32 bits:
 // a table holds at most 2^32 entries (some 150 GB of ids and digests).
 type seenTable struct {
 	seed   maphash.Seed
@@ -39,9 +39,13 @@ const (
 // seenChunk holds seenChunkN entries; an entry's reference is its chunk's
 // number << seenChunkBits | its position in the chunk.
 type seenChunk struct {
-	ids     []byte // first: the garbage collector scans only this prefix
+	ids []byte // first: the garbage collector scans only this prefix
+	// index holds each entry's position in the stream (-1: BASE's
+	// record); nil while the positions are first, first+1, … (a stream of
+	// distinct ids), which costs nothing per entry.
+	index   *[seenChunkN]int32
+	first   int32
 	digest  [seenChunkN]digest
-	index   [seenChunkN]int32 // position in the stream (-1: BASE's record)
 	off     [seenChunkN + 1]uint32
 	applied [seenChunkN / 64]uint64
 	n       int // entries used
@@ -69,6 +73,9 @@ func (t *seenTable) digest(ref uint32) digest {
 // index returns the stream position recorded with entry ref.
 func (t *seenTable) index(ref uint32) int {
 	c, j := t.chunk(ref)
+	if c.index == nil {
+		return int(c.first) + j
+	}
 	return int(c.index[j])
 }
 
@@ -171,7 +178,19 @@ func (t *seenTable) add(id []byte, dg digest, index int) uint32 {
 		t.chunks = append(t.chunks, c)
 	}
 	j := c.n
-	c.digest[j], c.index[j] = dg, int32(index)
+	switch {
+	case j == 0:
+		c.first = int32(index)
+	case c.index == nil && int(c.first)+j != index:
+		c.index = new([seenChunkN]int32)
+		for k := range j {
+			c.index[k] = c.first + int32(k)
+		}
+	}
+	if c.index != nil {
+		c.index[j] = int32(index)
+	}
+	c.digest[j] = dg
 	c.ids = append(c.ids, id...)
 	c.off[j+1] = uint32(len(c.ids))
 	c.n++

@@ -83,3 +83,32 @@ func TestLineMap(t *testing.T) {
 		}
 	})
 }
+
+// TestSeenTableDensePositions: positions of a run of distinct ids take no
+// memory per entry until a gap; every position reads back across the gap
+// and chunk boundaries.
+func TestSeenTableDensePositions(t *testing.T) {
+	tab := newSeenTable()
+	want := map[uint32]int{}
+	pos := 0
+	for i := range 3 * seenChunkN {
+		if i == seenChunkN+100 || i == 2*seenChunkN+7 {
+			pos += 3 // deltas that were not new ids
+		}
+		id := []byte(fmt.Sprintf("d-%d", i))
+		_, slot, ok := tab.locate(id)
+		if ok {
+			t.Fatalf("%s found before it was added", id)
+		}
+		want[tab.insert(slot, id, digest{}, pos)] = pos
+		pos++
+	}
+	if tab.chunks[0].index != nil {
+		t.Error("a chunk of consecutive positions stores them")
+	}
+	for ref, p := range want {
+		if got := tab.index(ref); got != p {
+			t.Fatalf("entry %d: position %d, want %d", ref, got, p)
+		}
+	}
+}
