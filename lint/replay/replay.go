@@ -139,7 +139,7 @@ type Result struct {
 // Lines streams are read line by line (validated and decoded by worker
 // goroutines, applied in order), so memory grows with the number of tasks
 // and of distinct delta_ids (D2 remembers them all, in a compact table:
-// about 36 bytes live each plus the id's bytes; BenchmarkReplay measures the
+// about 32-36 bytes live each plus the id's bytes; BenchmarkReplay measures the
 // peak), not with the streams' length in bytes.
 func Run(base Input, streams []Input, opts Options) (*Result, error) {
 	if opts.MaxSkew == 0 {
