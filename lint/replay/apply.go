@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -29,24 +31,23 @@ type stream struct {
 	data []byte    // FormOutput: the whole document
 	src  io.Reader // FormDeltaLines
 	st   *state
-	// seen holds every delta_id of the stream (D2); conflicts the other
-	// contents seen with an id (rejected, RP002).
-	seen      map[string]seen
+	// seen holds every delta_id of the stream with the first delta that
+	// carried it (D2); conflicts the other contents seen with an id
+	// (rejected, RP002).
+	seen      *seenTable
 	conflicts map[string][]digest
-	counts    Counts
+	// lines maps a delta's position to its line (FormDeltaLines).
+	lines  lineMap
+	counts Counts
 }
 
-// seen is the first delta of a stream with a given delta_id.
-type seen struct {
-	digest  digest
-	index   int32 // position in the stream
-	line    int32 // line (JSON Lines streams)
-	applied bool
-}
+// deltaID returns the delta_id of the stream's entry ref as a string.
+func (s *stream) deltaID(ref uint32) string { return string(s.seen.id(ref)) }
 
-// delta is one decoded ledger delta.
+// delta is one decoded ledger delta. Its byte slices point into the
+// decoder's buffer: valid until the next decode.
 type delta struct {
-	taskID, status, owner, deltaID string
+	taskID, status, owner, deltaID []byte
 	// vals are the formatted values of the mutable fields it carries.
 	vals   [nMut][]byte
 	digest digest
@@ -64,9 +65,13 @@ type deltaDecoder struct {
 }
 
 // canonMember is one member of a delta: its name (unquoted) and its value in
-// RFC 8785 form, as ranges of deltaDecoder.buf.
+// RFC 8785 form, as ranges of deltaDecoder.buf; mut is the index of a
+// mutable field (-1: another member) and raw the range of its formatted
+// value.
 type canonMember struct {
-	name, val [2]int
+	name, val, raw [2]int
+	mut            int
+	escaped        bool // the name was written with a backslash escape
 }
 
 func newDeltaDecoder() *deltaDecoder {
@@ -92,96 +97,128 @@ func canonicalValue(dst, v []byte) []byte {
 	return append(dst, canonical(v)...)
 }
 
-// stringOf returns the Go string of a canonical JSON string value.
-func stringOf(c []byte) string {
+// strBytes returns the bytes of the string a canonical JSON string value
+// holds, appending to scratch when it has escapes (nil for another value).
+func strBytes(c, scratch []byte) []byte {
 	if len(c) < 2 || c[0] != '"' {
-		return ""
+		return nil
 	}
 	if bytes.IndexByte(c, '\\') < 0 {
-		return string(c[1 : len(c)-1])
+		return c[1 : len(c)-1]
 	}
-	return unquote(c)
+	return append(scratch, unquote(c)...)
 }
 
 // decode reads one delta (already validated against the schema). Its digest
 // is the SHA-256 of its RFC 8785 canonical form, built from the members read
 // here (the same bytes jsontext.Value.Canonicalize gives; see
-// TestDigestIsCanonical).
+// TestDigestIsCanonical). It reads the record with a shallow scanner
+// (scanMember; the record is valid JSON, which input validation checked),
+// so it allocates nothing once its buffers have grown, except for names or
+// values with escapes, numbers and nested values (canonicalization rewrites
+// those). A record that holds more than one JSON value is errTrailing.
 func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 	var d delta
-	dd.rd.Reset(raw)
-	dd.dec.Reset(&dd.rd)
-	if _, err := dd.dec.ReadToken(); err != nil {
-		return d, err
+	dd.members = dd.members[:0] // dd.buf grows: the deltas of a batch share it
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return d, errNotObject
 	}
-	dd.buf, dd.members = dd.buf[:0], dd.members[:0]
+	i = skipSpace(raw, i+1)
 	ascii := true
-	for dd.dec.PeekKind() == '"' {
-		n, err := dd.dec.ReadValue() // the member name, quoted
+	for first := true; ; first = false {
+		if i < len(raw) && raw[i] == '}' {
+			i++
+			break
+		}
+		if !first {
+			if i >= len(raw) || raw[i] != ',' {
+				return d, errNotObject
+			}
+			i = skipSpace(raw, i+1)
+		}
+		n, v, next, err := scanMember(raw, i)
 		if err != nil {
 			return d, err
 		}
+		i = next
 		var m canonMember
 		m.name[0] = len(dd.buf)
-		if bytes.IndexByte(n, '\\') < 0 {
-			dd.buf = append(dd.buf, n[1:len(n)-1]...)
-		} else {
+		if m.escaped = bytes.IndexByte(n, '\\') >= 0; m.escaped {
 			dd.buf = append(dd.buf, unquote(n)...)
+		} else {
+			dd.buf = append(dd.buf, n[1:len(n)-1]...)
 		}
 		m.name[1] = len(dd.buf)
 		name := dd.buf[m.name[0]:m.name[1]]
 		for _, c := range name {
 			ascii = ascii && c < utf8.RuneSelf
 		}
-		v, err := dd.dec.ReadValue()
-		if err != nil {
-			return d, err
-		}
+		m.mut = mutIndex(name)
 		m.val[0] = len(dd.buf)
 		dd.buf = canonicalValue(dd.buf, v)
 		m.val[1] = len(dd.buf)
+		m.raw = m.val // a string's formatted form is its canonical form
+		if m.mut >= 0 && v[0] != '"' {
+			// A scalar's formatted form is its text (numbers as written).
+			m.raw[0] = len(dd.buf)
+			dd.buf = append(dd.buf, format(v)...)
+			m.raw[1] = len(dd.buf)
+		}
 		dd.members = append(dd.members, m)
-		c := dd.buf[m.val[0]:m.val[1]]
-		k := mutIndex(string(dd.buf[m.name[0]:m.name[1]]))
-		switch {
-		case string(dd.buf[m.name[0]:m.name[1]]) == "task_id":
-			d.taskID = stringOf(c)
-		case string(dd.buf[m.name[0]:m.name[1]]) == "delta_id":
-			d.deltaID = stringOf(c)
-		case k == fStatus:
-			d.status = stringOf(c)
-		case k == fOwner:
-			d.owner = stringOf(c)
-		}
-		switch {
-		case k < 0:
-		case c[0] == '"':
-			d.vals[k] = bytes.Clone(c) // a string's formatted form is its canonical form
-		default:
-			d.vals[k] = format(v)
-		}
 	}
-	if _, err := dd.dec.ReadToken(); err != nil {
-		return d, err
-	}
-	if _, err := dd.dec.ReadToken(); err != io.EOF {
+	if skipSpace(raw, i) != len(raw) {
 		return d, errTrailing
 	}
-	// RFC 8785 section 3.2.3: members sorted by the UTF-16 code units of
-	// their names (for ASCII names, by bytes).
-	slices.SortFunc(dd.members, func(a, b canonMember) int {
-		x, y := dd.buf[a.name[0]:a.name[1]], dd.buf[b.name[0]:b.name[1]]
-		if ascii {
-			return bytes.Compare(x, y)
+	// The fields, once dd.buf no longer grows.
+	for _, m := range dd.members {
+		name, c := dd.buf[m.name[0]:m.name[1]], dd.buf[m.val[0]:m.val[1]]
+		switch {
+		case string(name) == "task_id":
+			d.taskID = strBytes(c, nil)
+		case string(name) == "delta_id":
+			d.deltaID = strBytes(c, nil)
+		case m.mut == fStatus:
+			d.status = strBytes(c, nil)
+		case m.mut == fOwner:
+			d.owner = strBytes(c, nil)
 		}
-		return compareUTF16(x, y)
-	})
+		if m.mut >= 0 {
+			d.vals[m.mut] = dd.buf[m.raw[0]:m.raw[1]]
+		}
+	}
+	// RFC 8785 section 3.2.3: members sorted by the UTF-16 code units of
+	// their names (for ASCII names, by bytes). Insertion sort: a delta has
+	// a handful of members.
+	ms := dd.members
+	for j := 1; j < len(ms); j++ {
+		for k := j; k > 0; k-- {
+			x, y := dd.buf[ms[k-1].name[0]:ms[k-1].name[1]], dd.buf[ms[k].name[0]:ms[k].name[1]]
+			c := 0
+			if ascii {
+				c = bytes.Compare(x, y)
+			} else {
+				c = compareUTF16(x, y)
+			}
+			if c <= 0 {
+				break
+			}
+			ms[k-1], ms[k] = ms[k], ms[k-1]
+		}
+	}
 	dd.canon = append(dd.canon[:0], '{')
-	for i, m := range dd.members {
+	for i, m := range ms {
 		if i > 0 {
 			dd.canon = append(dd.canon, ',')
 		}
-		dd.canon, _ = jsontext.AppendQuote(dd.canon, dd.buf[m.name[0]:m.name[1]])
+		// A name written without a backslash is its own RFC 8785 form (a
+		// valid JSON string without one holds no character that needs an
+		// escape; as for values, see canonicalValue).
+		if name := dd.buf[m.name[0]:m.name[1]]; !m.escaped {
+			dd.canon = append(append(append(dd.canon, '"'), name...), '"')
+		} else {
+			dd.canon, _ = jsontext.AppendQuote(dd.canon, name)
+		}
 		dd.canon = append(dd.canon, ':')
 		dd.canon = append(dd.canon, dd.buf[m.val[0]:m.val[1]]...)
 	}
@@ -189,6 +226,98 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 	sum := sha256.Sum256(dd.canon)
 	copy(d.digest[:], sum[:])
 	return d, nil
+}
+
+// errNotObject: a record that is not one JSON object (input validation
+// rejects it first; decode does not trust that).
+var errNotObject = errors.New("a ledger delta must be a JSON object")
+
+// skipSpace returns the offset of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanMember reads the member of a JSON object at b[i:]: its quoted name and
+// its value, and returns the offset after the value and the white space that
+// follows. The text must be valid JSON; anything else is an error, never a
+// panic.
+func scanMember(b []byte, i int) (name, val []byte, next int, err error) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, nil, 0, errNotObject
+	}
+	e := stringEnd(b, i)
+	if e < 0 {
+		return nil, nil, 0, errNotObject
+	}
+	name = b[i:e]
+	i = skipSpace(b, e)
+	if i >= len(b) || b[i] != ':' {
+		return nil, nil, 0, errNotObject
+	}
+	i = skipSpace(b, i+1)
+	e = valueEnd(b, i)
+	if e < 0 {
+		return nil, nil, 0, errNotObject
+	}
+	return name, b[i:e], skipSpace(b, e), nil
+}
+
+// stringEnd returns the offset after the JSON string that starts at b[i]
+// (a '"'), or -1.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// valueEnd returns the offset after the JSON value that starts at b[i], or
+// -1: strings to their closing quote, objects and arrays to their matching
+// bracket (strings inside skipped whole), numbers and literals to the next
+// delimiter.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				if j = stringEnd(b, j); j < 0 {
+					return -1
+				}
+				j--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }
 
 // compareUTF16 compares two UTF-8 strings by their UTF-16 code units.
@@ -246,11 +375,12 @@ func (r *run) replayStream(s *stream) error {
 		})
 	}
 	lr := lint.NewLineReader(s.src)
-	b := &lineBatch{r: r, s: s, dd: dd}
+	b := newLineBatch(r, s)
+	defer b.stop()
 	for {
 		text, line, crlf, tooLong, err := lr.Next()
 		if err == io.EOF {
-			b.flush()
+			b.finish()
 			return nil
 		}
 		if err != nil {
@@ -279,18 +409,38 @@ func (r *run) replayStream(s *stream) error {
 	}
 }
 
-// lineBatch validates the deltas of a JSON Lines stream in batches: up to
-// batchRecords records go into one orchestrator-output wrapper, one record
-// per wrapper line, so that the wrapper's own members are validated once per
-// batch rather than once per delta. A batch with a syntax error, or with a
-// violation outside its records, is validated again record by record.
+// lineBatch validates and applies the deltas of a JSON Lines stream in
+// batches: up to batchRecords records go into one orchestrator-output
+// wrapper, one record per wrapper line, so that the wrapper's own members
+// are validated once per batch rather than once per delta (a batch with a
+// syntax error, or with a violation outside its records, is validated again
+// record by record). Validating and decoding a batch needs no replay state,
+// so worker goroutines (one per processor, at most batchWorkers) do it while
+// this goroutine reads the next batch and applies the oldest one, in order
+// (D1): at most batchWorkers+1 batches are in flight, so memory stays
+// bounded by their size.
 type lineBatch struct {
-	r     *run
-	s     *stream
-	dd    *deltaDecoder
-	wrap  []byte
-	recs  []batchRecord
-	index int // position in the stream of the next record
+	r       *run
+	s       *stream
+	cur     *batch
+	free    []*batch
+	todo    chan *batch // to the workers
+	sent    []*batch    // in flight, oldest first
+	workers sync.WaitGroup
+	index   int // position in the stream of the next record to apply
+}
+
+// batch is a batch of records: its wrapper and, once the worker is done,
+// each record's violations (of the wrapper; not yet filled) and decoded
+// delta.
+type batch struct {
+	wrap   []byte
+	recs   []batchRecord
+	per    [][]envelope.Violation
+	deltas []delta
+	errs   []error
+	dd     *deltaDecoder
+	ready  chan struct{} // receives once the worker is done
 }
 
 // batchRecord is a record of the batch: its line and its range in wrap.
@@ -298,48 +448,124 @@ type batchRecord struct {
 	line, start, end int
 }
 
-const batchRecords = 256
+const (
+	batchRecords = 256
+	batchWorkers = 2
+)
+
+func newLineBatch(r *run, s *stream) *lineBatch {
+	n := min(batchWorkers, runtime.GOMAXPROCS(0))
+	b := &lineBatch{r: r, s: s, todo: make(chan *batch, n+1)}
+	for w := range n {
+		// Each worker validates with an engine of its own (the first: the
+		// run's); decoders belong to the batches.
+		engine, strict := r.engine, r.opts.Strict
+		if w > 0 {
+			if engine = r.newEngine(); engine == nil {
+				break
+			}
+		}
+		b.workers.Add(1)
+		go func() {
+			defer b.workers.Done()
+			for bt := range b.todo {
+				bt.check(engine, strict)
+				bt.ready <- struct{}{}
+			}
+		}()
+	}
+	return b
+}
 
 func (b *lineBatch) add(text []byte, line int) {
-	if len(b.recs) == 0 {
-		b.wrap = append(b.wrap[:0], deltaPrefix...)
+	if b.cur == nil {
+		if n := len(b.free); n > 0 {
+			b.cur, b.free = b.free[n-1], b.free[:n-1]
+		} else {
+			b.cur = &batch{dd: newDeltaDecoder(), ready: make(chan struct{}, 1)}
+		}
+		b.cur.wrap = append(b.cur.wrap[:0], deltaPrefix...)
+		b.cur.recs = b.cur.recs[:0]
 	} else {
-		b.wrap = append(b.wrap, ",\n"...)
+		b.cur.wrap = append(b.cur.wrap, ",\n"...)
 	}
-	b.recs = append(b.recs, batchRecord{line, len(b.wrap), len(b.wrap) + len(text)})
-	b.wrap = append(b.wrap, text...)
-	if len(b.recs) == batchRecords || len(b.wrap) > 1<<20 {
-		b.flush()
+	bt := b.cur
+	bt.recs = append(bt.recs, batchRecord{line, len(bt.wrap), len(bt.wrap) + len(text)})
+	bt.wrap = append(bt.wrap, text...)
+	if len(bt.recs) == batchRecords || len(bt.wrap) > 1<<20 {
+		b.send()
 	}
 }
 
-// flush validates the batch, then applies its valid records in order.
-func (b *lineBatch) flush() {
-	if len(b.recs) == 0 {
-		return
+// send hands the current batch to the workers and, with a batch in flight
+// for every worker and one more, applies the oldest.
+func (b *lineBatch) send() {
+	b.todo <- b.cur
+	b.sent = append(b.sent, b.cur)
+	b.cur = nil
+	if len(b.sent) > cap(b.todo)-1 {
+		b.applyNext()
 	}
-	r := b.r
-	n := len(b.wrap)
-	b.wrap = append(b.wrap, deltaSuffix...)
-	per := make([][]envelope.Violation, len(b.recs))
-	vs := r.engine.Schema(string(FormOutput), b.wrap, 1, r.opts.Strict)
-	for _, v := range vs {
-		k, ok := recordOf(v, len(b.recs))
+}
+
+// finish sends the last batch and applies every batch in flight.
+func (b *lineBatch) finish() {
+	if b.cur != nil {
+		b.send()
+	}
+	for len(b.sent) > 0 {
+		b.applyNext()
+	}
+}
+
+// stop ends the workers (after finish, or on a read error).
+func (b *lineBatch) stop() {
+	close(b.todo)
+	b.workers.Wait()
+}
+
+// check validates the batch's wrapper (the worker's part) and decodes every
+// record.
+func (bt *batch) check(engine lint.SchemaEngine, strict bool) {
+	n := len(bt.wrap)
+	bt.wrap = append(bt.wrap, deltaSuffix...)
+	per := bt.per[:0]
+	for range bt.recs {
+		per = append(per, nil)
+	}
+	bt.per = per
+	whole := true
+	for _, v := range engine.Schema(string(FormOutput), bt.wrap, 1, strict) {
+		k, ok := recordOf(v, len(bt.recs))
 		if !ok {
-			per = nil // the batch as a whole is broken: one record at a time
+			whole = false // the batch as a whole is broken: one record at a time
 			break
 		}
 		per[k] = append(per[k], v)
 	}
-	b.wrap = b.wrap[:n]
-	for k, rec := range b.recs {
-		text := b.wrap[rec.start:rec.end]
-		var rv []envelope.Violation
-		if per != nil {
-			rv = per[k]
-		} else {
-			rv = b.validateOne(text)
+	bt.wrap = bt.wrap[:n]
+	bt.dd.buf = bt.dd.buf[:0]
+	bt.deltas, bt.errs = bt.deltas[:0], bt.errs[:0]
+	for k, rec := range bt.recs {
+		text := bt.wrap[rec.start:rec.end]
+		if !whole {
+			per[k] = validateOne(engine, strict, text)
 		}
+		d, err := bt.dd.decode(text)
+		bt.deltas, bt.errs = append(bt.deltas, d), append(bt.errs, err)
+	}
+}
+
+// applyNext waits for the oldest batch in flight and applies its valid
+// records in order.
+func (b *lineBatch) applyNext() {
+	bt := b.sent[0]
+	b.sent = b.sent[1:]
+	<-bt.ready
+	r := b.r
+	for k, rec := range bt.recs {
+		text := bt.wrap[rec.start:rec.end]
+		rv := bt.per[k]
 		if len(rv) > 0 {
 			rv = r.fillAll(append([]envelope.Violation(nil), rv...))
 			for i := range rv {
@@ -349,12 +575,13 @@ func (b *lineBatch) flush() {
 			}
 			r.addInput(b.s.name, rv)
 		}
+		b.s.lines.set(b.index, rec.line)
 		if !envelope.HasErrors(rv) && !r.invalid {
-			r.apply(b.s, b.dd, b.index, text, place{b.s.name, "", span{text, rec.line, 1}})
+			r.applyDecoded(b.s, &bt.deltas[k], bt.errs[k], b.index, place{b.s.name, "", span{text, rec.line, 1}})
 		}
 		b.index++
 	}
-	b.recs = b.recs[:0]
+	b.free = append(b.free, bt)
 }
 
 // recordOf returns the record (of n) a violation of a batch wrapper is
@@ -372,11 +599,11 @@ func recordOf(v envelope.Violation, n int) (int, bool) {
 // validateOne validates one record in a wrapper of its own; a syntax error
 // is reported as the record's own (not the wrapper's). Violations keep the
 // wrapper's pointers and columns (see unwrapDelta).
-func (b *lineBatch) validateOne(text []byte) []envelope.Violation {
+func validateOne(engine lint.SchemaEngine, strict bool, text []byte) []envelope.Violation {
 	w := append(append(append([]byte(nil), deltaPrefix...), text...), deltaSuffix...)
-	vs := append([]envelope.Violation(nil), b.r.engine.Schema(string(FormOutput), w, 1, b.r.opts.Strict)...)
+	vs := append([]envelope.Violation(nil), engine.Schema(string(FormOutput), w, 1, strict)...)
 	if len(vs) > 0 && vs[0].Parse {
-		vs = append(vs[:0], b.r.engine.Schema(string(FormOutput), text, 1, false)...)
+		vs = append(vs[:0], engine.Schema(string(FormOutput), text, 1, false)...)
 		vs = slices.DeleteFunc(vs, func(v envelope.Violation) bool { return !v.Parse })
 		for i := range vs {
 			vs[i].Column += len(deltaPrefix) // unwrapDelta takes it off again
@@ -444,14 +671,23 @@ func (r *run) eachOutputDelta(data []byte, fn func(i int, raw []byte, at place))
 
 // extraOf returns the details every violation about a delta carries.
 func extraOf(s *stream, index int, d *delta) map[string]any {
-	return map[string]any{"stream": s.name, "delta_index": index, "delta_id": d.deltaID, "task_id": d.taskID}
+	return map[string]any{"stream": s.name, "delta_index": index, "delta_id": string(d.deltaID), "task_id": string(d.taskID)}
 }
 
 // apply applies one delta of stream s at position index (D1-D4 and the task
-// state machine).
+// state machine). It allocates nothing for a delta that is applied or
+// skipped, except when the task's owner changes or a task is created.
 func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place) {
-	at.file = s.name
+	dd.buf = dd.buf[:0]
 	d, err := dd.decode(raw)
+	r.applyDecoded(s, &d, err, index, at)
+}
+
+// applyDecoded applies delta d (or reports err, its decoding error) of
+// stream s at position index.
+func (r *run) applyDecoded(s *stream, dp *delta, err error, index int, at place) {
+	at.file = s.name
+	d := *dp
 	if err != nil {
 		r.addInput(s.name, r.fillAll([]envelope.Violation{{Rule: fast.RuleSyntax, Line: at.span.line, Column: at.span.col, Parse: true,
 			Pointer: at.ptr, Reason: "invalid JSON: " + err.Error()}}))
@@ -463,74 +699,79 @@ func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place
 		s.counts.Rejected++
 	}
 
-	// D2: a delta_id seen before.
-	e, ok := s.seen[d.deltaID]
+	// D2: a delta_id seen before, in this stream or in BASE's record.
+	ref, slot, known := s.seen.locate(d.deltaID)
+	var first digest
 	fromBase := false
-	if !ok {
-		if dg, inBase := r.base.applied[d.deltaID]; inBase {
-			e, ok, fromBase = seen{digest: dg, index: -1, applied: true}, true, true
-		}
+	if known {
+		first = s.seen.digest(ref)
+	} else if bref, inBase := r.base.applied.lookup(d.deltaID); inBase {
+		first, known, fromBase = r.base.applied.digest(bref), true, true
 	}
-	if ok {
-		if e.digest == d.digest || slices.Contains(s.conflicts[d.deltaID], d.digest) {
+	if known {
+		if first == d.digest || (len(s.conflicts) > 0 && slices.Contains(s.conflicts[string(d.deltaID)], d.digest)) {
 			s.counts.SkippedDuplicates++
 			return
 		}
-		s.conflicts[d.deltaID] = append(s.conflicts[d.deltaID], d.digest)
+		s.conflicts[string(d.deltaID)] = append(s.conflicts[string(d.deltaID)], d.digest)
 		extra := extraOf(s, index, &d)
-		where := fmt.Sprintf("delta %d of this stream", e.index)
-		if fromBase {
-			where = "a delta BASE records as applied (" + AppliedDeltasField + ")"
-		} else {
-			extra["first_delta_index"] = int(e.index)
+		where := "a delta BASE records as applied (" + AppliedDeltasField + ")"
+		if !fromBase {
+			where = fmt.Sprintf("delta %d of this stream", s.seen.index(ref))
+			extra["first_delta_index"] = s.seen.index(ref)
 		}
 		reject(at.violation("RP002", "/delta_id", fmt.Sprintf("delta %d reuses delta_id %q of %s with different content (D2)", index, d.deltaID, where), extra))
 		return
 	}
-	s.seen[d.deltaID] = seen{digest: d.digest, index: int32(index), line: int32(at.span.line)}
+	ref = s.seen.insert(slot, d.deltaID, d.digest, index)
 
 	st := s.st
+	status := internStatus(d.status)
 	i := st.lookup(d.taskID)
 	if i < 0 {
 		// D4: only a create-intent delta (status todo) may name a new task.
-		if d.status != "todo" {
+		if status != "todo" {
 			extra := extraOf(s, index, &d)
-			extra["status"] = d.status
+			extra["status"] = status
 			reject(at.violation("RP001", "/task_id", fmt.Sprintf(
 				"delta %d (%s) names task %s, which is not in the ledger, with status %s: only a create-intent delta (status todo) may add a task (D4)",
-				index, d.deltaID, d.taskID, d.status), extra))
+				index, d.deltaID, d.taskID, status), extra))
 			return
 		}
-		i = st.create(d.taskID, index)
-		r.set(s, i, index, &d, at)
+		i = st.create(string(d.taskID), index)
+		r.set(s, i, index, ref, &d, status, string(d.owner))
 		return
 	}
 
 	cur := &st.rows[i]
+	owner := cur.owner
+	if owner != string(d.owner) {
+		owner = string(d.owner)
+	}
 	extra := func() map[string]any {
 		x := extraOf(s, index, &d)
-		x["from"], x["to"] = cur.status, d.status
+		x["from"], x["to"] = cur.status, status
 		return x
 	}
-	switch rules.CheckStep(cur.status, cur.owner, d.status, d.owner) {
+	switch rules.CheckStep(cur.status, cur.owner, status, owner) {
 	case rules.StepForbidden:
 		why := "which the task state machine forbids"
 		if rules.IsTerminal(cur.status) {
 			why = fmt.Sprintf("but a %s task is terminal: it never leaves %s", cur.status, cur.status)
 		}
 		reject(at.violation("RP003", "/status", fmt.Sprintf("delta %d (%s) moves task %s from %s to %s, %s",
-			index, d.deltaID, d.taskID, cur.status, d.status, why), extra()))
+			index, d.deltaID, d.taskID, cur.status, status, why), extra()))
 		return
 	case rules.StepTerminalOwnerChange:
 		x := extra()
-		x["from_owner"], x["to_owner"] = cur.owner, d.owner
+		x["from_owner"], x["to_owner"] = cur.owner, owner
 		reject(at.violation("RP004", "/owner", fmt.Sprintf("delta %d (%s) changes the owner of task %s from %q to %q although the task is %s: a terminal task's owner must not change",
-			index, d.deltaID, d.taskID, cur.owner, d.owner, cur.status), x))
+			index, d.deltaID, d.taskID, cur.owner, owner, cur.status), x))
 		return
 	}
-	if d.status == "in_progress" && cur.status != "in_progress" {
+	if status == "in_progress" && cur.status != "in_progress" {
 		var vs []envelope.Violation
-		if strings.TrimSpace(d.owner) == "" {
+		if strings.TrimSpace(owner) == "" {
 			vs = append(vs, at.violation("RP005", "/owner", fmt.Sprintf("delta %d (%s) moves task %s from %s to in_progress without an owner",
 				index, d.deltaID, d.taskID, cur.status), extra()))
 		}
@@ -538,7 +779,7 @@ func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place
 		var names []string
 		for _, dep := range st.row(i).deps {
 			status := "absent from the ledger"
-			if j := st.lookup(dep); j >= 0 {
+			if j := st.lookupString(dep); j >= 0 {
 				status = st.rows[j].status
 			}
 			if status != "done" {
@@ -560,26 +801,33 @@ func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place
 			return
 		}
 	}
-	r.set(s, i, index, &d, at)
+	r.set(s, i, index, ref, &d, status, owner)
 }
 
-// set applies delta d to row i of stream s (D3): every mutable field it
-// carries replaces the row's value.
-func (r *run) set(s *stream, i, index int, d *delta, at place) {
-	if s.form == FormDeltaLines {
-		at.span.text = nil // the line buffer is reused
+// internStatus returns the status a delta carries as a string, without
+// allocating for the six statuses of the task state machine.
+func internStatus(b []byte) string {
+	for _, s := range [...]string{"todo", "in_progress", "blocked", "done", "failed", "canceled"} {
+		if string(b) == s {
+			return s
+		}
 	}
-	o := &origin{stream: s, index: index, deltaID: d.deltaID, at: at}
+	return string(b)
+}
+
+// set applies delta d (entry ref of the stream's D2 table) to row i of
+// stream s (D3): every mutable field it carries replaces the row's value,
+// copied into the row's own buffer for that field.
+func (r *run) set(s *stream, i, index int, ref uint32, d *delta, status, owner string) {
+	o := origin{stream: s, index: int32(index), ref: ref}
 	cur := &s.st.rows[i]
 	for k := range nMut {
 		if d.vals[k] != nil {
-			cur.vals[k], cur.by[k] = d.vals[k], o
+			cur.vals[k], cur.by[k] = append(cur.vals[k][:0], d.vals[k]...), o
 		}
 	}
-	cur.status, cur.owner = d.status, d.owner
-	e := s.seen[d.deltaID]
-	e.applied = true
-	s.seen[d.deltaID] = e
+	cur.status, cur.owner = status, owner
+	s.seen.setApplied(ref)
 	s.counts.Applied++
 }
 

@@ -91,3 +91,28 @@ func TestDigestIsCanonical(t *testing.T) {
 		}
 	})
 }
+
+// TestDecodeNotOneObject: decode's shallow scanner does not trust its
+// input: a record holding two values is errTrailing, and every truncation
+// of a delta (and the delta with bytes appended) is an error, never a panic
+// or a delta.
+func TestDecodeNotOneObject(t *testing.T) {
+	delta := `{"task_id": "T-1", "status": "todo", "owner": "a\"b", "reason": "", "delta_id": "d-1", "x_n": {"a": [1, "]}"]}}`
+	dd := newDeltaDecoder()
+	if _, err := dd.decode([]byte(delta)); err != nil {
+		t.Fatalf("valid delta: %v", err)
+	}
+	if _, err := dd.decode([]byte(delta + `, {"task_id": "T-2"}`)); err != errTrailing {
+		t.Fatalf("two values: %v, want errTrailing", err)
+	}
+	for n := range len(delta) {
+		if _, err := dd.decode([]byte(delta[:n])); err == nil {
+			t.Fatalf("truncated delta %q decoded", delta[:n])
+		}
+	}
+	for _, tail := range []string{"x", "}", "]", ",", `"`} {
+		if _, err := dd.decode([]byte(delta + tail)); err == nil {
+			t.Fatalf("delta followed by %q decoded", tail)
+		}
+	}
+}

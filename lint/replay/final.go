@@ -90,34 +90,34 @@ func (r *run) verdict(res *Result, vs []envelope.Violation, details map[string]a
 
 // crossStreamIDs reports a delta_id that two streams use with different
 // content (RP002); it does not change what either stream applied, so the
-// verdict does not depend on the order of the streams.
+// verdict does not depend on the order of the streams. Each id of a stream is
+// compared with the first earlier stream that has it, in the order the
+// stream first used its ids.
 func (r *run) crossStreamIDs(ss []*stream) {
-	if len(ss) < 2 {
-		return
-	}
-	type first struct {
-		s *stream
-		e seen
-	}
-	all := map[string]first{}
-	for _, s := range ss {
-		for id, e := range s.seen {
-			f, ok := all[id]
-			if !ok {
-				all[id] = first{s, e}
-				continue
-			}
-			if f.e.digest == e.digest {
-				continue
-			}
-			at := s.deltaPlace(int(e.index), int(e.line))
-			r.report(at.violation("RP002", "/delta_id", fmt.Sprintf(
-				"delta %d of stream %s reuses delta_id %q of delta %d of stream %s with different content (D2)",
-				e.index, s.name, id, f.e.index, f.s.name), map[string]any{
-				"stream": s.name, "delta_index": int(e.index), "delta_id": id,
-				"other_stream": f.s.name, "other_delta_index": int(f.e.index),
-			}))
+	for j, s := range ss {
+		if j == 0 {
+			continue
 		}
+		s.seen.each(func(ref uint32) {
+			id := s.seen.id(ref)
+			for _, f := range ss[:j] {
+				fref, ok := f.seen.lookup(id)
+				if !ok {
+					continue
+				}
+				if f.seen.digest(fref) != s.seen.digest(ref) {
+					index, findex := s.seen.index(ref), f.seen.index(fref)
+					at := s.deltaPlace(index, s.lines.get(index))
+					r.report(at.violation("RP002", "/delta_id", fmt.Sprintf(
+						"delta %d of stream %s reuses delta_id %q of delta %d of stream %s with different content (D2)",
+						index, s.name, id, findex, f.name), map[string]any{
+						"stream": s.name, "delta_index": index, "delta_id": string(id),
+						"other_stream": f.name, "other_delta_index": findex,
+					}))
+				}
+				return
+			}
+		})
 	}
 }
 
@@ -151,7 +151,7 @@ func (r *run) merge(ss []*stream) (*state, map[string]bool) {
 	case 0:
 		return newState(r.base), conflicted
 	case 1:
-		ss[0].st.applied = []map[string]seen{ss[0].seen}
+		ss[0].st.applied = []*seenTable{ss[0].seen}
 		return ss[0].st, conflicted
 	}
 	m := newState(r.base)
@@ -200,11 +200,11 @@ func (r *run) mergeRow(m *state, i int, ss []*stream, per []*rowState, conflicte
 	for k := range nMut {
 		var canon0 []byte
 		for _, st := range per {
-			if st == nil || st.by[k] == nil {
+			if st == nil || !st.by[k].set() {
 				continue
 			}
 			c := canonical(st.vals[k])
-			if out.by[k] == nil {
+			if !out.by[k].set() {
 				out.vals[k], out.by[k], canon0 = st.vals[k], st.by[k], c
 				continue
 			}
@@ -236,23 +236,23 @@ func (r *run) mergeRow(m *state, i int, ss []*stream, per []*rowState, conflicte
 		fields = append(fields, mutFields[k])
 		var each []string
 		for j, st := range per {
-			if st == nil || st.by[k] == nil {
+			if st == nil || !st.by[k].set() {
 				continue
 			}
 			o := st.by[k]
 			var v any
 			_ = json.Unmarshal(st.vals[k], &v)
 			values = append(values, map[string]any{"field": mutFields[k], "stream": ss[j].name, "value": v,
-				"delta_index": o.index, "delta_id": o.deltaID})
-			each = append(each, fmt.Sprintf("%s in %s (delta %d, %s)", st.vals[k], ss[j].name, o.index, o.deltaID))
+				"delta_index": int(o.index), "delta_id": o.deltaID()})
+			each = append(each, fmt.Sprintf("%s in %s (delta %d, %s)", st.vals[k], ss[j].name, o.index, o.deltaID()))
 		}
 		parts = append(parts, mutFields[k]+" is "+strings.Join(each, " but "))
 	}
 	o := out.by[bad[0]]
-	r.report(o.at.violation("RP007", "/"+mutFields[bad[0]], fmt.Sprintf("concurrent streams leave task %s with different values (D5): %s",
+	r.report(o.place().violation("RP007", "/"+mutFields[bad[0]], fmt.Sprintf("concurrent streams leave task %s with different values (D5): %s",
 		taskID, strings.Join(parts, "; ")), map[string]any{
 		"task_id": taskID, "fields": fields, "values": values,
-		"stream": o.stream.name, "delta_index": o.index, "delta_id": o.deltaID,
+		"stream": o.stream.name, "delta_index": int(o.index), "delta_id": o.deltaID(),
 	}))
 }
 
@@ -321,7 +321,7 @@ func (r *run) attribute(st *state, order []int, f rules.Finding, field int) {
 	i, basePlace := -1, place{file: r.base.name, ptr: f.Pointer}
 	switch {
 	case parts[0] == "active_locks" && n >= 0 && n < len(r.base.lockAt):
-		i = st.lookup(rules.Str(rules.Obj(r.base.lockVals[n]), "task_id"))
+		i = st.lookupString(rules.Str(rules.Obj(r.base.lockVals[n]), "task_id"))
 		basePlace = r.base.lockAt[n]
 	case n >= 0 && n < len(order):
 		i = order[n]
@@ -341,9 +341,9 @@ func (r *run) attribute(st *state, order []int, f rules.Finding, field int) {
 	reason := "after replay: " + f.Reason
 	if i >= 0 {
 		extra["task_id"] = st.row(i).taskID
-		if o := st.rows[i].by[max(field, 0)]; field >= 0 && o != nil {
-			extra["stream"], extra["delta_index"], extra["delta_id"] = o.stream.name, o.index, o.deltaID
-			r.report(o.at.violation(f.Rule, "/"+mutFields[field], reason, extra))
+		if o := st.rows[i].by[max(field, 0)]; field >= 0 && o.set() {
+			extra["stream"], extra["delta_index"], extra["delta_id"] = o.stream.name, int(o.index), o.deltaID()
+			r.report(o.place().violation(f.Rule, "/"+mutFields[field], reason, extra))
 			return
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,7 +109,7 @@ func (r *run) readBase(in Input) (*ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &ledger{name: in.Name, index: map[string]int{}, applied: map[string]digest{}}
+	l := &ledger{name: in.Name, index: map[string]int{}, applied: newSeenTable()}
 	data, pre := stripBOM(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		pre = append(pre, envelope.Violation{Rule: "AL005", Line: 1, Column: 1, Reason: "empty payload: --ledger needs a ledger"})
@@ -194,7 +193,18 @@ func (r *run) validateBase(name string, form Form, data []byte) []envelope.Viola
 	return append(out, r.fillAll(pre)...)
 }
 
-var recordPtr = regexp.MustCompile(`^/[0-9]+`)
+// cutRecordIndex removes a leading "/N" (N decimal digits) from a pointer.
+// (No regular expression: nothing is compiled at start-up.)
+func cutRecordIndex(p string) string {
+	if len(p) < 2 || p[0] != '/' || p[1] < '0' || p[1] > '9' {
+		return p
+	}
+	i := 1
+	for i < len(p) && p[i] >= '0' && p[i] <= '9' {
+		i++
+	}
+	return p[i:]
+}
 
 // unwrap maps a violation found in a wrapper back onto the wrapped text:
 // the wrapper's pointer prefix goes (for JSON Lines also the record index:
@@ -202,7 +212,7 @@ var recordPtr = regexp.MustCompile(`^/[0-9]+`)
 func unwrap(v *envelope.Violation, prefix string, width int) {
 	if p, ok := strings.CutPrefix(v.Pointer, strings.TrimSuffix(prefix, "/")); ok {
 		if strings.HasSuffix(prefix, "/") {
-			p = recordPtr.ReplaceAllString(p, "")
+			p = cutRecordIndex(p)
 		}
 		v.Pointer = p
 	}
@@ -402,7 +412,18 @@ func (r *run) foldDependencies(l *ledger, edges []depEdge) error {
 	return nil
 }
 
-var hexDigest = regexp.MustCompile(`^[0-9a-f]{32}$`)
+// isHexDigest reports whether s is 32 lowercase hexadecimal digits.
+func isHexDigest(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // readApplied reads x_agentlint_applied_deltas: an object delta_id →
 // digest (32 lowercase hex digits); anything else is RP008.
@@ -417,13 +438,13 @@ func (r *run) readApplied(l *ledger, v []byte, at place) {
 	}
 	for id, d := range m {
 		var s string
-		if json.Unmarshal(d, &s) != nil || !hexDigest.MatchString(s) {
+		if json.Unmarshal(d, &s) != nil || !isHexDigest(s) {
 			bad("/"+escapePtr(id), fmt.Sprintf("%s[%q] must be a digest of 32 lowercase hexadecimal digits", AppliedDeltasField, id))
 			continue
 		}
 		var dg digest
 		_, _ = hex.Decode(dg[:], []byte(s))
-		l.applied[id] = dg
+		l.applied.put([]byte(id), dg, -1)
 	}
 }
 
@@ -432,7 +453,7 @@ func escapePtr(s string) string { return strings.NewReplacer("~", "~0", "/", "~1
 // openStream detects a stream's form from its first record: a JSON Lines
 // file of deltas, or an orchestrator output (read whole).
 func (r *run) openStream(i int, in Input) (*stream, error) {
-	s := &stream{idx: i, name: in.Name, seen: map[string]seen{}, conflicts: map[string][]digest{}}
+	s := &stream{idx: i, name: in.Name, seen: newSeenTable(), conflicts: map[string][]digest{}}
 	br := bufio.NewReaderSize(in.R, 64<<10)
 	head, complete, err := peekFirstRecord(br)
 	if err != nil {

@@ -31,11 +31,20 @@ const (
 var mutFields = [nMut]string{"status", "owner", "reason", "last_heartbeat_at", "timed_out", "retry_after_ms"}
 
 // mutIndex returns the index of a mutable field, or -1.
-func mutIndex(name string) int {
-	for i, f := range mutFields {
-		if f == name {
-			return i
-		}
+func mutIndex[S string | []byte](name S) int {
+	switch string(name) { // a switch on constants: no loop over the names
+	case "status":
+		return fStatus
+	case "owner":
+		return fOwner
+	case "reason":
+		return fReason
+	case "last_heartbeat_at":
+		return fHeartbeat
+	case "timed_out":
+		return fTimedOut
+	case "retry_after_ms":
+		return fRetry
 	}
 	return -1
 }
@@ -176,25 +185,37 @@ type ledger struct {
 	locks    [][]byte
 	lockVals []any
 	lockAt   []place
-	// applied is x_agentlint_applied_deltas.
-	applied map[string]digest
+	// applied is x_agentlint_applied_deltas (index -1 for every entry).
+	applied *seenTable
 }
 
 // rowState is one row as a stream (or the merge) left it: the current status
 // and owner, the values of the mutable fields written by deltas (nil: as in
-// BASE) and the delta that last wrote each.
+// BASE; each field's buffer is reused by the next delta that writes it) and
+// the delta that last wrote each.
 type rowState struct {
 	status, owner string
 	vals          [nMut][]byte
-	by            [nMut]*origin
+	by            [nMut]origin
 }
 
-// origin is an applied delta: its stream, position and delta_id.
+// origin is an applied delta: its stream (nil: none, the value is BASE's),
+// its position in the stream and its entry in the stream's D2 table.
 type origin struct {
-	stream  *stream
-	index   int
-	deltaID string
-	at      place
+	stream *stream
+	index  int32
+	ref    uint32
+}
+
+// set reports whether o names a delta.
+func (o origin) set() bool { return o.stream != nil }
+
+// deltaID returns the delta's delta_id.
+func (o origin) deltaID() string { return o.stream.deltaID(o.ref) }
+
+// place returns where the delta is in its stream.
+func (o origin) place() place {
+	return o.stream.deltaPlace(int(o.index), o.stream.lines.get(int(o.index)))
 }
 
 // state is a ledger after some deltas: BASE's rows, then the rows created
@@ -208,9 +229,9 @@ type state struct {
 	// (then by task_id), which does not depend on the order of streams.
 	createdAt []int
 	index     map[string]int // task_id → row, for created rows
-	// applied lists the seen-delta tables whose applied entries the
-	// resulting ledger records, besides BASE's.
-	applied []map[string]seen
+	// applied lists the D2 tables whose applied entries the resulting
+	// ledger records, besides BASE's.
+	applied []*seenTable
 }
 
 func newState(b *ledger) *state {
@@ -221,8 +242,19 @@ func newState(b *ledger) *state {
 	return s
 }
 
-// lookup returns the row index of taskID, or -1.
-func (s *state) lookup(taskID string) int {
+// lookup returns the row index of taskID, or -1 (without allocating).
+func (s *state) lookup(taskID []byte) int {
+	if i, ok := s.base.index[string(taskID)]; ok {
+		return i
+	}
+	if i, ok := s.index[string(taskID)]; ok {
+		return i
+	}
+	return -1
+}
+
+// lookupString returns the row index of taskID, or -1.
+func (s *state) lookupString(taskID string) int {
 	if i, ok := s.base.index[taskID]; ok {
 		return i
 	}
@@ -323,26 +355,28 @@ func (s *state) appendRow(dst []byte, i int) []byte {
 	return append(dst, '}')
 }
 
-// appliedDeltas returns the delta_ids the resulting ledger records as
-// applied (BASE's and the streams'), sorted, with their digests.
-func (s *state) appliedDeltas() ([]string, map[string]digest) {
-	all := make(map[string]digest, len(s.base.applied))
-	for id, d := range s.base.applied {
-		all[id] = d
-	}
-	for _, m := range s.applied {
-		for id, e := range m {
-			if e.applied {
-				all[id] = e.digest
+// appliedRef is an entry of a D2 table.
+type appliedRef struct {
+	t   *seenTable
+	ref uint32
+}
+
+// appliedDeltas returns the entries of the delta_ids the resulting ledger
+// records as applied (BASE's and the streams'), sorted by delta_id, each id
+// once. An id applied by two streams has the same digest in both (otherwise
+// RP002 denies the verdict and nothing is written).
+func (s *state) appliedDeltas() []appliedRef {
+	var all []appliedRef
+	s.base.applied.each(func(ref uint32) { all = append(all, appliedRef{s.base.applied, ref}) })
+	for _, t := range s.applied {
+		t.each(func(ref uint32) {
+			if t.applied(ref) {
+				all = append(all, appliedRef{t, ref})
 			}
-		}
+		})
 	}
-	ids := make([]string, 0, len(all))
-	for id := range all {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids, all
+	slices.SortStableFunc(all, func(a, b appliedRef) int { return bytes.Compare(a.t.id(a.ref), b.t.id(b.ref)) })
+	return slices.CompactFunc(all, func(a, b appliedRef) bool { return bytes.Equal(a.t.id(a.ref), b.t.id(b.ref)) })
 }
 
 // writeTo writes the resulting ledger (see Result.WriteLedger).
@@ -373,13 +407,14 @@ func (s *state) writeTo(w io.Writer) error {
 	list("ledger", len(order), func(dst []byte, i int) []byte { return s.appendRow(dst, order[i]) })
 	_, _ = bw.WriteString(",\n")
 	list("active_locks", len(s.base.locks), func(dst []byte, i int) []byte { return append(dst, s.base.locks[i]...) })
-	if ids, all := s.appliedDeltas(); len(ids) > 0 {
+	if all := s.appliedDeltas(); len(all) > 0 {
 		buf = append(append(append(buf[:0], ",\n  "...), quote(AppliedDeltasField)...), ": {"...)
-		for i, id := range ids {
+		for i, e := range all {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = append(append(append(append(buf, "\n    "...), quote(id)...), ": "...), strconv.Quote(all[id].String())...)
+			buf, _ = jsontext.AppendQuote(append(buf, "\n    "...), e.t.id(e.ref))
+			buf = append(append(buf, ": "...), strconv.Quote(e.t.digest(e.ref).String())...)
 			if len(buf) > 32<<10 {
 				_, _ = bw.Write(buf)
 				buf = buf[:0]

@@ -136,10 +136,11 @@ type Result struct {
 // verdict. The error is an *InputError when an input cannot be read or its
 // form determined; every problem of the inputs' content is a violation in
 // the verdict instead. BASE and orchestrator outputs are read whole; JSON
-// Lines streams are read line by line, so memory grows with the number of
-// tasks and of distinct delta_ids (D2 remembers them all: about 140 bytes
-// live each; BenchmarkReplay measures the peak), not with the streams'
-// length in bytes.
+// Lines streams are read line by line (validated and decoded by worker
+// goroutines, applied in order), so memory grows with the number of tasks
+// and of distinct delta_ids (D2 remembers them all, in a compact table:
+// about 32-36 bytes live each plus the id's bytes; BenchmarkReplay measures the
+// peak), not with the streams' length in bytes.
 func Run(base Input, streams []Input, opts Options) (*Result, error) {
 	if opts.MaxSkew == 0 {
 		opts.MaxSkew = rules.DefaultMaxSkew
@@ -219,4 +220,13 @@ func withFile(extra map[string]any, file string) map[string]any {
 	}
 	out["file"] = file
 	return out
+}
+
+// newEngine returns another schema engine for a validation worker, or nil
+// when Options.Engine was given (it may not be safe for concurrent use).
+func (r *run) newEngine() lint.SchemaEngine {
+	if r.opts.Engine != nil {
+		return nil
+	}
+	return lint.NewFastEngine()
 }

@@ -243,3 +243,51 @@ func TestLongFirstLine(t *testing.T) {
 		t.Fatalf("%s %v %+v", res.Envelope.Code, rulesOf(res.Envelope), res.Counts)
 	}
 }
+
+// TestManyBatchesInOrder: a stream of many batches (validated and decoded by
+// workers, applied in order) gives the verdict a delta-by-delta replay
+// gives: D2 against a delta several batches back (skip and RP002 with the
+// first delta's position), a state-machine rejection, every finding at its
+// own line with blank lines counted, and the counts.
+func TestManyBatchesInOrder(t *testing.T) {
+	const n = 3000
+	var b strings.Builder
+	line, lines := 0, map[int]int{} // delta position → line
+	for i := range n {
+		if i%700 == 699 {
+			b.WriteString("\n")
+			line++
+		}
+		line++
+		lines[i] = line
+		id, status, reason := fmt.Sprintf("d-%d", i), "blocked", fmt.Sprintf("r%d", i)
+		if i%2 == 1 {
+			status = "todo"
+		}
+		switch i {
+		case 2100: // the same id and content as delta 10: skipped (D2)
+			id, status, reason = "d-10", "blocked", "r10"
+		case 2500: // the id of delta 20 with other content: RP002
+			id = "d-20"
+		case 2800: // T-1 is blocked (delta 2799 is odd: todo; 2798 blocked): todo → done is forbidden
+			status = "done"
+		}
+		fmt.Fprintf(&b, `{"task_id": "T-1", "status": %q, "owner": "", "reason": %q, "delta_id": %q}`+"\n", status, reason, id)
+	}
+	res := replayFiles(t, Options{}, machineBase("todo", "done"), txtar.File{Name: "s.jsonl", Data: []byte(b.String())})
+	var got []string
+	for _, v := range res.Envelope.Details["violations"].([]envelope.Violation) {
+		got = append(got, fmt.Sprintf("%s %d %v %v", v.Rule, v.Line, v.Extra["delta_index"], v.Extra["first_delta_index"]))
+	}
+	want := []string{
+		fmt.Sprintf("RP002 %d 2500 20", lines[2500]),
+		fmt.Sprintf("RP003 %d 2800 <nil>", lines[2800]),
+	}
+	slices.Sort(got) // the envelope orders violations by code
+	if !slices.Equal(got, want) {
+		t.Errorf("violations = %q, want %q", got, want)
+	}
+	if c := res.Counts; c.Deltas != n || c.SkippedDuplicates != 1 || c.Rejected != 2 || c.Applied != n-3 {
+		t.Errorf("counts %+v", c)
+	}
+}

@@ -18,7 +18,9 @@
 // Then it times start-up (`agentlint validate` of one record against a
 // hello-world Go binary it builds, median of -startup runs of each,
 // interleaved) and `agentlint replay` of -deltas deltas over -tasks tasks
-// (lint/bench.GenerateDeltas): deltas/s and peak RSS.
+// (lint/bench.GenerateDeltas): deltas/s and peak RSS (with -replay-before,
+// also of an earlier binary, as ratios). -kinds= -startup 0 measures the
+// replay alone.
 //
 //	go run ./lint/bench/cmd/lintbench -bin bin/agentlint -ajv "$(scripts/tools/ajv.sh)"
 package main
@@ -50,6 +52,7 @@ func main() {
 	flag.IntVar(&startupRuns, "startup", 200, "start-up runs of each binary (0: skip)")
 	flag.IntVar(&replayDeltas, "deltas", 1000000, "replay: number of deltas (0: skip)")
 	flag.IntVar(&replayTasks, "tasks", 10000, "replay: number of tasks")
+	flag.StringVar(&replayBefore, "replay-before", "", "replay: another agentlint binary (e.g. built from the previous commit) to replay the same input in the same run, for a ratio")
 	flag.Parse()
 	if err := run(*bin, split(*kinds), ints(*sizes), ints(*jobs), *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "lintbench:", err)
@@ -57,7 +60,12 @@ func main() {
 	}
 }
 
-func split(s string) []string { return strings.Split(s, ",") }
+func split(s string) []string {
+	if s == "" {
+		return nil // -kinds= measures no log (start-up and replay only)
+	}
+	return strings.Split(s, ",")
+}
 
 func ints(s string) []int {
 	var out []int

@@ -18,6 +18,7 @@ var (
 	startupRuns  int
 	replayDeltas int
 	replayTasks  int
+	replayBefore string
 )
 
 // ajvLenient are the generated collector defects that seed 004's JSON
@@ -98,7 +99,8 @@ func startup(bin, dir string) error {
 }
 
 // replayBench times `agentlint replay` of replayDeltas deltas over
-// replayTasks tasks (faster of two runs) and prints deltas/s and peak RSS.
+// replayTasks tasks (faster of two runs) and prints deltas/s and peak RSS;
+// with replayBefore, the same for that binary first, and the ratios.
 func replayBench(bin, dir string, keep bool) error {
 	base, stream := filepath.Join(dir, "replay-base.jsonl"), filepath.Join(dir, "replay-deltas.jsonl")
 	bf, err := os.Create(base)
@@ -123,19 +125,36 @@ func replayBench(bin, dir string, keep bool) error {
 		defer os.Remove(base)
 		defer os.Remove(stream)
 	}
-	m, err := measureCmd(bin, "replay", "--ledger", base, stream)
+	measure := func(bin, label string) (measurement, error) {
+		m, err := measureCmd(bin, "replay", "--ledger", base, stream)
+		if err != nil {
+			return m, err
+		}
+		var env struct {
+			Allow bool
+			Code  string
+		}
+		verdict := "no envelope"
+		if json.Unmarshal(m.summary, &env) == nil {
+			verdict = fmt.Sprintf("allow=%v code=%s", env.Allow, env.Code)
+		}
+		fmt.Printf("replay%s, %d deltas over %d tasks: %.3f s, %.0f deltas/s, peak RSS %.1f MiB (bar: >= 1M deltas/s, <= 64 MiB); %s\n",
+			label, replayDeltas, replayTasks, m.wall.Seconds(), float64(replayDeltas)/m.wall.Seconds(), float64(m.rssKiB)/1024, verdict)
+		return m, nil
+	}
+	if replayBefore == "" {
+		_, err = measure(bin, "")
+		return err
+	}
+	before, err := measure(replayBefore, " (before: "+replayBefore+")")
 	if err != nil {
 		return err
 	}
-	var env struct {
-		Allow bool
-		Code  string
+	after, err := measure(bin, " (after: "+bin+")")
+	if err != nil {
+		return err
 	}
-	verdict := "no envelope"
-	if json.Unmarshal(m.summary, &env) == nil {
-		verdict = fmt.Sprintf("allow=%v code=%s", env.Allow, env.Code)
-	}
-	fmt.Printf("replay, %d deltas over %d tasks: %.3f s, %.0f deltas/s, peak RSS %.1f MiB (bar: >= 1M deltas/s, <= 64 MiB); %s\n",
-		replayDeltas, replayTasks, m.wall.Seconds(), float64(replayDeltas)/m.wall.Seconds(), float64(m.rssKiB)/1024, verdict)
+	fmt.Printf("replay after/before: %.2fx deltas/s, %.2fx peak RSS\n",
+		before.wall.Seconds()/after.wall.Seconds(), float64(after.rssKiB)/float64(before.rssKiB))
 	return nil
 }
