@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -10,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-json-experiment/json"
 
 	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/bench"
 )
 
 // The benchmark of CONTRACT.md section 5's replayer (issue: "1,000,000 deltas
@@ -39,47 +37,23 @@ const (
 // writeBenchData writes the BASE and the stream to dir.
 func writeBenchData(tb testing.TB, dir string) (base, stream string) {
 	base, stream = filepath.Join(dir, "base.jsonl"), filepath.Join(dir, "stream.jsonl")
-	write := func(path string, fn func(w *bufio.Writer)) {
-		f, err := os.Create(path)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		w := bufio.NewWriterSize(f, 1<<20)
-		fn(w)
-		if err := w.Flush(); err != nil {
-			tb.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			tb.Fatal(err)
-		}
+	bf, err := os.Create(base)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	write(base, func(w *bufio.Writer) {
-		for t := range benchTasks {
-			fmt.Fprintf(w, `{"task_id": "T-%d", "title": "task %d", "status": "todo", "owner": "", "timeout_seconds": 1200, "priority": "normal"}`+"\n", t, t)
-		}
-	})
-	rounds := benchDeltas / benchTasks
-	start := time.Date(2026, 2, 14, 12, 0, 0, 0, time.UTC)
-	write(stream, func(w *bufio.Writer) {
-		for r := range rounds {
-			hb := start.Add(time.Duration(r) * time.Second).Format(time.RFC3339)
-			for t := range benchTasks {
-				status, reason := "in_progress", "heartbeat"
-				switch {
-				case r == 0:
-					reason = "assigned"
-				case r == rounds-1:
-					status, reason = "done", "tests pass"
-				case r%10 == 5:
-					status, reason = "blocked", "waiting for review"
-				case r%10 == 6:
-					reason = "resumed"
-				}
-				fmt.Fprintf(w, `{"task_id": "T-%d", "status": %q, "owner": "agent-%d", "reason": %q, "delta_id": "d-%07d", "last_heartbeat_at": %q}`+"\n",
-					t, status, t%50, reason, r*benchTasks+t, hb)
-			}
-		}
-	})
+	sf, err := os.Create(stream)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := bench.GenerateDeltas(bf, sf, benchTasks, benchDeltas); err != nil {
+		tb.Fatal(err)
+	}
+	if err := bf.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := sf.Close(); err != nil {
+		tb.Fatal(err)
+	}
 	return base, stream
 }
 
