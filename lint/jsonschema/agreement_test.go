@@ -19,6 +19,7 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/internal/mutate"
 	"github.com/agentlint/agentlint/lint/jsonschema"
+	"github.com/agentlint/agentlint/lint/timefmt"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -171,6 +172,23 @@ var clauses = []clause{
 		},
 	},
 	{
+		name: "date-time-digits",
+		text: `CONTRACT.md section 4 All families: "Timestamps are RFC 3339 date-time", whose fields are exactly two DIGITs ` +
+			`(RFC 3339 section 5.6); the schema library's format checker reads them with strconv.Atoi and so takes a sign ("20:+0:00")`,
+		apply: func(c record, v *verdict) bool {
+			applied := false
+			walkDeclared(schemaDoc, c.value, "", func(ptr string, sch map[string]any, val any) {
+				s, ok := val.(string)
+				if _, denied := v.pointers[ptr]; !ok || denied || sch["format"] != "date-time" || timefmt.IsRFC3339(s) {
+					return
+				}
+				v.add(ptr, envelope.SchemaInvalid)
+				applied = true
+			})
+			return applied
+		},
+	},
+	{
 		name: "strict-unknown-member",
 		text: `CONTRACT.md section 3 SCHEMA_INVALID: "an unknown field in strict mode"; section 4 operator extension policy ` +
 			`(x_ fields always allowed), applied to the objects the schema declares properties for (metadata, tool_input and raw_payload stay open)`,
@@ -253,7 +271,7 @@ var values = map[string][]string{
 	"timestamp": {`"2025-12-13T20:45:00"`, `"2025-12-13 20:45:00Z"`, `"2025-12-13T20:45:00+0100"`, `"2025-12-13t20:45:00z"`,
 		`"2016-12-31T23:59:60Z"`, `"2025-12-13T20:45:60Z"`, `"2017-01-01T00:59:60+01:00"`, `"2024-02-29T00:00:00Z"`,
 		`"2025-02-29T00:00:00Z"`, `"2100-02-29T00:00:00Z"`, `"2000-02-29T00:00:00Z"`, `"2025-12-13T24:00:00Z"`, `"2025-12-13T20:45:00.Z"`,
-		`"2025-12-13T20:45:00-00:00"`},
+		`"2025-12-13T20:45:00-00:00"`, `"2025-12-13T20:+0:00.000Z"`, `"2025-12-13T+1:45:00Z"`},
 	"agent_id": {`"é"`, `" "`},
 	"event_id": {`"550E8400-E29B-41D4-A716-446655440000"`, `"550e8400e29b41d4a716446655440000"`, `"{550e8400-e29b-41d4-a716-446655440000}"`,
 		`"550e8400-e29b-41d4-a716-44665544000"`, `"550e8400-e29b-41d4-a716-44665544000g"`},
