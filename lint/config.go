@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -42,13 +41,34 @@ type Config struct {
 	Vermas    rules.Extension       `toml:"vermas"`
 }
 
-// eventTypeForm and namespaceForm are what a declared event type and
-// namespace must look like: seed 000's event type grammar (which seed 004's
-// fits in).
-var (
-	eventTypeForm = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
-	namespaceForm = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-)
+// isNamespace and isEventType say what a declared namespace and event type
+// must look like: seed 000's event type grammar (which seed 004's fits in),
+// `^[a-z][a-z0-9_]*$` and `^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`. Written
+// out so that no regular expression is compiled at start-up (issue 12).
+func isNamespace(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func isEventType(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if !isNamespace(p) {
+			return false
+		}
+	}
+	return true
+}
 
 // RuleConfig is one [rules.ID] table.
 type RuleConfig struct {
@@ -171,12 +191,12 @@ func LoadConfig(path string) (*Config, error) {
 	}{{rules.FamilyCollector, c.Collector}, {rules.FamilyVermas, c.Vermas}} {
 		family, e := fe.family, fe.e
 		for _, t := range e.EventTypes {
-			if !eventTypeForm.MatchString(t) {
+			if !isEventType(t) {
 				return nil, fmt.Errorf("%s: [%s] event_types: %q is not an event type (namespace.name, lowercase)", path, family, t)
 			}
 		}
 		for _, ns := range e.Namespaces {
-			if !namespaceForm.MatchString(ns) {
+			if !isNamespace(ns) {
 				return nil, fmt.Errorf("%s: [%s] namespaces: %q is not a namespace (lowercase letters, digits, _)", path, family, ns)
 			}
 		}
