@@ -8,13 +8,32 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	"github.com/cheggaaa/pb/v3"
+	"github.com/cheggaaa/pb/v3/termutil"
 
 	"github.com/agentlint/agentlint/lint"
 )
 
 // defaultProgressDelay: a lint that ends sooner shows no progress at all.
 const defaultProgressDelay = time.Second
+
+// progressTemplate is the cheggaaa/pb template of the progress line: what
+// was linked so far (files, records, records per second), bytes read of the
+// total, a bar and the time left once the total is known.
+const progressTemplate = `{{string . "prefix"}} {{counters . }}{{if gt .Total 0}} {{bar . "[" "=" ">" " " "]"}} {{percent . }} {{rtime . "ETA %s"}}{{end}}`
+
+// progressWidth is the width of the progress line: the terminal's, at most
+// 120 columns; 100 when the terminal does not say (a pseudo-terminal of
+// width 0, as `script` makes, would otherwise cut the line to nothing).
+func progressWidth() int {
+	if w, err := termutil.TerminalWidth(); err == nil && w >= 40 {
+		return min(w, 120)
+	}
+	return 100
+}
+
+// eraseLine clears the terminal line the progress was drawn on.
+const eraseLine = "\x1b[2K\r"
 
 // progressView draws the progress of a lint run on stderr (a terminal):
 // bytes read of the total when known (else a spinner), files done of the
@@ -23,7 +42,8 @@ const defaultProgressDelay = time.Second
 // inputs meanwhile, so the total appears once known. Stop clears the line.
 type progressView struct {
 	mu      sync.Mutex // serializes drawing, clearing and stdout writes
-	bar     *progressbar.ProgressBar
+	bar     *pb.ProgressBar
+	w       io.Writer // stderr, where the bar is drawn
 	prog    *lint.Progress
 	start   time.Time
 	shown   bool
@@ -42,21 +62,20 @@ func (a *app) startProgress(resolved []lintArg, det *lint.Detector, walker *lint
 	if a.g.quiet || a.progressDelay < 0 || !isTerminal(a.stderr) {
 		return nil
 	}
-	v := &progressView{prog: &lint.Progress{}, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
+	v := &progressView{w: a.stderr, prog: &lint.Progress{}, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
 	v.files.Store(-1)
 	v.bytes.Store(-1)
-	v.bar = progressbar.NewOptions64(-1,
-		progressbar.OptionSetWriter(a.stderr),
-		progressbar.OptionUseANSICodes(true),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetWidth(20),
-		progressbar.OptionThrottle(0),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSpinnerType(14),
-		progressbar.OptionSetSpinnerChangeInterval(0), // no goroutine of its own: our ticker draws, under v.mu
-	)
+	// Static: the bar never draws on its own; our ticker calls Write under
+	// v.mu, so a stdout write can clear the line first (clearingWriter).
+	v.bar = pb.New64(0).
+		SetWriter(a.stderr).
+		SetTemplateString(progressTemplate).
+		SetWidth(progressWidth()).
+		Set(pb.Bytes, true).
+		Set(pb.Static, true).
+		Set(pb.Terminal, true).
+		Set(pb.ReturnSymbol, "\r").
+		Start()
 	go v.size(resolved, det, walker)
 	go v.tick(a.progressDelay)
 	return v
@@ -137,7 +156,7 @@ func (v *progressView) draw() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if total := v.bytes.Load(); total > 0 && !v.maxSet {
-		v.bar.ChangeMax64(total)
+		v.bar.SetTotal(total)
 		v.maxSet = true
 	}
 	files := fmt.Sprintf("files %d", v.prog.Files.Load())
@@ -146,13 +165,22 @@ func (v *progressView) draw() {
 	}
 	recs := v.prog.Records.Load()
 	rate := float64(recs) / max(time.Since(v.start).Seconds(), 1e-3)
-	v.bar.Describe(fmt.Sprintf("%s, %d records, %.0f records/s", files, recs, rate))
+	v.bar.Set("prefix", fmt.Sprintf("%s, %d records, %.0f records/s", files, recs, rate))
 	done := v.prog.Bytes.Load()
 	if v.maxSet {
-		done = min(done, v.bar.GetMax64()-1) // the bar clears itself at its max: Stop does
+		done = min(done, v.bar.Total())
 	}
-	_ = v.bar.Set64(done)
+	v.bar.SetCurrent(done)
+	v.bar.Write()
 	v.shown = true
+}
+
+// clear erases the progress line; the caller holds v.mu.
+func (v *progressView) clear() {
+	if v.shown {
+		_, _ = io.WriteString(v.w, eraseLine)
+		v.shown = false
+	}
 }
 
 // Stop ends the display and clears its line; nil-safe, idempotent.
@@ -165,10 +193,7 @@ func (v *progressView) Stop() {
 		<-v.stopped
 		v.mu.Lock()
 		defer v.mu.Unlock()
-		if v.shown {
-			_ = v.bar.Clear()
-			v.shown = false
-		}
+		v.clear()
 	})
 }
 
@@ -198,9 +223,6 @@ type clearingWriter struct {
 func (c *clearingWriter) Write(b []byte) (int, error) {
 	c.v.mu.Lock()
 	defer c.v.mu.Unlock()
-	if c.v.shown {
-		_ = c.v.bar.Clear()
-		c.v.shown = false
-	}
+	c.v.clear()
 	return c.w.Write(b)
 }

@@ -73,6 +73,7 @@ func startup(bin, dir string) error {
 	hello := filepath.Join(src, "hello")
 	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", hello, ".")
 	build.Dir, build.Stderr = src, os.Stderr
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build`
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building hello world: %v", err)
 	}
