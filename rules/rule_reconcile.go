@@ -36,10 +36,20 @@ type opLedger struct {
 	readable bool
 }
 
+// opReadLedger reads the ledger of d once per ledger array: a later call
+// on the same document and array returns the same reading (rules only read
+// it).
 func opReadLedger(d *Doc) *opLedger {
-	l := &opLedger{first: map[string]int{}}
-	_, l.readable = d.Root()["ledger"].([]any)
-	for i, v := range Arr(d.Root(), "ledger") {
+	arr, isArr := d.Root()["ledger"].([]any)
+	if d.ledger != nil && isArr && len(arr) > 0 && &arr[0] == d.ledgerOf && len(arr) == d.ledgerLen {
+		return d.ledger
+	}
+	l := &opLedger{first: make(map[string]int, len(arr))}
+	l.readable = isArr
+	if isArr && len(arr) > 0 {
+		d.ledger, d.ledgerOf, d.ledgerLen = l, &arr[0], len(arr)
+	}
+	for i, v := range arr {
 		m := Obj(v)
 		row := opRow{index: i, taskID: Str(m, "task_id"), status: Str(m, "status"), owner: Str(m, "owner")}
 		_, row.hasOwner = m["owner"]
@@ -71,10 +81,29 @@ func (l *opLedger) row(taskID string) *opRow {
 	return &l.rows[i]
 }
 
-// opDep is one dependency edge: task depends on dep, declared at ptr.
+// opDep is one dependency edge: task depends on dep, declared as element
+// k of ledger[row].dependencies (row >= 0) or of the handoff's
+// dependencies array (row < 0). Its pointer and text are built only for a
+// finding (pointer and where).
 type opDep struct {
-	ptr, where string
-	task, dep  string
+	row, k    int
+	task, dep string
+}
+
+// pointer returns the JSON Pointer of the edge's declaration.
+func (e opDep) pointer() string {
+	if e.row >= 0 {
+		return Ptr("ledger", e.row, "dependencies", e.k)
+	}
+	return Ptr("dependencies", e.k)
+}
+
+// where names the edge's declaration for a message.
+func (e opDep) where() string {
+	if e.row >= 0 {
+		return fmt.Sprintf("ledger[%d].dependencies[%d]", e.row, e.k)
+	}
+	return fmt.Sprintf("dependencies[%d]", e.k)
 }
 
 // opDeps returns every dependency edge of d in document order: per-row
@@ -83,15 +112,13 @@ func opDeps(d *Doc, l *opLedger) []opDep {
 	var out []opDep
 	for _, row := range l.rows {
 		for k, dep := range row.deps {
-			out = append(out, opDep{Ptr("ledger", row.index, "dependencies", k),
-				fmt.Sprintf("ledger[%d].dependencies[%d]", row.index, k), row.taskID, dep})
+			out = append(out, opDep{row.index, k, row.taskID, dep})
 		}
 	}
 	if d.Kind == "operator/handoff" {
 		for k, v := range Arr(d.Root(), "dependencies") {
 			m := Obj(v)
-			out = append(out, opDep{Ptr("dependencies", k), fmt.Sprintf("dependencies[%d]", k),
-				Str(m, "task_id"), Str(m, "depends_on_task_id")})
+			out = append(out, opDep{-1, k, Str(m, "task_id"), Str(m, "depends_on_task_id")})
 		}
 	}
 	return out
@@ -163,8 +190,8 @@ func checkDependencyNotDone(d *Doc, r *Reporter) {
 		if t == nil || dep == nil || t.badStatus || dep.badStatus || (t.status != "in_progress" && t.status != "done") || dep.status == "done" {
 			continue
 		}
-		r.Reportf(e.ptr, map[string]any{"task_id": e.task, "status": t.status, "depends_on_task_id": e.dep, "dependency_status": dep.status},
-			"task %s is %s but its dependency %s is %s, not done (dependency declared at %s)", e.task, t.status, e.dep, dep.status, e.where)
+		r.Reportf(e.pointer(), map[string]any{"task_id": e.task, "status": t.status, "depends_on_task_id": e.dep, "dependency_status": dep.status},
+			"task %s is %s but its dependency %s is %s, not done (dependency declared at %s)", e.task, t.status, e.dep, dep.status, e.where())
 	}
 }
 

@@ -3,6 +3,7 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentlint/agentlint/lint/repotest"
@@ -114,5 +115,45 @@ func TestHandoffTemplateFile(t *testing.T) {
 	want := []string{"OP052 /dependencies/0/task_id", "OP052 /open_blockers/0/task_id"}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("findings = %q, want %q", got, want)
+	}
+}
+
+// TestReconcileLedgerReadOnce: the reconcile rules share one reading of a
+// document's ledger, and a document whose ledger array is replaced is read
+// again (the memo is keyed by the array, not by the document).
+func TestReconcileLedgerReadOnce(t *testing.T) {
+	row := func(id, status, owner string) any {
+		return map[string]any{"task_id": id, "status": status, "owner": owner}
+	}
+	d := &Doc{Kind: "operator/reconcile", Value: map[string]any{
+		"ledger":       []any{row("T-1", "todo", ""), row("T-1", "todo", "")},
+		"active_locks": []any{},
+	}}
+	first := opReadLedger(d)
+	if again := opReadLedger(d); again != first {
+		t.Error("a second reading of the same ledger array built a new opLedger")
+	}
+	dup := func() int {
+		n := 0
+		for _, f := range Run(d, nil) {
+			if strings.Contains(f.Reason, "repeats task_id") {
+				n++
+			}
+		}
+		return n
+	}
+	if n := dup(); n != 1 {
+		t.Fatalf("ledger with T-1 twice: %d duplicate-task findings, want 1", n)
+	}
+	d.Value = map[string]any{"ledger": []any{row("T-1", "todo", ""), row("T-2", "in_progress", "")}, "active_locks": []any{}}
+	if n := dup(); n != 0 {
+		t.Errorf("after the ledger was replaced: %d duplicate-task findings, want 0 (a stale reading was reused)", n)
+	}
+	found := false
+	for _, f := range Run(d, nil) {
+		found = found || strings.Contains(f.Reason, "in_progress but has no owner")
+	}
+	if !found {
+		t.Error("the replaced ledger's in_progress task without owner is not reported")
 	}
 }
