@@ -17,8 +17,8 @@ import (
 // load ≤ 3/4) finds an id by its maphash and confirms it by comparing the
 // id's bytes, so a hit is an equal id, never a hash collision. Chunks never
 // move, so growing the table leaves no garbage but the old slot array. Cost
-// per distinct id: 16 bytes of digest, 4 of arena offset, 0 or 4 of
-// position, the id's bytes and 5–13.3 bytes of slots and tags (about 32
+// per distinct id: 16 bytes of digest, 0 or 4 of arena offset (0 while a
+// chunk's ids have one length), 0 or 4 of position, the id's bytes and 5–13.3 bytes of slots and tags (about 32
 // bytes plus the id in all, against ~140 for a Go map of strings). References are 32 bits:
 // a table holds at most 2^32 entries (some 150 GB of ids and digests).
 type seenTable struct {
@@ -43,10 +43,14 @@ type seenChunk struct {
 	// index holds each entry's position in the stream (-1: BASE's
 	// record); nil while the positions are first, first+1, … (a stream of
 	// distinct ids), which costs nothing per entry.
-	index   *[seenChunkN]int32
+	index *[seenChunkN]int32
+	// off holds each entry's offset in ids (entry j is ids[off[j]:off[j+1]]);
+	// nil while every id of the chunk has idLen bytes (ids of one form,
+	// "d-0000001" or UUIDs, the common case), which costs nothing per entry.
+	off     *[seenChunkN + 1]uint32
+	idLen   uint32
 	first   int32
 	digest  [seenChunkN]digest
-	off     [seenChunkN + 1]uint32
 	applied [seenChunkN / 64]uint64
 	n       int // entries used
 	sealed  bool
@@ -61,6 +65,10 @@ func (t *seenTable) chunk(ref uint32) (*seenChunk, int) {
 // id returns the delta_id of entry ref (valid as long as the table).
 func (t *seenTable) id(ref uint32) []byte {
 	c, j := t.chunk(ref)
+	if c.off == nil {
+		lo, hi := uint32(j)*c.idLen, uint32(j+1)*c.idLen
+		return c.ids[lo:hi:hi]
+	}
 	return c.ids[c.off[j]:c.off[j+1]:c.off[j+1]]
 }
 
@@ -190,9 +198,20 @@ func (t *seenTable) add(id []byte, dg digest, index int) uint32 {
 	if c.index != nil {
 		c.index[j] = int32(index)
 	}
+	switch {
+	case j == 0:
+		c.idLen = uint32(len(id))
+	case c.off == nil && uint32(len(id)) != c.idLen:
+		c.off = new([seenChunkN + 1]uint32)
+		for k := 1; k <= j; k++ {
+			c.off[k] = uint32(k) * c.idLen
+		}
+	}
 	c.digest[j] = dg
 	c.ids = append(c.ids, id...)
-	c.off[j+1] = uint32(len(c.ids))
+	if c.off != nil {
+		c.off[j+1] = uint32(len(c.ids))
+	}
 	c.n++
 	t.n++
 	return uint32((len(t.chunks)-1)<<seenChunkBits | j)

@@ -10,8 +10,9 @@ import (
 
 // TestSeenTable holds the D2 table to a Go map of the same ids: every id
 // found is one added (bytes equal), with its digest, position and applied
-// mark, across slot growth and chunk boundaries; ids that share a prefix
-// or differ in one byte are distinct entries.
+// mark, across slot growth and chunk boundaries, with ids of one length
+// (chunks without offsets) or of many; ids that share a prefix or differ in
+// one byte are distinct entries.
 func TestSeenTable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tab := newSeenTable()
@@ -19,9 +20,15 @@ func TestSeenTable(t *testing.T) {
 		var order []string
 		n := rapid.IntRange(0, 3*seenChunkN).Draw(t, "n")
 		mod := rapid.IntRange(1, 2*n+1).Draw(t, "mod")
+		// fixed: every id has one length (a chunk keeps no offsets); else
+		// lengths vary, from the first entries of a chunk or later.
+		fixed := rapid.Bool().Draw(t, "fixed")
 		for i := range n {
 			id := fmt.Sprintf("d-%d", rapid.IntRange(0, mod).Draw(t, "id"))
-			if i%7 == 0 {
+			switch {
+			case fixed:
+				id = fmt.Sprintf("d-%07d", rapid.IntRange(0, mod).Draw(t, "id"))
+			case i%7 == 0:
 				id += "\x00é"
 			}
 			sum := sha256.Sum256([]byte(id))
