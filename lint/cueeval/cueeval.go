@@ -264,6 +264,15 @@ func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envel
 		return []envelope.Violation{{Rule: fast.RuleSyntax, Parse: true, Line: line1, Column: 1,
 			Reason: "invalid JSON: " + err.Error()}}
 	}
+	// 2. A payload that is not a JSON object (every kind is one): the fast
+	// path's finding at the root ("must be object, not an array"). CUE's own
+	// error for it names one of the definition's fields, garbles the value
+	// ("%!v(PANIC=String method ...)" for an array) and, with --strict, adds
+	// "field not allowed" for the array's elements (FuzzAgreement crasher
+	// 18c7cb24).
+	if _, isObject := expr.(*ast.StructLit); !isObject {
+		return append([]envelope.Violation(nil), w.dec.Out...)
+	}
 	r := &run{kind: k, def: w.defs[kind], ctx: w.ctx, root: expr, strict: strict, line1: line1,
 		found: map[findingKey]*finding{}}
 	return r.validate()

@@ -146,3 +146,28 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestNotAnObject: a payload that is not a JSON object gets one finding at
+// the root, the fast path's, for every kind and with --strict
+// (CUE's own error named a field of the definition, printed an array as
+// "%!v(PANIC=...)" and, with --strict, added "field not allowed" for the
+// elements: FuzzAgreement crasher 18c7cb24).
+func TestNotAnObject(t *testing.T) {
+	e := testEngine(t)
+	for _, kind := range e.Kinds() {
+		for _, payload := range []string{`[{"":""}]`, `[]`, `"x"`, `7`, `null`} {
+			for _, strict := range []bool{false, true} {
+				vs := e.Validate(kind, []byte(payload), strict)
+				if len(vs) != 1 || vs[0].Pointer != "" || strings.Contains(vs[0].Reason, "PANIC") {
+					t.Errorf("%s %s strict=%v: %+v, want one finding at the root", kind, payload, strict, vs)
+					continue
+				}
+				// null at the root is the fast path's "required field is
+				// null"; anything else is not an object.
+				if want := "must be object, not "; payload != "null" && !strings.HasPrefix(vs[0].Reason, want) {
+					t.Errorf("%s %s strict=%v: reason %q, want %q...", kind, payload, strict, vs[0].Reason, want)
+				}
+			}
+		}
+	}
+}
