@@ -36,8 +36,8 @@ func progressWidth() int {
 const eraseLine = "\x1b[2K\r"
 
 // progressView draws the progress of a lint run on stderr (a terminal):
-// bytes read of the total when known (else a spinner), files done of the
-// total, records and records per second. A ticker reads the engine's
+// files done of the total, records and records per second, bytes read, and
+// once the total is known a bar, percent and time left. A ticker reads the engine's
 // atomic counters (lint.Progress); a background walk sums the sizes of the
 // inputs meanwhile, so the total appears once known. Stop clears the line.
 type progressView struct {
