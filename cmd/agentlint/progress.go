@@ -37,9 +37,10 @@ const eraseLine = "\x1b[2K\r"
 
 // progressView draws the progress of a lint run on stderr (a terminal):
 // files done of the total, records and records per second, bytes read, and
-// once the total is known a bar, percent and time left. A ticker reads the engine's
-// atomic counters (lint.Progress); a background walk sums the sizes of the
-// inputs meanwhile, so the total appears once known. Stop clears the line.
+// once the total is known a bar, percent and time left. A ticker reads the
+// engine's atomic counters (lint.Progress); a background walk sums the sizes
+// of the inputs meanwhile, so the total appears once known. Stop clears the
+// line.
 type progressView struct {
 	mu      sync.Mutex // serializes drawing, clearing and stdout writes
 	bar     *pb.ProgressBar

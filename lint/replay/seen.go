@@ -18,9 +18,10 @@ import (
 // id's bytes, so a hit is an equal id, never a hash collision. Chunks never
 // move, so growing the table leaves no garbage but the old slot array. Cost
 // per distinct id: 16 bytes of digest, 0 or 4 of arena offset (0 while a
-// chunk's ids have one length), 0 or 4 of position, the id's bytes and 5–13.3 bytes of slots and tags (about 32
-// bytes plus the id in all, against ~140 for a Go map of strings). References are 32 bits:
-// a table holds at most 2^32 entries (some 150 GB of ids and digests).
+// chunk's ids have one length), 0 or 4 of position, the id's bytes and
+// 5–13.3 bytes of slots and tags (about 28 bytes plus the id in all, against
+// ~140 for a Go map of strings). References are 32 bits: a table holds at
+// most 2^32 entries (some 150 GB of ids and digests).
 type seenTable struct {
 	seed   maphash.Seed
 	chunks []*seenChunk
