@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"math/bits"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -28,6 +29,40 @@ type extractor struct {
 	all    uint64 // bit set of every field
 	arena  []byte // unescaped strings of the current chunk
 	buf    []byte // scratch for member names with escapes
+	// slots are, per field, the capture slot of the kind's acceptor that
+	// holds its value (fieldSlots); nil: some field has none.
+	slots []int
+}
+
+// fieldSlots returns, per field, the capture slot of kind's acceptor that
+// holds its value, or nil when the kind has no acceptor or a field has no
+// slot (a member inside an array or an open object).
+func fieldSlots(kind string, fields []rules.Field) []int {
+	acc := fast.Acceptors[kind]
+	if acc == nil {
+		return nil
+	}
+	slots := make([]int, len(fields))
+	for i, f := range fields {
+		if slots[i] = slices.Index(acc.Fields, f.Pointer); slots[i] < 0 {
+			return nil
+		}
+	}
+	return slots
+}
+
+// captured fills out (len(x.fields) values) from the spans the acceptor
+// recorded in line: what extract finds, without scanning line again.
+func (x *extractor) captured(line []byte, a *fast.Acc, out []rules.Value) {
+	for i := range out {
+		out[i] = rules.Value{}
+		s := x.slots[i]
+		if a.Got&(1<<uint(s)) == 0 {
+			continue
+		}
+		sp := a.Spans[s]
+		x.convert(&x.fields[i], line[sp.Start:sp.End], int(sp.Start), &out[i])
+	}
 }
 
 type xfield struct {

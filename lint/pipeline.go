@@ -109,6 +109,7 @@ func (r *result) reset() {
 // streamPlan is the stream rules of one kind: the union of their fields
 // and, per rule, where its fields are in the union.
 type streamPlan struct {
+	kind   string // the kind's name
 	fields []rules.Field
 	rules  []streamRuleRun
 	tree   bool
@@ -192,7 +193,7 @@ func (p *pipeline) makePlans() map[*KindInfo]*streamPlan {
 	}
 	plans := map[*KindInfo]*streamPlan{}
 	for _, k := range Kinds {
-		var plan streamPlan
+		plan := streamPlan{kind: k.Name}
 		for _, id := range rules.StreamsForKind(k.Name) {
 			if !on(id) {
 				continue
@@ -389,7 +390,7 @@ func (w *worker) line(it *item, text []byte, n int, terminated bool) {
 		}
 		return
 	}
-	vs, _ := w.v.Record(it.file.kind.Name, it.file.path, text, n)
+	vs := w.v.RecordLine(it.file.kind.Name, it.file.path, text, n)
 	if len(w.pre) > 0 {
 		// Record returned its reused buffer: add the line's own findings.
 		w.v.vs = append(vs, w.pre...)
@@ -402,9 +403,9 @@ func (w *worker) line(it *item, text []byte, n int, terminated bool) {
 	if plan := it.file.plan; plan != nil {
 		// Valid records first: their path is one scan of vs, as before.
 		if schemaAccepted(vs) {
-			w.extract(it, plan, text, n, envelope.HasErrors(vs), true)
+			w.extract(it, plan, text, n, envelope.HasErrors(vs), true, w.v.accepted)
 		} else if invalidObject(vs, text) {
-			w.extract(it, plan, text, n, true, false)
+			w.extract(it, plan, text, n, true, false, false)
 		}
 	}
 }
@@ -490,12 +491,14 @@ func schemaAccepted(vs []envelope.Violation) bool {
 }
 
 // extract keeps the stream values of one record (valid: the schema
-// accepted it).
-func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied, valid bool) {
+// accepted it; captured: its kind's acceptor accepted text, so the values
+// are where it recorded them).
+func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied, valid, captured bool) {
 	res := &it.res
 	x := w.xs[plan]
 	if x == nil {
 		x = newExtractor(plan.fields)
+		x.slots = fieldSlots(plan.kind, plan.fields)
 		w.xs[plan] = x
 	}
 	v0 := len(res.vals)
@@ -505,7 +508,11 @@ func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied,
 	}
 	res.vals = res.vals[:v0+k]
 	x.arena = res.arena
-	x.extract(text, res.vals[v0:])
+	if captured && x.slots != nil {
+		x.captured(text, w.v.fast.Captured(), res.vals[v0:])
+	} else {
+		x.extract(text, res.vals[v0:])
+	}
 	res.arena = x.arena
 	res.recs = append(res.recs, streamRec{line: n, off: w.off, v0: v0, denied: denied, valid: valid})
 }
@@ -533,7 +540,7 @@ func (w *worker) extractDoc(it *item, vs []envelope.Violation, doc *rules.Doc) {
 		return
 	}
 	w.off = -1
-	w.extract(it, it.file.plan, js, 0, envelope.HasErrors(vs), schemaAccepted(vs))
+	w.extract(it, it.file.plan, js, 0, envelope.HasErrors(vs), schemaAccepted(vs), false)
 	res := &it.res
 	rec := &res.recs[len(res.recs)-1]
 	rec.doc, rec.locate = value, locate

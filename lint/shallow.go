@@ -1,12 +1,15 @@
 package lint
 
 import (
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentlint/agentlint/lint/fast"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -22,8 +25,14 @@ type docPlan struct {
 	rules   bool       // some enabled document rule applies
 	shallow bool       // they all declare Fields
 	tokens  [][]string // the declared pointers' tokens, in fields order
+	ptrs    []string   // the declared pointers, as declared, in the same order
+	flats   []rules.Flat
 	x       *extractor // per Validator: not safe for concurrent use
 	vals    []rules.Value
+	// slots are, per tokens entry, the capture slot of the kind's acceptor
+	// that holds the value (fast.Acceptor.Fields); nil when the kind has no
+	// acceptor or one of the values has no slot.
+	slots []int
 	// scalars interns the decoded form of short scalar values (event
 	// types, statuses, flags): a record whose values were all seen before
 	// is decoded without allocation. At most maxInterned entries.
@@ -54,6 +63,7 @@ func (v *Validator) plan(kind string) *docPlan {
 	}
 	if p.rules && shallow {
 		p = newShallowPlan(ptrs)
+		p.slots = captureSlots(kind, p.tokens)
 	}
 	if v.plans == nil {
 		v.plans = map[string]*docPlan{}
@@ -70,12 +80,15 @@ func newShallowPlan(ptrs []string) *docPlan {
 	for _, f := range ptrs {
 		if !seen[f] {
 			seen[f] = true
-			toks, _ := rules.PointerTokens(f)
-			p.tokens = append(p.tokens, toks)
+			p.ptrs = append(p.ptrs, f)
 		}
 	}
 	// Parents first, so that a declared parent holds its whole value.
-	sort.SliceStable(p.tokens, func(a, b int) bool { return len(p.tokens[a]) < len(p.tokens[b]) })
+	sort.SliceStable(p.ptrs, func(a, b int) bool { return strings.Count(p.ptrs[a], "/") < strings.Count(p.ptrs[b], "/") })
+	for _, f := range p.ptrs {
+		toks, _ := rules.PointerTokens(f)
+		p.tokens = append(p.tokens, toks)
+	}
 	fields := make([]rules.Field, len(p.tokens))
 	for i, toks := range p.tokens {
 		fields[i] = rules.Field{Pointer: rules.Ptr(anySlice(toks)...), Type: rules.FieldRaw}
@@ -91,6 +104,37 @@ func anySlice(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// captureSlots returns the capture slots of kind's acceptor that hold the
+// values at the pointers tokens, or nil when one has none.
+func captureSlots(kind string, tokens [][]string) []int {
+	acc := fast.Acceptors[kind]
+	if acc == nil {
+		return nil
+	}
+	slots := make([]int, len(tokens))
+	for i, toks := range tokens {
+		slots[i] = slices.Index(acc.Fields, rules.Ptr(anySlice(toks)...))
+		if slots[i] < 0 {
+			return nil
+		}
+	}
+	return slots
+}
+
+// flat returns the declared values of a record that the kind's acceptor
+// accepted, where it recorded them (rules.Doc.Flat; parents first): no scan
+// of the record, nothing decoded. The slice is reused by the next call.
+func (p *docPlan) flat(raw []byte, a *fast.Acc) []rules.Flat {
+	p.flats = p.flats[:0]
+	for i, s := range p.slots {
+		if a.Got&(1<<uint(s)) != 0 {
+			sp := a.Spans[s]
+			p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: raw[sp.Start:sp.End]})
+		}
+	}
+	return p.flats
 }
 
 // shallowValue decodes the declared values of raw into an object holding

@@ -39,26 +39,40 @@ func TestShallowValue(t *testing.T) {
 }
 
 // shallowFindings runs rule r on one JSON record decoded whole and decoded
-// through the declared Fields only, and returns both findings.
+// through the declared Fields only, and returns both findings. The
+// declared values are given once decoded (Doc.Value) and once in place
+// (Doc.Flat, what the engine gives a record its acceptor read): declared
+// is the first when they differ.
 func shallowFindings(t *testing.T, r *rules.Rule, line string) (whole, declared string, ok bool) {
 	t.Helper()
 	var full any
 	if gojson.Unmarshal([]byte(line), &full) != nil {
 		return "", "", false
 	}
-	shallow, err := newShallowPlan(r.Fields).shallowValue([]byte(line))
+	plan := newShallowPlan(r.Fields)
+	shallow, err := plan.shallowValue([]byte(line))
 	if err != nil {
 		t.Fatalf("%s: %v", r.ID, err)
+	}
+	var flat []rules.Flat
+	for i, v := range plan.vals {
+		if v.Kind == rules.ValueRaw {
+			flat = append(flat, rules.Flat{Pointer: plan.ptrs[i], Raw: v.Str})
+		}
 	}
 	opts := &rules.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC), Strict: slices.Contains(r.Options, "--strict")}
 	kind := r.ExampleKind
 	if kind == "" {
 		kind = r.Kinds[0]
 	}
-	run := func(v any) string {
-		return fmt.Sprint(rules.Run(&rules.Doc{Kind: kind, Raw: []byte(line), Value: v, Options: opts}, func(id string) bool { return id == r.ID }))
+	run := func(v any, flat []rules.Flat) string {
+		return fmt.Sprint(rules.Run(&rules.Doc{Kind: kind, Raw: []byte(line), Value: v, Flat: flat, Options: opts}, func(id string) bool { return id == r.ID }))
 	}
-	return run(full), run(shallow), true
+	whole, declared = run(full, nil), run(shallow, nil)
+	if inPlace := run(nil, flat); inPlace != declared {
+		return whole, "in place: " + inPlace, true
+	}
+	return whole, declared, true
 }
 
 // TestShallowDecodeAgrees: every rule that declares Fields finds the same

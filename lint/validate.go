@@ -26,10 +26,38 @@ const RuleMissingValidator = "AL010"
 
 // FastEngine runs the validators generated from the CUE definitions. It is
 // not safe for concurrent use: give each worker its own.
-type FastEngine struct{ dec *fast.Dec }
+//
+// A kind that has an acceptor (fast.Acceptors) is first read by it: a
+// record it accepts has no violation, and the values of its declared
+// members are where Acc recorded them; the validator runs only on the
+// records the acceptor declines, and names their violations.
+type FastEngine struct {
+	dec  *fast.Dec
+	acc  fast.Acc
+	kind string         // of the last Accept call
+	accs *fast.Acceptor // its acceptor (nil: none)
+}
 
 // NewFastEngine returns a fast-path engine.
 func NewFastEngine() *FastEngine { return &FastEngine{dec: fast.NewDec()} }
+
+// Accept reports whether kind's acceptor accepts raw: then the validator
+// would report nothing, and Captured gives the declared members' values.
+// False when the kind has no acceptor.
+func (e *FastEngine) Accept(kind string, raw []byte, strict bool) bool {
+	if kind != e.kind {
+		e.kind, e.accs = kind, fast.Acceptors[kind]
+	}
+	if e.accs == nil {
+		return false
+	}
+	e.acc.Strict = strict
+	return e.acc.Accept(e.accs, raw)
+}
+
+// Captured returns the acceptor state of the last Accept that returned
+// true: the spans of the declared members of its record.
+func (e *FastEngine) Captured() *fast.Acc { return &e.acc }
 
 // Schema implements SchemaEngine. The returned slice is reused by the next call.
 func (e *FastEngine) Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation {
@@ -66,10 +94,15 @@ type Options struct {
 type Validator struct {
 	opts   Options
 	engine SchemaEngine
-	vs     []envelope.Violation
-	plans  map[string]*docPlan // by kind (shallow.go)
-	ropts  *rules.Options      // what document rules see, shared by all records
-	runner rules.Runner        // the document rules, with reused state
+	fast   *FastEngine // engine, when it is the fast path
+	// accepted: the last Record was accepted by its kind's acceptor, whose
+	// spans (fast.Captured) hold its declared members.
+	accepted bool
+	ldoc     rules.Doc // the document of RecordLine, reused
+	vs       []envelope.Violation
+	plans    map[string]*docPlan // by kind (shallow.go)
+	ropts    *rules.Options      // what document rules see, shared by all records
+	runner   rules.Runner        // the document rules, with reused state
 }
 
 // NewValidator returns a Validator using engine (nil: the fast path).
@@ -83,7 +116,8 @@ func NewValidator(opts Options, engine SchemaEngine) *Validator {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	return &Validator{opts: opts, engine: engine}
+	fe, _ := engine.(*FastEngine)
+	return &Validator{opts: opts, engine: engine, fast: fe}
 }
 
 // Enabled reports whether rule id is switched on by the configuration.
@@ -102,10 +136,30 @@ func (v *Validator) Enabled(id string) bool { return v.opts.Severity[id] != "off
 // rules read values with checked accessors and skip what has not the type
 // they need.
 func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope.Violation, *rules.Doc) {
-	v.vs = append(v.vs[:0], v.engine.Schema(kind, raw, line1, v.opts.Strict)...)
-	v.finish()
-	if kind == collectorKind {
-		v.collectorEventType(raw)
+	return v.record(kind, file, raw, line1, true)
+}
+
+// RecordLine is Record for a JSON Lines record whose document the caller
+// does not keep: the same violations, without building the decoded form of
+// a record the acceptor read (the document rules read its values in place,
+// rules.Doc.Flat). The slice is reused by the next call.
+func (v *Validator) RecordLine(kind, file string, raw []byte, line1 int) []envelope.Violation {
+	vs, _ := v.record(kind, file, raw, line1, false)
+	return vs
+}
+
+// record is Record; keep says whether the returned document may outlive the
+// call (otherwise it is reused, and its values may point into raw).
+func (v *Validator) record(kind, file string, raw []byte, line1 int, keep bool) ([]envelope.Violation, *rules.Doc) {
+	v.accepted = v.fast != nil && v.fast.Accept(kind, raw, v.opts.Strict)
+	if v.accepted {
+		v.vs = v.vs[:0]
+	} else {
+		v.vs = append(v.vs[:0], v.engine.Schema(kind, raw, line1, v.opts.Strict)...)
+		v.finish()
+		if kind == collectorKind {
+			v.collectorEventType(raw)
+		}
 	}
 	// A record is decoded only for enabled document rules, and only the
 	// values they declare when they all do (shallow.go).
@@ -118,11 +172,20 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 	if v.ropts == nil {
 		v.ropts = &rules.Options{Now: v.opts.Now, MaxSkew: v.opts.MaxSkew, Strict: v.opts.Strict, Assignment: v.opts.Assignment, Extend: v.opts.Extend}
 	}
-	doc := &rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts}
-	var err error
-	if plan.shallow {
-		doc.Value, err = plan.shallowValue(raw)
+	var doc *rules.Doc
+	if keep {
+		doc = &rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts}
 	} else {
+		doc = &v.ldoc
+		*doc = rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts}
+	}
+	var err error
+	switch {
+	case plan.shallow && v.accepted && plan.slots != nil:
+		doc.Flat = plan.flat(raw, v.fast.Captured())
+	case plan.shallow:
+		doc.Value, err = plan.shallowValue(raw)
+	default:
 		err = json.Unmarshal(raw, &doc.Value)
 	}
 	if err != nil {
@@ -149,6 +212,10 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 	envelope.Sort(v.vs)
 	if !valid {
 		return v.vs, nil
+	}
+	if keep && doc.Flat != nil {
+		doc.Root() // decoded from the values, which point into raw
+		doc.Flat = nil
 	}
 	return v.vs, doc
 }

@@ -1,9 +1,14 @@
 package rules
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Options are the command-line settings document rules may read.
@@ -100,6 +105,12 @@ type Doc struct {
 	Raw     []byte
 	Value   any
 	Options *Options
+	// Flat, when set and Value is nil, holds the values a record's rules
+	// declared (Rule.Fields), found by the engine without decoding the
+	// record (issue 12: the hot path of large JSON Lines logs): DocStr reads
+	// a string from them directly, and Root builds Value from them on first
+	// use. Set only for records that are valid JSON.
+	Flat []Flat
 
 	// ledger memoizes opReadLedger for the ledger array it was read from
 	// (ledgerOf, ledgerLen): the six reconcile rules of a document share
@@ -110,8 +121,99 @@ type Doc struct {
 	ledgerLen int
 }
 
+// Flat is one declared value of a record (Doc.Flat): its JSON Pointer, as
+// the rule declared it, and its JSON text, a slice of the record.
+type Flat struct {
+	Pointer string
+	Raw     []byte
+}
+
 // Root returns the document's top-level object (nil if it is not an object).
-func (d *Doc) Root() map[string]any { return Obj(d.Value) }
+func (d *Doc) Root() map[string]any {
+	if d.Value == nil && d.Flat != nil {
+		d.Value = flatValue(d.Flat)
+	}
+	return Obj(d.Value)
+}
+
+// flatValue is the object holding just the values of fs, each under its
+// pointer (intermediate objects made as needed), decoded as json.Unmarshal
+// into any decodes them; fs lists parents before their members.
+func flatValue(fs []Flat) map[string]any {
+	root := map[string]any{}
+	for _, f := range fs {
+		toks, ok := PointerTokens(f.Pointer)
+		if !ok || len(toks) == 0 {
+			continue
+		}
+		var x any
+		if json.Unmarshal(f.Raw, &x) != nil {
+			continue
+		}
+		m := root
+		for _, t := range toks[:len(toks)-1] {
+			sub, ok := m[t].(map[string]any)
+			if !ok {
+				if _, taken := m[t]; taken {
+					m = nil
+					break
+				}
+				sub = map[string]any{}
+				m[t] = sub
+			}
+			m = sub
+		}
+		if m != nil {
+			if _, taken := m[toks[len(toks)-1]]; !taken {
+				m[toks[len(toks)-1]] = x
+			}
+		}
+	}
+	return root
+}
+
+// DocStr returns the string at ptr, a JSON Pointer of member names that
+// the rule declared in Fields ("/event_type"), and whether there is one
+// (false when absent or not a string): the accessor of the hot path, which
+// reads a flat record (Doc.Flat) without decoding it. The string is valid
+// during the Check only; the Reporter copies what findings keep.
+func (d *Doc) DocStr(ptr string) (string, bool) {
+	if d.Value == nil && d.Flat != nil {
+		for i := range d.Flat {
+			if d.Flat[i].Pointer == ptr {
+				return flatString(d.Flat[i].Raw)
+			}
+		}
+		return "", false
+	}
+	toks, ok := PointerTokens(ptr)
+	if !ok || len(toks) == 0 {
+		return "", false
+	}
+	m := d.Root()
+	for _, t := range toks[:len(toks)-1] {
+		m = Obj(m[t])
+	}
+	s, ok := m[toks[len(toks)-1]].(string)
+	return s, ok
+}
+
+// flatString is the content of the JSON string raw: the bytes of raw
+// themselves when it has no escapes, else unquoted.
+func flatString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	if bytes.IndexByte(in, '\\') < 0 {
+		return unsafe.String(unsafe.SliceData(in), len(in)), true
+	}
+	out, err := jsontext.AppendUnquote(nil, raw)
+	if err != nil {
+		return "", false
+	}
+	return string(out), true
+}
 
 // Obj returns v as an object, or nil.
 func Obj(v any) map[string]any {

@@ -208,8 +208,15 @@ type Reporter struct {
 }
 
 // Report records a finding of the reporter's rule at pointer (RFC 6901).
+// The pointer, the reason and the string values of extra are copied: a
+// rule may pass strings that point into the record (Doc.DocStr).
 func (r *Reporter) Report(pointer, reason string, extra map[string]any) {
-	*r.out = append(*r.out, Finding{Rule: r.rule, Pointer: pointer, Reason: reason, Extra: extra})
+	for k, v := range extra {
+		if s, ok := v.(string); ok {
+			extra[k] = strings.Clone(s)
+		}
+	}
+	*r.out = append(*r.out, Finding{Rule: r.rule, Pointer: strings.Clone(pointer), Reason: strings.Clone(reason), Extra: extra})
 }
 
 // Reportf records a finding with a formatted reason.

@@ -50,7 +50,7 @@ var CollectorEventTypes = map[string]string{
 // unknownEventType reports event_type when it is not one of the 26 (the
 // schema already holds it to a known namespace).
 func unknownEventType(d *Doc, r *Reporter) {
-	t := Str(d.Root(), "event_type")
+	t, _ := d.DocStr("/event_type")
 	if _, known := CollectorEventTypes[t]; known || t == "" || d.Options.Extended(FamilyCollector, t) {
 		return
 	}
@@ -101,21 +101,21 @@ func checkUnknownEventTypeStrict(d *Doc, r *Reporter) {
 // status equivalent is a warning (CL012). Types without an equivalent accept
 // any status.
 func checkLegacyStatus(d *Doc, r *Reporter) {
-	root := d.Root()
-	status, ok := root["status"].(string)
-	want := CollectorEventTypes[Str(root, "event_type")]
+	status, ok := d.DocStr("/status")
+	t, _ := d.DocStr("/event_type")
+	want := CollectorEventTypes[t]
 	if !ok || want == "" || status == want {
 		return
 	}
 	r.Reportf(Ptr("status"), map[string]any{"status_equivalent": want},
-		"legacy status %q contradicts event type %s, whose status equivalent is %q", status, Str(root, "event_type"), want)
+		"legacy status %q contradicts event type %s, whose status equivalent is %q", status, t, want)
 }
 
 // checkLeapSecond: the JSON Schema's date-time format accepts a leap second
 // only at 23:59:60 UTC (RFC 3339 section 5.7); the schema's pattern accepts
 // :60 at any minute, so this rule holds timestamp to the JSON Schema (CL013).
 func checkLeapSecond(d *Doc, r *Reporter) {
-	ts := Str(d.Root(), "timestamp")
+	ts, _ := d.DocStr("/timestamp")
 	if len(ts) >= 19 && ts[17:19] == "60" && !timefmt.IsRFC3339(ts) {
 		r.Reportf(Ptr("timestamp"), nil, "timestamp %q has a leap second that is not at 23:59:60 UTC", ts)
 	}

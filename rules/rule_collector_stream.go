@@ -57,28 +57,31 @@ func uuidKey(s []byte) (k [16]byte, ok bool) {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return k, false
 	}
-	n := 0
-	for i := 0; i < 36; i++ {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			continue
-		}
-		c := s[i]
-		var d byte
-		switch {
-		case '0' <= c && c <= '9':
-			d = c - '0'
-		case 'a' <= c && c <= 'f':
-			d = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return k, false
-		}
-		k[n/2] |= d << (4 * (1 - n%2))
-		n++
+	var bad byte
+	for i, p := range uuidDigits {
+		hi, lo := hexValue[s[p]], hexValue[s[p+1]]
+		bad |= hi | lo
+		k[i] = hi<<4 | lo
 	}
-	return k, true
+	return k, bad < 16
 }
+
+// uuidDigits are the offsets of the 16 digit pairs of a UUID's text.
+var uuidDigits = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// hexValue is the value of a hex digit of either case, 0xff for any other byte.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c], t[c-'a'+'A'] = byte(c-'a'+10), byte(c-'a'+10)
+	}
+	return t
+}()
 
 // collectorDupID is the stream check of CL100.
 type collectorDupID struct{}

@@ -1,8 +1,10 @@
 package rules
 
 import (
+	hexpkg "encoding/hex"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +17,33 @@ func TestUUIDKey(t *testing.T) {
 	for _, s := range []string{"", "6f1c2a3e0b4d4c8e9a712d5e8f903b11", "6f1c2a3e-0b4d-4c8e-9a71-2d5e8f903b1g", "{6f1c2a3e-0b4d-4c8e-9a71-2d5e8f903b11}", "6f1c2a3e-0b4d-4c8e-9a712-d5e8f903b11"} {
 		if _, ok := uuidKey([]byte(s)); ok {
 			t.Errorf("uuidKey(%q) accepted", s)
+		}
+	}
+}
+
+// TestUUIDKeyEveryByte: every byte at every position of a UUID is
+// accepted exactly when it is a hex digit there (or the dash where the
+// layout has one), and the key is the hex value of the digits.
+func TestUUIDKeyEveryByte(t *testing.T) {
+	base := []byte("0123abcd-ef45-6789-ABCD-EF0123456789")
+	for i := range base {
+		for c := 0; c < 256; c++ {
+			s := append([]byte(nil), base...)
+			s[i] = byte(c)
+			k, ok := uuidKey(s)
+			dash := i == 8 || i == 13 || i == 18 || i == 23
+			hex := '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+			if want := dash && c == '-' || !dash && hex; ok != want {
+				t.Fatalf("uuidKey(%q) ok=%v, want %v", s, ok, want)
+			}
+			if !ok {
+				continue
+			}
+			digits := strings.ReplaceAll(string(s), "-", "")
+			want, err := hexpkg.DecodeString(digits)
+			if err != nil || string(k[:]) != string(want) {
+				t.Fatalf("uuidKey(%q) = %x, want %x", s, k, want)
+			}
 		}
 	}
 }

@@ -50,6 +50,18 @@ func BenchmarkFamily(b *testing.B) {
 				}
 			}
 		})
+		if acc := Acceptors[kindOfBench(r.kind)]; acc != nil {
+			b.Run(r.kind+"/accept", func(b *testing.B) {
+				a := &Acc{}
+				b.SetBytes(int64(len(buf)))
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if !a.Accept(acc, buf) {
+						b.Fatal("declined")
+					}
+				}
+			})
+		}
 		b.Run(r.kind+"/jsontext-IsValid", func(b *testing.B) {
 			b.SetBytes(int64(len(buf)))
 			b.ReportAllocs()

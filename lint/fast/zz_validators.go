@@ -26,6 +26,23 @@ var Validators = map[string]func(*Dec){
 	"vermas/work-order":            v181,
 }
 
+// Acceptors maps each kind whose definition the acceptors support to its
+// acceptor, generated from the same CUE definition (accept.go).
+var Acceptors = map[string]*Acceptor{
+	"collector/event":              {Func: a14, Fields: []string{"/version", "/event_type", "/timestamp", "/agent_id", "/event_id", "/session_id", "/source", "/status", "/message", "/progress", "/tool", "/hook", "/correlation", "/metadata", "/tool/tool_name", "/tool/tool_input", "/tool/tool_result", "/tool/duration_ms", "/hook/hook_type", "/hook/raw_payload", "/correlation/trace_id", "/correlation/span_id", "/correlation/parent_span_id", "/correlation/root_agent_id"}},
+	"ledger/entry":                 {Func: a18, Fields: []string{"/ts", "/agent", "/session_id", "/event", "/task_id", "/source", "/summary", "/data"}},
+	"ledger/status":                {Func: a21, Fields: []string{"/agent", "/state", "/last_heartbeat", "/last_task_id", "/session_id", "/last_error"}},
+	"operator/locks":               {Func: a40, Fields: []string{"/schema_version", "/locks"}},
+	"operator/orchestrator-output": {Func: a48, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/ledger_delta", "/assignments", "/active_locks", "/blockers", "/next_actions"}},
+	"operator/reconcile":           {Func: a54, Fields: []string{"/schema_version", "/ledger", "/active_locks", "/events"}},
+	"operator/worklog":             {Func: a55, Fields: []string{"/timestamp", "/run_id", "/task_id", "/actor", "/action", "/files_touched", "/decision", "/result", "/next_step", "/code", "/evidence", "/schema_version"}},
+	"vermas/message":               {Func: a60, Fields: []string{"/id", "/from", "/to", "/subject", "/body", "/message_type", "/timestamp", "/read_at", "/priority", "/metadata"}},
+	"vermas/process":               {Func: a67, Fields: []string{"/id", "/template", "/work_order_id", "/state", "/created_at", "/steps"}},
+	"vermas/route":                 {Func: a70, Fields: []string{"/prefix", "/path", "/factory"}},
+	"vermas/template":              {Func: a74, Fields: []string{"/template", "/description", "/version", "/steps"}},
+	"vermas/work-order":            {Func: a83, Fields: []string{"/id", "/title", "/description", "/status", "/priority", "/issue_type", "/created_at", "/updated_at", "/created_by", "/assignee", "/dependencies", "/labels", "/metadata"}},
+}
+
 var re0 = &Regex{Src: "^1(\\.|$)", Desc: "a version of major 1 (\"1\", \"1.x\", \"1.x.y\")"}
 var re1 = &Regex{Src: "^[0-9]+\\.[0-9]+\\.[0-9]+$"}
 var re10 = &Regex{Src: "^[0-9a-fA-F-]{36}$", Desc: "a run id: 36 hex digits and dashes (seed 001)"}
@@ -61,9 +78,45 @@ var leaf107 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems:
 var leaf108 = Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "VM032"}
 var leaf109 = Leaf{Kinds: 17, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf11 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf110 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re0, re1}}
+var leaf111 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re2}}
+var leaf112 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re3}}
+var leaf113 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf114 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re4}}
+var leaf115 = Leaf{Kinds: 6, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0.0"}, {Op: "<=", Num: 1, Lit: "1.0"}}}
+var leaf116 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re8}}
+var leaf117 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re9}}
+var leaf118 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"heartbeat", "task_start", "task_result", "error", "info"}}
+var leaf119 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"idle", "busy", "error", "offline"}}
 var leaf12 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL001", NullRule: "IL001", Required: true, Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 1, Lit: "1"}}}
+var leaf120 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re0}}
+var leaf121 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re10}}
+var leaf122 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re11}}
+var leaf123 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"assignment"}}
+var leaf124 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 5000, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf125 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re12}}
+var leaf126 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 500, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf127 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"parallelizable", "serial"}}
+var leaf128 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "AL003"}
+var leaf129 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 1000, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf13 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL002", Required: true, Patterns: []*Regex{re5}}
+var leaf130 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}}}
+var leaf131 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 5, Lit: "5"}}}
+var leaf132 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}}
+var leaf133 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
+var leaf134 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re11}}
+var leaf135 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re14}}
+var leaf136 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re15}}
+var leaf137 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re13}}
+var leaf138 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"ready", "active", "archive"}}
+var leaf139 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped"}}
 var leaf14 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL003", Required: true, Patterns: []*Regex{re3}}
+var leaf140 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re18}}
+var leaf141 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re19}}
+var leaf142 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}, {Op: "<=", Num: 1, Lit: "1"}}}
+var leaf143 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re13}}
+var leaf144 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 100, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf145 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 4, Lit: "4"}}}
 var leaf15 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
 var leaf16 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"loop", "grind", "issue"}}
 var leaf17 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
@@ -4198,4 +4251,2091 @@ func v181(d *Dec) {
 	if seen&(1<<8) == 0 {
 		d.Missing(off, "created_by")
 	}
+}
+
+func a0(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf110, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a1(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf111, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a2(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf112, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a3(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf113, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a4(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf114, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a5(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return SkipStr(b, i)
+	}
+	return -1
+}
+
+func a6(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf7, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a7(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf8, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a8(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, _ := Num(b, i)
+		if j < 0 || !Bounds(b[i:j], leaf115.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a9(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				default:
+					k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		return j
+	}
+	return -1
+}
+
+func a10(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a11(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "tool_name":
+					k = a.Field(b, k, &seen, 0, 14, a5)
+				case "tool_input":
+					k = a.Field(b, k, &seen, 1, 15, a9)
+				case "tool_result":
+					k = a.Field(b, k, &seen, 2, 16, a5)
+				case "duration_ms":
+					k = a.Field(b, k, &seen, 3, 17, a10)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		return j
+	}
+	return -1
+}
+
+func a12(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "hook_type":
+					k = a.Field(b, k, &seen, 0, 18, a5)
+				case "raw_payload":
+					k = a.Field(b, k, &seen, 1, 19, a9)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		return j
+	}
+	return -1
+}
+
+func a13(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "trace_id":
+					k = a.Field(b, k, &seen, 0, 20, a5)
+				case "span_id":
+					k = a.Field(b, k, &seen, 1, 21, a5)
+				case "parent_span_id":
+					k = a.Field(b, k, &seen, 2, 22, a5)
+				case "root_agent_id":
+					k = a.Field(b, k, &seen, 3, 23, a5)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		return j
+	}
+	return -1
+}
+
+func a14(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "version":
+					k = a.Field(b, k, &seen, 0, 0, a0)
+				case "event_type":
+					k = a.Field(b, k, &seen, 1, 1, a1)
+				case "timestamp":
+					k = a.Field(b, k, &seen, 2, 2, a2)
+				case "agent_id":
+					k = a.Field(b, k, &seen, 3, 3, a3)
+				case "event_id":
+					k = a.Field(b, k, &seen, 4, 4, a4)
+				case "session_id":
+					k = a.Field(b, k, &seen, 5, 5, a5)
+				case "source":
+					k = a.Field(b, k, &seen, 6, 6, a6)
+				case "status":
+					k = a.Field(b, k, &seen, 7, 7, a7)
+				case "message":
+					k = a.Field(b, k, &seen, 8, 8, a5)
+				case "progress":
+					k = a.Field(b, k, &seen, 9, 9, a8)
+				case "tool":
+					k = a.Field(b, k, &seen, 10, 10, a11)
+				case "hook":
+					k = a.Field(b, k, &seen, 11, 11, a12)
+				case "correlation":
+					k = a.Field(b, k, &seen, 12, 12, a13)
+				case "metadata":
+					k = a.Field(b, k, &seen, 13, 13, a9)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0xf != 0xf {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a15(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf116, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a16(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf117, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a17(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf118, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a18(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "ts":
+					k = a.Field(b, k, &seen, 0, 0, a2)
+				case "agent":
+					k = a.Field(b, k, &seen, 1, 1, a15)
+				case "session_id":
+					k = a.Field(b, k, &seen, 2, 2, a16)
+				case "event":
+					k = a.Field(b, k, &seen, 3, 3, a17)
+				case "task_id":
+					k = a.Field(b, k, &seen, 4, 4, a5)
+				case "source":
+					k = a.Field(b, k, &seen, 5, 5, a5)
+				case "summary":
+					k = a.Field(b, k, &seen, 6, 6, a5)
+				case "data":
+					k = a.Field(b, k, &seen, 7, 7, a9)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0xff != 0xff {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a19(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf119, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a20(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return SkipStr(b, i)
+	case 'n':
+		return Lit(b, i, "null")
+	}
+	return -1
+}
+
+func a21(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "agent":
+					k = a.Field(b, k, &seen, 0, 0, a15)
+				case "state":
+					k = a.Field(b, k, &seen, 1, 1, a19)
+				case "last_heartbeat":
+					k = a.Field(b, k, &seen, 2, 2, a2)
+				case "last_task_id":
+					k = a.Field(b, k, &seen, 3, 3, a5)
+				case "session_id":
+					k = a.Field(b, k, &seen, 4, 4, a16)
+				case "last_error":
+					k = a.Field(b, k, &seen, 5, 5, a20)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a22(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf120, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a23(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf121, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a24(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf122, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a25(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf123, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a26(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf124, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a27(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf125, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a28(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf126, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a29(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf127, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a30(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a27(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a31(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a5(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if n < 1 {
+			return -1
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a32(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a5(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a33(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a3(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if n < 1 {
+			return -1
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a34(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf129, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a35(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !Bounds(b[i:j], leaf130.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a36(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf132, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a37(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case 't':
+		return Lit(b, i, "true")
+	case 'f':
+		return Lit(b, i, "false")
+	}
+	return -1
+}
+
+func a38(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "task_id":
+					k = a.Field(b, k, &seen, 0, -1, a27)
+				case "resource":
+					k = a.Field(b, k, &seen, 1, -1, a5)
+				case "active":
+					k = a.Field(b, k, &seen, 2, -1, a37)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a39(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a38(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a40(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "schema_version":
+					k = a.Field(b, k, &seen, 0, 0, a22)
+				case "locks":
+					k = a.Field(b, k, &seen, 1, 1, a39)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x2 != 0x2 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a41(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !Bounds(b[i:j], leaf59.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a42(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "task_id":
+					k = a.Field(b, k, &seen, 0, -1, a27)
+				case "status":
+					k = a.Field(b, k, &seen, 1, -1, a36)
+				case "owner":
+					k = a.Field(b, k, &seen, 2, -1, a5)
+				case "reason":
+					k = a.Field(b, k, &seen, 3, -1, a5)
+				case "delta_id":
+					k = a.Field(b, k, &seen, 4, -1, a3)
+				case "last_heartbeat_at":
+					k = a.Field(b, k, &seen, 5, -1, a24)
+				case "timed_out":
+					k = a.Field(b, k, &seen, 6, -1, a37)
+				case "retry_after_ms":
+					k = a.Field(b, k, &seen, 7, -1, a41)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1f != 0x1f {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a43(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a42(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a44(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a9(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a45(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf133, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a46(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "task_id":
+					k = a.Field(b, k, &seen, 0, -1, a27)
+				case "code":
+					k = a.Field(b, k, &seen, 1, -1, a45)
+				case "reason":
+					k = a.Field(b, k, &seen, 2, -1, a5)
+				case "details":
+					k = a.Field(b, k, &seen, 3, -1, a9)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a47(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a46(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a48(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "schema_version":
+					k = a.Field(b, k, &seen, 0, 0, a22)
+				case "run_id":
+					k = a.Field(b, k, &seen, 1, 1, a23)
+				case "generated_at":
+					k = a.Field(b, k, &seen, 2, 2, a24)
+				case "ledger_delta":
+					k = a.Field(b, k, &seen, 3, 3, a43)
+				case "assignments":
+					k = a.Field(b, k, &seen, 4, 4, a44)
+				case "active_locks":
+					k = a.Field(b, k, &seen, 5, 5, a39)
+				case "blockers":
+					k = a.Field(b, k, &seen, 6, 6, a47)
+				case "next_actions":
+					k = a.Field(b, k, &seen, 7, 7, a32)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0xfb != 0xfb {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a49(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf134, s) {
+			return -1
+		}
+		return j
+	case 'n':
+		return Lit(b, i, "null")
+	}
+	return -1
+}
+
+func a50(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "task_id":
+					k = a.Field(b, k, &seen, 0, -1, a27)
+				case "status":
+					k = a.Field(b, k, &seen, 1, -1, a36)
+				case "owner":
+					k = a.Field(b, k, &seen, 2, -1, a5)
+				case "dependencies":
+					k = a.Field(b, k, &seen, 3, -1, a30)
+				case "last_heartbeat_at":
+					k = a.Field(b, k, &seen, 4, -1, a49)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a51(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a50(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a52(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "task_id":
+					k = a.Field(b, k, &seen, 0, -1, a27)
+				case "event_type":
+					k = a.Field(b, k, &seen, 1, -1, a5)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1 != 0x1 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a53(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a52(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a54(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "schema_version":
+					k = a.Field(b, k, &seen, 0, 0, a22)
+				case "ledger":
+					k = a.Field(b, k, &seen, 1, 1, a51)
+				case "active_locks":
+					k = a.Field(b, k, &seen, 2, 2, a39)
+				case "events":
+					k = a.Field(b, k, &seen, 3, 3, a53)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x2 != 0x2 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a55(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "timestamp":
+					k = a.Field(b, k, &seen, 0, 0, a24)
+				case "run_id":
+					k = a.Field(b, k, &seen, 1, 1, a23)
+				case "task_id":
+					k = a.Field(b, k, &seen, 2, 2, a27)
+				case "actor":
+					k = a.Field(b, k, &seen, 3, 3, a5)
+				case "action":
+					k = a.Field(b, k, &seen, 4, 4, a5)
+				case "files_touched":
+					k = a.Field(b, k, &seen, 5, 5, a32)
+				case "decision":
+					k = a.Field(b, k, &seen, 6, 6, a5)
+				case "result":
+					k = a.Field(b, k, &seen, 7, 7, a5)
+				case "next_step":
+					k = a.Field(b, k, &seen, 8, 8, a5)
+				case "code":
+					k = a.Field(b, k, &seen, 9, 9, a45)
+				case "evidence":
+					k = a.Field(b, k, &seen, 10, 10, a5)
+				case "schema_version":
+					k = a.Field(b, k, &seen, 11, 11, a22)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1ff != 0x1ff {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a56(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf135, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a57(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf98, s) {
+			return -1
+		}
+		return j
+	case 'n':
+		return Lit(b, i, "null")
+	}
+	return -1
+}
+
+func a58(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf99, s) {
+			return -1
+		}
+		return j
+	case 'n':
+		return Lit(b, i, "null")
+	}
+	return -1
+}
+
+func a59(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf100, s) {
+			return -1
+		}
+		return j
+	case 'n':
+		return Lit(b, i, "null")
+	}
+	return -1
+}
+
+func a60(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "id":
+					k = a.Field(b, k, &seen, 0, 0, a56)
+				case "from":
+					k = a.Field(b, k, &seen, 1, 1, a3)
+				case "to":
+					k = a.Field(b, k, &seen, 2, 2, a3)
+				case "subject":
+					k = a.Field(b, k, &seen, 3, 3, a5)
+				case "body":
+					k = a.Field(b, k, &seen, 4, 4, a5)
+				case "message_type":
+					k = a.Field(b, k, &seen, 5, 5, a57)
+				case "timestamp":
+					k = a.Field(b, k, &seen, 6, 6, a2)
+				case "read_at":
+					k = a.Field(b, k, &seen, 7, 7, a58)
+				case "priority":
+					k = a.Field(b, k, &seen, 8, 8, a59)
+				case "metadata":
+					k = a.Field(b, k, &seen, 9, 9, a9)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x5f != 0x5f {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a61(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf136, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a62(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf137, s) {
+			return -1
+		}
+		return j
+	case 'n':
+		return Lit(b, i, "null")
+	}
+	return -1
+}
+
+func a63(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf138, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a64(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf139, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a65(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "id":
+					k = a.Field(b, k, &seen, 0, -1, a3)
+				case "status":
+					k = a.Field(b, k, &seen, 1, -1, a64)
+				case "started_at":
+					k = a.Field(b, k, &seen, 2, -1, a58)
+				case "completed_at":
+					k = a.Field(b, k, &seen, 3, -1, a58)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a66(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a65(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a67(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "id":
+					k = a.Field(b, k, &seen, 0, 0, a61)
+				case "template":
+					k = a.Field(b, k, &seen, 1, 1, a3)
+				case "work_order_id":
+					k = a.Field(b, k, &seen, 2, 2, a62)
+				case "state":
+					k = a.Field(b, k, &seen, 3, 3, a63)
+				case "created_at":
+					k = a.Field(b, k, &seen, 4, 4, a2)
+				case "steps":
+					k = a.Field(b, k, &seen, 5, 5, a66)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3b != 0x3b {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a68(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf140, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a69(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf141, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a70(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "prefix":
+					k = a.Field(b, k, &seen, 0, 0, a68)
+				case "path":
+					k = a.Field(b, k, &seen, 1, 1, a69)
+				case "factory":
+					k = a.Field(b, k, &seen, 2, 2, a20)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a71(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !Bounds(b[i:j], leaf142.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a72(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "id":
+					k = a.Field(b, k, &seen, 0, -1, a3)
+				case "title":
+					k = a.Field(b, k, &seen, 1, -1, a5)
+				case "description":
+					k = a.Field(b, k, &seen, 2, -1, a5)
+				case "needs":
+					k = a.Field(b, k, &seen, 3, -1, a32)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a73(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a72(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if n < 1 {
+			return -1
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a74(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "template":
+					k = a.Field(b, k, &seen, 0, 0, a3)
+				case "description":
+					k = a.Field(b, k, &seen, 1, 1, a5)
+				case "version":
+					k = a.Field(b, k, &seen, 2, 2, a71)
+				case "steps":
+					k = a.Field(b, k, &seen, 3, 3, a73)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0xf != 0xf {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a75(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf143, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a76(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf144, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a77(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf86, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a78(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !Bounds(b[i:j], leaf145.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a79(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf88, s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a80(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 || !StrOK(&leaf109, s) {
+			return -1
+		}
+		return j
+	case 'n':
+		return Lit(b, i, "null")
+	}
+	return -1
+}
+
+func a81(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "depends_on_id":
+					k = a.Field(b, k, &seen, 0, -1, a75)
+				case "type":
+					k = a.Field(b, k, &seen, 1, -1, a80)
+				case "created_at":
+					k = a.Field(b, k, &seen, 2, -1, a2)
+				case "created_by":
+					k = a.Field(b, k, &seen, 3, -1, a5)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0xd != 0xd {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a82(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a81(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a83(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				name, k := a.Member(b, j)
+				switch string(name) {
+				case "id":
+					k = a.Field(b, k, &seen, 0, 0, a75)
+				case "title":
+					k = a.Field(b, k, &seen, 1, 1, a76)
+				case "description":
+					k = a.Field(b, k, &seen, 2, 2, a20)
+				case "status":
+					k = a.Field(b, k, &seen, 3, 3, a77)
+				case "priority":
+					k = a.Field(b, k, &seen, 4, 4, a78)
+				case "issue_type":
+					k = a.Field(b, k, &seen, 5, 5, a79)
+				case "created_at":
+					k = a.Field(b, k, &seen, 6, 6, a2)
+				case "updated_at":
+					k = a.Field(b, k, &seen, 7, 7, a2)
+				case "created_by":
+					k = a.Field(b, k, &seen, 8, 8, a3)
+				case "assignee":
+					k = a.Field(b, k, &seen, 9, 9, a20)
+				case "dependencies":
+					k = a.Field(b, k, &seen, 10, 10, a82)
+				case "labels":
+					k = a.Field(b, k, &seen, 11, 11, a32)
+				case "metadata":
+					k = a.Field(b, k, &seen, 12, 12, a9)
+				default:
+					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1fb != 0x1fb {
+			return -1
+		}
+		return j
+	}
+	return -1
 }

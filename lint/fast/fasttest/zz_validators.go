@@ -11,6 +11,10 @@ var Validators = map[string]func(*fast.Dec){
 	"test/event":  v31,
 }
 
+// Acceptors maps each kind whose definition the acceptors support to its
+// acceptor, generated from the same CUE definition (accept.go).
+var Acceptors = map[string]*fast.Acceptor{}
+
 var re0 = &fast.Regex{Src: "^[0-9]+/[0-9]+$"}
 var re1 = &fast.Regex{Src: "^[a-z]+\\.[a-z_]+$"}
 var re2 = &fast.Regex{Src: "^wo-[a-z0-9]+$"}
@@ -34,6 +38,7 @@ var leaf20 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxIt
 var leaf21 = fast.Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
 var leaf22 = fast.Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
 var leaf23 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020", Enum: []string{"yes"}}
+var leaf24 = fast.Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf3 = fast.Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
 var leaf4 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf5 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"loop", "issue"}}

@@ -1,0 +1,512 @@
+package fast
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Acceptors: the one-pass form of the generated validators (issue 12).
+//
+// A validator (Validators) reads a record token by token and reports every
+// violation with its pointer, position and reason. Most records of a log
+// have none, so every kind also has an acceptor, generated from the same
+// model (lint/schema): one pass over the record's bytes that checks the
+// grammar and every constraint of the kind as it goes, with no tokenizer,
+// no path, no panic and no allocation, and that answers only "certainly
+// valid" or "not sure". On "not sure" the engine runs the validator, which
+// then names the violations, so an acceptor need only be right when it
+// accepts: it accepts a text only if the validator, with the same Strict
+// setting, reports no violation at all. It declines (returns -1) on
+// everything else and on the rare shapes it leaves to the validator:
+// escaped member names, objects of more than maxAccNames undeclared
+// members, nesting deeper than maxAccDepth, and constructs the generator
+// does not compile into acceptors (conditional fields, sibling bounds), for
+// which the whole kind has no acceptor. TestAcceptAgreement and FuzzAccept
+// hold every acceptor to its validator.
+//
+// While it checks, an acceptor records where the value of every declared
+// member outside arrays starts and ends (Acc.Spans, in the capture slots
+// of AcceptFields), so that the document rules and the stream rules read
+// their values from those spans instead of scanning the record again.
+
+// AcceptFunc checks the value that starts at b[i] (not white space) and
+// returns the index just after it, or -1 when it declines.
+type AcceptFunc func(a *Acc, b []byte, i int) int
+
+// Acceptor is the acceptor of one kind and the JSON Pointers of its
+// capture slots: Fields[s] is the member whose value slot s records.
+type Acceptor struct {
+	Func   AcceptFunc
+	Fields []string
+}
+
+// MaxCaptures is the most capture slots a kind has; members declared
+// beyond it are checked but not recorded.
+const MaxCaptures = 64
+
+// Span32 is a byte range [Start, End) of a record.
+type Span32 struct{ Start, End int32 }
+
+// Acc is the state of acceptance runs; reuse one per goroutine (it is not
+// safe for concurrent use).
+type Acc struct {
+	// Strict declines undeclared members that are not x_ extensions where
+	// the definition is closed (the validator's Dec.Strict).
+	Strict bool
+	// Got has bit s set when slot s was recorded by the last Accept;
+	// Spans[s] is then the byte range of that member's value (a string
+	// with its quotes).
+	Got   uint64
+	Spans [MaxCaptures]Span32
+	// names holds the undeclared member names of the objects being read,
+	// as ranges of the record, for the duplicate check.
+	names   []Span32
+	scratch []byte
+	depth   int
+	rec     int // bytes of the record (< 2^31: positions are int32)
+}
+
+// maxAccNames is the most undeclared members per object an acceptor
+// checks for duplicates; maxAccDepth the deepest nesting it reads.
+const (
+	maxAccNames = 32
+	maxAccDepth = 64
+)
+
+// Accept reports whether the JSON text b is certainly a valid record for
+// acc (one value, surrounded by JSON white space only, satisfying every
+// constraint of its kind): see the package's acceptor notes. It records the
+// declared members' spans in a.Spans and a.Got.
+func (a *Acc) Accept(acc *Acceptor, b []byte) bool {
+	a.Got = 0
+	a.names = a.names[:0]
+	a.depth = 0
+	if len(b) >= 1<<31-1 {
+		return false
+	}
+	i := SkipWS(b, 0)
+	if i >= len(b) {
+		return false
+	}
+	i = acc.Func(a, b, i)
+	return i >= 0 && SkipWS(b, i) == len(b)
+}
+
+// Member reads the member name at b[i] (a '"') and the ':' after it, and
+// returns the name (without quotes) and the index of the value, or i < 0
+// when it declines: a name with escapes, control characters or invalid
+// UTF-8, a missing ':' or the end of the text.
+func (a *Acc) Member(b []byte, i int) ([]byte, int) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, -1
+	}
+	j := scanPlain(b, i+1)
+	if j >= len(b) {
+		return nil, -1
+	}
+	if b[j] != '"' {
+		if b[j] < utf8.RuneSelf {
+			return nil, -1 // escape or control character
+		}
+		var esc bool
+		if j, esc = strEnd(b, i); j < 0 || esc {
+			return nil, -1
+		}
+		j--
+	}
+	name := b[i+1 : j]
+	k := j + 1
+	if k < len(b) && b[k] == ':' {
+		k++
+	} else {
+		k = SkipWS(b, k)
+		if k >= len(b) || b[k] != ':' {
+			return nil, -1
+		}
+		k++
+	}
+	if k < len(b) && b[k] > ' ' {
+		return name, k
+	}
+	k = SkipWS(b, k)
+	if k >= len(b) {
+		return nil, -1
+	}
+	return name, k
+}
+
+// Next reads what follows a member or an element at b[i]: white space,
+// then ',' (more follows: it returns the index of the next member or
+// element and true) or the closing byte end ('}' or ']': it returns the
+// index after it and false). It returns -1 on anything else.
+func Next(b []byte, i int, end byte) (int, bool) {
+	if i < 0 {
+		return -1, false
+	}
+	if i < len(b) && b[i] > ' ' {
+		// common case: no white space
+	} else {
+		i = SkipWS(b, i)
+		if i >= len(b) {
+			return -1, false
+		}
+	}
+	switch b[i] {
+	case ',':
+		i++
+		if i < len(b) && b[i] > ' ' {
+			return i, true
+		}
+		i = SkipWS(b, i)
+		if i >= len(b) {
+			return -1, false
+		}
+		return i, true
+	case end:
+		return i + 1, false
+	}
+	return -1, false
+}
+
+// Open reads the '{' or '[' at b[i] and the white space after it; it
+// returns the index of the first member or element, and empty when the
+// container closes at once (the index is then after the closing byte). It
+// returns -1 when the nesting would be deeper than maxAccDepth or the text
+// ends.
+func (a *Acc) Open(b []byte, i int) (j int, empty bool) {
+	if a.depth >= maxAccDepth {
+		return -1, false
+	}
+	a.depth++
+	j = SkipWS(b, i+1)
+	if j >= len(b) {
+		return -1, false
+	}
+	if c := b[j]; c == '}' && b[i] == '{' || c == ']' && b[i] == '[' {
+		a.depth--
+		return j + 1, true
+	}
+	return j, false
+}
+
+// Close ends a container opened by Open.
+func (a *Acc) Close() { a.depth-- }
+
+// Field checks the value of a declared member at b[i] with fn: bit is
+// the member's bit in seen (a second occurrence is a duplicate name, which
+// jsontext rejects) and slot its capture slot (-1: none). It returns the
+// index after the value, or -1 (also when i is -1).
+func (a *Acc) Field(b []byte, i int, seen *uint64, bit uint, slot int, fn AcceptFunc) int {
+	if i < 0 || *seen&(1<<bit) != 0 {
+		return -1
+	}
+	*seen |= 1 << bit
+	j := fn(a, b, i)
+	if j >= 0 && slot >= 0 {
+		a.Spans[slot] = Span32{int32(i), int32(j)}
+		a.Got |= 1 << uint(slot)
+	}
+	return j
+}
+
+// How an object treats the members its definition does not declare
+// (Acc.Undeclared).
+const (
+	// OpenMembers: any member ({...}).
+	OpenMembers = iota
+	// XMembers: x_ extensions; others only without Strict.
+	XMembers
+	// NoMembers: none with Strict.
+	NoMembers
+)
+
+// Undeclared reads the value at b[i] of the undeclared member name, whose
+// '"' is at b[at], in an object whose names start at mark and whose
+// definition treats such members as mode says. It returns the index after
+// the value, or -1 (also when i is -1).
+func (a *Acc) Undeclared(b []byte, at, i int, name []byte, mark, mode int) int {
+	if i < 0 || a.Strict && (mode == NoMembers || mode == XMembers && !IsX(name)) {
+		return -1
+	}
+	if !a.AddName(b, at+1, at+1+len(name), mark) {
+		return -1
+	}
+	return a.Any(b, i)
+}
+
+// Names returns a mark of the undeclared member names recorded so far, for
+// AddName and DropNames of one object.
+func (a *Acc) Names() int { return len(a.names) }
+
+// AddName records the undeclared member name b[i:j] of the object whose
+// names start at mark; false when the object already has it (a duplicate
+// name, which jsontext rejects) or has maxAccNames of them.
+func (a *Acc) AddName(b []byte, i, j, mark int) bool {
+	if len(a.names)-mark >= maxAccNames {
+		return false
+	}
+	name := b[i:j]
+	for _, r := range a.names[mark:] {
+		if string(b[r.Start:r.End]) == string(name) {
+			return false
+		}
+	}
+	a.names = append(a.names, Span32{int32(i), int32(j)})
+	return true
+}
+
+// DropNames forgets the names of an object read to its end.
+func (a *Acc) DropNames(mark int) { a.names = a.names[:mark] }
+
+// IsX reports whether a member name is an x_ extension.
+func IsX(name []byte) bool { return len(name) >= 2 && name[0] == 'x' && name[1] == '_' }
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// scanPlain returns the index of the first byte at or after b[j] that a
+// string cannot hold as it is ('"', '\\', a control character or a byte
+// of a multi-byte UTF-8 sequence), or len(b). It reads eight bytes at a
+// time: each of the four tests below sets the top bit of every byte it
+// matches, and may set it in bytes above a match (a borrow) but never
+// below the first one, so the lowest bit set is the first special byte.
+func scanPlain(b []byte, j int) int {
+	for j+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[j:])
+		q := x ^ (lsb * '"')
+		s := x ^ (lsb * '\\')
+		t := ((q-lsb)&^q | (s-lsb)&^s | (x-lsb*0x20)&^x | x) & msb
+		if t != 0 {
+			return j + bits.TrailingZeros64(t)/8
+		}
+		j += 8
+	}
+	for j < len(b) && plain[b[j]] {
+		j++
+	}
+	return j
+}
+
+// strEnd returns the index after the string literal at b[i] == '"' and
+// whether it has escapes, or -1 when it is not a valid JSON string
+// (control characters, invalid UTF-8, a bad escape, no closing quote).
+// Eight bytes at a time while they are printable ASCII without '"' and '\\'.
+func strEnd(b []byte, i int) (int, bool) {
+	j := i + 1
+	esc := false
+	for {
+		j = scanPlain(b, j)
+		if j >= len(b) {
+			return -1, false
+		}
+		switch c := b[j]; {
+		case c == '"':
+			j++
+			if esc {
+				var tmp [64]byte
+				if _, err := jsontext.AppendUnquote(tmp[:0], b[i:j]); err != nil {
+					return -1, false
+				}
+			}
+			return j, esc
+		case c == '\\':
+			esc = true
+			j += 2
+			if j > len(b) {
+				return -1, false
+			}
+		case c < 0x20:
+			return -1, false
+		default:
+			r, n := utf8.DecodeRune(b[j:])
+			if r == utf8.RuneError && n == 1 {
+				return -1, false
+			}
+			j += n
+		}
+	}
+}
+
+// Str reads the string at b[i] == '"' and returns the index after it and
+// its content, unescaped (valid until the next Str), or -1.
+func (a *Acc) Str(b []byte, i int) (int, []byte) {
+	j, esc := strEnd(b, i)
+	if j < 0 {
+		return -1, nil
+	}
+	if !esc {
+		return j, b[i+1 : j-1]
+	}
+	var err error
+	a.scratch, err = jsontext.AppendUnquote(a.scratch[:0], b[i:j])
+	if err != nil {
+		return -1, nil
+	}
+	return j, a.scratch
+}
+
+// SkipStr reads the string at b[i] == '"' whose content no constraint
+// reads and returns the index after it, or -1.
+func SkipStr(b []byte, i int) int {
+	j, _ := strEnd(b, i)
+	return j
+}
+
+// Lit reads the literal w ("true", "false", "null") at b[i].
+func Lit(b []byte, i int, w string) int {
+	if len(b)-i >= len(w) && string(b[i:i+len(w)]) == w {
+		return i + len(w)
+	}
+	return -1
+}
+
+// Num reads the number at b[i] and returns the index after it and whether
+// it is written as an integer (no fraction, no exponent), or -1.
+func Num(b []byte, i int) (int, bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	default:
+		return -1, false
+	}
+	isInt := true
+	if i < len(b) && b[i] == '.' {
+		isInt = false
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return -1, false
+		}
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		isInt = false
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return -1, false
+		}
+		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		}
+	}
+	return i, isInt
+}
+
+// Bounds reports whether the number literal raw satisfies every bound.
+func Bounds(raw []byte, bs []Bound) bool {
+	x, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(raw), len(raw)), 64)
+	if err != nil {
+		return false // beyond float64: the validator decides
+	}
+	for i := range bs {
+		if !bs[i].Holds(x, raw) {
+			return false
+		}
+	}
+	return true
+}
+
+// StrOK reports whether the string content s satisfies l's enum,
+// code-point lengths and patterns (what Dec.checkString checks).
+func StrOK(l *Leaf, s []byte) bool {
+	if l.Enum != nil && !l.inEnum(s) {
+		return false
+	}
+	if l.MinRunes >= 0 || l.MaxRunes >= 0 {
+		n := len(s)
+		for _, c := range s {
+			if c >= utf8.RuneSelf {
+				n = utf8.RuneCount(s)
+				break
+			}
+		}
+		if l.MinRunes >= 0 && n < l.MinRunes || l.MaxRunes >= 0 && n > l.MaxRunes {
+			return false
+		}
+	}
+	for _, p := range l.Patterns {
+		if !p.Match(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// Any reads any JSON value at b[i] with every check of jsontext (grammar,
+// UTF-8, escapes, duplicate member names), for the members and elements
+// that no definition types (x_ extensions, open objects, untyped lists).
+func (a *Acc) Any(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, _ := strEnd(b, i)
+		return j
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 || empty {
+			return j
+		}
+		mark := a.Names()
+		for {
+			name, k := a.Member(b, j)
+			if k < 0 || !a.AddName(b, j+1, j+1+len(name), mark) {
+				return -1
+			}
+			if k = a.Any(b, k); k < 0 {
+				return -1
+			}
+			var more bool
+			if j, more = Next(b, k, '}'); j < 0 {
+				return -1
+			}
+			if !more {
+				break
+			}
+		}
+		a.DropNames(mark)
+		a.Close()
+		return j
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 || empty {
+			return j
+		}
+		for {
+			k := a.Any(b, j)
+			if k < 0 {
+				return -1
+			}
+			var more bool
+			if j, more = Next(b, k, ']'); j < 0 {
+				return -1
+			}
+			if !more {
+				break
+			}
+		}
+		a.Close()
+		return j
+	case 't':
+		return Lit(b, i, "true")
+	case 'f':
+		return Lit(b, i, "false")
+	case 'n':
+		return Lit(b, i, "null")
+	}
+	j, _ := Num(b, i)
+	return j
+}

@@ -1,0 +1,382 @@
+package fast_test
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlint/agentlint/lint/bench"
+	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/internal/mutate"
+	"github.com/agentlint/agentlint/lint/repotest"
+)
+
+// The acceptors (accept.go) may only say "certainly valid" when the
+// validator of the same kind, with the same Strict, reports no violation;
+// and the spans they record must be the values at their pointers. These
+// tests hold every acceptor to that on every payload of the repository's
+// testdata (and ../shared when present), on a mutation corpus of valid
+// payloads of every kind that has an acceptor, on generated logs and on
+// hand-written edge cases, each tried as every kind in both modes. They
+// also require the acceptors to be useful: the valid records of the
+// generated logs are all accepted, and most valid mutations.
+
+// acceptSeeds are valid payloads of kinds that have an acceptor, relative
+// to the repository root (the first line of a .jsonl file).
+var acceptSeeds = []string{
+	"testdata/agreement/collector/events-2025-12-13.jsonl",
+	"testdata/agreement/worklogs/T-12.jsonl",
+	"testdata/agreement/ledger/g/ledger/cls/2025-11-16.jsonl",
+	"testdata/agreement/ledger/agents/cls/status.json",
+	"testdata/agreement/peer-02-locks-valid.json",
+	"testdata/agreement/peer-04-reconcile-valid.json",
+	"testdata/agreement/orchestrator-output-valid.json",
+	"testdata/families/vermas/valid/.work/work_orders.jsonl",
+	"testdata/families/vermas/valid/.work/messages.jsonl",
+	"testdata/seeds/vermas/.work/routes.jsonl",
+	"testdata/seeds/vermas/.work/processes/proc-abc123.json",
+	"testdata/agreement/vermas/template.json",
+}
+
+// acceptEdges are texts around the shapes the acceptors decline or must
+// read exactly: escapes, duplicates at every depth, white space, numbers,
+// literals, nesting, UTF-8.
+var acceptEdges = []string{
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a"}`,
+	` {"version":"1.0.0" , "event_type" : "hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a"} `,
+	"{\"version\":\"1.0.0\",\n\"event_type\":\"hook.stop\",\t\"timestamp\":\"2026-02-14T19:00:01Z\",\r\"agent_id\":\"@a\"}",
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a"}x`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a",}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","version":"1.0.0"}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","x_a":1,"x_a":2}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","metadata":{"a":1,"a":2}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","metadata":{"a":{"b":1,"b":1}}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","metadata":{"a":[{"b":1},{"b":1}]}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","\u0076ersion":"1.0.0"}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"\u0040a","message":"a\"b\\c\/d\n\u00e9\ud83d\ude00"}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","message":"\ud800"}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","message":"\x"}`,
+	"{\"version\":\"1.0.0\",\"event_type\":\"hook.stop\",\"timestamp\":\"2026-02-14T19:00:01Z\",\"agent_id\":\"@a\",\"message\":\"\xff\"}",
+	"{\"version\":\"1.0.0\",\"event_type\":\"hook.stop\",\"timestamp\":\"2026-02-14T19:00:01Z\",\"agent_id\":\"@a\",\"message\":\"a\tb\"}",
+	"{\"version\":\"1.0.0\",\"event_type\":\"hook.stop\",\"timestamp\":\"2026-02-14T19:00:01Z\",\"agent_id\":\"é\",\"message\":\"ü€😀\"}",
+	"{\"version\":\"1.0.0\",\"event_type\":\"hook.stop\",\"timestamp\":\"2026-02-14T19:00:01Z\",\"agent_id\":\"@a\",\"x_é\":\"\xed\xa0\x80\"}",
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"","message":""}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","progress":1}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","progress":1.0000000000000001}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","progress":-0}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","progress":1e-400}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","progress":01}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","tool":{"duration_ms":1.0}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","tool":{"duration_ms":1e3}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","tool":{"duration_ms":-12}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","tool":null}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","tool":{}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","tool":{"x_t":[]},"zz":1}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","tool":{"tool_input":{"a":[1,[2,[3,{"b":[true,false,null]}]]]}}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","metadata":` + strings.Repeat(`[`, 70) + strings.Repeat(`]`, 70) + `}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","metadata":{"a":tru}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","metadata":{"a":nulll}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","metadata":{"a":1 }}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","metadata":{"a":[1,]}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","metadata":{"":1}}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a"`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z"}`,
+	`{"version":null,"event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a"}`,
+	`{"version":"2.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a"}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:60Z","agent_id":"@a"}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-30T19:00:01Z","agent_id":"@a"}`,
+	`{"version":"1.0.0","event_type":"Hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a"}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","event_id":"6F1C2A3E-0B4D-4C8E-9A71-000000000001","status":"completed","source":"mcp"}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","status":"done"}`,
+	`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","correlation":{"trace_id":"t","span_id":"s","parent_span_id":"p","root_agent_id":"@r","x_c":{}}}`,
+	`[]`, `[{"a":1}]`, `{}`, `null`, `"x"`, `1`, ``, ` `, `{`, `}`, `{"a"}`, `{"a":}`, `{,}`, `{"a":1 "b":2}`,
+}
+
+// acceptPayloads is the corpus: every source above, each once.
+func acceptPayloads(t *testing.T) [][]byte {
+	t.Helper()
+	root := repotest.Root(t)
+	seen := map[string]bool{}
+	var out [][]byte
+	add := func(b []byte) {
+		if !seen[string(b)] {
+			seen[string(b)] = true
+			out = append(out, b)
+		}
+	}
+	walk := func(dir string) {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if !strings.HasSuffix(p, ".json") && !strings.HasSuffix(p, ".jsonl") {
+				return nil
+			}
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if strings.HasSuffix(p, ".json") {
+				add(raw)
+				return nil
+			}
+			for _, line := range bytes.Split(raw, []byte("\n")) {
+				add(bytes.TrimSuffix(line, []byte("\r")))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	walk(filepath.Join(root, "testdata"))
+	for _, dir := range []string{"conformance", "realdata"} {
+		if p, ok := repotest.Shared(t, dir); ok {
+			walk(p)
+		}
+	}
+	for _, s := range acceptSeeds {
+		raw, err := os.ReadFile(filepath.Join(root, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(s, ".jsonl") {
+			raw = bytes.SplitN(bytes.TrimSpace(raw), []byte("\n"), 2)[0]
+		}
+		ms, err := mutate.Generate(raw, mutate.Options{Replacements: mutate.Replacements, Combinations: 300})
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		add(raw)
+		for _, m := range ms {
+			add(m.Raw)
+		}
+	}
+	for _, kind := range []string{bench.KindCollector, bench.KindWorklog} {
+		for _, line := range generated(t, kind, 3000) {
+			add(line)
+		}
+	}
+	for _, e := range acceptEdges {
+		add([]byte(e))
+	}
+	return out
+}
+
+// generated returns the lines of a generated log of kind.
+func generated(t *testing.T, kind string, n int) [][]byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := bench.Generate(&buf, bench.Config{Kind: kind, Lines: n, Seed: 4}); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+}
+
+// acceptKinds are the kinds with an acceptor, sorted.
+func acceptKinds() []string {
+	var ks []string
+	for k := range fast.Acceptors {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// checkAccept runs kind's acceptor and validator on raw; it returns whether
+// each passed and, when they contradict each other or a span is wrong, why.
+func checkAccept(a *fast.Acc, d *fast.Dec, kind string, raw []byte, strict bool) (accepted, clean bool, problem string) {
+	d.Strict = strict
+	d.Reset(raw, 1)
+	d.Validate(fast.Validators[kind])
+	clean = len(d.Out) == 0
+	a.Strict = strict
+	acc := fast.Acceptors[kind]
+	accepted = a.Accept(acc, raw)
+	if !accepted {
+		return
+	}
+	if !clean {
+		return accepted, clean, fmt.Sprintf("accepted, but the validator reports %d violations, first %s %s: %s", len(d.Out), d.Out[0].Rule, d.Out[0].Pointer, d.Out[0].Reason)
+	}
+	for s, ptr := range acc.Fields {
+		want, found := valueAt(raw, ptr)
+		got := a.Got&(1<<uint(s)) != 0
+		switch {
+		case got != found:
+			return accepted, clean, fmt.Sprintf("slot %d %s: recorded %v, present %v", s, ptr, got, found)
+		case got && string(raw[a.Spans[s].Start:a.Spans[s].End]) != string(want):
+			return accepted, clean, fmt.Sprintf("slot %d %s: span %q, value %q", s, ptr, raw[a.Spans[s].Start:a.Spans[s].End], want)
+		}
+	}
+	return accepted, clean, ""
+}
+
+// valueAt returns the raw JSON value at a pointer of member names in raw
+// (a valid JSON text) and whether there is one.
+func valueAt(raw []byte, ptr string) (jsontext.Value, bool) {
+	v := jsontext.Value(raw)
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		var m map[string]jsontext.Value
+		if err := json.Unmarshal(v, &m); err != nil {
+			return nil, false
+		}
+		var ok bool
+		if v, ok = m[tok]; !ok {
+			return nil, false
+		}
+	}
+	v = bytes.TrimSpace(v)
+	return v, true
+}
+
+// TestAcceptAgreement: no acceptor accepts a payload its validator
+// rejects, in either mode, and the recorded spans are exact.
+func TestAcceptAgreement(t *testing.T) {
+	payloads := acceptPayloads(t)
+	kinds := acceptKinds()
+	if len(kinds) == 0 {
+		t.Fatal("no acceptor generated")
+	}
+	a, d := &fast.Acc{}, fast.NewDec()
+	type count struct{ accepted, clean int }
+	counts := map[string]*count{}
+	fails := 0
+	for _, raw := range payloads {
+		for _, kind := range kinds {
+			for _, strict := range []bool{false, true} {
+				accepted, clean, problem := checkAccept(a, d, kind, raw, strict)
+				if problem != "" {
+					fails++
+					if fails <= 20 {
+						t.Errorf("%s strict=%v: %s\n\t%.300s", kind, strict, problem, raw)
+					}
+				}
+				c := counts[kind]
+				if c == nil {
+					c = &count{}
+					counts[kind] = c
+				}
+				if clean {
+					c.clean++
+					if accepted {
+						c.accepted++
+					}
+				}
+			}
+		}
+	}
+	for _, kind := range kinds {
+		c := counts[kind]
+		t.Logf("%s: %d of %d valid payloads accepted", kind, c.accepted, c.clean)
+	}
+	t.Logf("%d payloads, %d kinds, both modes", len(payloads), len(kinds))
+}
+
+// TestAcceptUseful: the acceptors take the common case. Every valid line
+// of the generated logs is accepted (the engine then never runs the
+// validator on it), and nine of ten valid mutations of the seeds.
+func TestAcceptUseful(t *testing.T) {
+	a, d := &fast.Acc{}, fast.NewDec()
+	for _, kind := range []string{bench.KindCollector, bench.KindWorklog} {
+		n := 0
+		for i, line := range generated(t, kind, 3000) {
+			accepted, clean, problem := checkAccept(a, d, kind, line, false)
+			if problem != "" {
+				t.Fatalf("%s line %d: %s", kind, i+1, problem)
+			}
+			if clean && !accepted {
+				t.Errorf("%s line %d: valid but declined: %.200s", kind, i+1, line)
+			}
+			if accepted {
+				n++
+			}
+		}
+		if n < 2900 {
+			t.Errorf("%s: %d of 3000 generated lines accepted", kind, n)
+		}
+	}
+	root := repotest.Root(t)
+	for _, s := range acceptSeeds {
+		raw, err := os.ReadFile(filepath.Join(root, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(s, ".jsonl") {
+			raw = bytes.SplitN(bytes.TrimSpace(raw), []byte("\n"), 2)[0]
+		}
+		kind := seedKind(raw)
+		if kind == "" {
+			t.Fatalf("%s: valid for no kind with an acceptor", s)
+		}
+		ms, err := mutate.Generate(raw, mutate.Options{Replacements: mutate.Replacements})
+		if err != nil {
+			t.Fatal(err)
+		}
+		accepted, clean := 0, 0
+		for _, m := range append([]mutate.Mutation{{Raw: raw}}, ms...) {
+			acc, ok, problem := checkAccept(a, d, kind, m.Raw, false)
+			if problem != "" {
+				t.Fatalf("%s %s: %s", s, m.Name, problem)
+			}
+			if ok {
+				clean++
+				if acc {
+					accepted++
+				}
+			}
+		}
+		if accepted*10 < clean*9 {
+			t.Errorf("%s (%s): %d of %d valid mutations accepted", s, kind, accepted, clean)
+		}
+	}
+}
+
+// seedKind returns the one kind with an acceptor whose validator finds
+// nothing in raw, or "".
+func seedKind(raw []byte) string {
+	d := fast.NewDec()
+	found := ""
+	for _, k := range acceptKinds() {
+		d.Reset(raw, 1)
+		d.Validate(fast.Validators[k])
+		if len(d.Out) == 0 {
+			if found != "" {
+				return ""
+			}
+			found = k
+		}
+	}
+	return found
+}
+
+// FuzzAccept: whatever an acceptor accepts, its validator finds nothing
+// in, in both modes, and the spans are exact.
+func FuzzAccept(f *testing.F) {
+	for _, e := range acceptEdges {
+		f.Add([]byte(e))
+	}
+	for _, line := range generated(&testing.T{}, bench.KindCollector, 40) {
+		f.Add(line)
+	}
+	a, d := &fast.Acc{}, fast.NewDec()
+	kinds := acceptKinds()
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, kind := range kinds {
+			for _, strict := range []bool{false, true} {
+				if _, _, problem := checkAccept(a, d, kind, raw, strict); problem != "" {
+					t.Fatalf("%s strict=%v: %s", kind, strict, problem)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,212 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Acceptors (lint/fast/accept.go): for every kind, a one-pass function
+// that answers "certainly valid" or "not sure" for a record, generated from
+// the same model as the validator and recording the spans of the declared
+// members (capture slots) as it checks them. A construct the acceptors do
+// not compile (conditional fields and checks, sibling bounds) leaves the
+// kind without an acceptor: its records always go through the validator.
+
+// errNoAcceptor marks a type that has no acceptor.
+var errNoAcceptor = errors.New("no acceptor")
+
+// accGen generates the acceptors; it shares the validators' leaves and
+// regular expressions (gen).
+type accGen struct {
+	g     *gen
+	funcs map[string]string // body → name
+	order []string
+}
+
+// slots assigns capture slots to member pointers of one kind.
+type slots struct {
+	fields []string
+}
+
+// add returns the slot of pointer p, or -1 when every slot is taken.
+func (s *slots) add(p string) int {
+	if s == nil || len(s.fields) >= maxCaptures {
+		return -1
+	}
+	s.fields = append(s.fields, p)
+	return len(s.fields) - 1
+}
+
+// maxCaptures is lint/fast's MaxCaptures.
+const maxCaptures = 64
+
+func (ag *accGen) define(body string) string {
+	if n, ok := ag.funcs[body]; ok {
+		return n
+	}
+	n := fmt.Sprintf("a%d", len(ag.funcs))
+	ag.funcs[body] = n
+	ag.order = append(ag.order, strings.Replace(body, "func NAME(", "func "+n+"(", 1))
+	return n
+}
+
+// kind returns the acceptor of one kind and its capture pointers, or
+// errNoAcceptor.
+func (ag *accGen) kind(t *Type) (string, []string, error) {
+	s := &slots{}
+	fn, err := ag.value(t, "", s)
+	if err != nil {
+		return "", nil, err
+	}
+	return fn, s.fields, nil
+}
+
+// value returns the name of the AcceptFunc of t. Members of objects get
+// capture slots from s under pointer prefix ptr (s nil: no captures, inside
+// arrays).
+func (ag *accGen) value(t *Type, ptr string, s *slots) (string, error) {
+	q := ag.g.q
+	lf := ag.g.leaf(t, DefaultRule, fieldRules{}, false)
+	var b strings.Builder
+	fmt.Fprintf(&b, "func NAME(a *%sAcc, b []byte, i int) int {\n\tswitch b[i] {\n", q)
+	if t.Kinds&KString != 0 {
+		b.WriteString("\tcase '\"':\n")
+		if t.Enum != nil || len(t.Patterns) > 0 || t.MinRunes >= 0 || t.MaxRunes >= 0 {
+			fmt.Fprintf(&b, "\t\tj, s := a.Str(b, i)\n\t\tif j < 0 || !%sStrOK(&%s, s) {\n\t\t\treturn -1\n\t\t}\n\t\treturn j\n", q, lf)
+		} else {
+			fmt.Fprintf(&b, "\t\treturn %sSkipStr(b, i)\n", q)
+		}
+	}
+	if t.Kinds&KNull != 0 {
+		fmt.Fprintf(&b, "\tcase 'n':\n\t\treturn %sLit(b, i, \"null\")\n", q)
+	}
+	if t.Kinds&KBool != 0 {
+		fmt.Fprintf(&b, "\tcase 't':\n\t\treturn %sLit(b, i, \"true\")\n\tcase 'f':\n\t\treturn %sLit(b, i, \"false\")\n", q, q)
+	}
+	if t.Kinds&KNumber != 0 {
+		b.WriteString("\tcase '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':\n")
+		var lits int
+		for _, bd := range t.Bounds {
+			if bd.Ref != "" {
+				return "", errNoAcceptor // a sibling bound: the validator checks it
+			}
+			lits++
+		}
+		switch {
+		case t.Kinds&KNumber == KNumber:
+			fmt.Fprintf(&b, "\t\tj, _ := %sNum(b, i)\n", q)
+		case t.Kinds&KInt != 0:
+			fmt.Fprintf(&b, "\t\tj, isInt := %sNum(b, i)\n\t\tif !isInt {\n\t\t\treturn -1\n\t\t}\n", q)
+		default:
+			fmt.Fprintf(&b, "\t\tj, isInt := %sNum(b, i)\n\t\tif isInt {\n\t\t\treturn -1\n\t\t}\n", q)
+		}
+		if lits > 0 {
+			fmt.Fprintf(&b, "\t\tif j < 0 || !%sBounds(b[i:j], %s.Bounds) {\n\t\t\treturn -1\n\t\t}\n", q, lf)
+		}
+		b.WriteString("\t\treturn j\n")
+	}
+	if t.Kinds&KObject != 0 {
+		b.WriteString("\tcase '{':\n")
+		if t.Obj == nil {
+			b.WriteString("\t\treturn a.Any(b, i)\n")
+		} else if err := ag.object(&b, t.Obj, ptr, s); err != nil {
+			return "", err
+		}
+	}
+	if t.Kinds&KArray != 0 {
+		b.WriteString("\tcase '[':\n")
+		if t.Elem == nil && t.MinItems < 0 && t.MaxItems < 0 {
+			b.WriteString("\t\treturn a.Any(b, i)\n")
+		} else {
+			elem := "a.Any"
+			if t.Elem != nil {
+				fn, err := ag.value(t.Elem, "", nil)
+				if err != nil {
+					return "", err
+				}
+				elem = fn
+			}
+			fmt.Fprintf(&b, "\t\tj, empty := a.Open(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n\t\tn := 0\n")
+			fmt.Fprintf(&b, "\t\tif !empty {\n\t\t\tfor {\n\t\t\t\tk := %s(a, b, j)\n\t\t\t\tif k < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tn++\n", elem)
+			fmt.Fprintf(&b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, ']'); j < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tif !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\ta.Close()\n\t\t}\n", q)
+			if t.MinItems >= 0 {
+				fmt.Fprintf(&b, "\t\tif n < %d {\n\t\t\treturn -1\n\t\t}\n", t.MinItems)
+			}
+			if t.MaxItems >= 0 {
+				fmt.Fprintf(&b, "\t\tif n > %d {\n\t\t\treturn -1\n\t\t}\n", t.MaxItems)
+			}
+			b.WriteString("\t\t_ = n\n\t\treturn j\n")
+		}
+	}
+	b.WriteString("\t}\n\treturn -1\n}\n")
+	return ag.define(b.String()), nil
+}
+
+// object writes the '{' case of an object type: every member checked by
+// its field's acceptor (a declared name twice is a duplicate), undeclared
+// members by Acc.Any (declined in strict mode where the definition is
+// closed), required members present.
+func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) error {
+	if len(o.Conds) > 0 {
+		return errNoAcceptor // conditional fields and checks: the validator
+	}
+	q := ag.g.q
+	names := o.Names()
+	if len(names) > 64 {
+		return fmt.Errorf("struct with %d fields: at most 64 are supported", len(names))
+	}
+	var req uint64
+	for i, f := range o.Fields {
+		if f.Required {
+			req |= 1 << uint(i)
+		}
+	}
+	// Slots first, in declaration order, then the members' own (depth first).
+	slot := make([]int, len(o.Fields))
+	for i, f := range o.Fields {
+		slot[i] = -1
+		if s != nil {
+			slot[i] = s.add(ptr + "/" + escapePointer(f.Name))
+		}
+	}
+	cases := make([]string, len(o.Fields))
+	for i, f := range o.Fields {
+		var sub *slots
+		if s != nil && slot[i] >= 0 {
+			sub = s
+		}
+		fn, err := ag.value(f.Type, ptr+"/"+escapePointer(f.Name), sub)
+		if err != nil {
+			return err
+		}
+		cases[i] = fmt.Sprintf("\t\t\t\tcase %q:\n\t\t\t\t\tk = a.Field(b, k, &seen, %d, %d, %s)\n", f.Name, i, slot[i], fn)
+	}
+	mode := q + "NoMembers"
+	switch {
+	case o.Open:
+		mode = q + "OpenMembers"
+	case o.AllowX:
+		mode = q + "XMembers"
+	}
+	b.WriteString("\t\tj, empty := a.Open(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n")
+	if len(o.Fields) > 0 {
+		b.WriteString("\t\tvar seen uint64\n")
+	}
+	b.WriteString("\t\tif !empty {\n\t\t\tmark := a.Names()\n\t\t\tfor {\n\t\t\t\tname, k := a.Member(b, j)\n\t\t\t\tswitch string(name) {\n")
+	for _, c := range cases {
+		b.WriteString(c)
+	}
+	fmt.Fprintf(b, "\t\t\t\tdefault:\n\t\t\t\t\tk = a.Undeclared(b, j, k, name, mark, %s)\n\t\t\t\t}\n", mode)
+	fmt.Fprintf(b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, '}'); !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\tif j < 0 {\n\t\t\t\treturn -1\n\t\t\t}\n\t\t\ta.DropNames(mark)\n\t\t\ta.Close()\n\t\t}\n", q)
+	if req != 0 {
+		fmt.Fprintf(b, "\t\tif seen&%#x != %#x {\n\t\t\treturn -1\n\t\t}\n", req, req)
+	}
+	b.WriteString("\t\treturn j\n")
+	return nil
+}
+
+// escapePointer escapes a JSON Pointer reference token (RFC 6901).
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
