@@ -122,23 +122,31 @@ func daysIn(month, year int) int {
 
 // matchUUID reports whether b is 8-4-4-4-12 hex digits.
 func matchUUID(b []byte) bool {
-	if len(b) != 36 {
+	if len(b) != 36 || b[8] != '-' || b[13] != '-' || b[18] != '-' || b[23] != '-' {
 		return false
 	}
-	for i, c := range b {
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
+	var bad byte
+	for _, p := range uuidHex {
+		bad |= notHex[b[p]] | notHex[b[p+1]]
 	}
-	return true
+	return bad == 0
 }
+
+// uuidHex are the offsets of the 16 digit pairs of a UUID's text.
+var uuidHex = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// notHex is 0 for an ASCII hex digit of either case and 1 for every other
+// byte; notHexDash is the same with '-' a digit.
+var notHex, notHexDash = func() (t, u [256]byte) {
+	for c := range t {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			t[c] = 1
+		}
+		u[c] = t[c]
+	}
+	u['-'] = 0
+	return t, u
+}()
 
 // matchCollectorEventType reports whether b is one of seed 004's six
 // namespaces, a dot and one or more of [a-z_].
@@ -188,10 +196,9 @@ func matchHexDash36(b []byte) bool {
 	if len(b) != 36 {
 		return false
 	}
+	var bad byte
 	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
-			return false
-		}
+		bad |= notHexDash[c]
 	}
-	return true
+	return bad == 0
 }
