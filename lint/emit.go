@@ -158,31 +158,32 @@ func (e *emitter) ruleOptions() *rules.Options {
 func (e *emitter) chunk(it *item) error {
 	res := &it.res
 	e.found = e.found[:0]
+	e.observe(res)
+	if len(e.found) == 0 {
+		return e.pass(it, 0, len(res.envs))
+	}
+	return e.merge(it)
+}
+
+// observe runs the stream rules on the records of a chunk and keeps their
+// findings in e.found.
+func (e *emitter) observe(res *result) {
 	for i := range res.recs {
 		rec := &res.recs[i]
 		for j := range e.runs {
 			fr := &e.runs[j]
-			vals := res.vals[rec.v0 : rec.v0+len(fr.run.idx) : rec.v0+len(fr.run.idx)]
-			if !fr.run.direct {
-				e.vals = e.vals[:0]
-				for _, k := range fr.run.idx {
-					e.vals = append(e.vals, res.vals[rec.v0+k])
-				}
-				vals = e.vals
-			}
-			e.rec = rules.StreamRecord{Line: rec.line, Offset: rec.off, Valid: rec.valid, Values: vals, Doc: rec.doc, Locate: rec.locate}
-			if e.src != nil {
-				e.rec.Source = e.src
-			}
-			fr.state.Observe(&e.rec, fr.rep)
+			fr.state.Observe(e.streamRecord(res, rec, fr), fr.rep)
 			for _, f := range fr.rep.Take() {
 				e.found = append(e.found, pending{rec: i, f: f})
 			}
 		}
 	}
-	if len(e.found) == 0 {
-		return e.pass(it, 0, len(res.envs))
-	}
+}
+
+// merge writes the envelopes of a chunk with the stream findings e.found
+// joined to their records.
+func (e *emitter) merge(it *item) error {
+	res := &it.res
 	ei := 0
 	for k := 0; k < len(e.found); {
 		rec := &res.recs[e.found[k].rec]
@@ -214,6 +215,27 @@ func (e *emitter) chunk(it *item) error {
 		k = j
 	}
 	return e.pass(it, ei, len(res.envs))
+}
+
+// streamRecord is what rule run fr observes of record rec of a chunk (one
+// value, reused).
+func (e *emitter) streamRecord(res *result, rec *streamRec, fr *fileStreamRun) *rules.StreamRecord {
+	var vals []rules.Value
+	if fr.run.direct {
+		k := rec.v0 + fr.run.idx[0]
+		vals = res.vals[k : k+len(fr.run.idx) : k+len(fr.run.idx)]
+	} else {
+		e.vals = e.vals[:0]
+		for _, k := range fr.run.idx {
+			e.vals = append(e.vals, res.vals[rec.v0+k])
+		}
+		vals = e.vals
+	}
+	e.rec = rules.StreamRecord{Line: rec.line, Offset: rec.off, Valid: rec.valid, Values: vals, Doc: rec.doc, Locate: rec.locate}
+	if e.src != nil {
+		e.rec.Source = e.src
+	}
+	return &e.rec
 }
 
 // pass writes the envelopes envs[i:j] of a chunk unchanged.

@@ -123,7 +123,7 @@ type streamRuleRun struct {
 	also   []string
 	rule   rules.StreamRule
 	idx    []int
-	direct bool // idx is 0, 1, …: the record's values are passed as they are
+	direct bool // idx is k, k+1, …: the record's values are passed as they are, from k
 }
 
 type pipeline struct {
@@ -229,9 +229,9 @@ func (p *pipeline) makePlans() map[*KindInfo]*streamPlan {
 				}
 				run.idx = append(run.idx, j)
 			}
-			run.direct = true
+			run.direct = len(run.idx) > 0
 			for i, j := range run.idx {
-				run.direct = run.direct && i == j
+				run.direct = run.direct && j == run.idx[0]+i
 			}
 			if _, ok := sr.(rules.TreeRule); ok {
 				plan.tree = true

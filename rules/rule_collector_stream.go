@@ -155,9 +155,10 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, rec *StreamRecord) (int, bo
 	}
 	uuidWords(k, s.e[:4])
 	h := uuidEntryHash(s.e[:])
+	var cu idtab.Cursor
 	if s.uuids.Len() > 0 {
-		c := s.uuids.Probe(h)
-		for e := c.Next(); e != nil; e = c.Next() {
+		cu = s.uuids.Probe(h)
+		for e := cu.Next(); e != nil; e = cu.Next() {
 			if e[0] == s.e[0] && e[1] == s.e[1] && e[2] == s.e[2] && e[3] == s.e[3] {
 				return int(e[4]), true
 			}
@@ -168,9 +169,9 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, rec *StreamRecord) (int, bo
 	// low 32 bits but 4 (the home), independent of the shard's top bits.
 	p := uint32(h) &^ 15
 	ph := h&^(1<<32-1) | uint64(p)
+	co := s.offs.Probe(ph)
 	if s.offs.Len() > 0 {
-		c := s.offs.Probe(ph)
-		for e := c.Next(); e != nil; e = c.Next() {
+		for e := co.Next(); e != nil; e = co.Next() {
 			if e[1]&^15 != p {
 				continue
 			}
@@ -186,11 +187,14 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, rec *StreamRecord) (int, bo
 		s.src = rec.Source
 		o := uint64(rec.Offset + 1)
 		s.e[0], s.e[1] = uint32(o), uint32(o>>32)|p
-		s.offs.Insert(ph, s.e[:2])
+		co.Put(s.e[:2])
 		return line, false
 	}
 	s.e[4] = uint32(line)
-	s.uuids.Insert(h, s.e[:])
+	if s.uuids.Len() == 0 {
+		cu = s.uuids.Probe(h)
+	}
+	cu.Put(s.e[:])
 	return line, false
 }
 
@@ -404,6 +408,12 @@ func (s *spanRun) has(trace uint32, span []byte) bool {
 
 func (s *spanRun) hasEntry(k *[3]uint32) bool {
 	c := s.spans.Probe(s.spanHash(k))
+	return findSpan(&c, k)
+}
+
+// findSpan reports whether the probe sequence c holds the span entry k; it
+// leaves c at the end of the sequence when it does not (for Cursor.Put).
+func findSpan(c *idtab.Cursor, k *[3]uint32) bool {
 	for e := c.Next(); e != nil; e = c.Next() {
 		if e[0] == k[0] && e[1] == k[1] && e[2] == k[2] {
 			return true
@@ -419,8 +429,8 @@ func (s *spanRun) add(trace uint32, span []byte) {
 		s.long.Add(s.key)
 		return
 	}
-	if !s.hasEntry(&s.e) {
-		s.spans.Insert(s.spanHash(&s.e), s.e[:])
+	if c := s.spans.Probe(s.spanHash(&s.e)); !findSpan(&c, &s.e) {
+		c.Put(s.e[:])
 	}
 }
 

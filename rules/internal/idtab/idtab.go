@@ -114,6 +114,8 @@ func (m *mem) free() {
 
 // Cursor walks the occupied slots of one hash's probe sequence.
 type Cursor struct {
+	t    *Table
+	h    uint64
 	s    *shard
 	w    uint32
 	i    uint32
@@ -129,9 +131,26 @@ func home(h uint64, c uint32) uint32 { return uint32((uint64(uint32(h)) * uint64
 func (t *Table) Probe(h uint64) Cursor {
 	s := t.shard(h)
 	if s.cap == 0 {
-		return Cursor{done: true}
+		return Cursor{t: t, h: h, done: true}
 	}
-	return Cursor{s: s, w: uint32(t.w), i: home(h, s.cap)}
+	return Cursor{t: t, h: h, s: s, w: uint32(t.w), i: home(h, s.cap)}
+}
+
+// Put inserts entry e (len W, not all zero) of the cursor's hash after
+// Next returned nil (no entry of the sequence equals e): into the empty
+// slot the cursor stopped at, without probing again, or through Insert
+// when the shard must grow first. It returns the stored entry.
+func (c *Cursor) Put(e []uint32) []uint32 {
+	t, s := c.t, c.s
+	if s == nil || (s.n+1)*16 > s.cap*maxLoad16 {
+		return t.Insert(c.h, e)
+	}
+	dst := s.words[c.i*c.w : (c.i+1)*c.w : (c.i+1)*c.w]
+	copy(dst, e)
+	s.n++
+	t.n++
+	c.done = true
+	return dst
 }
 
 // Next returns the next occupied slot (its words, which may be modified
@@ -153,12 +172,11 @@ func (c *Cursor) Next() []uint32 {
 }
 
 func empty(e []uint32) bool {
-	for _, x := range e {
-		if x != 0 {
-			return false
-		}
+	var x uint32
+	for _, v := range e {
+		x |= v
 	}
-	return true
+	return x == 0
 }
 
 // Insert adds entry e (len W, not all zero) of hash h; the caller has made

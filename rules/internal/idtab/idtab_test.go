@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// TestTableAgreesWithMap inserts keys with many repeats into a table of
+// TestTableAgreesWithMap inserts keys (by Insert, or by Cursor.Put after
+// an unsuccessful probe) with many repeats into a table of
 // 2-word entries and a Go map and compares membership and values, across
 // many growths of every shard (entries beyond the mapped threshold too).
 func TestTableAgreesWithMap(t *testing.T) {
@@ -33,7 +34,11 @@ func TestTableAgreesWithMap(t *testing.T) {
 		}
 		if !ok {
 			ref[k] = uint32(i)
-			tab.Insert(h, []uint32{k, uint32(i)})
+			if i%2 == 0 {
+				tab.Insert(h, []uint32{k, uint32(i)})
+			} else {
+				c.Put([]uint32{k, uint32(i)}) // where the probe stopped
+			}
 		}
 	}
 	if tab.Len() != len(ref) {

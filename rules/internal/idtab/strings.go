@@ -54,7 +54,7 @@ func (s *Strings) Add(b []byte) (n uint32, added bool) {
 	s.arena = append(s.arena, b...)
 	n = uint32(len(s.offs))
 	s.e = [3]uint32{uint32(h), uint32(h >> 32), n}
-	s.idx.Insert(h, s.e[:])
+	c.Put(s.e[:])
 	return n, true
 }
 
