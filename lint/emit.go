@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -177,6 +178,25 @@ func (e *emitter) observe(res *result) {
 				e.found = append(e.found, pending{rec: i, f: f})
 			}
 		}
+	}
+	// Rules that decide a batch at once (rules.Flusher) report its
+	// records now, by line.
+	n := len(e.found)
+	for j := range e.runs {
+		fr := &e.runs[j]
+		if fl, ok := fr.state.(rules.Flusher); ok {
+			fl.Flush(fr.rep)
+			for _, f := range fr.rep.Take() {
+				i := sort.Search(len(res.recs), func(i int) bool { return res.recs[i].line >= f.Line })
+				if i == len(res.recs) || res.recs[i].line != f.Line {
+					panic(fmt.Sprintf("lint: %s reported line %d, not a record of its batch", fr.run.id, f.Line))
+				}
+				e.found = append(e.found, pending{rec: i, f: f})
+			}
+		}
+	}
+	if len(e.found) > n {
+		sort.SliceStable(e.found, func(a, b int) bool { return e.found[a].rec < e.found[b].rec })
 	}
 }
 

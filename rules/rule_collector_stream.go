@@ -120,6 +120,20 @@ type collectorDupIDState struct {
 	seen    int
 	vals    [1]Value
 	buf     []byte
+	// The UUIDs of the current batch (Flusher), their texts and the
+	// slots their lookups read.
+	batch []uuidRef
+	texts []byte
+	lines []*uint32
+	sink  uint32
+}
+
+// uuidRef is an event_id of the current batch, decided by Flush.
+type uuidRef struct {
+	k         [16]byte
+	off       int64 // the record's byte offset; -1: it cannot be read again
+	line, col int32
+	text      uint32 // the event_id as written: texts[text:text+36]
 }
 
 // lineMark is the line of the record at a byte offset.
@@ -142,10 +156,10 @@ func uuidEntryHash(e []uint32) uint64 {
 	return idtab.Hash(uint64(e[0])|uint64(e[1])<<32, uint64(e[2])|uint64(e[3])<<32)
 }
 
-// firstUUID records the UUID k of the record rec and returns the line of
+// firstUUID records the UUID k of the record on line, at byte offset off
+// of a file that can be read again (-1 otherwise), and returns the line of
 // its first occurrence and whether that was an earlier record.
-func (s *collectorDupIDState) firstUUID(k *[16]byte, rec *StreamRecord) (int, bool) {
-	line := rec.Line
+func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, bool) {
 	if *k == ([16]byte{}) {
 		if s.nilLine > 0 {
 			return s.nilLine, true
@@ -183,9 +197,8 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, rec *StreamRecord) (int, bo
 			}
 		}
 	}
-	if rec.Source != nil && rec.Offset >= 0 && rec.Offset < offMax {
-		s.src = rec.Source
-		o := uint64(rec.Offset + 1)
+	if s.src != nil && off >= 0 && off < offMax {
+		o := uint64(off + 1)
 		s.e[0], s.e[1] = uint32(o), uint32(o>>32)|p
 		co.Put(s.e[:2])
 		return line, false
@@ -230,23 +243,67 @@ func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
 	if v.Kind != ValueString {
 		return
 	}
-	first, dup := 0, false
-	if k, ok := uuidKey(v.Str); ok {
-		first, dup = s.firstUUID(&k, rec)
-	} else {
-		first, dup = s.other.see(v.Str, rec.Line)
+	k, ok := uuidKey(v.Str)
+	if !ok {
+		if first, dup := s.other.see(v.Str, rec.Line); dup {
+			s.report(r, rec.Line, v.Column, v.Str, first)
+		}
+		return
 	}
-	if dup {
-		r.Report(StreamFinding{
-			Line: rec.Line, Column: v.Column, Pointer: "/event_id",
-			Reason: "event_id " + strconv.Quote(string(v.Str)) + " was already used on line " + strconv.Itoa(first) + " (an event_id identifies one event)",
-			Extra:  map[string]any{"first_line": first},
-		})
+	// A UUID is looked up with the others of its batch (Flush).
+	off := int64(-1)
+	if rec.Source != nil {
+		s.src, off = rec.Source, rec.Offset
 	}
+	s.batch = append(s.batch, uuidRef{k: k, off: off, line: int32(rec.Line), col: int32(v.Column), text: uint32(len(s.texts))})
+	s.texts = append(s.texts, v.Str...)
+}
+
+// report reports the event_id text on line, first used on line first.
+func (s *collectorDupIDState) report(r *StreamReporter, line, col int, text []byte, first int) {
+	r.Report(StreamFinding{
+		Line: line, Column: col, Pointer: "/event_id",
+		Reason: "event_id " + strconv.Quote(string(text)) + " was already used on line " + strconv.Itoa(first) + " (an event_id identifies one event)",
+		Extra:  map[string]any{"first_line": first},
+	})
+}
+
+// Flush implements Flusher: the batch's UUIDs in order, after loading the
+// table slots their lookups read, all at once.
+func (s *collectorDupIDState) Flush(r *StreamReporter) {
+	if len(s.batch) == 0 {
+		return
+	}
+	var e [4]uint32
+	for i := range s.batch {
+		uuidWords(&s.batch[i].k, e[:])
+		h := idtab.Hash(uint64(e[0])|uint64(e[1])<<32, uint64(e[2])|uint64(e[3])<<32)
+		if p := s.uuids.Line(h); p != nil {
+			s.lines = append(s.lines, p)
+		}
+		if p := s.offs.Line(h&^(1<<32-1) | uint64(uint32(h)&^15)); p != nil {
+			s.lines = append(s.lines, p)
+		}
+	}
+	var x uint32
+	for _, p := range s.lines {
+		x += *p
+	}
+	s.sink += x
+	clear(s.lines)
+	s.lines = s.lines[:0]
+	for i := range s.batch {
+		u := &s.batch[i]
+		if first, dup := s.firstUUID(&u.k, int(u.line), u.off); dup {
+			s.report(r, int(u.line), int(u.col), s.texts[u.text:u.text+36], first)
+		}
+	}
+	s.batch, s.texts = s.batch[:0], s.texts[:0]
 }
 
 // Finish releases the log's ids: CL100 compares the event_ids of one log.
-func (s *collectorDupIDState) Finish(*StreamReporter) {
+func (s *collectorDupIDState) Finish(r *StreamReporter) {
+	s.Flush(r)
 	s.uuids.Free()
 	s.offs.Free()
 	s.other, s.marks, s.src, s.buf = nil, nil, nil, nil
@@ -511,6 +568,24 @@ func spanText(k *[3]uint32) []byte {
 type spanFile struct {
 	run  *spanRun
 	file uint32
+	// The spans and parents of the current batch (Flusher) whose keys fit
+	// an entry, and the slots their lookups read; longer keys are decided
+	// at once (they live in another set).
+	batch []spanOp
+	lines []*uint32
+	sink  uint32
+	// The last trace_id and its number: consecutive events mostly share
+	// a trace.
+	lastTrace []byte
+	lastTid   uint32
+}
+
+// spanOp is what Flush decides for one record: whether its parent (key
+// parent, column col) is a known span, then the addition of its span.
+type spanOp struct {
+	parent, span      [3]uint32
+	line, col         uint32
+	hasParent, hasSpn bool
 }
 
 func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
@@ -521,12 +596,18 @@ func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 	}
 	var tid uint32
 	if trace.Kind == ValueString {
-		var added bool
-		tid, added = s.traces.Add(trace.Str)
-		if added {
-			s.traceCount++
+		if f.lastTid != 0 && string(trace.Str) == string(f.lastTrace) {
+			tid = f.lastTid
+		} else {
+			var added bool
+			tid, added = s.traces.Add(trace.Str)
+			if added {
+				s.traceCount++
+			}
+			f.lastTrace, f.lastTid = append(f.lastTrace[:0], trace.Str...), tid
 		}
 	}
+	op := spanOp{line: uint32(rec.Line), col: uint32(parent.Column)}
 	if rec.Valid && parent.Kind == ValueString {
 		switch {
 		case span.Kind == ValueString && string(span.Str) == string(parent.Str):
@@ -535,24 +616,72 @@ func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 				Reason: "parent_span_id " + strconv.Quote(string(parent.Str)) + " is the event's own span_id (a span is not its own parent)",
 				Extra:  map[string]any{"trace_id": string(trace.Str)},
 			})
+		case spanKey(tid, parent.Str, &op.parent):
+			op.hasParent = true // decided by Flush
 		case !s.has(tid, parent.Str):
 			// Not seen yet: the parent may be later in this log or in
 			// another log of the run; decided after the last file.
 			ref := spanRef{file: f.file, line: uint32(rec.Line), col: uint32(parent.Column)}
-			if !spanKey(tid, parent.Str, &ref.key) {
-				s.key = longKey(s.key, tid, parent.Str)
-				ref.key = [3]uint32{0, uint32(len(s.pendKeys)), uint32(len(s.pendKeys) + len(s.key))}
-				s.pendKeys = append(s.pendKeys, s.key...)
-			}
+			s.key = longKey(s.key, tid, parent.Str)
+			ref.key = [3]uint32{0, uint32(len(s.pendKeys)), uint32(len(s.pendKeys) + len(s.key))}
+			s.pendKeys = append(s.pendKeys, s.key...)
 			s.addRef(ref)
 		}
 	}
 	if span.Kind == ValueString {
-		s.add(tid, span.Str)
+		if spanKey(tid, span.Str, &op.span) {
+			op.hasSpn = true
+		} else {
+			s.add(tid, span.Str)
+		}
+	}
+	if op.hasParent || op.hasSpn {
+		f.batch = append(f.batch, op)
 	}
 }
 
-func (f *spanFile) Finish(*StreamReporter) {}
+// Flush implements Flusher: the batch's parents and spans in order, after
+// loading the table slots their lookups read, all at once. A parent not
+// yet seen is kept for the end of the run.
+func (f *spanFile) Flush(*StreamReporter) {
+	s := f.run
+	for i := range f.batch {
+		op := &f.batch[i]
+		if op.hasParent {
+			if p := s.spans.Line(s.spanHash(&op.parent)); p != nil {
+				f.lines = append(f.lines, p)
+			}
+		}
+		if op.hasSpn {
+			if p := s.spans.Line(s.spanHash(&op.span)); p != nil {
+				f.lines = append(f.lines, p)
+			}
+		}
+	}
+	var x uint32
+	for _, p := range f.lines {
+		x += *p
+	}
+	f.sink += x
+	clear(f.lines)
+	f.lines = f.lines[:0]
+	for i := range f.batch {
+		op := &f.batch[i]
+		if op.hasParent && !s.hasEntry(&op.parent) {
+			// Not seen yet: the parent may be later in this log or in
+			// another log of the run; decided after the last file.
+			s.addRef(spanRef{file: f.file, line: op.line, col: op.col, key: op.parent})
+		}
+		if op.hasSpn {
+			if c := s.spans.Probe(s.spanHash(&op.span)); !findSpan(&c, &op.span) {
+				c.Put(op.span[:])
+			}
+		}
+	}
+	f.batch = f.batch[:0]
+}
+
+func (f *spanFile) Finish(r *StreamReporter) { f.Flush(r) }
 
 func init() {
 	cl := []string{"collector/event"}

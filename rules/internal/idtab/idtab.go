@@ -20,6 +20,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
+	"unsafe"
 )
 
 const (
@@ -59,9 +60,15 @@ func le64(b []byte) uint64 {
 }
 
 // Table is a set of entries of W uint32 words with a caller-given hash.
+// Its slots are grouped in buckets of one 64-byte cache line (16 words:
+// 16/W entries, the rest unused), probed bucket after bucket from the
+// hash's home bucket: a lookup reads one cache line in the common case,
+// however long the table (linear probing over single slots read two or
+// three lines, each a cache miss once the table outgrows the caches).
 // Not safe for concurrent use.
 type Table struct {
 	w    int
+	per  uint32                  // entries per bucket: 16/w
 	hash func(e []uint32) uint64 // to rehash an entry when a shard grows
 	m    *mem
 	n    int
@@ -72,16 +79,21 @@ type mem struct {
 }
 
 type shard struct {
-	words  []uint32 // cap*w words
-	cap    uint32   // slots
-	n      uint32
+	words  []uint32 // nb buckets of bucketWords words, 64-byte aligned
+	raw    []uint32 // the allocation words lies in
+	nb     uint32   // buckets
+	n      uint32   // entries
 	mapped bool
 }
 
-// New returns an empty table of entries of w words; hash must return, for
-// an entry, the hash it was inserted with.
+// bucketWords is the size of a bucket in words: one 64-byte cache line.
+const bucketWords = 16
+
+// New returns an empty table of entries of w words (1 to 16); hash must
+// return, for an entry, the hash it was inserted with (its low 32 bits
+// place it within its shard).
 func New(w int, hash func(e []uint32) uint64) *Table {
-	t := &Table{w: w, hash: hash, m: &mem{}}
+	t := &Table{w: w, per: uint32(bucketWords / w), hash: hash, m: &mem{}}
 	runtime.AddCleanup(t, func(m *mem) { m.free() }, t.m)
 	return t
 }
@@ -93,7 +105,7 @@ func (t *Table) Len() int { return t.n }
 func (t *Table) Bytes() int {
 	n := 0
 	for i := range t.m.shards {
-		n += len(t.m.shards[i].words) * 4
+		n += len(t.m.shards[i].raw) * 4
 	}
 	return n
 }
@@ -107,33 +119,47 @@ func (t *Table) Free() {
 func (m *mem) free() {
 	for i := range m.shards {
 		s := &m.shards[i]
-		release(s.words, s.mapped)
+		release(s.raw, s.mapped)
 		*s = shard{}
 	}
 }
+
+func (t *Table) shard(h uint64) *shard { return &t.m.shards[h>>(64-shardBits)] }
+
+// home is the first bucket of h in a shard of nb buckets.
+func home(h uint64, nb uint32) uint32 { return uint32((uint64(uint32(h)) * uint64(nb)) >> 32) }
+
+// full reports whether one more entry would take s above the maximum load.
+func (t *Table) full(s *shard) bool { return (s.n+1)*16 > s.nb*t.per*maxLoad16 }
 
 // Cursor walks the occupied slots of one hash's probe sequence.
 type Cursor struct {
 	t    *Table
 	h    uint64
 	s    *shard
-	w    uint32
-	i    uint32
+	b, k uint32 // bucket, and entry in it
 	done bool
 }
-
-func (t *Table) shard(h uint64) *shard { return &t.m.shards[h>>(64-shardBits)] }
-
-// home is the first slot of h in a shard of c slots.
-func home(h uint64, c uint32) uint32 { return uint32((uint64(uint32(h)) * uint64(c)) >> 32) }
 
 // Probe returns a cursor over the entries that may equal an entry of hash h.
 func (t *Table) Probe(h uint64) Cursor {
 	s := t.shard(h)
-	if s.cap == 0 {
+	if s.nb == 0 {
 		return Cursor{t: t, h: h, done: true}
 	}
-	return Cursor{t: t, h: h, s: s, w: uint32(t.w), i: home(h, s.cap)}
+	return Cursor{t: t, h: h, s: s, b: home(h, s.nb)}
+}
+
+// Line returns the first word of hash h's home bucket (nil when its shard
+// is empty), so that a batch of lookups can load their cache lines
+// together before they probe: the loads of a loop over Line results do not
+// depend on each other, and their cache misses overlap (issue 12).
+func (t *Table) Line(h uint64) *uint32 {
+	s := t.shard(h)
+	if s.nb == 0 {
+		return nil
+	}
+	return &s.words[home(h, s.nb)*bucketWords]
 }
 
 // Put inserts entry e (len W, not all zero) of the cursor's hash after
@@ -142,15 +168,21 @@ func (t *Table) Probe(h uint64) Cursor {
 // when the shard must grow first. It returns the stored entry.
 func (c *Cursor) Put(e []uint32) []uint32 {
 	t, s := c.t, c.s
-	if s == nil || (s.n+1)*16 > s.cap*maxLoad16 {
+	if s == nil || t.full(s) {
 		return t.Insert(c.h, e)
 	}
-	dst := s.words[c.i*c.w : (c.i+1)*c.w : (c.i+1)*c.w]
+	dst := s.slot(c.b, c.k, uint32(t.w))
 	copy(dst, e)
 	s.n++
 	t.n++
 	c.done = true
 	return dst
+}
+
+// slot returns entry k of bucket b.
+func (s *shard) slot(b, k, w uint32) []uint32 {
+	i := b*bucketWords + k*w
+	return s.words[i : i+w : i+w]
 }
 
 // Next returns the next occupied slot (its words, which may be modified
@@ -159,14 +191,17 @@ func (c *Cursor) Next() []uint32 {
 	if c.done {
 		return nil
 	}
-	e := c.s.words[c.i*c.w : (c.i+1)*c.w : (c.i+1)*c.w]
+	w := uint32(c.t.w)
+	e := c.s.slot(c.b, c.k, w)
 	if empty(e) {
 		c.done = true
 		return nil
 	}
-	c.i++
-	if c.i == c.s.cap {
-		c.i = 0
+	if c.k++; c.k == c.t.per {
+		c.k = 0
+		if c.b++; c.b == c.s.nb {
+			c.b = 0
+		}
 	}
 	return e
 }
@@ -183,49 +218,59 @@ func empty(e []uint32) bool {
 // sure no equal entry is present. It returns the stored entry.
 func (t *Table) Insert(h uint64, e []uint32) []uint32 {
 	s := t.shard(h)
-	if (s.n+1)*16 > s.cap*maxLoad16 {
+	if t.full(s) {
 		t.grow(s)
 	}
-	w := uint32(t.w)
-	i := home(h, s.cap)
-	for !empty(s.words[i*w : (i+1)*w]) {
-		i++
-		if i == s.cap {
-			i = 0
-		}
-	}
-	dst := s.words[i*w : (i+1)*w : (i+1)*w]
+	dst := t.place(s, home(h, s.nb))
 	copy(dst, e)
 	s.n++
 	t.n++
 	return dst
 }
 
-// grow replaces s by a larger shard holding the same entries.
-func (t *Table) grow(s *shard) {
-	c := s.cap * 2
-	switch {
-	case c == 0:
-		c = 16
-	case s.cap >= 1<<14:
-		c = s.cap + s.cap/2
-	}
+// place returns the first empty slot from bucket b on.
+func (t *Table) place(s *shard, b uint32) []uint32 {
 	w := uint32(t.w)
-	words, mapped := alloc(int(c * w))
-	for i := uint32(0); i < s.cap; i++ {
-		e := s.words[i*w : (i+1)*w]
-		if empty(e) {
-			continue
-		}
-		j := home(t.hash(e), c)
-		for !empty(words[j*w : (j+1)*w]) {
-			j++
-			if j == c {
-				j = 0
+	for {
+		for k := uint32(0); k < t.per; k++ {
+			if e := s.slot(b, k, w); empty(e) {
+				return e
 			}
 		}
-		copy(words[j*w:(j+1)*w], e)
+		if b++; b == s.nb {
+			b = 0
+		}
 	}
-	release(s.words, s.mapped)
-	s.words, s.cap, s.mapped = words, c, mapped
+}
+
+// grow replaces s by a larger shard holding the same entries.
+func (t *Table) grow(s *shard) {
+	nb := s.nb * 2
+	switch {
+	case nb == 0:
+		nb = 4
+	case s.nb >= 1<<11:
+		nb = s.nb + s.nb/2
+	}
+	raw, mapped := alloc(int(nb*bucketWords) + bucketWords)
+	old := *s
+	s.words, s.raw, s.nb, s.mapped = aligned(raw, int(nb*bucketWords)), raw, nb, mapped
+	w := uint32(t.w)
+	for b := uint32(0); b < old.nb; b++ {
+		for k := uint32(0); k < t.per; k++ {
+			e := old.slot(b, k, w)
+			if empty(e) {
+				break
+			}
+			copy(t.place(s, home(t.hash(e), nb)), e)
+		}
+	}
+	release(old.raw, old.mapped)
+}
+
+// aligned returns the n words of raw (n+bucketWords long) that start on a
+// 64-byte boundary.
+func aligned(raw []uint32, n int) []uint32 {
+	off := int((64 - uintptr(unsafe.Pointer(&raw[0]))%64) % 64 / 4)
+	return raw[off : off+n : off+n]
 }

@@ -15,7 +15,7 @@ func alloc(n int) ([]uint32, bool) {
 	if n*4 < mapMin {
 		return make([]uint32, n), false
 	}
-	b, err := syscall.Mmap(-1, 0, n*4, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	b, err := syscall.Mmap(-1, 0, n*4, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
 	if err != nil {
 		return make([]uint32, n), false
 	}

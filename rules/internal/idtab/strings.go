@@ -40,6 +40,9 @@ func (s *Strings) Get(b []byte) uint32 {
 	return 0
 }
 
+// Line is Table.Line for the home bucket of b.
+func (s *Strings) Line(b []byte) *uint32 { return s.idx.Line(HashBytes(b)) }
+
 // Add returns the number of b, numbering it when new (added true).
 func (s *Strings) Add(b []byte) (n uint32, added bool) {
 	h := HashBytes(b)
