@@ -140,6 +140,24 @@ func (a *Acc) Member(b []byte, i int) ([]byte, int) {
 	return name, k
 }
 
+// Is reports whether b holds the bytes tok at i: a member name as
+// machine writers write it ("name":), recognized without reading the name.
+func Is(b []byte, i int, tok string) bool {
+	return len(b)-i >= len(tok) && string(b[i:i+len(tok)]) == tok
+}
+
+// Is16 is Is for a token of n bytes, 8 to 16, given as its first and its
+// last eight bytes in little-endian order (two loads, two comparisons).
+func Is16(b []byte, i, n int, first, last uint64) bool {
+	return len(b)-i >= n && binary.LittleEndian.Uint64(b[i:]) == first && binary.LittleEndian.Uint64(b[i+n-8:]) == last
+}
+
+// Is8 is Is for a token of n bytes, 1 to 8, given as its bytes in
+// little-endian order; the text must hold eight bytes from i.
+func Is8(b []byte, i, n int, tok uint64) bool {
+	return len(b)-i >= 8 && binary.LittleEndian.Uint64(b[i:])&(1<<(8*uint(n))-1) == tok
+}
+
 // Next reads what follows a member or an element at b[i]: white space,
 // then ',' (more follows: it returns the index of the next member or
 // element and true) or the closing byte end ('}' or ']': it returns the
@@ -199,19 +217,20 @@ func (a *Acc) Close() { a.depth-- }
 
 // Field checks the value of a declared member at b[i] with fn: bit is
 // the member's bit in seen (a second occurrence is a duplicate name, which
-// jsontext rejects) and slot its capture slot (-1: none). It returns the
-// index after the value, or -1 (also when i is -1).
-func (a *Acc) Field(b []byte, i int, seen *uint64, bit uint, slot int, fn AcceptFunc) int {
-	if i < 0 || *seen&(1<<bit) != 0 {
+// jsontext rejects). It returns the index after the value, or -1 (also
+// when i is -1 or the text ends).
+func (a *Acc) Field(b []byte, i int, seen *uint64, bit uint, fn AcceptFunc) int {
+	if uint(i) >= uint(len(b)) || *seen&(1<<bit) != 0 {
 		return -1
 	}
 	*seen |= 1 << bit
-	j := fn(a, b, i)
-	if j >= 0 && slot >= 0 {
-		a.Spans[slot] = Span32{int32(i), int32(j)}
-		a.Got |= 1 << uint(slot)
-	}
-	return j
+	return fn(a, b, i)
+}
+
+// Set records b[i:j] as the value of capture slot slot (Spans, Got).
+func (a *Acc) Set(slot, i, j int) {
+	a.Spans[slot] = Span32{int32(i), int32(j)}
+	a.Got |= 1 << uint(slot)
 }
 
 // How an object treats the members its definition does not declare
@@ -299,7 +318,26 @@ func scanPlain(b []byte, j int) int {
 // (control characters, invalid UTF-8, a bad escape, no closing quote).
 // Eight bytes at a time while they are printable ASCII without '"' and '\\'.
 func strEnd(b []byte, i int) (int, bool) {
+	// The common case first: printable ASCII up to the closing quote.
 	j := i + 1
+	for j+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[j:])
+		q := x ^ (lsb * '"')
+		s := x ^ (lsb * '\\')
+		if t := ((q-lsb)&^q | (s-lsb)&^s | (x-lsb*0x20)&^x | x) & msb; t != 0 {
+			j += bits.TrailingZeros64(t) >> 3
+			if b[j] == '"' {
+				return j + 1, false
+			}
+			break
+		}
+		j += 8
+	}
+	return strRest(b, i, j)
+}
+
+// strRest is strEnd from b[j], a byte of the string at b[i].
+func strRest(b []byte, i, j int) (int, bool) {
 	esc := false
 	for {
 		j = scanPlain(b, j)

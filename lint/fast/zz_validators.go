@@ -4367,10 +4367,18 @@ func a9(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				default:
-					k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+				f, k := -1, 0
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -4411,18 +4419,64 @@ func a11(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "tool_name":
-					k = a.Field(b, k, &seen, 0, 14, a5)
-				case "tool_input":
-					k = a.Field(b, k, &seen, 1, 15, a9)
-				case "tool_result":
-					k = a.Field(b, k, &seen, 2, 16, a5)
-				case "duration_ms":
-					k = a.Field(b, k, &seen, 3, 17, a10)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 12, 0x616e5f6c6f6f7422, 0x3a22656d616e5f6c) /* "tool_name": */ {
+							f, k = 0, SkipWS(b, j+12)
+						} else if Is16(b, j, 13, 0x6e695f6c6f6f7422, 0x3a227475706e695f) /* "tool_input": */ {
+							f, k = 1, SkipWS(b, j+13)
+						} else if Is16(b, j, 14, 0x65725f6c6f6f7422, 0x3a22746c75736572) /* "tool_result": */ {
+							f, k = 2, SkipWS(b, j+14)
+						}
+					case 'd':
+						if Is16(b, j, 14, 0x6f69746172756422, 0x3a22736d5f6e6f69) /* "duration_ms": */ {
+							f, k = 3, SkipWS(b, j+14)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "tool_name":
+						f = 0
+					case "tool_input":
+						f = 1
+					case "tool_result":
+						f = 2
+					case "duration_ms":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+						a.Set(14, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
+						a.Set(15, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+						a.Set(16, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a10); k >= 0 {
+						a.Set(17, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -4451,14 +4505,46 @@ func a12(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "hook_type":
-					k = a.Field(b, k, &seen, 0, 18, a5)
-				case "raw_payload":
-					k = a.Field(b, k, &seen, 1, 19, a9)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'h':
+						if Is16(b, j, 12, 0x79745f6b6f6f6822, 0x3a22657079745f6b) /* "hook_type": */ {
+							f, k = 0, SkipWS(b, j+12)
+						}
+					case 'r':
+						if Is16(b, j, 14, 0x7961705f77617222, 0x3a2264616f6c7961) /* "raw_payload": */ {
+							f, k = 1, SkipWS(b, j+14)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "hook_type":
+						f = 0
+					case "raw_payload":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+						a.Set(18, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
+						a.Set(19, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -4487,18 +4573,68 @@ func a13(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "trace_id":
-					k = a.Field(b, k, &seen, 0, 20, a5)
-				case "span_id":
-					k = a.Field(b, k, &seen, 1, 21, a5)
-				case "parent_span_id":
-					k = a.Field(b, k, &seen, 2, 22, a5)
-				case "root_agent_id":
-					k = a.Field(b, k, &seen, 3, 23, a5)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 11, 0x695f656361727422, 0x3a2264695f656361) /* "trace_id": */ {
+							f, k = 0, SkipWS(b, j+11)
+						}
+					case 's':
+						if Is16(b, j, 10, 0x64695f6e61707322, 0x3a2264695f6e6170) /* "span_id": */ {
+							f, k = 1, SkipWS(b, j+10)
+						}
+					case 'p':
+						if Is(b, j, "\"parent_span_id\":") {
+							f, k = 2, SkipWS(b, j+17)
+						}
+					case 'r':
+						if Is16(b, j, 16, 0x67615f746f6f7222, 0x3a2264695f746e65) /* "root_agent_id": */ {
+							f, k = 3, SkipWS(b, j+16)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "trace_id":
+						f = 0
+					case "span_id":
+						f = 1
+					case "parent_span_id":
+						f = 2
+					case "root_agent_id":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+						a.Set(20, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.Set(21, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+						a.Set(22, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+						a.Set(23, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -4527,38 +4663,168 @@ func a14(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "version":
-					k = a.Field(b, k, &seen, 0, 0, a0)
-				case "event_type":
-					k = a.Field(b, k, &seen, 1, 1, a1)
-				case "timestamp":
-					k = a.Field(b, k, &seen, 2, 2, a2)
-				case "agent_id":
-					k = a.Field(b, k, &seen, 3, 3, a3)
-				case "event_id":
-					k = a.Field(b, k, &seen, 4, 4, a4)
-				case "session_id":
-					k = a.Field(b, k, &seen, 5, 5, a5)
-				case "source":
-					k = a.Field(b, k, &seen, 6, 6, a6)
-				case "status":
-					k = a.Field(b, k, &seen, 7, 7, a7)
-				case "message":
-					k = a.Field(b, k, &seen, 8, 8, a5)
-				case "progress":
-					k = a.Field(b, k, &seen, 9, 9, a8)
-				case "tool":
-					k = a.Field(b, k, &seen, 10, 10, a11)
-				case "hook":
-					k = a.Field(b, k, &seen, 11, 11, a12)
-				case "correlation":
-					k = a.Field(b, k, &seen, 12, 12, a13)
-				case "metadata":
-					k = a.Field(b, k, &seen, 13, 13, a9)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'v':
+						if Is16(b, j, 10, 0x6e6f697372657622, 0x3a226e6f69737265) /* "version": */ {
+							f, k = 0, SkipWS(b, j+10)
+						}
+					case 'e':
+						if Is16(b, j, 13, 0x745f746e65766522, 0x3a22657079745f74) /* "event_type": */ {
+							f, k = 1, SkipWS(b, j+13)
+						} else if Is16(b, j, 11, 0x695f746e65766522, 0x3a2264695f746e65) /* "event_id": */ {
+							f, k = 4, SkipWS(b, j+11)
+						}
+					case 't':
+						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
+							f, k = 2, SkipWS(b, j+12)
+						} else if Is8(b, j, 7, 0x3a226c6f6f7422) /* "tool": */ {
+							f, k = 10, SkipWS(b, j+7)
+						}
+					case 'a':
+						if Is16(b, j, 11, 0x695f746e65676122, 0x3a2264695f746e65) /* "agent_id": */ {
+							f, k = 3, SkipWS(b, j+11)
+						}
+					case 's':
+						if Is16(b, j, 13, 0x6e6f697373657322, 0x3a2264695f6e6f69) /* "session_id": */ {
+							f, k = 5, SkipWS(b, j+13)
+						} else if Is16(b, j, 9, 0x22656372756f7322, 0x3a22656372756f73) /* "source": */ {
+							f, k = 6, SkipWS(b, j+9)
+						} else if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 7, SkipWS(b, j+9)
+						}
+					case 'm':
+						if Is16(b, j, 10, 0x6567617373656d22, 0x3a22656761737365) /* "message": */ {
+							f, k = 8, SkipWS(b, j+10)
+						} else if Is16(b, j, 11, 0x7461646174656d22, 0x3a22617461646174) /* "metadata": */ {
+							f, k = 13, SkipWS(b, j+11)
+						}
+					case 'p':
+						if Is16(b, j, 11, 0x736572676f727022, 0x3a2273736572676f) /* "progress": */ {
+							f, k = 9, SkipWS(b, j+11)
+						}
+					case 'h':
+						if Is8(b, j, 7, 0x3a226b6f6f6822) /* "hook": */ {
+							f, k = 11, SkipWS(b, j+7)
+						}
+					case 'c':
+						if Is16(b, j, 14, 0x616c6572726f6322, 0x3a226e6f6974616c) /* "correlation": */ {
+							f, k = 12, SkipWS(b, j+14)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "version":
+						f = 0
+					case "event_type":
+						f = 1
+					case "timestamp":
+						f = 2
+					case "agent_id":
+						f = 3
+					case "event_id":
+						f = 4
+					case "session_id":
+						f = 5
+					case "source":
+						f = 6
+					case "status":
+						f = 7
+					case "message":
+						f = 8
+					case "progress":
+						f = 9
+					case "tool":
+						f = 10
+					case "hook":
+						f = 11
+					case "correlation":
+						f = 12
+					case "metadata":
+						f = 13
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+						a.Set(2, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
+						a.Set(3, v, k)
+					}
+				case 4:
+					v := k
+					if k = a.Field(b, k, &seen, 4, a4); k >= 0 {
+						a.Set(4, v, k)
+					}
+				case 5:
+					v := k
+					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+						a.Set(5, v, k)
+					}
+				case 6:
+					v := k
+					if k = a.Field(b, k, &seen, 6, a6); k >= 0 {
+						a.Set(6, v, k)
+					}
+				case 7:
+					v := k
+					if k = a.Field(b, k, &seen, 7, a7); k >= 0 {
+						a.Set(7, v, k)
+					}
+				case 8:
+					v := k
+					if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
+						a.Set(8, v, k)
+					}
+				case 9:
+					v := k
+					if k = a.Field(b, k, &seen, 9, a8); k >= 0 {
+						a.Set(9, v, k)
+					}
+				case 10:
+					v := k
+					if k = a.Field(b, k, &seen, 10, a11); k >= 0 {
+						a.Set(10, v, k)
+					}
+				case 11:
+					v := k
+					if k = a.Field(b, k, &seen, 11, a12); k >= 0 {
+						a.Set(11, v, k)
+					}
+				case 12:
+					v := k
+					if k = a.Field(b, k, &seen, 12, a13); k >= 0 {
+						a.Set(12, v, k)
+					}
+				case 13:
+					v := k
+					if k = a.Field(b, k, &seen, 13, a9); k >= 0 {
+						a.Set(13, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -4626,26 +4892,106 @@ func a18(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "ts":
-					k = a.Field(b, k, &seen, 0, 0, a2)
-				case "agent":
-					k = a.Field(b, k, &seen, 1, 1, a15)
-				case "session_id":
-					k = a.Field(b, k, &seen, 2, 2, a16)
-				case "event":
-					k = a.Field(b, k, &seen, 3, 3, a17)
-				case "task_id":
-					k = a.Field(b, k, &seen, 4, 4, a5)
-				case "source":
-					k = a.Field(b, k, &seen, 5, 5, a5)
-				case "summary":
-					k = a.Field(b, k, &seen, 6, 6, a5)
-				case "data":
-					k = a.Field(b, k, &seen, 7, 7, a9)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is8(b, j, 5, 0x3a22737422) /* "ts": */ {
+							f, k = 0, SkipWS(b, j+5)
+						} else if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 4, SkipWS(b, j+10)
+						}
+					case 'a':
+						if Is16(b, j, 8, 0x3a22746e65676122, 0x3a22746e65676122) /* "agent": */ {
+							f, k = 1, SkipWS(b, j+8)
+						}
+					case 's':
+						if Is16(b, j, 13, 0x6e6f697373657322, 0x3a2264695f6e6f69) /* "session_id": */ {
+							f, k = 2, SkipWS(b, j+13)
+						} else if Is16(b, j, 9, 0x22656372756f7322, 0x3a22656372756f73) /* "source": */ {
+							f, k = 5, SkipWS(b, j+9)
+						} else if Is16(b, j, 10, 0x7972616d6d757322, 0x3a227972616d6d75) /* "summary": */ {
+							f, k = 6, SkipWS(b, j+10)
+						}
+					case 'e':
+						if Is16(b, j, 8, 0x3a22746e65766522, 0x3a22746e65766522) /* "event": */ {
+							f, k = 3, SkipWS(b, j+8)
+						}
+					case 'd':
+						if Is8(b, j, 7, 0x3a226174616422) /* "data": */ {
+							f, k = 7, SkipWS(b, j+7)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "ts":
+						f = 0
+					case "agent":
+						f = 1
+					case "session_id":
+						f = 2
+					case "event":
+						f = 3
+					case "task_id":
+						f = 4
+					case "source":
+						f = 5
+					case "summary":
+						f = 6
+					case "data":
+						f = 7
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a15); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a16); k >= 0 {
+						a.Set(2, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a17); k >= 0 {
+						a.Set(3, v, k)
+					}
+				case 4:
+					v := k
+					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+						a.Set(4, v, k)
+					}
+				case 5:
+					v := k
+					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+						a.Set(5, v, k)
+					}
+				case 6:
+					v := k
+					if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
+						a.Set(6, v, k)
+					}
+				case 7:
+					v := k
+					if k = a.Field(b, k, &seen, 7, a9); k >= 0 {
+						a.Set(7, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -4699,22 +5045,84 @@ func a21(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "agent":
-					k = a.Field(b, k, &seen, 0, 0, a15)
-				case "state":
-					k = a.Field(b, k, &seen, 1, 1, a19)
-				case "last_heartbeat":
-					k = a.Field(b, k, &seen, 2, 2, a2)
-				case "last_task_id":
-					k = a.Field(b, k, &seen, 3, 3, a5)
-				case "session_id":
-					k = a.Field(b, k, &seen, 4, 4, a16)
-				case "last_error":
-					k = a.Field(b, k, &seen, 5, 5, a20)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'a':
+						if Is16(b, j, 8, 0x3a22746e65676122, 0x3a22746e65676122) /* "agent": */ {
+							f, k = 0, SkipWS(b, j+8)
+						}
+					case 's':
+						if Is16(b, j, 8, 0x3a22657461747322, 0x3a22657461747322) /* "state": */ {
+							f, k = 1, SkipWS(b, j+8)
+						} else if Is16(b, j, 13, 0x6e6f697373657322, 0x3a2264695f6e6f69) /* "session_id": */ {
+							f, k = 4, SkipWS(b, j+13)
+						}
+					case 'l':
+						if Is(b, j, "\"last_heartbeat\":") {
+							f, k = 2, SkipWS(b, j+17)
+						} else if Is16(b, j, 15, 0x61745f7473616c22, 0x3a2264695f6b7361) /* "last_task_id": */ {
+							f, k = 3, SkipWS(b, j+15)
+						} else if Is16(b, j, 13, 0x72655f7473616c22, 0x3a22726f7272655f) /* "last_error": */ {
+							f, k = 5, SkipWS(b, j+13)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "agent":
+						f = 0
+					case "state":
+						f = 1
+					case "last_heartbeat":
+						f = 2
+					case "last_task_id":
+						f = 3
+					case "session_id":
+						f = 4
+					case "last_error":
+						f = 5
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a15); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a19); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+						a.Set(2, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+						a.Set(3, v, k)
+					}
+				case 4:
+					v := k
+					if k = a.Field(b, k, &seen, 4, a16); k >= 0 {
+						a.Set(4, v, k)
+					}
+				case 5:
+					v := k
+					if k = a.Field(b, k, &seen, 5, a20); k >= 0 {
+						a.Set(5, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5021,16 +5429,48 @@ func a38(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "task_id":
-					k = a.Field(b, k, &seen, 0, -1, a27)
-				case "resource":
-					k = a.Field(b, k, &seen, 1, -1, a5)
-				case "active":
-					k = a.Field(b, k, &seen, 2, -1, a37)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						}
+					case 'r':
+						if Is16(b, j, 11, 0x6372756f73657222, 0x3a22656372756f73) /* "resource": */ {
+							f, k = 1, SkipWS(b, j+11)
+						}
+					case 'a':
+						if Is16(b, j, 9, 0x2265766974636122, 0x3a22657669746361) /* "active": */ {
+							f, k = 2, SkipWS(b, j+9)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "resource":
+						f = 1
+					case "active":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a27)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a37)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5093,14 +5533,46 @@ func a40(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "schema_version":
-					k = a.Field(b, k, &seen, 0, 0, a22)
-				case "locks":
-					k = a.Field(b, k, &seen, 1, 1, a39)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if Is(b, j, "\"schema_version\":") {
+							f, k = 0, SkipWS(b, j+17)
+						}
+					case 'l':
+						if Is16(b, j, 8, 0x3a22736b636f6c22, 0x3a22736b636f6c22) /* "locks": */ {
+							f, k = 1, SkipWS(b, j+8)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "schema_version":
+						f = 0
+					case "locks":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a22); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a39); k >= 0 {
+						a.Set(1, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5147,26 +5619,84 @@ func a42(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "task_id":
-					k = a.Field(b, k, &seen, 0, -1, a27)
-				case "status":
-					k = a.Field(b, k, &seen, 1, -1, a36)
-				case "owner":
-					k = a.Field(b, k, &seen, 2, -1, a5)
-				case "reason":
-					k = a.Field(b, k, &seen, 3, -1, a5)
-				case "delta_id":
-					k = a.Field(b, k, &seen, 4, -1, a3)
-				case "last_heartbeat_at":
-					k = a.Field(b, k, &seen, 5, -1, a24)
-				case "timed_out":
-					k = a.Field(b, k, &seen, 6, -1, a37)
-				case "retry_after_ms":
-					k = a.Field(b, k, &seen, 7, -1, a41)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						} else if Is16(b, j, 12, 0x6f5f64656d697422, 0x3a2274756f5f6465) /* "timed_out": */ {
+							f, k = 6, SkipWS(b, j+12)
+						}
+					case 's':
+						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 1, SkipWS(b, j+9)
+						}
+					case 'o':
+						if Is16(b, j, 8, 0x3a2272656e776f22, 0x3a2272656e776f22) /* "owner": */ {
+							f, k = 2, SkipWS(b, j+8)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+							f, k = 3, SkipWS(b, j+9)
+						} else if Is(b, j, "\"retry_after_ms\":") {
+							f, k = 7, SkipWS(b, j+17)
+						}
+					case 'd':
+						if Is16(b, j, 11, 0x695f61746c656422, 0x3a2264695f61746c) /* "delta_id": */ {
+							f, k = 4, SkipWS(b, j+11)
+						}
+					case 'l':
+						if Is(b, j, "\"last_heartbeat_at\":") {
+							f, k = 5, SkipWS(b, j+20)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "status":
+						f = 1
+					case "owner":
+						f = 2
+					case "reason":
+						f = 3
+					case "delta_id":
+						f = 4
+					case "last_heartbeat_at":
+						f = 5
+					case "timed_out":
+						f = 6
+					case "retry_after_ms":
+						f = 7
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a27)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a36)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a5)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a5)
+				case 4:
+					k = a.Field(b, k, &seen, 4, a3)
+				case 5:
+					k = a.Field(b, k, &seen, 5, a24)
+				case 6:
+					k = a.Field(b, k, &seen, 6, a37)
+				case 7:
+					k = a.Field(b, k, &seen, 7, a41)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5272,18 +5802,56 @@ func a46(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "task_id":
-					k = a.Field(b, k, &seen, 0, -1, a27)
-				case "code":
-					k = a.Field(b, k, &seen, 1, -1, a45)
-				case "reason":
-					k = a.Field(b, k, &seen, 2, -1, a5)
-				case "details":
-					k = a.Field(b, k, &seen, 3, -1, a9)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						}
+					case 'c':
+						if Is8(b, j, 7, 0x3a2265646f6322) /* "code": */ {
+							f, k = 1, SkipWS(b, j+7)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+							f, k = 2, SkipWS(b, j+9)
+						}
+					case 'd':
+						if Is16(b, j, 10, 0x736c696174656422, 0x3a22736c69617465) /* "details": */ {
+							f, k = 3, SkipWS(b, j+10)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "code":
+						f = 1
+					case "reason":
+						f = 2
+					case "details":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a27)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a45)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a5)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a9)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5346,26 +5914,110 @@ func a48(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "schema_version":
-					k = a.Field(b, k, &seen, 0, 0, a22)
-				case "run_id":
-					k = a.Field(b, k, &seen, 1, 1, a23)
-				case "generated_at":
-					k = a.Field(b, k, &seen, 2, 2, a24)
-				case "ledger_delta":
-					k = a.Field(b, k, &seen, 3, 3, a43)
-				case "assignments":
-					k = a.Field(b, k, &seen, 4, 4, a44)
-				case "active_locks":
-					k = a.Field(b, k, &seen, 5, 5, a39)
-				case "blockers":
-					k = a.Field(b, k, &seen, 6, 6, a47)
-				case "next_actions":
-					k = a.Field(b, k, &seen, 7, 7, a32)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if Is(b, j, "\"schema_version\":") {
+							f, k = 0, SkipWS(b, j+17)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+							f, k = 1, SkipWS(b, j+9)
+						}
+					case 'g':
+						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
+							f, k = 2, SkipWS(b, j+15)
+						}
+					case 'l':
+						if Is16(b, j, 15, 0x5f72656764656c22, 0x3a2261746c65645f) /* "ledger_delta": */ {
+							f, k = 3, SkipWS(b, j+15)
+						}
+					case 'a':
+						if Is16(b, j, 14, 0x6d6e676973736122, 0x3a2273746e656d6e) /* "assignments": */ {
+							f, k = 4, SkipWS(b, j+14)
+						} else if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
+							f, k = 5, SkipWS(b, j+15)
+						}
+					case 'b':
+						if Is16(b, j, 11, 0x72656b636f6c6222, 0x3a227372656b636f) /* "blockers": */ {
+							f, k = 6, SkipWS(b, j+11)
+						}
+					case 'n':
+						if Is16(b, j, 15, 0x63615f7478656e22, 0x3a22736e6f697463) /* "next_actions": */ {
+							f, k = 7, SkipWS(b, j+15)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "schema_version":
+						f = 0
+					case "run_id":
+						f = 1
+					case "generated_at":
+						f = 2
+					case "ledger_delta":
+						f = 3
+					case "assignments":
+						f = 4
+					case "active_locks":
+						f = 5
+					case "blockers":
+						f = 6
+					case "next_actions":
+						f = 7
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a22); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a23); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a24); k >= 0 {
+						a.Set(2, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a43); k >= 0 {
+						a.Set(3, v, k)
+					}
+				case 4:
+					v := k
+					if k = a.Field(b, k, &seen, 4, a44); k >= 0 {
+						a.Set(4, v, k)
+					}
+				case 5:
+					v := k
+					if k = a.Field(b, k, &seen, 5, a39); k >= 0 {
+						a.Set(5, v, k)
+					}
+				case 6:
+					v := k
+					if k = a.Field(b, k, &seen, 6, a47); k >= 0 {
+						a.Set(6, v, k)
+					}
+				case 7:
+					v := k
+					if k = a.Field(b, k, &seen, 7, a32); k >= 0 {
+						a.Set(7, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5411,20 +6063,64 @@ func a50(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "task_id":
-					k = a.Field(b, k, &seen, 0, -1, a27)
-				case "status":
-					k = a.Field(b, k, &seen, 1, -1, a36)
-				case "owner":
-					k = a.Field(b, k, &seen, 2, -1, a5)
-				case "dependencies":
-					k = a.Field(b, k, &seen, 3, -1, a30)
-				case "last_heartbeat_at":
-					k = a.Field(b, k, &seen, 4, -1, a49)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						}
+					case 's':
+						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 1, SkipWS(b, j+9)
+						}
+					case 'o':
+						if Is16(b, j, 8, 0x3a2272656e776f22, 0x3a2272656e776f22) /* "owner": */ {
+							f, k = 2, SkipWS(b, j+8)
+						}
+					case 'd':
+						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
+							f, k = 3, SkipWS(b, j+15)
+						}
+					case 'l':
+						if Is(b, j, "\"last_heartbeat_at\":") {
+							f, k = 4, SkipWS(b, j+20)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "status":
+						f = 1
+					case "owner":
+						f = 2
+					case "dependencies":
+						f = 3
+					case "last_heartbeat_at":
+						f = 4
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a27)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a36)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a5)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a30)
+				case 4:
+					k = a.Field(b, k, &seen, 4, a49)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5487,14 +6183,40 @@ func a52(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "task_id":
-					k = a.Field(b, k, &seen, 0, -1, a27)
-				case "event_type":
-					k = a.Field(b, k, &seen, 1, -1, a5)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						}
+					case 'e':
+						if Is16(b, j, 13, 0x745f746e65766522, 0x3a22657079745f74) /* "event_type": */ {
+							f, k = 1, SkipWS(b, j+13)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "event_type":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a27)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5557,18 +6279,68 @@ func a54(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "schema_version":
-					k = a.Field(b, k, &seen, 0, 0, a22)
-				case "ledger":
-					k = a.Field(b, k, &seen, 1, 1, a51)
-				case "active_locks":
-					k = a.Field(b, k, &seen, 2, 2, a39)
-				case "events":
-					k = a.Field(b, k, &seen, 3, 3, a53)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if Is(b, j, "\"schema_version\":") {
+							f, k = 0, SkipWS(b, j+17)
+						}
+					case 'l':
+						if Is16(b, j, 9, 0x2272656764656c22, 0x3a2272656764656c) /* "ledger": */ {
+							f, k = 1, SkipWS(b, j+9)
+						}
+					case 'a':
+						if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
+							f, k = 2, SkipWS(b, j+15)
+						}
+					case 'e':
+						if Is16(b, j, 9, 0x2273746e65766522, 0x3a2273746e657665) /* "events": */ {
+							f, k = 3, SkipWS(b, j+9)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "schema_version":
+						f = 0
+					case "ledger":
+						f = 1
+					case "active_locks":
+						f = 2
+					case "events":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a22); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a51); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a39); k >= 0 {
+						a.Set(2, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a53); k >= 0 {
+						a.Set(3, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5600,34 +6372,150 @@ func a55(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "timestamp":
-					k = a.Field(b, k, &seen, 0, 0, a24)
-				case "run_id":
-					k = a.Field(b, k, &seen, 1, 1, a23)
-				case "task_id":
-					k = a.Field(b, k, &seen, 2, 2, a27)
-				case "actor":
-					k = a.Field(b, k, &seen, 3, 3, a5)
-				case "action":
-					k = a.Field(b, k, &seen, 4, 4, a5)
-				case "files_touched":
-					k = a.Field(b, k, &seen, 5, 5, a32)
-				case "decision":
-					k = a.Field(b, k, &seen, 6, 6, a5)
-				case "result":
-					k = a.Field(b, k, &seen, 7, 7, a5)
-				case "next_step":
-					k = a.Field(b, k, &seen, 8, 8, a5)
-				case "code":
-					k = a.Field(b, k, &seen, 9, 9, a45)
-				case "evidence":
-					k = a.Field(b, k, &seen, 10, 10, a5)
-				case "schema_version":
-					k = a.Field(b, k, &seen, 11, 11, a22)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
+							f, k = 0, SkipWS(b, j+12)
+						} else if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 2, SkipWS(b, j+10)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+							f, k = 1, SkipWS(b, j+9)
+						} else if Is16(b, j, 9, 0x22746c7573657222, 0x3a22746c75736572) /* "result": */ {
+							f, k = 7, SkipWS(b, j+9)
+						}
+					case 'a':
+						if Is16(b, j, 8, 0x3a22726f74636122, 0x3a22726f74636122) /* "actor": */ {
+							f, k = 3, SkipWS(b, j+8)
+						} else if Is16(b, j, 9, 0x226e6f6974636122, 0x3a226e6f69746361) /* "action": */ {
+							f, k = 4, SkipWS(b, j+9)
+						}
+					case 'f':
+						if Is16(b, j, 16, 0x745f73656c696622, 0x3a2264656863756f) /* "files_touched": */ {
+							f, k = 5, SkipWS(b, j+16)
+						}
+					case 'd':
+						if Is16(b, j, 11, 0x6f69736963656422, 0x3a226e6f69736963) /* "decision": */ {
+							f, k = 6, SkipWS(b, j+11)
+						}
+					case 'n':
+						if Is16(b, j, 12, 0x74735f7478656e22, 0x3a22706574735f74) /* "next_step": */ {
+							f, k = 8, SkipWS(b, j+12)
+						}
+					case 'c':
+						if Is8(b, j, 7, 0x3a2265646f6322) /* "code": */ {
+							f, k = 9, SkipWS(b, j+7)
+						}
+					case 'e':
+						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
+							f, k = 10, SkipWS(b, j+11)
+						}
+					case 's':
+						if Is(b, j, "\"schema_version\":") {
+							f, k = 11, SkipWS(b, j+17)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "timestamp":
+						f = 0
+					case "run_id":
+						f = 1
+					case "task_id":
+						f = 2
+					case "actor":
+						f = 3
+					case "action":
+						f = 4
+					case "files_touched":
+						f = 5
+					case "decision":
+						f = 6
+					case "result":
+						f = 7
+					case "next_step":
+						f = 8
+					case "code":
+						f = 9
+					case "evidence":
+						f = 10
+					case "schema_version":
+						f = 11
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a24); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a23); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a27); k >= 0 {
+						a.Set(2, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+						a.Set(3, v, k)
+					}
+				case 4:
+					v := k
+					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+						a.Set(4, v, k)
+					}
+				case 5:
+					v := k
+					if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+						a.Set(5, v, k)
+					}
+				case 6:
+					v := k
+					if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
+						a.Set(6, v, k)
+					}
+				case 7:
+					v := k
+					if k = a.Field(b, k, &seen, 7, a5); k >= 0 {
+						a.Set(7, v, k)
+					}
+				case 8:
+					v := k
+					if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
+						a.Set(8, v, k)
+					}
+				case 9:
+					v := k
+					if k = a.Field(b, k, &seen, 9, a45); k >= 0 {
+						a.Set(9, v, k)
+					}
+				case 10:
+					v := k
+					if k = a.Field(b, k, &seen, 10, a5); k >= 0 {
+						a.Set(10, v, k)
+					}
+				case 11:
+					v := k
+					if k = a.Field(b, k, &seen, 11, a22); k >= 0 {
+						a.Set(11, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5713,30 +6601,130 @@ func a60(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "id":
-					k = a.Field(b, k, &seen, 0, 0, a56)
-				case "from":
-					k = a.Field(b, k, &seen, 1, 1, a3)
-				case "to":
-					k = a.Field(b, k, &seen, 2, 2, a3)
-				case "subject":
-					k = a.Field(b, k, &seen, 3, 3, a5)
-				case "body":
-					k = a.Field(b, k, &seen, 4, 4, a5)
-				case "message_type":
-					k = a.Field(b, k, &seen, 5, 5, a57)
-				case "timestamp":
-					k = a.Field(b, k, &seen, 6, 6, a2)
-				case "read_at":
-					k = a.Field(b, k, &seen, 7, 7, a58)
-				case "priority":
-					k = a.Field(b, k, &seen, 8, 8, a59)
-				case "metadata":
-					k = a.Field(b, k, &seen, 9, 9, a9)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+							f, k = 0, SkipWS(b, j+5)
+						}
+					case 'f':
+						if Is8(b, j, 7, 0x3a226d6f726622) /* "from": */ {
+							f, k = 1, SkipWS(b, j+7)
+						}
+					case 't':
+						if Is8(b, j, 5, 0x3a226f7422) /* "to": */ {
+							f, k = 2, SkipWS(b, j+5)
+						} else if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
+							f, k = 6, SkipWS(b, j+12)
+						}
+					case 's':
+						if Is16(b, j, 10, 0x7463656a62757322, 0x3a227463656a6275) /* "subject": */ {
+							f, k = 3, SkipWS(b, j+10)
+						}
+					case 'b':
+						if Is8(b, j, 7, 0x3a2279646f6222) /* "body": */ {
+							f, k = 4, SkipWS(b, j+7)
+						}
+					case 'm':
+						if Is16(b, j, 15, 0x6567617373656d22, 0x3a22657079745f65) /* "message_type": */ {
+							f, k = 5, SkipWS(b, j+15)
+						} else if Is16(b, j, 11, 0x7461646174656d22, 0x3a22617461646174) /* "metadata": */ {
+							f, k = 9, SkipWS(b, j+11)
+						}
+					case 'r':
+						if Is16(b, j, 10, 0x74615f6461657222, 0x3a2274615f646165) /* "read_at": */ {
+							f, k = 7, SkipWS(b, j+10)
+						}
+					case 'p':
+						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+							f, k = 8, SkipWS(b, j+11)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "id":
+						f = 0
+					case "from":
+						f = 1
+					case "to":
+						f = 2
+					case "subject":
+						f = 3
+					case "body":
+						f = 4
+					case "message_type":
+						f = 5
+					case "timestamp":
+						f = 6
+					case "read_at":
+						f = 7
+					case "priority":
+						f = 8
+					case "metadata":
+						f = 9
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a56); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+						a.Set(2, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+						a.Set(3, v, k)
+					}
+				case 4:
+					v := k
+					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+						a.Set(4, v, k)
+					}
+				case 5:
+					v := k
+					if k = a.Field(b, k, &seen, 5, a57); k >= 0 {
+						a.Set(5, v, k)
+					}
+				case 6:
+					v := k
+					if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
+						a.Set(6, v, k)
+					}
+				case 7:
+					v := k
+					if k = a.Field(b, k, &seen, 7, a58); k >= 0 {
+						a.Set(7, v, k)
+					}
+				case 8:
+					v := k
+					if k = a.Field(b, k, &seen, 8, a59); k >= 0 {
+						a.Set(8, v, k)
+					}
+				case 9:
+					v := k
+					if k = a.Field(b, k, &seen, 9, a9); k >= 0 {
+						a.Set(9, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5818,18 +6806,54 @@ func a65(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "id":
-					k = a.Field(b, k, &seen, 0, -1, a3)
-				case "status":
-					k = a.Field(b, k, &seen, 1, -1, a64)
-				case "started_at":
-					k = a.Field(b, k, &seen, 2, -1, a58)
-				case "completed_at":
-					k = a.Field(b, k, &seen, 3, -1, a58)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+							f, k = 0, SkipWS(b, j+5)
+						}
+					case 's':
+						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 1, SkipWS(b, j+9)
+						} else if Is16(b, j, 13, 0x6465747261747322, 0x3a2274615f646574) /* "started_at": */ {
+							f, k = 2, SkipWS(b, j+13)
+						}
+					case 'c':
+						if Is16(b, j, 15, 0x74656c706d6f6322, 0x3a2274615f646574) /* "completed_at": */ {
+							f, k = 3, SkipWS(b, j+15)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "id":
+						f = 0
+					case "status":
+						f = 1
+					case "started_at":
+						f = 2
+					case "completed_at":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a3)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a64)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a58)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a58)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5892,22 +6916,88 @@ func a67(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "id":
-					k = a.Field(b, k, &seen, 0, 0, a61)
-				case "template":
-					k = a.Field(b, k, &seen, 1, 1, a3)
-				case "work_order_id":
-					k = a.Field(b, k, &seen, 2, 2, a62)
-				case "state":
-					k = a.Field(b, k, &seen, 3, 3, a63)
-				case "created_at":
-					k = a.Field(b, k, &seen, 4, 4, a2)
-				case "steps":
-					k = a.Field(b, k, &seen, 5, 5, a66)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+							f, k = 0, SkipWS(b, j+5)
+						}
+					case 't':
+						if Is16(b, j, 11, 0x74616c706d657422, 0x3a226574616c706d) /* "template": */ {
+							f, k = 1, SkipWS(b, j+11)
+						}
+					case 'w':
+						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+							f, k = 2, SkipWS(b, j+16)
+						}
+					case 's':
+						if Is16(b, j, 8, 0x3a22657461747322, 0x3a22657461747322) /* "state": */ {
+							f, k = 3, SkipWS(b, j+8)
+						} else if Is16(b, j, 8, 0x3a22737065747322, 0x3a22737065747322) /* "steps": */ {
+							f, k = 5, SkipWS(b, j+8)
+						}
+					case 'c':
+						if Is16(b, j, 13, 0x6465746165726322, 0x3a2274615f646574) /* "created_at": */ {
+							f, k = 4, SkipWS(b, j+13)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "id":
+						f = 0
+					case "template":
+						f = 1
+					case "work_order_id":
+						f = 2
+					case "state":
+						f = 3
+					case "created_at":
+						f = 4
+					case "steps":
+						f = 5
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a61); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a62); k >= 0 {
+						a.Set(2, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a63); k >= 0 {
+						a.Set(3, v, k)
+					}
+				case 4:
+					v := k
+					if k = a.Field(b, k, &seen, 4, a2); k >= 0 {
+						a.Set(4, v, k)
+					}
+				case 5:
+					v := k
+					if k = a.Field(b, k, &seen, 5, a66); k >= 0 {
+						a.Set(5, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5963,16 +7053,55 @@ func a70(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "prefix":
-					k = a.Field(b, k, &seen, 0, 0, a68)
-				case "path":
-					k = a.Field(b, k, &seen, 1, 1, a69)
-				case "factory":
-					k = a.Field(b, k, &seen, 2, 2, a20)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'p':
+						if Is16(b, j, 9, 0x2278696665727022, 0x3a22786966657270) /* "prefix": */ {
+							f, k = 0, SkipWS(b, j+9)
+						} else if Is8(b, j, 7, 0x3a226874617022) /* "path": */ {
+							f, k = 1, SkipWS(b, j+7)
+						}
+					case 'f':
+						if Is16(b, j, 10, 0x79726f7463616622, 0x3a2279726f746361) /* "factory": */ {
+							f, k = 2, SkipWS(b, j+10)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "prefix":
+						f = 0
+					case "path":
+						f = 1
+					case "factory":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a68); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a69); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a20); k >= 0 {
+						a.Set(2, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -6019,18 +7148,56 @@ func a72(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "id":
-					k = a.Field(b, k, &seen, 0, -1, a3)
-				case "title":
-					k = a.Field(b, k, &seen, 1, -1, a5)
-				case "description":
-					k = a.Field(b, k, &seen, 2, -1, a5)
-				case "needs":
-					k = a.Field(b, k, &seen, 3, -1, a32)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+							f, k = 0, SkipWS(b, j+5)
+						}
+					case 't':
+						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+							f, k = 1, SkipWS(b, j+8)
+						}
+					case 'd':
+						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
+							f, k = 2, SkipWS(b, j+14)
+						}
+					case 'n':
+						if Is16(b, j, 8, 0x3a22736465656e22, 0x3a22736465656e22) /* "needs": */ {
+							f, k = 3, SkipWS(b, j+8)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "id":
+						f = 0
+					case "title":
+						f = 1
+					case "description":
+						f = 2
+					case "needs":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a3)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a5)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a32)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -6096,18 +7263,68 @@ func a74(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "template":
-					k = a.Field(b, k, &seen, 0, 0, a3)
-				case "description":
-					k = a.Field(b, k, &seen, 1, 1, a5)
-				case "version":
-					k = a.Field(b, k, &seen, 2, 2, a71)
-				case "steps":
-					k = a.Field(b, k, &seen, 3, 3, a73)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 11, 0x74616c706d657422, 0x3a226574616c706d) /* "template": */ {
+							f, k = 0, SkipWS(b, j+11)
+						}
+					case 'd':
+						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
+							f, k = 1, SkipWS(b, j+14)
+						}
+					case 'v':
+						if Is16(b, j, 10, 0x6e6f697372657622, 0x3a226e6f69737265) /* "version": */ {
+							f, k = 2, SkipWS(b, j+10)
+						}
+					case 's':
+						if Is16(b, j, 8, 0x3a22737065747322, 0x3a22737065747322) /* "steps": */ {
+							f, k = 3, SkipWS(b, j+8)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "template":
+						f = 0
+					case "description":
+						f = 1
+					case "version":
+						f = 2
+					case "steps":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a71); k >= 0 {
+						a.Set(2, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a73); k >= 0 {
+						a.Set(3, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -6216,18 +7433,54 @@ func a81(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "depends_on_id":
-					k = a.Field(b, k, &seen, 0, -1, a75)
-				case "type":
-					k = a.Field(b, k, &seen, 1, -1, a80)
-				case "created_at":
-					k = a.Field(b, k, &seen, 2, -1, a2)
-				case "created_by":
-					k = a.Field(b, k, &seen, 3, -1, a5)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'd':
+						if Is16(b, j, 16, 0x73646e6570656422, 0x3a2264695f6e6f5f) /* "depends_on_id": */ {
+							f, k = 0, SkipWS(b, j+16)
+						}
+					case 't':
+						if Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
+							f, k = 1, SkipWS(b, j+7)
+						}
+					case 'c':
+						if Is16(b, j, 13, 0x6465746165726322, 0x3a2274615f646574) /* "created_at": */ {
+							f, k = 2, SkipWS(b, j+13)
+						} else if Is16(b, j, 13, 0x6465746165726322, 0x3a2279625f646574) /* "created_by": */ {
+							f, k = 3, SkipWS(b, j+13)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "depends_on_id":
+						f = 0
+					case "type":
+						f = 1
+					case "created_at":
+						f = 2
+					case "created_by":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a75)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a80)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a2)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -6290,36 +7543,161 @@ func a83(a *Acc, b []byte, i int) int {
 		if !empty {
 			mark := a.Names()
 			for {
-				name, k := a.Member(b, j)
-				switch string(name) {
-				case "id":
-					k = a.Field(b, k, &seen, 0, 0, a75)
-				case "title":
-					k = a.Field(b, k, &seen, 1, 1, a76)
-				case "description":
-					k = a.Field(b, k, &seen, 2, 2, a20)
-				case "status":
-					k = a.Field(b, k, &seen, 3, 3, a77)
-				case "priority":
-					k = a.Field(b, k, &seen, 4, 4, a78)
-				case "issue_type":
-					k = a.Field(b, k, &seen, 5, 5, a79)
-				case "created_at":
-					k = a.Field(b, k, &seen, 6, 6, a2)
-				case "updated_at":
-					k = a.Field(b, k, &seen, 7, 7, a2)
-				case "created_by":
-					k = a.Field(b, k, &seen, 8, 8, a3)
-				case "assignee":
-					k = a.Field(b, k, &seen, 9, 9, a20)
-				case "dependencies":
-					k = a.Field(b, k, &seen, 10, 10, a82)
-				case "labels":
-					k = a.Field(b, k, &seen, 11, 11, a32)
-				case "metadata":
-					k = a.Field(b, k, &seen, 12, 12, a9)
-				default:
-					k = a.Undeclared(b, j, k, name, mark, XMembers)
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+							f, k = 0, SkipWS(b, j+5)
+						} else if Is16(b, j, 13, 0x745f657573736922, 0x3a22657079745f65) /* "issue_type": */ {
+							f, k = 5, SkipWS(b, j+13)
+						}
+					case 't':
+						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+							f, k = 1, SkipWS(b, j+8)
+						}
+					case 'd':
+						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
+							f, k = 2, SkipWS(b, j+14)
+						} else if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
+							f, k = 10, SkipWS(b, j+15)
+						}
+					case 's':
+						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 3, SkipWS(b, j+9)
+						}
+					case 'p':
+						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+							f, k = 4, SkipWS(b, j+11)
+						}
+					case 'c':
+						if Is16(b, j, 13, 0x6465746165726322, 0x3a2274615f646574) /* "created_at": */ {
+							f, k = 6, SkipWS(b, j+13)
+						} else if Is16(b, j, 13, 0x6465746165726322, 0x3a2279625f646574) /* "created_by": */ {
+							f, k = 8, SkipWS(b, j+13)
+						}
+					case 'u':
+						if Is16(b, j, 13, 0x6465746164707522, 0x3a2274615f646574) /* "updated_at": */ {
+							f, k = 7, SkipWS(b, j+13)
+						}
+					case 'a':
+						if Is16(b, j, 11, 0x656e676973736122, 0x3a2265656e676973) /* "assignee": */ {
+							f, k = 9, SkipWS(b, j+11)
+						}
+					case 'l':
+						if Is16(b, j, 9, 0x22736c6562616c22, 0x3a22736c6562616c) /* "labels": */ {
+							f, k = 11, SkipWS(b, j+9)
+						}
+					case 'm':
+						if Is16(b, j, 11, 0x7461646174656d22, 0x3a22617461646174) /* "metadata": */ {
+							f, k = 12, SkipWS(b, j+11)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "id":
+						f = 0
+					case "title":
+						f = 1
+					case "description":
+						f = 2
+					case "status":
+						f = 3
+					case "priority":
+						f = 4
+					case "issue_type":
+						f = 5
+					case "created_at":
+						f = 6
+					case "updated_at":
+						f = 7
+					case "created_by":
+						f = 8
+					case "assignee":
+						f = 9
+					case "dependencies":
+						f = 10
+					case "labels":
+						f = 11
+					case "metadata":
+						f = 12
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					v := k
+					if k = a.Field(b, k, &seen, 0, a75); k >= 0 {
+						a.Set(0, v, k)
+					}
+				case 1:
+					v := k
+					if k = a.Field(b, k, &seen, 1, a76); k >= 0 {
+						a.Set(1, v, k)
+					}
+				case 2:
+					v := k
+					if k = a.Field(b, k, &seen, 2, a20); k >= 0 {
+						a.Set(2, v, k)
+					}
+				case 3:
+					v := k
+					if k = a.Field(b, k, &seen, 3, a77); k >= 0 {
+						a.Set(3, v, k)
+					}
+				case 4:
+					v := k
+					if k = a.Field(b, k, &seen, 4, a78); k >= 0 {
+						a.Set(4, v, k)
+					}
+				case 5:
+					v := k
+					if k = a.Field(b, k, &seen, 5, a79); k >= 0 {
+						a.Set(5, v, k)
+					}
+				case 6:
+					v := k
+					if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
+						a.Set(6, v, k)
+					}
+				case 7:
+					v := k
+					if k = a.Field(b, k, &seen, 7, a2); k >= 0 {
+						a.Set(7, v, k)
+					}
+				case 8:
+					v := k
+					if k = a.Field(b, k, &seen, 8, a3); k >= 0 {
+						a.Set(8, v, k)
+					}
+				case 9:
+					v := k
+					if k = a.Field(b, k, &seen, 9, a20); k >= 0 {
+						a.Set(9, v, k)
+					}
+				case 10:
+					v := k
+					if k = a.Field(b, k, &seen, 10, a82); k >= 0 {
+						a.Set(10, v, k)
+					}
+				case 11:
+					v := k
+					if k = a.Field(b, k, &seen, 11, a32); k >= 0 {
+						a.Set(11, v, k)
+					}
+				case 12:
+					v := k
+					if k = a.Field(b, k, &seen, 12, a9); k >= 0 {
+						a.Set(12, v, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {

@@ -170,7 +170,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) er
 			slot[i] = s.add(ptr + "/" + escapePointer(f.Name))
 		}
 	}
-	cases := make([]string, len(o.Fields))
+	fns := make([]string, len(o.Fields))
 	for i, f := range o.Fields {
 		var sub *slots
 		if s != nil && slot[i] >= 0 {
@@ -180,7 +180,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) er
 		if err != nil {
 			return err
 		}
-		cases[i] = fmt.Sprintf("\t\t\t\tcase %q:\n\t\t\t\t\tk = a.Field(b, k, &seen, %d, %d, %s)\n", f.Name, i, slot[i], fn)
+		fns[i] = fn
 	}
 	mode := q + "NoMembers"
 	switch {
@@ -193,17 +193,82 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) er
 	if len(o.Fields) > 0 {
 		b.WriteString("\t\tvar seen uint64\n")
 	}
-	b.WriteString("\t\tif !empty {\n\t\t\tmark := a.Names()\n\t\t\tfor {\n\t\t\t\tname, k := a.Member(b, j)\n\t\t\t\tswitch string(name) {\n")
-	for _, c := range cases {
-		b.WriteString(c)
+	b.WriteString("\t\tif !empty {\n\t\t\tmark := a.Names()\n\t\t\tfor {\n\t\t\t\tf, k := -1, 0\n")
+	// The declared names written as machine writers write them ("name":)
+	// are recognized by their first byte and one comparison; anything
+	// else is read by Member and told apart by name.
+	var firsts []byte
+	byFirst := map[byte][]int{}
+	for i, f := range o.Fields {
+		if f.Name == "" || strings.ContainsAny(f.Name, "\"\\") || strings.ContainsFunc(f.Name, func(r rune) bool { return r < ' ' }) {
+			continue
+		}
+		c := f.Name[0]
+		if byFirst[c] == nil {
+			firsts = append(firsts, c)
+		}
+		byFirst[c] = append(byFirst[c], i)
 	}
-	fmt.Fprintf(b, "\t\t\t\tdefault:\n\t\t\t\t\tk = a.Undeclared(b, j, k, name, mark, %s)\n\t\t\t\t}\n", mode)
+	if len(firsts) > 0 {
+		b.WriteString("\t\t\t\tif j+1 < len(b) {\n\t\t\t\t\tswitch b[j+1] {\n")
+		for _, c := range firsts {
+			fmt.Fprintf(b, "\t\t\t\t\tcase %q:\n", c)
+			for n, i := range byFirst[c] {
+				tok := "\"" + o.Fields[i].Name + "\":"
+				if n > 0 {
+					b.WriteString(" else ")
+				} else {
+					b.WriteString("\t\t\t\t\t\t")
+				}
+				fmt.Fprintf(b, "if %s {\n\t\t\t\t\t\t\tf, k = %d, %sSkipWS(b, j+%d)\n\t\t\t\t\t\t}", isToken(q, tok), i, q, len(tok))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\t\t\t\t\t}\n\t\t\t\t}\n")
+	}
+	b.WriteString("\t\t\t\tif f < 0 {\n\t\t\t\t\tvar name []byte\n\t\t\t\t\tname, k = a.Member(b, j)\n\t\t\t\t\tswitch string(name) {\n")
+	for i, f := range o.Fields {
+		fmt.Fprintf(b, "\t\t\t\t\tcase %q:\n\t\t\t\t\t\tf = %d\n", f.Name, i)
+	}
+	fmt.Fprintf(b, "\t\t\t\t\tdefault:\n\t\t\t\t\t\tk = a.Undeclared(b, j, k, name, mark, %s)\n\t\t\t\t\t}\n\t\t\t\t}\n", mode)
+	if len(o.Fields) > 0 {
+		b.WriteString("\t\t\t\tswitch f {\n")
+		for i := range o.Fields {
+			if slot[i] >= 0 {
+				fmt.Fprintf(b, "\t\t\t\tcase %d:\n\t\t\t\t\tv := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\ta.Set(%d, v, k)\n\t\t\t\t\t}\n", i, i, fns[i], slot[i])
+			} else {
+				fmt.Fprintf(b, "\t\t\t\tcase %d:\n\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, i, fns[i])
+			}
+		}
+		b.WriteString("\t\t\t\t}\n")
+	}
+	b.WriteString("\t\t\t\tif uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {\n\t\t\t\t\tj = k + 1 // the common case\n\t\t\t\t\tcontinue\n\t\t\t\t}\n")
 	fmt.Fprintf(b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, '}'); !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\tif j < 0 {\n\t\t\t\treturn -1\n\t\t\t}\n\t\t\ta.DropNames(mark)\n\t\t\ta.Close()\n\t\t}\n", q)
 	if req != 0 {
 		fmt.Fprintf(b, "\t\tif seen&%#x != %#x {\n\t\t\treturn -1\n\t\t}\n", req, req)
 	}
 	b.WriteString("\t\treturn j\n")
 	return nil
+}
+
+// isToken is the Go condition that b holds tok at j: two 8-byte
+// comparisons for tokens of 8 to 16 bytes, one masked comparison for
+// shorter ones, a string comparison for longer ones.
+func isToken(q, tok string) string {
+	le := func(s string) uint64 {
+		var x uint64
+		for i := len(s) - 1; i >= 0; i-- {
+			x = x<<8 | uint64(s[i])
+		}
+		return x
+	}
+	switch n := len(tok); {
+	case n < 8:
+		return fmt.Sprintf("%sIs8(b, j, %d, %#x) /* %s */", q, n, le(tok), tok)
+	case n <= 16:
+		return fmt.Sprintf("%sIs16(b, j, %d, %#x, %#x) /* %s */", q, n, le(tok[:8]), le(tok[n-8:]), tok)
+	}
+	return fmt.Sprintf("%sIs(b, j, %q)", q, tok)
 }
 
 // escapePointer escapes a JSON Pointer reference token (RFC 6901).
