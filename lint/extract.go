@@ -218,8 +218,8 @@ func (x *extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 		}
 		v.Kind, v.Str = rules.ValueString, s
 		if f.typ == rules.FieldTime && len(s) > 0 {
-			if t, ok := timefmt.ParseRFC3339(unsafe.String(&s[0], len(s))); ok {
-				v.Kind, v.Time = rules.ValueTime, t.UnixNano()
+			if ns, ok := timefmt.UnixNano(unsafe.String(&s[0], len(s))); ok {
+				v.Kind, v.Time = rules.ValueTime, ns
 			}
 		}
 	case (c == '-' || ('0' <= c && c <= '9')) && f.typ == rules.FieldNumber:

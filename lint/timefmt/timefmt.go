@@ -187,6 +187,38 @@ func ParseRFC3339(s string) (t time.Time, ok bool) {
 	return t.In(zone(st.offset)), true
 }
 
+// UnixNano is ParseRFC3339(s).UnixNano() without building a time.Time: the
+// instant of a valid date-time in nanoseconds since 1970-01-01T00:00:00Z
+// (a leap second counts as the following instant), computed from the
+// proleptic Gregorian day number. Like time.Time.UnixNano, the result wraps
+// for instants before 1678 or after 2262. ok is false when s is not a
+// valid date-time. The stream rules compare timestamps with it (CL102).
+func UnixNano(s string) (ns int64, ok bool) {
+	st, ok := parse(s)
+	if !ok {
+		return 0, false
+	}
+	sec := daysFromCivil(st.year, st.month, st.day)*86400 + int64(st.hour*3600+st.minute*60+st.second) - int64(st.offset)
+	return sec*1e9 + int64(st.nsec), true
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to year-month-day
+// of the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era--
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
+
 // IsRFC3339 reports whether s is a valid date-time by the rules of
 // ParseRFC3339, without building a time.Time.
 func IsRFC3339(s string) bool {

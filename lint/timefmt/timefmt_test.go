@@ -1,6 +1,8 @@
 package timefmt
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -331,5 +333,40 @@ func BenchmarkIDs(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		sinkB = IsUUID(canonical) && IsRunID(canonical) && IsTaskID("T-12")
+	}
+}
+
+// TestUnixNanoMatchesParse: UnixNano is ParseRFC3339(s).UnixNano() for
+// every date-time of a sweep over years 0000-9999 (leap days, the last day
+// of every month), hours, offsets, fractions and leap seconds, and fails
+// where ParseRFC3339 fails.
+func TestUnixNanoMatchesParse(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	n := 0
+	for i := 0; i < 200000; i++ {
+		y := r.IntN(10000)
+		if i%4 == 0 {
+			y = 1600 + r.IntN(800)
+		}
+		mo := 1 + r.IntN(12)
+		d := 1 + r.IntN(daysIn(mo, y)+1) // one day too many now and then
+		h, mi, sec := r.IntN(24), r.IntN(60), r.IntN(61)
+		if i%50 == 0 {
+			h, mi, sec = 23, 59, 60
+		}
+		frac := []string{"", ".5", ".123456789", ".0000000001", ".999"}[r.IntN(5)]
+		off := []string{"Z", "z", "+00:00", "-00:00", "+05:30", "-11:59", "+23:59"}[r.IntN(7)]
+		s := fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d%s%s", y, mo, d, h, mi, sec, frac, off)
+		tm, ok1 := ParseRFC3339(s)
+		ns, ok2 := UnixNano(s)
+		if ok1 != ok2 || ok1 && tm.UnixNano() != ns {
+			t.Fatalf("%s: UnixNano %d %v, ParseRFC3339 %d %v", s, ns, ok2, tm.UnixNano(), ok1)
+		}
+		if ok1 {
+			n++
+		}
+	}
+	if n < 100000 {
+		t.Fatalf("only %d valid date-times in the sweep", n)
 	}
 }
