@@ -459,30 +459,12 @@ func Bounds(raw []byte, bs []Bound) bool {
 	return true
 }
 
-// StrOK reports whether the string content s satisfies l's enum,
-// code-point lengths and patterns (what Dec.checkString checks).
-func StrOK(l *Leaf, s []byte) bool {
-	if l.Enum != nil && !l.inEnum(s) {
-		return false
-	}
-	if l.MinRunes >= 0 || l.MaxRunes >= 0 {
-		n := len(s)
-		for _, c := range s {
-			if c >= utf8.RuneSelf {
-				n = utf8.RuneCount(s)
-				break
-			}
-		}
-		if l.MinRunes >= 0 && n < l.MinRunes || l.MaxRunes >= 0 && n > l.MaxRunes {
-			return false
-		}
-	}
-	for _, p := range l.Patterns {
-		if !p.Match(s) {
-			return false
-		}
-	}
-	return true
+// RunesOK reports whether the string s has at least min and at most max
+// code points (a limit below 0 is unset), as strings.MinRunes and
+// strings.MaxRunes count them.
+func RunesOK(s []byte, min, max int) bool {
+	n := utf8.RuneCount(s)
+	return (min < 0 || n >= min) && (max < 0 || n <= max)
 }
 
 // Any reads any JSON value at b[i] with every check of jsontext (grammar,

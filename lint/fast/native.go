@@ -125,15 +125,14 @@ func matchUUID(b []byte) bool {
 	if len(b) != 36 || b[8] != '-' || b[13] != '-' || b[18] != '-' || b[23] != '-' {
 		return false
 	}
-	var bad byte
-	for _, p := range uuidHex {
-		bad |= notHex[b[p]] | notHex[b[p+1]]
-	}
-	return bad == 0
+	_ = b[35]
+	return notHex[b[0]]|notHex[b[1]]|notHex[b[2]]|notHex[b[3]]|notHex[b[4]]|notHex[b[5]]|notHex[b[6]]|notHex[b[7]]|
+		notHex[b[9]]|notHex[b[10]]|notHex[b[11]]|notHex[b[12]]|
+		notHex[b[14]]|notHex[b[15]]|notHex[b[16]]|notHex[b[17]]|
+		notHex[b[19]]|notHex[b[20]]|notHex[b[21]]|notHex[b[22]]|
+		notHex[b[24]]|notHex[b[25]]|notHex[b[26]]|notHex[b[27]]|notHex[b[28]]|notHex[b[29]]|
+		notHex[b[30]]|notHex[b[31]]|notHex[b[32]]|notHex[b[33]]|notHex[b[34]]|notHex[b[35]] == 0
 }
-
-// uuidHex are the offsets of the 16 digit pairs of a UUID's text.
-var uuidHex = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 
 // notHex is 0 for an ASCII hex digit of either case and 1 for every other
 // byte; notHexDash is the same with '-' a digit.

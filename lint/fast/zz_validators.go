@@ -4257,7 +4257,13 @@ func a0(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf110, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re0.Match(s) {
+			return -1
+		}
+		if !re1.Match(s) {
 			return -1
 		}
 		return j
@@ -4269,7 +4275,10 @@ func a1(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf111, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re2.Match(s) {
 			return -1
 		}
 		return j
@@ -4281,7 +4290,10 @@ func a2(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf112, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re3.Match(s) {
 			return -1
 		}
 		return j
@@ -4293,7 +4305,10 @@ func a3(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf113, s) {
+		if j < 0 {
+			return -1
+		}
+		if len(s) == 0 {
 			return -1
 		}
 		return j
@@ -4305,7 +4320,10 @@ func a4(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf114, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re4.Match(s) {
 			return -1
 		}
 		return j
@@ -4325,7 +4343,12 @@ func a6(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf7, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "mcp", "hook":
+		default:
 			return -1
 		}
 		return j
@@ -4337,7 +4360,12 @@ func a7(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf8, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "started", "thinking", "tool_use", "progress", "waiting", "blocked", "completed", "error":
+		default:
 			return -1
 		}
 		return j
@@ -4849,7 +4877,10 @@ func a15(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf116, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re8.Match(s) {
 			return -1
 		}
 		return j
@@ -4861,7 +4892,10 @@ func a16(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf117, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re9.Match(s) {
 			return -1
 		}
 		return j
@@ -4873,7 +4907,12 @@ func a17(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf118, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "heartbeat", "task_start", "task_result", "error", "info":
+		default:
 			return -1
 		}
 		return j
@@ -5016,7 +5055,12 @@ func a19(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf119, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "idle", "busy", "error", "offline":
+		default:
 			return -1
 		}
 		return j
@@ -5147,7 +5191,10 @@ func a22(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf120, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re0.Match(s) {
 			return -1
 		}
 		return j
@@ -5159,7 +5206,10 @@ func a23(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf121, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re10.Match(s) {
 			return -1
 		}
 		return j
@@ -5171,7 +5221,10 @@ func a24(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf122, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re11.Match(s) {
 			return -1
 		}
 		return j
@@ -5183,7 +5236,12 @@ func a25(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf123, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "assignment":
+		default:
 			return -1
 		}
 		return j
@@ -5195,7 +5253,10 @@ func a26(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf124, s) {
+		if j < 0 {
+			return -1
+		}
+		if !RunesOK(s, 1, 5000) {
 			return -1
 		}
 		return j
@@ -5207,7 +5268,10 @@ func a27(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf125, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re12.Match(s) {
 			return -1
 		}
 		return j
@@ -5219,7 +5283,10 @@ func a28(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf126, s) {
+		if j < 0 {
+			return -1
+		}
+		if !RunesOK(s, 1, 500) {
 			return -1
 		}
 		return j
@@ -5231,7 +5298,12 @@ func a29(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf127, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "parallelizable", "serial":
+		default:
 			return -1
 		}
 		return j
@@ -5373,7 +5445,10 @@ func a34(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf129, s) {
+		if j < 0 {
+			return -1
+		}
+		if !RunesOK(s, 1, 1000) {
 			return -1
 		}
 		return j
@@ -5400,7 +5475,12 @@ func a36(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf132, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "todo", "in_progress", "blocked", "done", "failed", "canceled":
+		default:
 			return -1
 		}
 		return j
@@ -5783,7 +5863,12 @@ func a45(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf133, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR":
+		default:
 			return -1
 		}
 		return j
@@ -6042,7 +6127,10 @@ func a49(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf134, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re11.Match(s) {
 			return -1
 		}
 		return j
@@ -6540,7 +6628,10 @@ func a56(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf135, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re14.Match(s) {
 			return -1
 		}
 		return j
@@ -6552,7 +6643,12 @@ func a57(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf98, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION":
+		default:
 			return -1
 		}
 		return j
@@ -6566,7 +6662,10 @@ func a58(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf99, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re3.Match(s) {
 			return -1
 		}
 		return j
@@ -6580,7 +6679,12 @@ func a59(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf100, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "urgent", "normal", "low":
+		default:
 			return -1
 		}
 		return j
@@ -6749,7 +6853,10 @@ func a61(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf136, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re15.Match(s) {
 			return -1
 		}
 		return j
@@ -6761,7 +6868,10 @@ func a62(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf137, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re13.Match(s) {
 			return -1
 		}
 		return j
@@ -6775,7 +6885,12 @@ func a63(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf138, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "ready", "active", "archive":
+		default:
 			return -1
 		}
 		return j
@@ -6787,7 +6902,12 @@ func a64(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf139, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped":
+		default:
 			return -1
 		}
 		return j
@@ -7022,7 +7142,10 @@ func a68(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf140, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re18.Match(s) {
 			return -1
 		}
 		return j
@@ -7034,7 +7157,10 @@ func a69(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf141, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re19.Match(s) {
 			return -1
 		}
 		return j
@@ -7349,7 +7475,10 @@ func a75(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf143, s) {
+		if j < 0 {
+			return -1
+		}
+		if !re13.Match(s) {
 			return -1
 		}
 		return j
@@ -7361,7 +7490,10 @@ func a76(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf144, s) {
+		if j < 0 {
+			return -1
+		}
+		if !RunesOK(s, 1, 100) {
 			return -1
 		}
 		return j
@@ -7373,7 +7505,12 @@ func a77(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf86, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "open", "in_progress", "assigned", "closed":
+		default:
 			return -1
 		}
 		return j
@@ -7400,7 +7537,12 @@ func a79(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf88, s) {
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "task", "bug", "feature", "epic", "merge-request":
+		default:
 			return -1
 		}
 		return j
@@ -7412,7 +7554,10 @@ func a80(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
-		if j < 0 || !StrOK(&leaf109, s) {
+		if j < 0 {
+			return -1
+		}
+		if len(s) == 0 {
 			return -1
 		}
 		return j

@@ -73,7 +73,28 @@ func (ag *accGen) value(t *Type, ptr string, s *slots) (string, error) {
 	if t.Kinds&KString != 0 {
 		b.WriteString("\tcase '\"':\n")
 		if t.Enum != nil || len(t.Patterns) > 0 || t.MinRunes >= 0 || t.MaxRunes >= 0 {
-			fmt.Fprintf(&b, "\t\tj, s := a.Str(b, i)\n\t\tif j < 0 || !%sStrOK(&%s, s) {\n\t\t\treturn -1\n\t\t}\n\t\treturn j\n", q, lf)
+			// What Dec.checkString checks, written out for this leaf.
+			b.WriteString("\t\tj, s := a.Str(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n")
+			if t.Enum != nil {
+				b.WriteString("\t\tswitch string(s) {\n\t\tcase ")
+				for k, e := range t.Enum {
+					if k > 0 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(&b, "%q", e)
+				}
+				b.WriteString(":\n\t\tdefault:\n\t\t\treturn -1\n\t\t}\n")
+			}
+			switch {
+			case t.MinRunes == 1 && t.MaxRunes < 0:
+				b.WriteString("\t\tif len(s) == 0 {\n\t\t\treturn -1\n\t\t}\n")
+			case t.MinRunes >= 0 || t.MaxRunes >= 0:
+				fmt.Fprintf(&b, "\t\tif !%sRunesOK(s, %d, %d) {\n\t\t\treturn -1\n\t\t}\n", q, t.MinRunes, t.MaxRunes)
+			}
+			for _, p := range t.Patterns {
+				fmt.Fprintf(&b, "\t\tif !%s.Match(s) {\n\t\t\treturn -1\n\t\t}\n", ag.g.regex(p))
+			}
+			b.WriteString("\t\treturn j\n")
 		} else {
 			fmt.Fprintf(&b, "\t\treturn %sSkipStr(b, i)\n", q)
 		}
