@@ -59,8 +59,18 @@ func (e *FastEngine) Accept(kind string, raw []byte, strict bool) bool {
 // true: the spans of the declared members of its record.
 func (e *FastEngine) Captured() *fast.Acc { return &e.acc }
 
-// Schema implements SchemaEngine. The returned slice is reused by the next call.
+// Schema implements SchemaEngine: the kind's acceptor first, then, when it
+// declines, the validator. The returned slice is reused by the next call.
 func (e *FastEngine) Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation {
+	if e.Accept(kind, raw, strict) {
+		e.dec.Out = e.dec.Out[:0]
+		return e.dec.Out
+	}
+	return e.validate(kind, raw, line1, strict)
+}
+
+// validate runs kind's validator.
+func (e *FastEngine) validate(kind string, raw []byte, line1 int, strict bool) []envelope.Violation {
 	fn := fast.Validators[kind]
 	if fn == nil {
 		return []envelope.Violation{{Rule: RuleMissingValidator, Line: line1, Column: 1, Reason: "no schema validator for kind " + kind}}
@@ -155,7 +165,11 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep bool) 
 	if v.accepted {
 		v.vs = v.vs[:0]
 	} else {
-		v.vs = append(v.vs[:0], v.engine.Schema(kind, raw, line1, v.opts.Strict)...)
+		if v.fast != nil {
+			v.vs = append(v.vs[:0], v.fast.validate(kind, raw, line1, v.opts.Strict)...)
+		} else {
+			v.vs = append(v.vs[:0], v.engine.Schema(kind, raw, line1, v.opts.Strict)...)
+		}
 		v.finish()
 		if kind == collectorKind {
 			v.collectorEventType(raw)
