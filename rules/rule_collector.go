@@ -121,10 +121,11 @@ func checkLeapSecond(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
+// collectorRules defines the rules of this file (group CL, loaded on first use: see groups).
+func collectorRules() {
 	ev := func(old, repl string) string { return strings.Replace(collectorEvent, old, repl, 1) }
 	cl := []string{"collector/event"}
-	Register(
+	register(
 		&Rule{
 			ID: "CL001", Name: "collector-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "version must be a string whose major version is 1 (fail closed on other majors, numbers and null)",

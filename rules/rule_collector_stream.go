@@ -541,10 +541,11 @@ func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 
 func (f *spanFile) Finish(*StreamReporter) {}
 
-func init() {
+// collectorStreamRules defines the rules of this file (group CL, loaded on first use: see groups).
+func collectorStreamRules() {
 	cl := []string{"collector/event"}
 	trace := strings.Join(collectorTrace, "\n")
-	Register(
+	register(
 		&Rule{
 			ID: "CL100", Name: "duplicate-event-id", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: cl,
 			Scope:   ScopeFile + " A daily and a per-agent log may both record one event (seed 004 File Naming Convention), so event_ids of different logs are not compared.",
@@ -575,7 +576,7 @@ func init() {
 			Fixed:       collectorTrace[0] + "\n" + collectorTrace[1],
 		},
 	)
-	RegisterStream("CL100", collectorDupID{})
-	RegisterStream("CL101", &collectorParentSpan{})
-	RegisterStream("CL102", timeOrder{Pointer: "/timestamp", Log: "a collector log"})
+	registerStream("CL100", collectorDupID{})
+	registerStream("CL101", &collectorParentSpan{})
+	registerStream("CL102", timeOrder{Pointer: "/timestamp", Log: "a collector log"})
 }

@@ -224,10 +224,11 @@ func opDeltaExample(id, status, owner, reason string) string {
 	return fmt.Sprintf(`{"task_id": "T-12", "status": %q, "owner": %q, "reason": %q, "delta_id": %q}`, status, owner, reason, id)
 }
 
-func init() {
+// deltaRules defines the rules of this file (group OP, loaded on first use: see groups).
+func deltaRules() {
 	start := opDeltaExample("d-1", "in_progress", "agent-1", "assigned")
 	out := []string{"operator/orchestrator-output"}
-	Register(
+	register(
 		&Rule{
 			ID: "OP070", Name: "delta-transition", Code: envelope.InvalidTransition, Severity: envelope.SeverityError,
 			Kinds:       out,

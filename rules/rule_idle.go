@@ -148,12 +148,13 @@ func checkIdleStale(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
+// idleRules defines the rules of this file (group IL, loaded on first use: see groups).
+func idleRules() {
 	state := func(old, repl string) string { return strings.Replace(idleState, old, repl, 1) }
 	anchor := func(old, repl string) string { return strings.Replace(idleAnchor, old, repl, 1) }
 	fresh := state(`2024-12-21T10:00:00Z`, idleExampleNow)
 	il := []string{"idle/event"}
-	Register(
+	register(
 		&Rule{
 			ID: "IL001", Name: "idle-schema-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "schema must be the integer 0 (or 1, with a warning); any other value or type, null included, is unknown",

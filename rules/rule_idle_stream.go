@@ -223,11 +223,12 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 
 func (s *idleIterState) Finish(*StreamReporter) {}
 
-func init() {
+// idleStreamRules defines the rules of this file (group IL, loaded on first use: see groups).
+func idleStreamRules() {
 	state := func(iter string) string { return strings.Replace(idleState, `"iter":3`, `"iter":`+iter, 1) }
 	done := `{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[]}`
 	il := []string{"idle/event"}
-	Register(
+	register(
 		&Rule{
 			ID: "IL100", Name: "state-after-end", Code: envelope.InvalidTransition, Severity: envelope.SeverityError, Kinds: il,
 			Scope:   ScopeFile,
@@ -248,6 +249,6 @@ func init() {
 			Fixed:       state("2") + "\n" + state("3"),
 		},
 	)
-	RegisterStream("IL100", idleAfterEnd{})
-	RegisterStream("IL101", idleIter{})
+	registerStream("IL100", idleAfterEnd{})
+	registerStream("IL101", idleIter{})
 }

@@ -133,11 +133,12 @@ func checkErrorState(d *Doc, r *Reporter) {
 	r.Report(p, `state is "error" but last_error is null or absent`, nil)
 }
 
-func init() {
+// ledgerRules defines the rules of this file (group LG, loaded on first use: see groups).
+func ledgerRules() {
 	entry := func(old, repl string) string { return strings.Replace(ledgerEntry, old, repl, 1) }
 	status := func(old, repl string) string { return strings.Replace(ledgerStatus, old, repl, 1) }
 	lg := []string{"ledger/*"}
-	Register(
+	register(
 		&Rule{
 			ID: "LG001", Name: "ledger-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "ts and last_heartbeat are RFC 3339 date-times with an offset (a naive timestamp is not accepted)",

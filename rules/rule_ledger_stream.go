@@ -90,11 +90,12 @@ func (s *ledgerSessionState) Observe(rec *StreamRecord, r *StreamReporter) {
 
 func (s *ledgerSessionState) Finish(*StreamReporter) {}
 
-func init() {
+// ledgerStreamRules defines the rules of this file (group LG, loaded on first use: see groups).
+func ledgerStreamRules() {
 	entry := func(ts, session string) string {
 		return strings.NewReplacer("2025-11-16T02:10:00+07:00", ts, "2025-11-16_cls_001", session).Replace(ledgerEntry)
 	}
-	Register(
+	register(
 		&Rule{
 			ID: "LG100", Name: "ledger-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning,
 			Scope:       ScopeFile,
@@ -116,6 +117,6 @@ func init() {
 			Fixed:       entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_002"),
 		},
 	)
-	RegisterStream("LG100", timeOrder{Pointer: "/ts", Log: "a ledger"})
-	RegisterStream("LG101", ledgerSession{})
+	registerStream("LG100", timeOrder{Pointer: "/ts", Log: "a ledger"})
+	registerStream("LG101", ledgerSession{})
 }

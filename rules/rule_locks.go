@@ -273,11 +273,12 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
+// lockRules defines the rules of this file (group OP, loaded on first use: see groups).
+func lockRules() {
 	lockedTests := strings.Replace(minimalAssignment, `{"task_id": "T-9", "resource": "src/api.py", "active": true}`,
 		`{"task_id": "T-9", "resource": "src/api.py", "active": true},
     {"task_id": "T-10", "resource": "tests/../tests", "active": true}`, 1)
-	Register(
+	register(
 		&Rule{
 			ID: "OP030", Name: "lock-resource-empty", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       opLockKinds,

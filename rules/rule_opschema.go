@@ -6,13 +6,14 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// Schema rules of the operator family (seed 001): enforced by the validators
-// generated from cue/operator.cue, whose fields name them with @rule(ID).
-func init() {
+// opSchemaRules defines the schema rules of the operator family (seed 001):
+// enforced by the validators generated from cue/operator.cue, whose fields
+// name them with @rule(ID) (group OP, loaded on first use: see groups).
+func opSchemaRules() {
 	asg := func(old, repl string) string { return strings.Replace(minimalAssignment, old, repl, 1) }
 	res := func(old, repl string) string { return strings.Replace(minimalResult, old, repl, 1) }
 	op := []string{"operator/*"}
-	Register(
+	register(
 		&Rule{
 			ID: "OP001", Name: "schema-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError, Kinds: op,
 			Summary:     "schema_version must be a string whose major version is 1 (fail closed on unknown majors)",

@@ -240,7 +240,8 @@ func opReconcileExample(ledger, locks, events string) string {
 }`
 }
 
-func init() {
+// reconcileRules defines the rules of this file (group OP, loaded on first use: see groups).
+func reconcileRules() {
 	const (
 		t12Done = `{"task_id": "T-12", "status": "done", "owner": "agent-1", "dependencies": []}`
 		t13Todo = `{"task_id": "T-13", "status": "todo", "owner": "", "dependencies": ["T-12"]}`
@@ -251,7 +252,7 @@ func init() {
 	)
 	valid := opReconcileExample(t12Done+ledgerSep+t13Todo, "", evts)
 	kinds := []string{"operator/reconcile", "operator/handoff"}
-	Register(
+	register(
 		&Rule{
 			ID: "OP050", Name: "duplicate-task-id", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       kinds,

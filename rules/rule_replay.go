@@ -32,7 +32,8 @@ func ReplayExample(nameContent ...string) string {
 	return b.String()
 }
 
-func init() {
+// replayRules defines the rules of this file (group RP, loaded on first use: see groups).
+func replayRules() {
 	const (
 		base = `[
   {"task_id": "T-1", "status": "done", "owner": "agent-1"},
@@ -44,7 +45,7 @@ func init() {
 	)
 	ex := func(stream string) string { return ReplayExample("base.json", base, "stream.jsonl", stream) }
 	kinds := []string{ReplayKind}
-	Register(
+	register(
 		&Rule{
 			ID: "RP001", Name: "delta-unknown-task", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       kinds,

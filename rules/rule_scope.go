@@ -109,8 +109,9 @@ func checkResultAssignmentMismatch(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
-	Register(
+// scopeRules defines the rules of this file (group OP, loaded on first use: see groups).
+func scopeRules() {
+	register(
 		&Rule{
 			ID: "OP042", Name: "result-outside-scope", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/result"},

@@ -118,8 +118,9 @@ func checkControlPlaneInjection(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
-	Register(
+// secretRules defines the rules of this file (group OP, loaded on first use: see groups).
+func secretRules() {
+	register(
 		&Rule{
 			ID: "OP040", Name: "secret-material", Code: envelope.UntrustedContextBlock, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/result", "operator/worklog", "operator/assignment"},

@@ -429,7 +429,8 @@ func checkVermasTemplateCycle(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
+// vermasRules defines the rules of this file (group VM, loaded on first use: see groups).
+func vermasRules() {
 	const kEvent, kWO, kMsg, kRoute, kAssign, kTmpl, kProc = "vermas/event", "vermas/work-order", "vermas/message",
 		"vermas/route", "vermas/assignment", "vermas/template", "vermas/process"
 	assigned := vermasEventOf("work_order.assigned",
@@ -437,7 +438,7 @@ func init() {
 	verdict := vermasEventOf("verify.verdict",
 		`{"work_order_id":"wo-abc123","verdict":"PASS","criteria_passed":5,"criteria_failed":0,"reasoning":"All acceptance criteria met"}`)
 	cyclic := vermasRepl(vermasTemplate, `id = "understand"`, "id = \"understand\"\nneeds = [\"implement\"]")
-	Register(
+	register(
 		// Schema rules (cue/vermas.cue).
 		&Rule{
 			ID: "VM001", Name: "event-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,

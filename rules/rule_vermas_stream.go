@@ -872,10 +872,11 @@ func vmMessageLine(id string) string {
 		`"body":"Work completed","message_type":"WORKER_DONE","timestamp":"2026-01-06T12:00:00.000Z","read_at":null}` + "\n"
 }
 
-func init() {
+// vermasStreamRules defines the rules of this file (group VM, loaded on first use: see groups).
+func vermasStreamRules() {
 	const within = `CONTRACT.md section 3, LEDGER_INCONSISTENT (duplicate ids); ISSUE 4 "Within one log"`
 	ev1 := vmEv("a1", 0, "work_order.created", "", vmCreated)
-	Register(
+	register(
 		&Rule{
 			ID: "VM100", Name: "event-id-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Scope:       ScopeFile,
@@ -1001,6 +1002,6 @@ func init() {
 		},
 	)
 	for _, id := range []string{"VM100", "VM101", "VM102", "VM103", "VM104", "VM105", "VM110", "VM111", "VM112", "VM120", "VM121", "VM122"} {
-		RegisterStream(id, theVermasCheck)
+		registerStream(id, theVermasCheck)
 	}
 }

@@ -170,9 +170,10 @@ func opWatchdogExample(status, heartbeat string) string {
 }`
 }
 
-func init() {
+// watchdogRules defines the rules of this file (group OP, loaded on first use: see groups).
+func watchdogRules() {
 	wd := []string{"operator/watchdog"}
-	Register(
+	register(
 		&Rule{
 			ID: "OP060", Name: "heartbeat-timeout", Code: envelope.TaskTimeout, Severity: envelope.SeverityError,
 			Kinds:       wd,
