@@ -242,7 +242,15 @@ func (a *app) printer() (output.Printer, error) {
 	default:
 		return nil, usagef("--color must be auto, always or never, not %q", a.g.color)
 	}
-	p, err := output.New(a.g.format, a.stdout, a.colorOn(), a.runInfo())
+	var info *output.RunInfo
+	switch a.g.format {
+	case "json", "text", "github":
+		// These formats do not describe the run: no working directory nor
+		// build information to read (issue 12, start-up).
+	default:
+		info = a.runInfo()
+	}
+	p, err := output.New(a.g.format, a.stdout, a.colorOn(), info)
 	if err != nil {
 		a.g.format = "json"
 		return nil, usagef("%v", err)
