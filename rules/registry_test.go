@@ -84,3 +84,36 @@ func TestGroupsComplete(t *testing.T) {
 		t.Fatal("no function registers rules")
 	}
 }
+
+// TestPointerTokenEscapes: escapeToken and unescapeToken are the
+// strings.Replacers they replaced, and PointerTokens undoes Ptr.
+func TestPointerTokenEscapes(t *testing.T) {
+	esc := strings.NewReplacer("~", "~0", "/", "~1")
+	unesc := strings.NewReplacer("~1", "/", "~0", "~")
+	alphabet := "~01/a"
+	var all []string
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		all = append(all, prefix)
+		if n == 0 {
+			return
+		}
+		for i := range alphabet {
+			gen(prefix+alphabet[i:i+1], n-1)
+		}
+	}
+	gen("", 6)
+	for _, s := range all {
+		var b strings.Builder
+		escapeToken(&b, s)
+		if b.String() != esc.Replace(s) {
+			t.Errorf("escapeToken(%q) = %q, want %q", s, b.String(), esc.Replace(s))
+		}
+		if toks, ok := PointerTokens("/" + s); ok && toks[len(toks)-1] != unesc.Replace(s[strings.LastIndex(s, "/")+1:]) {
+			t.Errorf("PointerTokens(/%q) = %q", s, toks)
+		}
+		if toks, ok := PointerTokens(Ptr(s, "x")); !ok || len(toks) != 2 || toks[0] != s {
+			t.Errorf("PointerTokens(Ptr(%q)) = %q, %v", s, toks, ok)
+		}
+	}
+}

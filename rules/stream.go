@@ -323,8 +323,6 @@ func StreamsForKind(kind string) []string {
 	return out
 }
 
-var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
-
 // PointerTokens splits an RFC 6901 JSON Pointer into its unescaped
 // reference tokens ("/a~1b/c" → ["a/b", "c"]). ok is false for "" (the whole
 // record) and for text that is not a pointer.
@@ -338,7 +336,29 @@ func PointerTokens(p string) (tokens []string, ok bool) {
 				return nil, false
 			}
 		}
-		tokens = append(tokens, pointerUnescaper.Replace(t))
+		tokens = append(tokens, unescapeToken(t))
 	}
 	return tokens, true
+}
+
+// unescapeToken undoes escapeToken on a token whose every "~" is followed
+// by "0" or "1" (PointerTokens checks).
+func unescapeToken(t string) string {
+	if strings.IndexByte(t, '~') < 0 {
+		return t
+	}
+	b := make([]byte, 0, len(t))
+	for i := 0; i < len(t); i++ {
+		if t[i] == '~' && i+1 < len(t) {
+			i++
+			if t[i] == '1' {
+				b = append(b, '/')
+			} else {
+				b = append(b, '~')
+			}
+			continue
+		}
+		b = append(b, t[i])
+	}
+	return string(b)
 }
