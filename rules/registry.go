@@ -43,10 +43,16 @@ type Rule struct {
 	// prints it. Empty for a rule on one record or document.
 	Scope string
 	// Example is a payload of kind ExampleKind that violates the rule; Fixed
-	// is the same payload repaired. Both are checked by the tests.
+	// is the same payload repaired. Both are checked by the tests. A rule
+	// whose examples are built (from a base payload, by a helper) sets
+	// examples instead: Lookup and All fill Example and Fixed from it on
+	// first use, so that loading a group of rules builds no example (a
+	// one-record validate runs rules, it does not print them; issue 12).
 	ExampleKind string
 	Example     string
 	Fixed       string
+	examples    func() (example, fixed string)
+	exampleOnce sync.Once
 	// Options are the CLI flags the examples need (e.g. "--strict").
 	Options []string
 	// ExampleFile is the path the examples are validated as, for rules that
@@ -308,13 +314,25 @@ func register(rs ...*Rule) {
 // Lookup returns the rule with the given ID, or nil.
 func Lookup(id string) *Rule {
 	load(groupOf(id))
-	return snap().rules[id]
+	return snap().rules[id].withExamples()
+}
+
+// withExamples fills Example and Fixed from examples, once; nil-safe.
+func (r *Rule) withExamples() *Rule {
+	if r != nil && r.examples != nil {
+		r.exampleOnce.Do(func() { r.Example, r.Fixed = r.examples() })
+	}
+	return r
 }
 
 // All returns every rule sorted by ID.
 func All() []*Rule {
 	loadAll()
-	return sorted(snap())
+	rs := sorted(snap())
+	for _, r := range rs {
+		r.withExamples()
+	}
+	return rs
 }
 
 // sorted returns the rules of s sorted by ID.
@@ -349,7 +367,8 @@ func (r *Rule) AppliesTo(kind string) bool {
 }
 
 // ForKind returns the document rules (Check != nil) that apply to kind, by
-// ID. The slice is shared: do not modify it.
+// ID, for the engine: their Example and Fixed may be unset (Lookup and All
+// fill them). The slice is shared: do not modify it.
 func ForKind(kind string) []*Rule {
 	if rs, ok := forKind.Load(kind); ok {
 		return rs.([]*Rule)

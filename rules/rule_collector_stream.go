@@ -553,8 +553,9 @@ func collectorStreamRules() {
 			Source:  "seed 004 Optional Fields (event_id: UUID for this event); issue 4, Duplicate ids; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			// The third event reuses the first one's id, in upper case.
 			ExampleKind: "collector/event",
-			Example:     collectorTrace[0] + "\n" + collectorTrace[1] + "\n" + strings.Replace(collectorTrace[2], "0b6f3c1e-1d2a-4b7c-9e8f-000000000003", "0B6F3C1E-1D2A-4B7C-9E8F-000000000001", 1),
-			Fixed:       trace,
+			examples: func() (string, string) {
+				return collectorTrace[0] + "\n" + collectorTrace[1] + "\n" + strings.Replace(collectorTrace[2], "0b6f3c1e-1d2a-4b7c-9e8f-000000000003", "0B6F3C1E-1D2A-4B7C-9E8F-000000000001", 1), trace
+			},
 		},
 		&Rule{
 			ID: "CL101", Name: "dangling-parent-span", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning, Kinds: cl,
@@ -563,8 +564,9 @@ func collectorStreamRules() {
 				"(a span is not its own parent)",
 			Source:      "seed 004 Correlation Object, Multi-Agent Pipeline example and File Naming Convention; issue 4, References; issue 11 item 2; CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references across records)",
 			ExampleKind: "collector/event",
-			Example:     collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], `"parent_span_id":"span-001"`, `"parent_span_id":"span-000"`, 1),
-			Fixed:       collectorTrace[0] + "\n" + collectorTrace[1],
+			examples: func() (string, string) {
+				return collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], `"parent_span_id":"span-001"`, `"parent_span_id":"span-000"`, 1), collectorTrace[0] + "\n" + collectorTrace[1]
+			},
 		},
 		&Rule{
 			ID: "CL102", Name: "collector-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning, Kinds: cl,
@@ -572,8 +574,9 @@ func collectorStreamRules() {
 			Summary:     "a collector event's timestamp is earlier than the previous event's of the same log (each log is append-only, in time order); both lines are named",
 			Source:      "seed 004 Overview (audit trails, one event per line); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			ExampleKind: "collector/event",
-			Example:     collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], "2025-12-13T20:00:05.000Z", "2025-12-13T19:59:05.000Z", 1),
-			Fixed:       collectorTrace[0] + "\n" + collectorTrace[1],
+			examples: func() (string, string) {
+				return collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], "2025-12-13T20:00:05.000Z", "2025-12-13T19:59:05.000Z", 1), collectorTrace[0] + "\n" + collectorTrace[1]
+			},
 		},
 	)
 	registerStream("CL100", collectorDupID{})

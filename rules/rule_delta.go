@@ -235,9 +235,10 @@ func deltaRules() {
 			Summary:     "consecutive ledger_delta entries of one task break the task state machine (or change a terminal task's owner)",
 			Source:      `CONTRACT.md section 4, operator, "Task state machine" (consecutive deltas of one task must follow it)`,
 			ExampleKind: "operator/orchestrator-output",
-			Example:     opOutputExample(start, opDeltaExample("d-2", "todo", "agent-1", "requeued")),
-			Fixed:       opOutputExample(start, opDeltaExample("d-2", "blocked", "agent-1", "requeued")),
-			Check:       checkDeltaTransition,
+			examples: func() (string, string) {
+				return opOutputExample(start, opDeltaExample("d-2", "todo", "agent-1", "requeued")), opOutputExample(start, opDeltaExample("d-2", "blocked", "agent-1", "requeued"))
+			},
+			Check: checkDeltaTransition,
 		},
 		&Rule{
 			ID: "OP071", Name: "delta-id-repeat", Code: envelope.ConcurrencyConflict, Severity: envelope.SeverityWarning,
@@ -245,8 +246,7 @@ func deltaRules() {
 			Summary:     "a delta_id is repeated with identical content inside one output (skipped on replay, D2)",
 			Source:      `seed 001 "Ledger Delta Application Semantics" D2; CONTRACT.md section 4, operator, "ledger_delta"`,
 			ExampleKind: "operator/orchestrator-output",
-			Example:     opOutputExample(start, start),
-			Fixed:       opOutputExample(start),
+			examples:    func() (string, string) { return opOutputExample(start, start), opOutputExample(start) },
 			Check:       checkDeltaIDRepeat,
 		},
 		&Rule{
@@ -255,9 +255,10 @@ func deltaRules() {
 			Summary:     "a delta_id is reused with different content inside one output",
 			Source:      `seed 001 "Ledger Delta Application Semantics" (delta_id unique within run); CONTRACT.md section 4, operator, "ledger_delta"`,
 			ExampleKind: "operator/orchestrator-output",
-			Example:     opOutputExample(start, opDeltaExample("d-1", "done", "agent-1", "tests pass")),
-			Fixed:       opOutputExample(start, opDeltaExample("d-2", "done", "agent-1", "tests pass")),
-			Check:       checkDeltaIDConflict,
+			examples: func() (string, string) {
+				return opOutputExample(start, opDeltaExample("d-1", "done", "agent-1", "tests pass")), opOutputExample(start, opDeltaExample("d-2", "done", "agent-1", "tests pass"))
+			},
+			Check: checkDeltaIDConflict,
 		},
 	)
 }

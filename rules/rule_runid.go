@@ -33,9 +33,10 @@ func runIDRules() {
 		Summary:     "run_id matches ^[0-9a-fA-F-]{36}$ but is not a UUID in the canonical 8-4-4-4-12 layout",
 		Source:      `seed 001 "Common Fields" (UUID v4), "Identifier Rules"; CONTRACT.md section 4, operator`,
 		ExampleKind: "operator/assignment",
-		Example:     strings.Replace(minimalAssignment, canonical, `"3f56dc4d35cf-4f97-925c-0b04a6fe8bf4-"`, 1),
-		Fixed:       minimalAssignment,
-		Check:       checkRunIDLayout,
-		Fields:      []string{"/run_id"},
+		examples: func() (string, string) {
+			return strings.Replace(minimalAssignment, canonical, `"3f56dc4d35cf-4f97-925c-0b04a6fe8bf4-"`, 1), minimalAssignment
+		},
+		Check:  checkRunIDLayout,
+		Fields: []string{"/run_id"},
 	})
 }

@@ -119,10 +119,11 @@ func scopeRules() {
 			Source:      "CONTRACT.md section 3, SCOPE_VIOLATION; section 6, validate --assignment",
 			ExampleKind: "operator/result",
 			Options:     []string{"--assignment"},
-			Example: strings.Replace(minimalResult, `{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"}`,
-				`{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"},
-    {"resource": "docs/api.md", "action": "edit"}`, 1),
-			Fixed: minimalResult,
+			examples: func() (string, string) {
+				return strings.Replace(minimalResult, `{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"}`,
+					`{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"},
+    {"resource": "docs/api.md", "action": "edit"}`, 1), minimalResult
+			},
 			Check: checkResultOutsideScope,
 		},
 		&Rule{
@@ -132,9 +133,10 @@ func scopeRules() {
 			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (records disagree with each other); section 6, validate --assignment",
 			ExampleKind: "operator/result",
 			Options:     []string{"--assignment"},
-			Example:     strings.Replace(minimalResult, `"task_id": "T-12"`, `"task_id": "T-13"`, 1),
-			Fixed:       minimalResult,
-			Check:       checkResultAssignmentMismatch,
+			examples: func() (string, string) {
+				return strings.Replace(minimalResult, `"task_id": "T-12"`, `"task_id": "T-13"`, 1), minimalResult
+			},
+			Check: checkResultAssignmentMismatch,
 		},
 	)
 }

@@ -126,8 +126,7 @@ func worklogStreamRules() {
 			Summary:     "a worklog entry whose result is blocked or failed carries a non-empty code and next_step",
 			Source:      "seed 001 Artifact: Worklog Entry (code: error code for blocked/failed step); CONTRACT.md section 3, NON_COMPLIANT",
 			ExampleKind: "operator/worklog",
-			Example:     entry("05", "blocked", ""),
-			Fixed:       entry("05", "blocked", code),
+			examples:    func() (string, string) { return entry("05", "blocked", ""), entry("05", "blocked", code) },
 			Check:       checkBlockedEntry,
 			Fields:      []string{"/result", "/code", "/next_step"},
 		},
@@ -139,8 +138,9 @@ func worklogStreamRules() {
 			// A heartbeat after the blocked entry: the log no longer ends
 			// with the code; the fix appends the final entry again.
 			ExampleKind: "operator/worklog",
-			Example:     entry("05", "blocked", code) + "\n" + entry("10", "still waiting", ""),
-			Fixed:       entry("05", "blocked", code) + "\n" + entry("10", "still waiting", "") + "\n" + entry("11", "blocked", code),
+			examples: func() (string, string) {
+				return entry("05", "blocked", code) + "\n" + entry("10", "still waiting", ""), entry("05", "blocked", code) + "\n" + entry("10", "still waiting", "") + "\n" + entry("11", "blocked", code)
+			},
 		},
 	)
 	registerStream("OP082", worklogFinal{})
