@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/agentlint/agentlint/lint/internal/gitignore"
 )
 
 // Walker lists the files under a directory for `agentlint lint`, in a

@@ -233,9 +233,21 @@ func Str(m map[string]any, key string) string {
 	return s
 }
 
-// pointerEscaper escapes a reference token (RFC 6901 section 3). Built once:
-// building a strings.Replacer costs kilobytes, Ptr runs for every record.
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+// escapeToken writes the reference token t escaped (RFC 6901 section 3: "~"
+// as "~0", "/" as "~1") to b. (No strings.Replacer: one built at package
+// initialisation cost every process start, issue 12.)
+func escapeToken(b *strings.Builder, t string) {
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '~':
+			b.WriteString("~0")
+		case '/':
+			b.WriteString("~1")
+		default:
+			b.WriteByte(t[i])
+		}
+	}
+}
 
 // Ptr builds an RFC 6901 JSON Pointer from member names and array indexes.
 func Ptr(parts ...any) string {
@@ -246,7 +258,7 @@ func Ptr(parts ...any) string {
 		case int:
 			b.WriteString(strconv.Itoa(p))
 		case string:
-			b.WriteString(pointerEscaper.Replace(p))
+			escapeToken(&b, p)
 		}
 	}
 	return b.String()

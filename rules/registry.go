@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -42,10 +43,16 @@ type Rule struct {
 	// prints it. Empty for a rule on one record or document.
 	Scope string
 	// Example is a payload of kind ExampleKind that violates the rule; Fixed
-	// is the same payload repaired. Both are checked by the tests.
+	// is the same payload repaired. Both are checked by the tests. A rule
+	// whose examples are built (from a base payload, by a helper) sets
+	// examples instead: Lookup and All fill Example and Fixed from it on
+	// first use, so that loading a group of rules builds no example (a
+	// one-record validate runs rules, it does not print them; issue 12).
 	ExampleKind string
 	Example     string
 	Fixed       string
+	examples    func() (example, fixed string)
+	exampleOnce sync.Once
 	// Options are the CLI flags the examples need (e.g. "--strict").
 	Options []string
 	// ExampleFile is the path the examples are validated as, for rules that
@@ -88,7 +95,7 @@ func (r *Rule) NotInJSONSchema() string {
 	switch {
 	case r.JSONSchema != "":
 		return r.JSONSchema
-	case streams[r.ID] != nil:
+	case snap().streams[r.ID] != nil:
 		return "not expressible in JSON Schema: it compares records of a log or files of a tree"
 	case r.Check != nil:
 		return "not expressible in JSON Schema: a document rule (Go code that relates several values of the record)"
@@ -107,20 +114,181 @@ const (
 		"against all of them."
 )
 
-var registry = map[string]*Rule{}
+// The registry is built on first use, one group of rules at a time: built
+// at package initialisation it cost every process start, a one-record
+// `agentlint validate` and `agentlint version` included, about a third of a
+// millisecond (issue 12). A group holds the rules of one ID prefix: AL (any
+// kind) and one per family of kinds (CL collector, IL idle, LG ledger, OP
+// operator, VM vermas, RP the replayer), and a rule of a family's group
+// applies to that family's kinds only (register checks both). So ForKind
+// and StreamsForKind load AL and the kind's group, Lookup and Stream the ID's
+// group, All every group.
+//
+// Readers never lock: a load builds a new snapshot of the registry under
+// regMu and publishes it; a published snapshot is never modified.
+type snapshot struct {
+	rules   map[string]*Rule
+	streams map[string]StreamRule
+}
 
-// forKind caches ForKind: the registry is filled by init functions and then
-// read for every record.
+// ruleGroup is the definitions of the rules of one ID prefix.
+type ruleGroup struct {
+	prefix string
+	defs   []func() // each calls register and registerStream
+	loaded atomic.Bool
+}
+
+// groups lists the definitions of every rule_*.go file (a function that
+// calls register and registerStream), by group. It is static data, so that
+// nothing runs at package initialisation; TestGroupsComplete checks that
+// every function of the package that registers rules is listed.
+var groups = []*ruleGroup{
+	{prefix: "AL", defs: []func(){genericRules, appendOnlyRules}},
+	{prefix: "CL", defs: []func(){collectorRules, collectorStreamRules}},
+	{prefix: "IL", defs: []func(){idleRules, idleStreamRules}},
+	{prefix: "LG", defs: []func(){ledgerRules, ledgerStreamRules, ledgerTreeRules}},
+	{prefix: "OP", defs: []func(){deltaRules, lockRules, opSchemaRules, reconcileRules, runIDRules, scopeRules,
+		secretRules, watchdogRules, worklogOrderRules, worklogStreamRules}},
+	{prefix: "VM", defs: []func(){vermasRules, vermasStreamRules, vermasTreeRules}},
+	{prefix: "RP", defs: []func(){replayRules}},
+}
+
+var (
+	regMu  sync.Mutex // serializes loads and Register
+	cur    atomic.Pointer[snapshot]
+	next   *snapshot  // under regMu: the snapshot being built
+	adding *ruleGroup // under regMu: the group whose definitions run, nil for Register
+)
+
+// forKind caches ForKind: the rules of a kind are read for every record.
 var forKind sync.Map // kind → []*Rule
+
+// groupOf returns the group of rule id, or nil when no group has its prefix.
+func groupOf(id string) *ruleGroup {
+	for _, g := range groups {
+		if strings.HasPrefix(id, g.prefix) {
+			return g
+		}
+	}
+	return nil
+}
+
+// familyGroup is the ID prefix of the rules of a family of kinds (a kind
+// or kind pattern up to its "/": "collector" for collector/event), or ""
+// for a family no group is bound to.
+func familyGroup(kind string) string {
+	family, _, _ := strings.Cut(kind, "/")
+	switch family {
+	case FamilyCollector:
+		return "CL"
+	case "idle":
+		return "IL"
+	case "ledger":
+		return "LG"
+	case "operator":
+		return "OP"
+	case FamilyVermas:
+		return "VM"
+	case ReplayKind:
+		return "RP"
+	}
+	return ""
+}
+
+// snap returns the published registry.
+func snap() *snapshot {
+	if s := cur.Load(); s != nil {
+		return s
+	}
+	return &snapshot{}
+}
+
+// begin starts a change of the registry (regMu held): next is a copy of the
+// published snapshot.
+func begin() {
+	old := snap()
+	next = &snapshot{rules: make(map[string]*Rule, len(old.rules)+64), streams: make(map[string]StreamRule, len(old.streams)+8)}
+	for id, r := range old.rules {
+		next.rules[id] = r
+	}
+	for id, s := range old.streams {
+		next.streams[id] = s
+	}
+}
+
+// publish ends a change (regMu held).
+func publish() {
+	cur.Store(next)
+	next = nil
+	forKind.Clear()
+}
+
+// load runs the definitions of the groups gs that are not loaded yet.
+func load(gs ...*ruleGroup) {
+	todo := false
+	for _, g := range gs {
+		todo = todo || (g != nil && !g.loaded.Load())
+	}
+	if !todo {
+		return
+	}
+	regMu.Lock()
+	defer regMu.Unlock()
+	begin()
+	var done []*ruleGroup
+	for _, g := range gs {
+		if g == nil || g.loaded.Load() {
+			continue
+		}
+		adding = g
+		for _, def := range g.defs {
+			def()
+		}
+		done = append(done, g)
+	}
+	adding = nil
+	publish()
+	for _, g := range done {
+		g.loaded.Store(true)
+	}
+}
+
+// loadAll loads every group.
+func loadAll() { load(groups...) }
+
+// loadKind loads the groups whose rules may apply to kind: AL and the
+// kind's family's (every group for a kind of no known family).
+func loadKind(kind string) {
+	p := familyGroup(kind)
+	if p == "" {
+		loadAll()
+		return
+	}
+	load(groupOf("AL"), groupOf(p))
+}
 
 // Register adds rules to the registry; it panics on a duplicate or malformed
 // ID, an unknown code or severity (a programming error caught by every test).
-// Field pointers are checked by TestRegistryWellFormed, not here: every
-// process start runs Register, and parsing every pointer of every rule cost
-// a one-record `validate` a measurable share of its start-up (issue 12).
+// The built-in rules are added by their group's definitions (register);
+// Register is for rules defined elsewhere (tests).
 func Register(rs ...*Rule) {
 	for _, r := range rs {
-		if r.ID == "" || registry[r.ID] != nil {
+		load(groupOf(r.ID)) // a duplicate of a built-in rule panics now
+	}
+	regMu.Lock()
+	defer regMu.Unlock()
+	begin()
+	register(rs...)
+	publish()
+}
+
+// register is Register within a change of the registry (regMu held). Field
+// pointers are checked by TestRegistryWellFormed, not here: parsing every
+// pointer of every rule cost a one-record `validate` a measurable share of
+// its start-up (issue 12).
+func register(rs ...*Rule) {
+	for _, r := range rs {
+		if r.ID == "" || next.rules[r.ID] != nil {
 			panic("rules: duplicate or empty rule ID " + r.ID)
 		}
 		if !envelope.Valid(r.Code) {
@@ -129,18 +297,48 @@ func Register(rs ...*Rule) {
 		if r.Severity != envelope.SeverityError && r.Severity != envelope.SeverityWarning {
 			panic("rules: rule " + r.ID + " has bad severity")
 		}
-		registry[r.ID] = r
+		if g := adding; g != nil {
+			if !strings.HasPrefix(r.ID, g.prefix) {
+				panic("rules: rule " + r.ID + " defined in group " + g.prefix)
+			}
+			for _, k := range r.Kinds {
+				if g.prefix != "AL" && familyGroup(k) != g.prefix {
+					panic("rules: rule " + r.ID + " of group " + g.prefix + " applies to kind " + k + " of another family")
+				}
+			}
+		}
+		next.rules[r.ID] = r
 	}
-	forKind.Clear()
 }
 
 // Lookup returns the rule with the given ID, or nil.
-func Lookup(id string) *Rule { return registry[id] }
+func Lookup(id string) *Rule {
+	load(groupOf(id))
+	return snap().rules[id].withExamples()
+}
+
+// withExamples fills Example and Fixed from examples, once; nil-safe.
+func (r *Rule) withExamples() *Rule {
+	if r != nil && r.examples != nil {
+		r.exampleOnce.Do(func() { r.Example, r.Fixed = r.examples() })
+	}
+	return r
+}
 
 // All returns every rule sorted by ID.
 func All() []*Rule {
-	out := make([]*Rule, 0, len(registry))
-	for _, r := range registry {
+	loadAll()
+	rs := sorted(snap())
+	for _, r := range rs {
+		r.withExamples()
+	}
+	return rs
+}
+
+// sorted returns the rules of s sorted by ID.
+func sorted(s *snapshot) []*Rule {
+	out := make([]*Rule, 0, len(s.rules))
+	for _, r := range s.rules {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -169,13 +367,15 @@ func (r *Rule) AppliesTo(kind string) bool {
 }
 
 // ForKind returns the document rules (Check != nil) that apply to kind, by
-// ID. The slice is shared: do not modify it.
+// ID, for the engine: their Example and Fixed may be unset (Lookup and All
+// fill them). The slice is shared: do not modify it.
 func ForKind(kind string) []*Rule {
 	if rs, ok := forKind.Load(kind); ok {
 		return rs.([]*Rule)
 	}
+	loadKind(kind)
 	var out []*Rule
-	for _, r := range All() {
+	for _, r := range sorted(snap()) {
 		if r.Check != nil && r.AppliesTo(kind) {
 			out = append(out, r)
 		}
@@ -228,7 +428,7 @@ func (r *Reporter) Reportf(pointer string, extra map[string]any, format string, 
 // Check may report under several rules (e.g. OP030 and OP031 for lock
 // resources). It panics on an unknown ID.
 func (r *Reporter) As(id string) *Reporter {
-	if registry[id] == nil {
+	if Lookup(id) == nil {
 		panic("rules: unknown rule " + id)
 	}
 	return &Reporter{rule: id, out: r.out}

@@ -81,8 +81,9 @@ func (s appendOnlyState) Finish(r *StreamReporter) {
 	}
 }
 
-func init() {
-	Register(&Rule{
+// appendOnlyRules defines the rules of this file (group AL, loaded on first use: see groups).
+func appendOnlyRules() {
+	register(&Rule{
 		ID: "AL020", Name: "append-only", Code: envelope.NonCompliant, Severity: envelope.SeverityError,
 		Scope: ScopeFile,
 		Kinds: AppendOnlyKinds,
@@ -94,5 +95,5 @@ func init() {
 		// tests and testdata/script/lint_base.txtar build the failing and
 		// passing repositories.
 	})
-	RegisterStream("AL020", AppendOnly{})
+	registerStream("AL020", AppendOnly{})
 }

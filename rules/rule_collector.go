@@ -121,59 +121,65 @@ func checkLeapSecond(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
+// collectorRules defines the rules of this file (group CL, loaded on first use: see groups).
+func collectorRules() {
 	ev := func(old, repl string) string { return strings.Replace(collectorEvent, old, repl, 1) }
 	cl := []string{"collector/event"}
-	Register(
+	register(
 		&Rule{
 			ID: "CL001", Name: "collector-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "version must be a string whose major version is 1 (fail closed on other majors, numbers and null)",
 			Source:      "seed 004 Schema Version; CONTRACT.md section 3, UNKNOWN_SCHEMA_VERSION",
-			ExampleKind: "collector/event", Example: ev(`"1.0.0"`, `"2.0.0"`), Fixed: collectorEvent,
+			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"1.0.0"`, `"2.0.0"`), collectorEvent },
 		},
 		&Rule{
 			ID: "CL002", Name: "collector-version-format", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     `a major-1 version must match the seed's pattern ^\d+\.\d+\.\d+$ ("1.0" is malformed)`,
 			Source:      "seed 004 JSON Schema (version.pattern); CONTRACT.md section 3, UNKNOWN_SCHEMA_VERSION (a known major with a malformed rest)",
-			ExampleKind: "collector/event", Example: ev(`"1.0.0"`, `"1.0"`), Fixed: collectorEvent,
+			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"1.0.0"`, `"1.0"`), collectorEvent },
 		},
 		&Rule{
 			ID: "CL003", Name: "collector-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "event_type is <namespace>.<name>: namespace lifecycle, activity, coordination, hook, decision or system; name [a-z_]+",
 			Source:      "seed 004 JSON Schema (event_type.pattern)",
-			ExampleKind: "collector/event", Example: ev(`"lifecycle.started"`, `"Lifecycle.Started"`), Fixed: collectorEvent,
+			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"lifecycle.started"`, `"Lifecycle.Started"`), collectorEvent },
 		},
 		&Rule{
 			ID: "CL004", Name: "collector-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "timestamp is an RFC 3339 date-time with an offset",
 			Source:      "seed 004 JSON Schema (timestamp format date-time); CONTRACT.md section 4, All families and collector",
-			ExampleKind: "collector/event", Example: ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13 20:45:00"`), Fixed: collectorEvent,
+			ExampleKind: "collector/event", examples: func() (string, string) {
+				return ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13 20:45:00"`), collectorEvent
+			},
 		},
 		&Rule{
 			ID: "CL005", Name: "collector-agent-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "agent_id is a string of at least one character",
 			Source:      "seed 004 JSON Schema (agent_id.minLength 1); CONTRACT.md section 3 (collector: only absence is MISSING_REQUIRED_INPUT)",
-			ExampleKind: "collector/event", Example: ev(`"@backend-engineer"`, `""`), Fixed: collectorEvent,
+			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"@backend-engineer"`, `""`), collectorEvent },
 		},
 		&Rule{
 			ID: "CL006", Name: "collector-event-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "event_id is a UUID in the 8-4-4-4-12 form",
 			Source:      "seed 004 JSON Schema (event_id format uuid); CONTRACT.md section 4, collector",
 			ExampleKind: "collector/event",
-			Example:     ev(`"session_id"`, `"event_id":"550e8400e29b41d4a716446655440000","session_id"`),
-			Fixed:       ev(`"session_id"`, `"event_id":"550e8400-e29b-41d4-a716-446655440000","session_id"`),
+			examples: func() (string, string) {
+				return ev(`"session_id"`, `"event_id":"550e8400e29b41d4a716446655440000","session_id"`), ev(`"session_id"`, `"event_id":"550e8400-e29b-41d4-a716-446655440000","session_id"`)
+			},
 		},
 		&Rule{
 			ID: "CL007", Name: "collector-progress", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "progress is a number from 0.0 to 1.0 (compared exactly)",
 			Source:      "seed 004 JSON Schema (progress minimum 0.0, maximum 1.0)",
-			ExampleKind: "collector/event", Example: ev(`"source"`, `"progress":75,"source"`), Fixed: ev(`"source"`, `"progress":0.75,"source"`),
+			ExampleKind: "collector/event", examples: func() (string, string) {
+				return ev(`"source"`, `"progress":75,"source"`), ev(`"source"`, `"progress":0.75,"source"`)
+			},
 		},
 		&Rule{
 			ID: "CL010", Name: "unknown-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: cl,
 			Summary:     "event_type is in a known namespace but is not one of the 26 event types of seed 004 (with --strict: CL011)",
 			Source:      "seed 004 Complete Event Type Reference (26 rows); CONTRACT.md section 4, All families and collector",
-			ExampleKind: "collector/event", Example: ev(`"lifecycle.started"`, `"lifecycle.paused"`), Fixed: collectorEvent,
+			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"lifecycle.started"`, `"lifecycle.paused"`), collectorEvent },
 			Check:  checkUnknownEventType,
 			Fields: []string{"/event_type"},
 		},
@@ -182,15 +188,17 @@ func init() {
 			Summary:     "with --strict, event_type must be one of the 26 event types of seed 004",
 			Source:      "seed 004 Complete Event Type Reference; CONTRACT.md section 4, All families (unknown event types: --strict makes them SCHEMA_INVALID)",
 			ExampleKind: "collector/event", Options: []string{"--strict"},
-			Example: ev(`"lifecycle.started"`, `"lifecycle.paused"`), Fixed: collectorEvent,
-			Check:  checkUnknownEventTypeStrict,
-			Fields: []string{"/event_type"},
+			examples: func() (string, string) { return ev(`"lifecycle.started"`, `"lifecycle.paused"`), collectorEvent },
+			Check:    checkUnknownEventTypeStrict,
+			Fields:   []string{"/event_type"},
 		},
 		&Rule{
 			ID: "CL012", Name: "legacy-status", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: cl,
 			Summary:     "a legacy status must not contradict the event type's status equivalent",
 			Source:      "seed 004 Backward Compatibility and Complete Event Type Reference (Status Equivalent); CONTRACT.md section 4, collector",
-			ExampleKind: "collector/event", Example: ev(`"source"`, `"status":"completed","source"`), Fixed: ev(`"source"`, `"status":"started","source"`),
+			ExampleKind: "collector/event", examples: func() (string, string) {
+				return ev(`"source"`, `"status":"completed","source"`), ev(`"source"`, `"status":"started","source"`)
+			},
 			Check:  checkLegacyStatus,
 			Fields: []string{"/event_type", "/status"},
 		},
@@ -198,8 +206,9 @@ func init() {
 			ID: "CL013", Name: "collector-leap-second", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "a leap second in timestamp must fall at 23:59:60 UTC",
 			Source:      "seed 004 JSON Schema (format date-time, asserted); RFC 3339 section 5.7; CONTRACT.md section 4, collector",
-			ExampleKind: "collector/event", Example: ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13T20:45:60Z"`),
-			Fixed:  ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-31T23:59:60Z"`),
+			ExampleKind: "collector/event", examples: func() (string, string) {
+				return ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13T20:45:60Z"`), ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-31T23:59:60Z"`)
+			},
 			Check:  checkLeapSecond,
 			Fields: []string{"/timestamp"},
 		},

@@ -683,10 +683,11 @@ func (f *spanFile) Flush(*StreamReporter) {
 
 func (f *spanFile) Finish(r *StreamReporter) { f.Flush(r) }
 
-func init() {
+// collectorStreamRules defines the rules of this file (group CL, loaded on first use: see groups).
+func collectorStreamRules() {
 	cl := []string{"collector/event"}
 	trace := strings.Join(collectorTrace, "\n")
-	Register(
+	register(
 		&Rule{
 			ID: "CL100", Name: "duplicate-event-id", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: cl,
 			Scope:   ScopeFile + " A daily and a per-agent log may both record one event (seed 004 File Naming Convention), so event_ids of different logs are not compared.",
@@ -694,8 +695,9 @@ func init() {
 			Source:  "seed 004 Optional Fields (event_id: UUID for this event); issue 4, Duplicate ids; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			// The third event reuses the first one's id, in upper case.
 			ExampleKind: "collector/event",
-			Example:     collectorTrace[0] + "\n" + collectorTrace[1] + "\n" + strings.Replace(collectorTrace[2], "0b6f3c1e-1d2a-4b7c-9e8f-000000000003", "0B6F3C1E-1D2A-4B7C-9E8F-000000000001", 1),
-			Fixed:       trace,
+			examples: func() (string, string) {
+				return collectorTrace[0] + "\n" + collectorTrace[1] + "\n" + strings.Replace(collectorTrace[2], "0b6f3c1e-1d2a-4b7c-9e8f-000000000003", "0B6F3C1E-1D2A-4B7C-9E8F-000000000001", 1), trace
+			},
 		},
 		&Rule{
 			ID: "CL101", Name: "dangling-parent-span", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning, Kinds: cl,
@@ -704,8 +706,9 @@ func init() {
 				"(a span is not its own parent)",
 			Source:      "seed 004 Correlation Object, Multi-Agent Pipeline example and File Naming Convention; issue 4, References; issue 11 item 2; CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references across records)",
 			ExampleKind: "collector/event",
-			Example:     collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], `"parent_span_id":"span-001"`, `"parent_span_id":"span-000"`, 1),
-			Fixed:       collectorTrace[0] + "\n" + collectorTrace[1],
+			examples: func() (string, string) {
+				return collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], `"parent_span_id":"span-001"`, `"parent_span_id":"span-000"`, 1), collectorTrace[0] + "\n" + collectorTrace[1]
+			},
 		},
 		&Rule{
 			ID: "CL102", Name: "collector-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning, Kinds: cl,
@@ -713,11 +716,12 @@ func init() {
 			Summary:     "a collector event's timestamp is earlier than the previous event's of the same log (each log is append-only, in time order); both lines are named",
 			Source:      "seed 004 Overview (audit trails, one event per line); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			ExampleKind: "collector/event",
-			Example:     collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], "2025-12-13T20:00:05.000Z", "2025-12-13T19:59:05.000Z", 1),
-			Fixed:       collectorTrace[0] + "\n" + collectorTrace[1],
+			examples: func() (string, string) {
+				return collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], "2025-12-13T20:00:05.000Z", "2025-12-13T19:59:05.000Z", 1), collectorTrace[0] + "\n" + collectorTrace[1]
+			},
 		},
 	)
-	RegisterStream("CL100", collectorDupID{})
-	RegisterStream("CL101", &collectorParentSpan{})
-	RegisterStream("CL102", timeOrder{Pointer: "/timestamp", Log: "a collector log"})
+	registerStream("CL100", collectorDupID{})
+	registerStream("CL101", &collectorParentSpan{})
+	registerStream("CL102", timeOrder{Pointer: "/timestamp", Log: "a collector log"})
 }

@@ -224,19 +224,21 @@ func opDeltaExample(id, status, owner, reason string) string {
 	return fmt.Sprintf(`{"task_id": "T-12", "status": %q, "owner": %q, "reason": %q, "delta_id": %q}`, status, owner, reason, id)
 }
 
-func init() {
+// deltaRules defines the rules of this file (group OP, loaded on first use: see groups).
+func deltaRules() {
 	start := opDeltaExample("d-1", "in_progress", "agent-1", "assigned")
 	out := []string{"operator/orchestrator-output"}
-	Register(
+	register(
 		&Rule{
 			ID: "OP070", Name: "delta-transition", Code: envelope.InvalidTransition, Severity: envelope.SeverityError,
 			Kinds:       out,
 			Summary:     "consecutive ledger_delta entries of one task break the task state machine (or change a terminal task's owner)",
 			Source:      `CONTRACT.md section 4, operator, "Task state machine" (consecutive deltas of one task must follow it)`,
 			ExampleKind: "operator/orchestrator-output",
-			Example:     opOutputExample(start, opDeltaExample("d-2", "todo", "agent-1", "requeued")),
-			Fixed:       opOutputExample(start, opDeltaExample("d-2", "blocked", "agent-1", "requeued")),
-			Check:       checkDeltaTransition,
+			examples: func() (string, string) {
+				return opOutputExample(start, opDeltaExample("d-2", "todo", "agent-1", "requeued")), opOutputExample(start, opDeltaExample("d-2", "blocked", "agent-1", "requeued"))
+			},
+			Check: checkDeltaTransition,
 		},
 		&Rule{
 			ID: "OP071", Name: "delta-id-repeat", Code: envelope.ConcurrencyConflict, Severity: envelope.SeverityWarning,
@@ -244,8 +246,7 @@ func init() {
 			Summary:     "a delta_id is repeated with identical content inside one output (skipped on replay, D2)",
 			Source:      `seed 001 "Ledger Delta Application Semantics" D2; CONTRACT.md section 4, operator, "ledger_delta"`,
 			ExampleKind: "operator/orchestrator-output",
-			Example:     opOutputExample(start, start),
-			Fixed:       opOutputExample(start),
+			examples:    func() (string, string) { return opOutputExample(start, start), opOutputExample(start) },
 			Check:       checkDeltaIDRepeat,
 		},
 		&Rule{
@@ -254,9 +255,10 @@ func init() {
 			Summary:     "a delta_id is reused with different content inside one output",
 			Source:      `seed 001 "Ledger Delta Application Semantics" (delta_id unique within run); CONTRACT.md section 4, operator, "ledger_delta"`,
 			ExampleKind: "operator/orchestrator-output",
-			Example:     opOutputExample(start, opDeltaExample("d-1", "done", "agent-1", "tests pass")),
-			Fixed:       opOutputExample(start, opDeltaExample("d-2", "done", "agent-1", "tests pass")),
-			Check:       checkDeltaIDConflict,
+			examples: func() (string, string) {
+				return opOutputExample(start, opDeltaExample("d-1", "done", "agent-1", "tests pass")), opOutputExample(start, opDeltaExample("d-2", "done", "agent-1", "tests pass"))
+			},
+			Check: checkDeltaIDConflict,
 		},
 	)
 }

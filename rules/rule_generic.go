@@ -48,8 +48,9 @@ const minimalResult = `{
   "notes_for_orchestrator": ["No conflicts, ready for merge"]
 }`
 
-func init() {
-	Register(
+// genericRules defines the rules of this file (group AL, loaded on first use: see groups).
+func genericRules() {
+	register(
 		&Rule{
 			ID: "AL001", Name: "json-syntax", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{"*"},

@@ -148,41 +148,44 @@ func checkIdleStale(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
+// idleRules defines the rules of this file (group IL, loaded on first use: see groups).
+func idleRules() {
 	state := func(old, repl string) string { return strings.Replace(idleState, old, repl, 1) }
 	anchor := func(old, repl string) string { return strings.Replace(idleAnchor, old, repl, 1) }
 	fresh := state(`2024-12-21T10:00:00Z`, idleExampleNow)
 	il := []string{"idle/event"}
-	Register(
+	register(
 		&Rule{
 			ID: "IL001", Name: "idle-schema-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "schema must be the integer 0 (or 1, with a warning); any other value or type, null included, is unknown",
 			Source:      "seed 002 section 1; CONTRACT.md section 3 UNKNOWN_SCHEMA_VERSION and section 4, idle",
-			ExampleKind: "idle/event", Example: state(`"schema":0`, `"schema":"0"`), Fixed: fresh,
+			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"schema":0`, `"schema":"0"`), fresh },
 		},
 		&Rule{
 			ID: "IL002", Name: "idle-run-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a STATE's run_id is <mode>-<timestamp>-<pid>: ^(loop|grind|issue)-[0-9]+-[0-9]+$",
 			Source:      "seed 002 section 2; CONTRACT.md section 4, idle",
-			ExampleKind: "idle/event", Example: state(`"run_id":"loop-1703123456-12345"`, `"run_id":"loop-1703123456"`), Fixed: fresh,
+			ExampleKind: "idle/event", examples: func() (string, string) {
+				return state(`"run_id":"loop-1703123456-12345"`, `"run_id":"loop-1703123456"`), fresh
+			},
 		},
 		&Rule{
 			ID: "IL003", Name: "idle-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "updated_at (STATE) and timestamp (ANCHOR) are RFC 3339 date-times with an offset",
 			Source:      "seed 002 sections 4.1 and 4.4 (ISO 8601); CONTRACT.md section 4, All families",
-			ExampleKind: "idle/event", Example: anchor(`2024-12-21T10:30:00Z`, `2024-12-21 10:30:00`), Fixed: idleAnchor,
+			ExampleKind: "idle/event", examples: func() (string, string) { return anchor(`2024-12-21T10:30:00Z`, `2024-12-21 10:30:00`), idleAnchor },
 		},
 		&Rule{
 			ID: "IL004", Name: "frame-iteration", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a stack frame's iter and max are integers >= 1 (iter <= max: IL015)",
 			Source:      "seed 002 section 5 (iter 1-based, max allowed); CONTRACT.md section 4, idle",
-			ExampleKind: "idle/event", Example: state(`"iter":3`, `"iter":0`), Fixed: fresh,
+			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"iter":3`, `"iter":0`), fresh },
 		},
 		&Rule{
 			ID: "IL005", Name: "absolute-path", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a stack frame's prompt_file and worktree_path are absolute paths",
 			Source:      "seed 002 section 5; CONTRACT.md section 4, idle",
-			ExampleKind: "idle/event", Example: state(`"/tmp/idle-loop-xxx/prompt.txt"`, `"prompt.txt"`), Fixed: fresh,
+			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"/tmp/idle-loop-xxx/prompt.txt"`, `"prompt.txt"`), fresh },
 		},
 		&Rule{
 			ID: "IL006", Name: "idle-reason", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
@@ -204,7 +207,7 @@ func init() {
 			ID: "IL008", Name: "anchor-iteration-format", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     `an ANCHOR's iteration is "current/max" (digits/digits)`,
 			Source:      "seed 002 section 4.4; CONTRACT.md section 4, idle",
-			ExampleKind: "idle/event", Example: anchor(`"3/10"`, `"3 of 10"`), Fixed: idleAnchor,
+			ExampleKind: "idle/event", examples: func() (string, string) { return anchor(`"3/10"`, `"3 of 10"`), idleAnchor },
 		},
 		&Rule{
 			ID: "IL009", Name: "state-stack", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: il,
@@ -213,14 +216,15 @@ func init() {
 			Check:       checkIdleEmptyStack,
 			Fields:      idleDocFields,
 			ExampleKind: "idle/event",
-			Example:     `{"schema":0,"event":"STATE","run_id":"loop-1703123456-12345","updated_at":"` + idleExampleNow + `","stack":[]}`,
-			Fixed:       fresh,
+			examples: func() (string, string) {
+				return `{"schema":0,"event":"STATE","run_id":"loop-1703123456-12345","updated_at":"` + idleExampleNow + `","stack":[]}`, fresh
+			},
 		},
 		&Rule{
 			ID: "IL010", Name: "idle-schema-1", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityWarning, Kinds: il,
 			Summary:     "schema 1 (what the seed says the code base emits) is accepted with a warning; seed 002 formalizes schema 0",
 			Source:      "seed 002 section 1 (note); CONTRACT.md section 4, idle",
-			ExampleKind: "idle/event", Example: state(`"schema":0`, `"schema":1`), Fixed: fresh,
+			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"schema":0`, `"schema":1`), fresh },
 			Check:  checkIdleSchema1,
 			Fields: idleDocFields,
 		},
@@ -228,7 +232,7 @@ func init() {
 			ID: "IL011", Name: "anchor-iteration-bounds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     `an ANCHOR's iteration "current/max" has 1 <= current <= max`,
 			Source:      "seed 002 section 4.4; CONTRACT.md section 4, idle",
-			ExampleKind: "idle/event", Example: anchor(`"3/10"`, `"11/10"`), Fixed: idleAnchor,
+			ExampleKind: "idle/event", examples: func() (string, string) { return anchor(`"3/10"`, `"11/10"`), idleAnchor },
 			Check:  checkIdleAnchorIteration,
 			Fields: idleDocFields,
 		},
@@ -236,7 +240,7 @@ func init() {
 			ID: "IL012", Name: "run-id-mode", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a STATE's run_id mode (<mode>-<timestamp>-<pid>) equals the first stack frame's mode",
 			Source:      "seed 002 sections 2 and 5; CONTRACT.md section 4, idle",
-			ExampleKind: "idle/event", Example: state(`"run_id":"loop-`, `"run_id":"grind-`), Fixed: fresh,
+			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"run_id":"loop-`, `"run_id":"grind-`), fresh },
 			Check:  checkIdleRunMode,
 			Fields: idleDocFields,
 		},
@@ -244,7 +248,7 @@ func init() {
 			ID: "IL013", Name: "stale-state", Code: envelope.TaskTimeout, Severity: envelope.SeverityWarning, Kinds: il,
 			Summary:     "a STATE whose updated_at is more than 2 hours before --now is stale",
 			Source:      "seed 002 section 4.1 (TTL: 2 hours); CONTRACT.md section 4, idle",
-			ExampleKind: "idle/event", Example: idleState, Fixed: fresh,
+			ExampleKind: "idle/event", examples: func() (string, string) { return idleState, fresh },
 			Check:  checkIdleStale,
 			Fields: idleDocFields,
 		},
@@ -252,7 +256,7 @@ func init() {
 			ID: "IL015", Name: "frame-iter-max", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a stack frame's iter is at most its max",
 			Source:      "seed 002 section 5 (max: maximum iterations allowed); CONTRACT.md section 4, idle (1 <= iter <= max)",
-			ExampleKind: "idle/event", Example: state(`"iter":3`, `"iter":11`), Fixed: fresh,
+			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"iter":3`, `"iter":11`), fresh },
 			Check:  checkIdleFrameIter,
 			Fields: idleDocFields,
 		},
@@ -260,7 +264,7 @@ func init() {
 			ID: "IL014", Name: "idle-event", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "event, when present, is STATE, DONE, ABORT or ANCHOR (without event the object is an ANCHOR)",
 			Source:      "seed 002 section 3; CONTRACT.md section 4, idle",
-			ExampleKind: "idle/event", Example: state(`"STATE"`, `"STAT"`), Fixed: fresh,
+			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"STATE"`, `"STAT"`), fresh },
 			Check:  checkIdleEvent,
 			Fields: idleDocFields,
 		},

@@ -223,11 +223,12 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 
 func (s *idleIterState) Finish(*StreamReporter) {}
 
-func init() {
+// idleStreamRules defines the rules of this file (group IL, loaded on first use: see groups).
+func idleStreamRules() {
 	state := func(iter string) string { return strings.Replace(idleState, `"iter":3`, `"iter":`+iter, 1) }
 	done := `{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[]}`
 	il := []string{"idle/event"}
-	Register(
+	register(
 		&Rule{
 			ID: "IL100", Name: "state-after-end", Code: envelope.InvalidTransition, Severity: envelope.SeverityError, Kinds: il,
 			Scope:   ScopeFile,
@@ -235,8 +236,9 @@ func init() {
 			Source:  "seed 002 sections 3 and 4 (DONE signals completion, ABORT cancellation; neither carries run_id); issue 4, idle; CONTRACT.md section 3, INVALID_TRANSITION",
 			// The examples are outside the TTL of --now: IL013 warns, as it should.
 			ExampleKind: "idle/event",
-			Example:     state("3") + "\n" + done + "\n" + state("4"),
-			Fixed:       state("3") + "\n" + state("4") + "\n" + done,
+			examples: func() (string, string) {
+				return state("3") + "\n" + done + "\n" + state("4"), state("3") + "\n" + state("4") + "\n" + done
+			},
 		},
 		&Rule{
 			ID: "IL101", Name: "frame-iter-order", Code: envelope.InvalidTransition, Severity: envelope.SeverityError, Kinds: il,
@@ -244,10 +246,9 @@ func init() {
 			Summary:     "within one run, a stack frame's iter is lower than in an earlier STATE of the run (iterations never go back)",
 			Source:      "seed 002 section 5 (iter: current iteration, 1-based); issue 4, idle; CONTRACT.md section 3, INVALID_TRANSITION",
 			ExampleKind: "idle/event",
-			Example:     state("3") + "\n" + state("2"),
-			Fixed:       state("2") + "\n" + state("3"),
+			examples:    func() (string, string) { return state("3") + "\n" + state("2"), state("2") + "\n" + state("3") },
 		},
 	)
-	RegisterStream("IL100", idleAfterEnd{})
-	RegisterStream("IL101", idleIter{})
+	registerStream("IL100", idleAfterEnd{})
+	registerStream("IL101", idleIter{})
 }

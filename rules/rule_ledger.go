@@ -133,46 +133,49 @@ func checkErrorState(d *Doc, r *Reporter) {
 	r.Report(p, `state is "error" but last_error is null or absent`, nil)
 }
 
-func init() {
+// ledgerRules defines the rules of this file (group LG, loaded on first use: see groups).
+func ledgerRules() {
 	entry := func(old, repl string) string { return strings.Replace(ledgerEntry, old, repl, 1) }
 	status := func(old, repl string) string { return strings.Replace(ledgerStatus, old, repl, 1) }
 	lg := []string{"ledger/*"}
-	Register(
+	register(
 		&Rule{
 			ID: "LG001", Name: "ledger-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "ts and last_heartbeat are RFC 3339 date-times with an offset (a naive timestamp is not accepted)",
 			Source:      "seed 003 Timestamp Format; CONTRACT.md section 4, ledger and All families",
-			ExampleKind: "ledger/entry", Example: entry(`"2025-11-16T02:10:00+07:00"`, `"2025-11-16T02:10:00"`), Fixed: ledgerEntry,
+			ExampleKind: "ledger/entry", examples: func() (string, string) {
+				return entry(`"2025-11-16T02:10:00+07:00"`, `"2025-11-16T02:10:00"`), ledgerEntry
+			},
 		},
 		&Rule{
 			ID: "LG002", Name: "ledger-agent", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "agent is lowercase letters, digits, _ and - (the agent alphabet of session ids)",
 			Source:      "seed 003 Required Fields (agent: lowercase) and Session ID Format",
-			ExampleKind: "ledger/entry", Example: entry(`"agent":"cls"`, `"agent":"CLS"`), Fixed: ledgerEntry,
+			ExampleKind: "ledger/entry", examples: func() (string, string) { return entry(`"agent":"cls"`, `"agent":"CLS"`), ledgerEntry },
 		},
 		&Rule{
 			ID: "LG003", Name: "session-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "session_id is YYYY-MM-DD_<agent>_NNN: a calendar date, the agent alphabet, a three-digit counter",
 			Source:      "seed 003 Session ID Format; CONTRACT.md section 4, ledger",
-			ExampleKind: "ledger/entry", Example: entry(`"2025-11-16_cls_001"`, `"2025-11-16-cls-1"`), Fixed: ledgerEntry,
+			ExampleKind: "ledger/entry", examples: func() (string, string) { return entry(`"2025-11-16_cls_001"`, `"2025-11-16-cls-1"`), ledgerEntry },
 		},
 		&Rule{
 			ID: "LG004", Name: "ledger-event", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "event is one of heartbeat, task_start, task_result, error, info",
 			Source:      "seed 003 Event Types; Ledger Entry Validation 3",
-			ExampleKind: "ledger/entry", Example: entry(`"task_start"`, `"task_started"`), Fixed: ledgerEntry,
+			ExampleKind: "ledger/entry", examples: func() (string, string) { return entry(`"task_start"`, `"task_started"`), ledgerEntry },
 		},
 		&Rule{
 			ID: "LG005", Name: "agent-state", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "state is one of idle, busy, error, offline",
 			Source:      "seed 003 Agent States; Status File Validation 3",
-			ExampleKind: "ledger/status", Example: status(`"idle"`, `"sleeping"`), Fixed: ledgerStatus,
+			ExampleKind: "ledger/status", examples: func() (string, string) { return status(`"idle"`, `"sleeping"`), ledgerStatus },
 		},
 		&Rule{
 			ID: "LG010", Name: "session-agent", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "the agent part of session_id must equal agent",
 			Source:      "seed 003 Session ID Format; CONTRACT.md section 4, ledger",
-			ExampleKind: "ledger/entry", Example: entry(`"2025-11-16_cls_001"`, `"2025-11-16_andy_001"`), Fixed: ledgerEntry,
+			ExampleKind: "ledger/entry", examples: func() (string, string) { return entry(`"2025-11-16_cls_001"`, `"2025-11-16_andy_001"`), ledgerEntry },
 			Check:  checkSessionAgent,
 			Fields: []string{"/agent", "/session_id"},
 		},
@@ -180,7 +183,9 @@ func init() {
 			ID: "LG011", Name: "session-date", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: []string{"ledger/entry"},
 			Summary:     "the date of session_id should equal the date of ts in ts's own offset",
 			Source:      "CONTRACT.md section 4, ledger",
-			ExampleKind: "ledger/entry", Example: entry(`"2025-11-16T02:10:00+07:00"`, `"2025-11-17T02:10:00+07:00"`), Fixed: ledgerEntry,
+			ExampleKind: "ledger/entry", examples: func() (string, string) {
+				return entry(`"2025-11-16T02:10:00+07:00"`, `"2025-11-17T02:10:00+07:00"`), ledgerEntry
+			},
 			Check:  checkSessionDate,
 			Fields: []string{"/session_id", "/ts"},
 		},
@@ -189,23 +194,25 @@ func init() {
 			Summary:     "an entry of ledger/<agent>/YYYY-MM-DD.jsonl must have agent = <agent>",
 			Source:      "seed 003 File Pattern g/ledger/<agent>/YYYY-MM-DD.jsonl; CONTRACT.md sections 3 and 4, ledger",
 			ExampleKind: "ledger/entry", ExampleFile: "g/ledger/andy/2025-11-16.jsonl",
-			Example: ledgerEntry, Fixed: strings.ReplaceAll(ledgerEntry, "cls", "andy"),
-			Check:  checkEntryFolder,
-			Fields: []string{"/agent"},
+			examples: func() (string, string) { return ledgerEntry, strings.ReplaceAll(ledgerEntry, "cls", "andy") },
+			Check:    checkEntryFolder,
+			Fields:   []string{"/agent"},
 		},
 		&Rule{
 			ID: "LG013", Name: "status-folder", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: []string{"ledger/status"},
 			Summary:     "agents/<agent>/status.json must have agent = <agent>",
 			Source:      "seed 003 File Pattern agents/<agent>/status.json; CONTRACT.md section 3, LEDGER_INCONSISTENT (a record vs its own file path)",
 			ExampleKind: "ledger/status", ExampleFile: "agents/andy/status.json",
-			Example: ledgerStatus, Fixed: strings.ReplaceAll(ledgerStatus, "cls", "andy"),
-			Check: checkStatusFolder,
+			examples: func() (string, string) { return ledgerStatus, strings.ReplaceAll(ledgerStatus, "cls", "andy") },
+			Check:    checkStatusFolder,
 		},
 		&Rule{
 			ID: "LG014", Name: "error-without-last-error", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: []string{"ledger/status"},
 			Summary:     `state "error" should come with a non-null last_error`,
 			Source:      "seed 003 Status File Validation 5 (should); CONTRACT.md section 4, ledger",
-			ExampleKind: "ledger/status", Example: status(`"idle"`, `"error"`), Fixed: strings.Replace(status(`"idle"`, `"error"`), `"last_error":null`, `"last_error":"Task failed"`, 1),
+			ExampleKind: "ledger/status", examples: func() (string, string) {
+				return status(`"idle"`, `"error"`), strings.Replace(status(`"idle"`, `"error"`), `"last_error":null`, `"last_error":"Task failed"`, 1)
+			},
 			Check: checkErrorState,
 		},
 	)

@@ -90,11 +90,12 @@ func (s *ledgerSessionState) Observe(rec *StreamRecord, r *StreamReporter) {
 
 func (s *ledgerSessionState) Finish(*StreamReporter) {}
 
-func init() {
+// ledgerStreamRules defines the rules of this file (group LG, loaded on first use: see groups).
+func ledgerStreamRules() {
 	entry := func(ts, session string) string {
 		return strings.NewReplacer("2025-11-16T02:10:00+07:00", ts, "2025-11-16_cls_001", session).Replace(ledgerEntry)
 	}
-	Register(
+	register(
 		&Rule{
 			ID: "LG100", Name: "ledger-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning,
 			Scope:       ScopeFile,
@@ -102,8 +103,9 @@ func init() {
 			Summary:     "a ledger entry's ts is earlier than the previous entry's (a ledger is append-only, in time order); both lines are named",
 			Source:      "seed 003 Ledger Entry Schema (JSONL, one file per agent and day); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			ExampleKind: "ledger/entry",
-			Example:     entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001"),
-			Fixed:       entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001"),
+			examples: func() (string, string) {
+				return entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001"), entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001")
+			},
 		},
 		&Rule{
 			ID: "LG101", Name: "session-counter-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -112,10 +114,11 @@ func init() {
 			Summary:     "the session counter NNN of session_id never goes back for one agent and date (an entry of session 001 after one of session 002)",
 			Source:      "seed 003 Session ID Format (counter 001, 002, ...); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 			ExampleKind: "ledger/entry",
-			Example:     entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_002") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001"),
-			Fixed:       entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_002"),
+			examples: func() (string, string) {
+				return entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_002") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001"), entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_002")
+			},
 		},
 	)
-	RegisterStream("LG100", timeOrder{Pointer: "/ts", Log: "a ledger"})
-	RegisterStream("LG101", ledgerSession{})
+	registerStream("LG100", timeOrder{Pointer: "/ts", Log: "a ledger"})
+	registerStream("LG101", ledgerSession{})
 }

@@ -236,8 +236,9 @@ func plural(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
-func init() {
-	Register(&Rule{
+// ledgerTreeRules defines the rules of this file (group LG, loaded on first use: see groups).
+func ledgerTreeRules() {
+	register(&Rule{
 		ID: "LG102", Name: "status-in-ledger", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 		Scope:       "the agent's whole ledger folder, decided after the last file, and only when the run walked every folder holding that agent's ledger files (agentlint lint DIR): when ledger files are named one by one (a pre-commit hook passing the changed files) the check is skipped, so the verdict never depends on which daily files were named.",
 		Kinds:       []string{"ledger/entry", "ledger/status"},
@@ -245,5 +246,5 @@ func init() {
 		Source:      "seed 003 Status File Schema (last_task_id, session_id) and File Patterns; issue 4, Across files of one tree, Ledger; CONTRACT.md section 3, LEDGER_INCONSISTENT",
 		ExampleTree: "testdata/stream/ledger/LG102",
 	})
-	RegisterStream("LG102", theLedgerRefs)
+	registerStream("LG102", theLedgerRefs)
 }

@@ -273,20 +273,22 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
+// lockRules defines the rules of this file (group OP, loaded on first use: see groups).
+func lockRules() {
 	lockedTests := strings.Replace(minimalAssignment, `{"task_id": "T-9", "resource": "src/api.py", "active": true}`,
 		`{"task_id": "T-9", "resource": "src/api.py", "active": true},
     {"task_id": "T-10", "resource": "tests/../tests", "active": true}`, 1)
-	Register(
+	register(
 		&Rule{
 			ID: "OP030", Name: "lock-resource-empty", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       opLockKinds,
 			Summary:     "a lock resource (lock_scope, forbidden_scope, active_locks, locks) or change resource is empty after normalization",
 			Source:      `CONTRACT.md section 4, operator, "Lock resources" ("Empty after that: SCHEMA_INVALID")`,
 			ExampleKind: "operator/assignment",
-			Example:     strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["  "]`, 1),
-			Fixed:       minimalAssignment,
-			Check:       checkLockResourceEmpty,
+			examples: func() (string, string) {
+				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["  "]`, 1), minimalAssignment
+			},
+			Check: checkLockResourceEmpty,
 		},
 		&Rule{
 			ID: "OP031", Name: "resource-escapes-root", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
@@ -294,9 +296,10 @@ func init() {
 			Summary:     `a lock or change resource escapes the root: ".." is its first element after cleaning`,
 			Source:      `CONTRACT.md section 3, SCOPE_VIOLATION ("any resource that escapes the root"); section 4, operator, "Lock resources"`,
 			ExampleKind: "operator/assignment",
-			Example:     strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests/../../test_api.py"]`, 1),
-			Fixed:       minimalAssignment,
-			Check:       checkResourceEscapesRoot,
+			examples: func() (string, string) {
+				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests/../../test_api.py"]`, 1), minimalAssignment
+			},
+			Check: checkResourceEscapesRoot,
 		},
 		&Rule{
 			ID: "OP032", Name: "lock-scope-overlap", Code: envelope.LockConflict, Severity: envelope.SeverityError,
@@ -304,9 +307,10 @@ func init() {
 			Summary:     "two entries of one lock_scope overlap (equal, or one is a path prefix of the other)",
 			Source:      "CONTRACT.md section 3, LOCK_CONFLICT (\"two overlapping entries inside one lock_scope\")",
 			ExampleKind: "operator/assignment",
-			Example:     strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests", "tests/test_api.py"]`, 1),
-			Fixed:       minimalAssignment,
-			Check:       checkLockScopeOverlap,
+			examples: func() (string, string) {
+				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests", "tests/test_api.py"]`, 1), minimalAssignment
+			},
+			Check: checkLockScopeOverlap,
 		},
 		&Rule{
 			ID: "OP033", Name: "forbidden-scope-overlap", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
@@ -314,9 +318,10 @@ func init() {
 			Summary:     "a task.forbidden_scope entry overlaps a task.lock_scope entry",
 			Source:      "CONTRACT.md section 3, SCOPE_VIOLATION (\"forbidden_scope overlaps lock_scope\")",
 			ExampleKind: "operator/assignment",
-			Example:     strings.Replace(minimalAssignment, `"forbidden_scope": ["src/"]`, `"forbidden_scope": ["src/", "tests/"]`, 1),
-			Fixed:       minimalAssignment,
-			Check:       checkForbiddenScopeOverlap,
+			examples: func() (string, string) {
+				return strings.Replace(minimalAssignment, `"forbidden_scope": ["src/"]`, `"forbidden_scope": ["src/", "tests/"]`, 1), minimalAssignment
+			},
+			Check: checkForbiddenScopeOverlap,
 		},
 		&Rule{
 			ID: "OP034", Name: "active-lock-conflict", Code: envelope.LockConflict, Severity: envelope.SeverityError,
@@ -324,9 +329,10 @@ func init() {
 			Summary:     "a resource overlaps an active lock of another task (assignment: task.lock_scope vs active_locks; elsewhere: active locks of different tasks)",
 			Source:      `CONTRACT.md section 3, LOCK_CONFLICT; section 4, operator, "Lock resources" (locks of one task_id never conflict)`,
 			ExampleKind: "operator/assignment",
-			Example:     lockedTests,
-			Fixed:       strings.Replace(lockedTests, `"resource": "tests/../tests", "active": true`, `"resource": "tests/../tests", "active": false`, 1),
-			Check:       checkActiveLockConflict,
+			examples: func() (string, string) {
+				return lockedTests, strings.Replace(lockedTests, `"resource": "tests/../tests", "active": true`, `"resource": "tests/../tests", "active": false`, 1)
+			},
+			Check: checkActiveLockConflict,
 		},
 	)
 }

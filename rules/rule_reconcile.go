@@ -240,7 +240,8 @@ func opReconcileExample(ledger, locks, events string) string {
 }`
 }
 
-func init() {
+// reconcileRules defines the rules of this file (group OP, loaded on first use: see groups).
+func reconcileRules() {
 	const (
 		t12Done = `{"task_id": "T-12", "status": "done", "owner": "agent-1", "dependencies": []}`
 		t13Todo = `{"task_id": "T-13", "status": "todo", "owner": "", "dependencies": ["T-12"]}`
@@ -251,16 +252,17 @@ func init() {
 	)
 	valid := opReconcileExample(t12Done+ledgerSep+t13Todo, "", evts)
 	kinds := []string{"operator/reconcile", "operator/handoff"}
-	Register(
+	register(
 		&Rule{
 			ID: "OP050", Name: "duplicate-task-id", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "two ledger rows have the same task_id",
 			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (duplicate ids)",
 			ExampleKind: "operator/reconcile",
-			Example:     opReconcileExample(t12Done+ledgerSep+t13Todo+ledgerSep+`{"task_id": "T-12", "status": "todo", "owner": ""}`, "", evts),
-			Fixed:       opReconcileExample(t12Done+ledgerSep+t13Todo+ledgerSep+`{"task_id": "T-14", "status": "todo", "owner": ""}`, "", evts),
-			Check:       checkDuplicateTaskID,
+			examples: func() (string, string) {
+				return opReconcileExample(t12Done+ledgerSep+t13Todo+ledgerSep+`{"task_id": "T-12", "status": "todo", "owner": ""}`, "", evts), opReconcileExample(t12Done+ledgerSep+t13Todo+ledgerSep+`{"task_id": "T-14", "status": "todo", "owner": ""}`, "", evts)
+			},
+			Check: checkDuplicateTaskID,
 		},
 		&Rule{
 			ID: "OP051", Name: "in-progress-without-owner", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -268,9 +270,10 @@ func init() {
 			Summary:     "a ledger row is in_progress without an owner (absent or blank)",
 			Source:      "CONTRACT.md section 4, operator, task state machine (\"Entering in_progress needs ... an owner\")",
 			ExampleKind: "operator/reconcile",
-			Example:     strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": " "`, 1),
-			Fixed:       strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1),
-			Check:       checkInProgressWithoutOwner,
+			examples: func() (string, string) {
+				return strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": " "`, 1), strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1)
+			},
+			Check: checkInProgressWithoutOwner,
 		},
 		&Rule{
 			ID: "OP052", Name: "unknown-dependency", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -278,9 +281,10 @@ func init() {
 			Summary:     "a dependency (or, in a handoff, a dependencies/open_blockers/acceptance_targets/active_locks entry) names a task that is not in the ledger",
 			Source:      `CONTRACT.md section 4, operator, "handoff" (entries must name tasks of the ledger); section 3, LEDGER_INCONSISTENT (dangling references)`,
 			ExampleKind: "operator/reconcile",
-			Example:     strings.Replace(valid, `"dependencies": ["T-12"]`, `"dependencies": ["T-12", "T-11"]`, 1),
-			Fixed:       valid,
-			Check:       checkUnknownDependency,
+			examples: func() (string, string) {
+				return strings.Replace(valid, `"dependencies": ["T-12"]`, `"dependencies": ["T-12", "T-11"]`, 1), valid
+			},
+			Check: checkUnknownDependency,
 		},
 		&Rule{
 			ID: "OP053", Name: "dependency-not-done", Code: envelope.DependencyNotMet, Severity: envelope.SeverityError,
@@ -288,9 +292,10 @@ func init() {
 			Summary:     "a task that is in_progress or done depends on a task that is not done",
 			Source:      "CONTRACT.md section 4, operator, task state machine (\"Entering in_progress needs every dependency done\"); section 3, DEPENDENCY_NOT_MET",
 			ExampleKind: "operator/reconcile",
-			Example: strings.Replace(strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1),
-				`"status": "done", "owner": "agent-1"`, `"status": "in_progress", "owner": "agent-1"`, 1),
-			Fixed: strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1),
+			examples: func() (string, string) {
+				return strings.Replace(strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1),
+					`"status": "done", "owner": "agent-1"`, `"status": "in_progress", "owner": "agent-1"`, 1), strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1)
+			},
 			Check: checkDependencyNotDone,
 		},
 		&Rule{
@@ -299,9 +304,10 @@ func init() {
 			Summary:     "an active lock belongs to a task that is done, failed or canceled",
 			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (terminal task holding a lock)",
 			ExampleKind: "operator/reconcile",
-			Example:     opReconcileExample(t12Done+ledgerSep+t13Todo, `{"task_id": "T-12", "resource": "tests/test_api.py", "active": true}`, evts),
-			Fixed:       opReconcileExample(t12Done+ledgerSep+t13Todo, `{"task_id": "T-12", "resource": "tests/test_api.py", "active": false}`, evts),
-			Check:       checkTerminalTaskHoldsLock,
+			examples: func() (string, string) {
+				return opReconcileExample(t12Done+ledgerSep+t13Todo, `{"task_id": "T-12", "resource": "tests/test_api.py", "active": true}`, evts), opReconcileExample(t12Done+ledgerSep+t13Todo, `{"task_id": "T-12", "resource": "tests/test_api.py", "active": false}`, evts)
+			},
+			Check: checkTerminalTaskHoldsLock,
 		},
 		&Rule{
 			ID: "OP055", Name: "unknown-event-task", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -309,9 +315,10 @@ func init() {
 			Summary:     "an event names a task that is not in the ledger",
 			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)",
 			ExampleKind: "operator/reconcile",
-			Example:     strings.Replace(valid, `{"task_id": "T-13", "event_type": "created"}`, `{"task_id": "T-14", "event_type": "created"}`, 1),
-			Fixed:       valid,
-			Check:       checkUnknownEventTask,
+			examples: func() (string, string) {
+				return strings.Replace(valid, `{"task_id": "T-13", "event_type": "created"}`, `{"task_id": "T-14", "event_type": "created"}`, 1), valid
+			},
+			Check: checkUnknownEventTask,
 		},
 	)
 }

@@ -21,9 +21,10 @@ func checkRunIDLayout(d *Doc, r *Reporter) {
 		"run_id %q matches the seed's regex but is not a UUID in the canonical 8-4-4-4-12 layout", id)
 }
 
-func init() {
+// runIDRules defines the rules of this file (group OP, loaded on first use: see groups).
+func runIDRules() {
 	const canonical = `"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4"`
-	Register(&Rule{
+	register(&Rule{
 		ID: "OP004", Name: "run-id-layout", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
 		Kinds: []string{
 			"operator/assignment", "operator/orchestrator-output", "operator/result",
@@ -32,9 +33,10 @@ func init() {
 		Summary:     "run_id matches ^[0-9a-fA-F-]{36}$ but is not a UUID in the canonical 8-4-4-4-12 layout",
 		Source:      `seed 001 "Common Fields" (UUID v4), "Identifier Rules"; CONTRACT.md section 4, operator`,
 		ExampleKind: "operator/assignment",
-		Example:     strings.Replace(minimalAssignment, canonical, `"3f56dc4d35cf-4f97-925c-0b04a6fe8bf4-"`, 1),
-		Fixed:       minimalAssignment,
-		Check:       checkRunIDLayout,
-		Fields:      []string{"/run_id"},
+		examples: func() (string, string) {
+			return strings.Replace(minimalAssignment, canonical, `"3f56dc4d35cf-4f97-925c-0b04a6fe8bf4-"`, 1), minimalAssignment
+		},
+		Check:  checkRunIDLayout,
+		Fields: []string{"/run_id"},
 	})
 }

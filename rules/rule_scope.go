@@ -109,8 +109,9 @@ func checkResultAssignmentMismatch(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
-	Register(
+// scopeRules defines the rules of this file (group OP, loaded on first use: see groups).
+func scopeRules() {
+	register(
 		&Rule{
 			ID: "OP042", Name: "result-outside-scope", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/result"},
@@ -118,10 +119,11 @@ func init() {
 			Source:      "CONTRACT.md section 3, SCOPE_VIOLATION; section 6, validate --assignment",
 			ExampleKind: "operator/result",
 			Options:     []string{"--assignment"},
-			Example: strings.Replace(minimalResult, `{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"}`,
-				`{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"},
-    {"resource": "docs/api.md", "action": "edit"}`, 1),
-			Fixed: minimalResult,
+			examples: func() (string, string) {
+				return strings.Replace(minimalResult, `{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"}`,
+					`{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"},
+    {"resource": "docs/api.md", "action": "edit"}`, 1), minimalResult
+			},
 			Check: checkResultOutsideScope,
 		},
 		&Rule{
@@ -131,9 +133,10 @@ func init() {
 			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (records disagree with each other); section 6, validate --assignment",
 			ExampleKind: "operator/result",
 			Options:     []string{"--assignment"},
-			Example:     strings.Replace(minimalResult, `"task_id": "T-12"`, `"task_id": "T-13"`, 1),
-			Fixed:       minimalResult,
-			Check:       checkResultAssignmentMismatch,
+			examples: func() (string, string) {
+				return strings.Replace(minimalResult, `"task_id": "T-12"`, `"task_id": "T-13"`, 1), minimalResult
+			},
+			Check: checkResultAssignmentMismatch,
 		},
 	)
 }

@@ -429,7 +429,8 @@ func checkVermasTemplateCycle(d *Doc, r *Reporter) {
 	}
 }
 
-func init() {
+// vermasRules defines the rules of this file (group VM, loaded on first use: see groups).
+func vermasRules() {
 	const kEvent, kWO, kMsg, kRoute, kAssign, kTmpl, kProc = "vermas/event", "vermas/work-order", "vermas/message",
 		"vermas/route", "vermas/assignment", "vermas/template", "vermas/process"
 	assigned := vermasEventOf("work_order.assigned",
@@ -437,7 +438,7 @@ func init() {
 	verdict := vermasEventOf("verify.verdict",
 		`{"work_order_id":"wo-abc123","verdict":"PASS","criteria_passed":5,"criteria_failed":0,"reasoning":"All acceptance criteria met"}`)
 	cyclic := vermasRepl(vermasTemplate, `id = "understand"`, "id = \"understand\"\nneeds = [\"implement\"]")
-	Register(
+	register(
 		// Schema rules (cue/vermas.cue).
 		&Rule{
 			ID: "VM001", Name: "event-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -445,8 +446,9 @@ func init() {
 			Summary:     "event_id (and caused_by, which names an event) must match ^evt-[A-Za-z0-9]+$",
 			Source:      `seed 000 "Base Event"; CONTRACT.md section 4, vermas "Ids"`,
 			ExampleKind: kEvent,
-			Example:     vermasRepl(vermasEvent, `"evt-abc123def456"`, `"evt_abc123def456"`),
-			Fixed:       vermasEvent,
+			examples: func() (string, string) {
+				return vermasRepl(vermasEvent, `"evt-abc123def456"`, `"evt_abc123def456"`), vermasEvent
+			},
 		},
 		&Rule{
 			ID: "VM005", Name: "event-type-format", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -454,8 +456,9 @@ func init() {
 			Summary:     "event_type must be a namespaced type, lowercase words joined by dots (work_order.created)",
 			Source:      `seed 000 "Base Event" (Namespaced type)`,
 			ExampleKind: kEvent,
-			Example:     vermasRepl(vermasEvent, `"work_order.created"`, `"WorkOrderCreated"`),
-			Fixed:       vermasEvent,
+			examples: func() (string, string) {
+				return vermasRepl(vermasEvent, `"work_order.created"`, `"WorkOrderCreated"`), vermasEvent
+			},
 		},
 		&Rule{
 			ID: "VM010", Name: "work-order-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -463,8 +466,9 @@ func init() {
 			Summary:     "a work order id must match ^[a-z][a-z0-9]*-[A-Za-z0-9]+(\\.[0-9]+)*$ (wo-{hash}, wo-{hash}.{n}); a prefix other than wo is allowed per record, routes.jsonl is checked across files",
 			Source:      `seed 000 "Work Order Schema" (id); CONTRACT.md section 4, vermas "Ids"`,
 			ExampleKind: kWO,
-			Example:     vermasRepl(vermasWorkOrder, `"id":"wo-abc123"`, `"id":"WO_abc123"`),
-			Fixed:       vermasWorkOrder,
+			examples: func() (string, string) {
+				return vermasRepl(vermasWorkOrder, `"id":"wo-abc123"`, `"id":"WO_abc123"`), vermasWorkOrder
+			},
 		},
 		&Rule{
 			ID: "VM011", Name: "work-order-title", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -472,8 +476,9 @@ func init() {
 			Summary:     "a work order title has 1 to 100 characters (Unicode code points)",
 			Source:      `seed 000 "Field Definitions" (title: max 100 chars); CONTRACT.md section 4 (code points)`,
 			ExampleKind: kWO,
-			Example:     vermasRepl(vermasWorkOrder, `"Implement feature X"`, `"`+strings.Repeat("é", 101)+`"`),
-			Fixed:       vermasWorkOrder,
+			examples: func() (string, string) {
+				return vermasRepl(vermasWorkOrder, `"Implement feature X"`, `"`+strings.Repeat("é", 101)+`"`), vermasWorkOrder
+			},
 		},
 		&Rule{
 			ID: "VM012", Name: "work-order-priority", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -481,8 +486,9 @@ func init() {
 			Summary:     "a work order priority is an integer from 0 (P0, critical) to 4 (P4, backlog)",
 			Source:      `seed 000 "Priority Values"`,
 			ExampleKind: kWO,
-			Example:     vermasRepl(vermasWorkOrder, `"priority":2`, `"priority":5`),
-			Fixed:       vermasWorkOrder,
+			examples: func() (string, string) {
+				return vermasRepl(vermasWorkOrder, `"priority":2`, `"priority":5`), vermasWorkOrder
+			},
 		},
 		&Rule{
 			ID: "VM013", Name: "message-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -490,8 +496,9 @@ func init() {
 			Summary:     "a message id must match ^msg-[A-Za-z0-9]+$",
 			Source:      `seed 000 "Message Schema" (msg-{random}); CONTRACT.md section 4, vermas "Ids"`,
 			ExampleKind: kMsg,
-			Example:     vermasRepl(vermasMessage, `"msg-xyz789"`, `"message-xyz789"`),
-			Fixed:       vermasMessage,
+			examples: func() (string, string) {
+				return vermasRepl(vermasMessage, `"msg-xyz789"`, `"message-xyz789"`), vermasMessage
+			},
 		},
 		&Rule{
 			ID: "VM014", Name: "process-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -499,8 +506,9 @@ func init() {
 			Summary:     "a process id must match ^proc-[A-Za-z0-9-]+$",
 			Source:      `seed 000 "Process Schema"; CONTRACT.md section 4, vermas "Ids"`,
 			ExampleKind: kProc,
-			Example:     vermasRepl(vermasProcess, `"proc-abc123"`, `"process/abc123"`),
-			Fixed:       vermasProcess,
+			examples: func() (string, string) {
+				return vermasRepl(vermasProcess, `"proc-abc123"`, `"process/abc123"`), vermasProcess
+			},
 		},
 		&Rule{
 			ID: "VM015", Name: "verdict-pass-with-failures", Code: envelope.AcceptanceFailed, Severity: envelope.SeverityError,
@@ -508,8 +516,9 @@ func init() {
 			Summary:     "a verify.verdict PASS must have criteria_failed 0",
 			Source:      `seed 000 "Verification Events"; CONTRACT.md section 3, ACCEPTANCE_FAILED`,
 			ExampleKind: kEvent,
-			Example:     vermasRepl(verdict, `"criteria_failed":0`, `"criteria_failed":2`),
-			Fixed:       verdict,
+			examples: func() (string, string) {
+				return vermasRepl(verdict, `"criteria_failed":0`, `"criteria_failed":2`), verdict
+			},
 		},
 		&Rule{
 			ID: "VM021", Name: "assignment-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -535,8 +544,9 @@ func init() {
 			Summary:     "a template's version must be the integer 1 (another value or type fails closed)",
 			Source:      `seed 000 "Template Fields"; CONTRACT.md sections 3 (UNKNOWN_SCHEMA_VERSION) and 4, vermas`,
 			ExampleKind: kTmpl,
-			Example:     vermasRepl(vermasTemplate, "version = 1", "version = 2"),
-			Fixed:       vermasTemplate,
+			examples: func() (string, string) {
+				return vermasRepl(vermasTemplate, "version = 1", "version = 2"), vermasTemplate
+			},
 		},
 		&Rule{
 			ID: "VM032", Name: "template-steps", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -582,8 +592,9 @@ func init() {
 			Summary:     "a template is not valid TOML (the position of the error is reported)",
 			Source:      `seed 000 "Template Schema (TOML)"`,
 			ExampleKind: kTmpl,
-			Example:     vermasRepl(vermasTemplate, "version = 1", "version = "),
-			Fixed:       vermasTemplate,
+			examples: func() (string, string) {
+				return vermasRepl(vermasTemplate, "version = 1", "version = "), vermasTemplate
+			},
 		},
 
 		// Document rules.
@@ -593,10 +604,11 @@ func init() {
 			Summary:     "event_id should have 12 characters after evt- (evt-{random12})",
 			Source:      `seed 000 "Base Event"; CONTRACT.md section 4, vermas "Ids"`,
 			ExampleKind: kEvent,
-			Example:     vermasRepl(vermasEvent, `"evt-abc123def456"`, `"evt-abc123"`),
-			Fixed:       vermasEvent,
-			Check:       checkVermasEventIDLength,
-			Fields:      []string{"/event_id"},
+			examples: func() (string, string) {
+				return vermasRepl(vermasEvent, `"evt-abc123def456"`, `"evt-abc123"`), vermasEvent
+			},
+			Check:  checkVermasEventIDLength,
+			Fields: []string{"/event_id"},
 		},
 		&Rule{
 			ID: "VM003", Name: "unknown-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
@@ -604,10 +616,11 @@ func init() {
 			Summary:     "event_type is not one of the 19 types of seed 000 (with --strict: VM004)",
 			Source:      `seed 000 "Event Types"; CONTRACT.md section 4, All families`,
 			ExampleKind: kEvent,
-			Example:     vermasEventOf("work_order.archived", `{"work_order_id":"wo-abc123"}`),
-			Fixed:       vermasEventOf("work_order.closed", `{"work_order_id":"wo-abc123","reason":"Archived"}`),
-			Check:       checkVermasEventType(false),
-			Fields:      []string{"/event_type"},
+			examples: func() (string, string) {
+				return vermasEventOf("work_order.archived", `{"work_order_id":"wo-abc123"}`), vermasEventOf("work_order.closed", `{"work_order_id":"wo-abc123","reason":"Archived"}`)
+			},
+			Check:  checkVermasEventType(false),
+			Fields: []string{"/event_type"},
 		},
 		&Rule{
 			ID: "VM004", Name: "unknown-event-type-strict", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -616,10 +629,11 @@ func init() {
 			Source:      `seed 000 "Event Types"; CONTRACT.md section 4, All families`,
 			ExampleKind: kEvent,
 			Options:     []string{"--strict"},
-			Example:     vermasEventOf("work_order.archived", `{"work_order_id":"wo-abc123"}`),
-			Fixed:       vermasEventOf("work_order.closed", `{"work_order_id":"wo-abc123","reason":"Archived"}`),
-			Check:       checkVermasEventType(true),
-			Fields:      []string{"/event_type"},
+			examples: func() (string, string) {
+				return vermasEventOf("work_order.archived", `{"work_order_id":"wo-abc123"}`), vermasEventOf("work_order.closed", `{"work_order_id":"wo-abc123","reason":"Archived"}`)
+			},
+			Check:  checkVermasEventType(true),
+			Fields: []string{"/event_type"},
 		},
 		&Rule{
 			ID: "VM006", Name: "timestamp-milliseconds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
@@ -627,10 +641,11 @@ func init() {
 			Summary:     "a timestamp should carry milliseconds (2026-01-06T12:00:00.000Z)",
 			Source:      `seed 000 "Base Event" (ISO 8601 with milliseconds); CONTRACT.md section 4, vermas`,
 			ExampleKind: kMsg,
-			Example:     vermasRepl(vermasMessage, `"2026-01-06T12:00:00.000Z"`, `"2026-01-06T12:00:00Z"`),
-			Fixed:       vermasMessage,
-			Check:       checkVermasMilliseconds,
-			Fields:      []string{"/event_type", "/timestamp", "/data", "/created_at", "/updated_at", "/dependencies", "/read_at", "/steps"},
+			examples: func() (string, string) {
+				return vermasRepl(vermasMessage, `"2026-01-06T12:00:00.000Z"`, `"2026-01-06T12:00:00Z"`), vermasMessage
+			},
+			Check:  checkVermasMilliseconds,
+			Fields: []string{"/event_type", "/timestamp", "/data", "/created_at", "/updated_at", "/dependencies", "/read_at", "/steps"},
 		},
 		&Rule{
 			ID: "VM016", Name: "assignment-path-agent", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -638,10 +653,11 @@ func init() {
 			Summary:     "work_order.assigned: assignment_path names .assignment-{agent} with / replaced by -",
 			Source:      `seed 000 "Assignment Schema", "Agent ID in Filename"`,
 			ExampleKind: kEvent,
-			Example:     vermasRepl(assigned, `.assignment-project-a-workers-slot0`, `.assignment-project-a-workers-slot1`),
-			Fixed:       assigned,
-			Check:       checkVermasAssignmentPath,
-			Fields:      []string{"/event_type", "/data"},
+			examples: func() (string, string) {
+				return vermasRepl(assigned, `.assignment-project-a-workers-slot0`, `.assignment-project-a-workers-slot1`), assigned
+			},
+			Check:  checkVermasAssignmentPath,
+			Fields: []string{"/event_type", "/data"},
 		},
 		&Rule{
 			ID: "VM033", Name: "template-step-ids-unique", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -649,9 +665,10 @@ func init() {
 			Summary:     "the steps of a template have distinct ids",
 			Source:      `seed 000 "Step Fields" (Unique step ID); CONTRACT.md section 4, vermas`,
 			ExampleKind: kTmpl,
-			Example:     vermasRepl(vermasTemplate, `id = "implement"`, `id = "understand"`),
-			Fixed:       vermasTemplate,
-			Check:       checkVermasStepIDs,
+			examples: func() (string, string) {
+				return vermasRepl(vermasTemplate, `id = "implement"`, `id = "understand"`), vermasTemplate
+			},
+			Check: checkVermasStepIDs,
 		},
 		&Rule{
 			ID: "VM034", Name: "template-needs", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -659,9 +676,10 @@ func init() {
 			Summary:     "every entry of a step's needs names a step of the same template",
 			Source:      `seed 000 "Step Fields" (needs); CONTRACT.md sections 3 and 4, vermas`,
 			ExampleKind: kTmpl,
-			Example:     vermasRepl(vermasTemplate, `needs = ["understand"]`, `needs = ["understnad"]`),
-			Fixed:       vermasTemplate,
-			Check:       checkVermasTemplateNeeds,
+			examples: func() (string, string) {
+				return vermasRepl(vermasTemplate, `needs = ["understand"]`, `needs = ["understnad"]`), vermasTemplate
+			},
+			Check: checkVermasTemplateNeeds,
 		},
 		&Rule{
 			ID: "VM035", Name: "template-cycle", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -669,8 +687,7 @@ func init() {
 			Summary:     "the needs of a template's steps form no cycle (the cycle is named)",
 			Source:      `seed 000 "Step Fields" (Step IDs that must complete first); CONTRACT.md sections 3 and 4, vermas`,
 			ExampleKind: kTmpl,
-			Example:     cyclic,
-			Fixed:       vermasTemplate,
+			examples:    func() (string, string) { return cyclic, vermasTemplate },
 			Check:       checkVermasTemplateCycle,
 		},
 		&Rule{
@@ -679,10 +696,11 @@ func init() {
 			Summary:     "a work order's updated_at is not before its created_at; a process step's completed_at is not before its started_at",
 			Source:      `seed 000 "Work Order Schema", "Process Schema (JSON)"`,
 			ExampleKind: kProc,
-			Example:     vermasRepl(vermasProcess, `"completed_at": "2026-01-06T10:05:00.000Z"`, `"completed_at": "2026-01-06T09:55:00.000Z"`),
-			Fixed:       vermasProcess,
-			Check:       checkVermasTimeOrder,
-			Fields:      []string{"/created_at", "/updated_at", "/steps"},
+			examples: func() (string, string) {
+				return vermasRepl(vermasProcess, `"completed_at": "2026-01-06T10:05:00.000Z"`, `"completed_at": "2026-01-06T09:55:00.000Z"`), vermasProcess
+			},
+			Check:  checkVermasTimeOrder,
+			Fields: []string{"/created_at", "/updated_at", "/steps"},
 		},
 		&Rule{
 			ID: "VM041", Name: "process-step-ids-unique", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -690,9 +708,10 @@ func init() {
 			Summary:     "the steps of a process have distinct ids",
 			Source:      `seed 000 "Process Schema (JSON)" (step instances of a template, whose step ids are unique)`,
 			ExampleKind: kProc,
-			Example:     vermasRepl(vermasProcess, `"id": "implement"`, `"id": "understand"`),
-			Fixed:       vermasProcess,
-			Check:       checkVermasStepIDs,
+			examples: func() (string, string) {
+				return vermasRepl(vermasProcess, `"id": "implement"`, `"id": "understand"`), vermasProcess
+			},
+			Check: checkVermasStepIDs,
 		},
 	)
 }

@@ -872,10 +872,11 @@ func vmMessageLine(id string) string {
 		`"body":"Work completed","message_type":"WORKER_DONE","timestamp":"2026-01-06T12:00:00.000Z","read_at":null}` + "\n"
 }
 
-func init() {
+// vermasStreamRules defines the rules of this file (group VM, loaded on first use: see groups).
+func vermasStreamRules() {
 	const within = `CONTRACT.md section 3, LEDGER_INCONSISTENT (duplicate ids); ISSUE 4 "Within one log"`
 	ev1 := vmEv("a1", 0, "work_order.created", "", vmCreated)
-	Register(
+	register(
 		&Rule{
 			ID: "VM100", Name: "event-id-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Scope:       ScopeFile,
@@ -883,8 +884,9 @@ func init() {
 			Summary:     "an event_id is used once per event log (the finding names the line of its first use)",
 			Source:      `seed 000 "Base Event" (event_id: Unique ID); ` + within,
 			ExampleKind: vmKindEvent,
-			Example:     ev1 + vmEv("a1", 1, "work_order.updated", "", vmUpdated),
-			Fixed:       ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated),
+			examples: func() (string, string) {
+				return ev1 + vmEv("a1", 1, "work_order.updated", "", vmUpdated), ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated)
+			},
 		},
 		&Rule{
 			ID: "VM101", Name: "work-order-line-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -893,8 +895,9 @@ func init() {
 			Summary:     "work_orders.jsonl is a projection: one line per work order id (the finding names the first line)",
 			Source:      `seed 000 "Work Order Schema" (id: Unique ID); CONTRACT.md section 4, vermas (projections); ` + within,
 			ExampleKind: vmKindWorkOrder,
-			Example:     vmWorkOrderLine("wo-abc123", "open") + vmWorkOrderLine("wo-abc123", "closed"),
-			Fixed:       vmWorkOrderLine("wo-abc123", "closed") + vmWorkOrderLine("wo-def456", "open"),
+			examples: func() (string, string) {
+				return vmWorkOrderLine("wo-abc123", "open") + vmWorkOrderLine("wo-abc123", "closed"), vmWorkOrderLine("wo-abc123", "closed") + vmWorkOrderLine("wo-def456", "open")
+			},
 		},
 		&Rule{
 			ID: "VM102", Name: "message-line-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -903,8 +906,9 @@ func init() {
 			Summary:     "messages.jsonl is a projection: one line per message id (the finding names the first line)",
 			Source:      `seed 000 "Message Schema" (id: Unique ID); CONTRACT.md section 4, vermas (projections); ` + within,
 			ExampleKind: vmKindMessage,
-			Example:     vmMessageLine("msg-xyz789") + vmMessageLine("msg-xyz789"),
-			Fixed:       vmMessageLine("msg-xyz789") + vmMessageLine("msg-xyz790"),
+			examples: func() (string, string) {
+				return vmMessageLine("msg-xyz789") + vmMessageLine("msg-xyz789"), vmMessageLine("msg-xyz789") + vmMessageLine("msg-xyz790")
+			},
 		},
 		&Rule{
 			ID: "VM103", Name: "route-prefix-unique", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -925,8 +929,9 @@ func init() {
 			Summary:     "caused_by names an event_id of an earlier event of the same log",
 			Source:      `seed 000 "Base Event" (caused_by: Event that triggered this); CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)`,
 			ExampleKind: vmKindEvent,
-			Example:     ev1 + vmEv("a2", 1, "work_order.updated", `"caused_by":"evt-k7q2m9x4p1a9",`, vmUpdated),
-			Fixed:       ev1 + vmEv("a2", 1, "work_order.updated", `"caused_by":"evt-k7q2m9x4p1a1",`, vmUpdated),
+			examples: func() (string, string) {
+				return ev1 + vmEv("a2", 1, "work_order.updated", `"caused_by":"evt-k7q2m9x4p1a9",`, vmUpdated), ev1 + vmEv("a2", 1, "work_order.updated", `"caused_by":"evt-k7q2m9x4p1a1",`, vmUpdated)
+			},
 		},
 		&Rule{
 			ID: "VM105", Name: "event-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning,
@@ -935,8 +940,9 @@ func init() {
 			Summary:     "an event's timestamp is earlier than the previous event's (events.jsonl is append-only; both lines are named)",
 			Source:      `seed 000 "File Layout" (events.jsonl: event log, JSONL for append-only logs); ISSUE 4 "Ordering"`,
 			ExampleKind: vmKindEvent,
-			Example:     vmEv("a1", 5, "work_order.created", "", vmCreated) + vmEv("a2", 1, "work_order.updated", "", vmUpdated),
-			Fixed:       ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated),
+			examples: func() (string, string) {
+				return vmEv("a1", 5, "work_order.created", "", vmCreated) + vmEv("a2", 1, "work_order.updated", "", vmUpdated), ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated)
+			},
 		},
 		&Rule{
 			ID: "VM110", Name: "work-order-never-created", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -945,8 +951,9 @@ func init() {
 			Summary:     "a work_order.* or verify.* event names a work order that no earlier work_order.created of the log created",
 			Source:      `seed 000 "Work Order Events", "Verification Events"; ISSUE 4 "VerMAS work-order history"`,
 			ExampleKind: vmKindEvent,
-			Example:     vmEv("a2", 1, "work_order.updated", "", vmUpdated),
-			Fixed:       ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated),
+			examples: func() (string, string) {
+				return vmEv("a2", 1, "work_order.updated", "", vmUpdated), ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated)
+			},
 		},
 		&Rule{
 			ID: "VM111", Name: "work-order-created-twice", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -955,8 +962,9 @@ func init() {
 			Summary:     "a work order is created once per log (the finding names the line of the first work_order.created)",
 			Source:      `seed 000 "Work Order Events" (work_order.created); ISSUE 4 "VerMAS work-order history"`,
 			ExampleKind: vmKindEvent,
-			Example:     ev1 + vmEv("a2", 1, "work_order.created", "", vmCreated),
-			Fixed:       ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated),
+			examples: func() (string, string) {
+				return ev1 + vmEv("a2", 1, "work_order.created", "", vmCreated), ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated)
+			},
 		},
 		&Rule{
 			ID: "VM112", Name: "status-change-from-replayed", Code: envelope.InvalidTransition, Severity: envelope.SeverityError,
@@ -966,8 +974,9 @@ func init() {
 				"(created: open; updated changes.status, status_changed to_status, closed: closed; assigned keeps it)",
 			Source:      `seed 000 "Work Order Events" (work_order.status_changed); CONTRACT.md section 3, INVALID_TRANSITION`,
 			ExampleKind: vmKindEvent,
-			Example:     ev1 + vmEv("a2", 1, "work_order.status_changed", "", strings.Replace(vmStarted, `"open"`, `"assigned"`, 1)),
-			Fixed:       ev1 + vmEv("a2", 1, "work_order.status_changed", "", vmStarted),
+			examples: func() (string, string) {
+				return ev1 + vmEv("a2", 1, "work_order.status_changed", "", strings.Replace(vmStarted, `"open"`, `"assigned"`, 1)), ev1 + vmEv("a2", 1, "work_order.status_changed", "", vmStarted)
+			},
 		},
 		&Rule{
 			ID: "VM120", Name: "work-order-blocked", Code: envelope.DependencyNotMet, Severity: envelope.SeverityError,
@@ -976,8 +985,9 @@ func init() {
 			Summary:     "a work order in_progress or closed has every blocks dependency (type blocks or absent) closed",
 			Source:      `seed 000 "Work Order Schema" (dependencies; class Dependency: type defaults to "blocks"); CONTRACT.md section 3, DEPENDENCY_NOT_MET`,
 			ExampleKind: vmKindWorkOrder,
-			Example:     vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "in_progress", "wo-dep456"),
-			Fixed:       vmWorkOrderLine("wo-dep456", "closed") + vmWorkOrderLine("wo-abc123", "in_progress", "wo-dep456"),
+			examples: func() (string, string) {
+				return vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "in_progress", "wo-dep456"), vmWorkOrderLine("wo-dep456", "closed") + vmWorkOrderLine("wo-abc123", "in_progress", "wo-dep456")
+			},
 		},
 		&Rule{
 			ID: "VM121", Name: "work-order-dependency-unknown", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -986,8 +996,9 @@ func init() {
 			Summary:     "a dependency's depends_on_id names a work order of the same work_orders.jsonl",
 			Source:      `seed 000 "Work Order Schema" (dependencies[].depends_on_id); CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)`,
 			ExampleKind: vmKindWorkOrder,
-			Example:     vmWorkOrderLine("wo-abc123", "open", "wo-dep456"),
-			Fixed:       vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456"),
+			examples: func() (string, string) {
+				return vmWorkOrderLine("wo-abc123", "open", "wo-dep456"), vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456")
+			},
 		},
 		&Rule{
 			ID: "VM122", Name: "work-order-dependency-cycle", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -996,11 +1007,12 @@ func init() {
 			Summary:     "work-order dependencies (every type but related) form no cycle; the cycle is named",
 			Source:      `seed 000 "Work Order Schema" (dependencies); ISSUE 4 "VerMAS work-order dependencies"`,
 			ExampleKind: vmKindWorkOrder,
-			Example:     vmWorkOrderLine("wo-dep456", "open", "wo-abc123") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456"),
-			Fixed:       vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456"),
+			examples: func() (string, string) {
+				return vmWorkOrderLine("wo-dep456", "open", "wo-abc123") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456"), vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456")
+			},
 		},
 	)
 	for _, id := range []string{"VM100", "VM101", "VM102", "VM103", "VM104", "VM105", "VM110", "VM111", "VM112", "VM120", "VM121", "VM122"} {
-		RegisterStream(id, theVermasCheck)
+		registerStream(id, theVermasCheck)
 	}
 }

@@ -662,10 +662,11 @@ func (u *vmUnit) prefixes(r *StreamReporter) {
 	}
 }
 
-func init() {
+// vermasTreeRules defines the rules of this file (group VM, loaded on first use: see groups).
+func vermasTreeRules() {
 	tree := func(id string) string { return "testdata/stream/vermas/" + id }
 	kinds := []string{vmKindEvent, vmKindWorkOrder, vmKindMessage, vmKindRoute, vmKindAssignment, vmKindTemplate, vmKindProcess}
-	Register(
+	register(
 		&Rule{
 			ID: "VM130", Name: "work-order-projection", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Scope: ScopeWork,
@@ -726,6 +727,6 @@ func init() {
 		},
 	)
 	for _, id := range []string{"VM130", "VM131", "VM132", "VM133", "VM134", "VM135", "VM136"} {
-		RegisterStream(id, theVermasCheck)
+		registerStream(id, theVermasCheck)
 	}
 }

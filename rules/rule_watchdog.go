@@ -170,18 +170,20 @@ func opWatchdogExample(status, heartbeat string) string {
 }`
 }
 
-func init() {
+// watchdogRules defines the rules of this file (group OP, loaded on first use: see groups).
+func watchdogRules() {
 	wd := []string{"operator/watchdog"}
-	Register(
+	register(
 		&Rule{
 			ID: "OP060", Name: "heartbeat-timeout", Code: envelope.TaskTimeout, Severity: envelope.SeverityError,
 			Kinds:       wd,
 			Summary:     "an in_progress task's last heartbeat is more than timeout_seconds before the payload's now",
 			Source:      `CONTRACT.md section 4, operator, "watchdog"; section 3, TASK_TIMEOUT`,
 			ExampleKind: "operator/watchdog",
-			Example:     opWatchdogExample("in_progress", `"2026-02-14T19:20:00Z"`),
-			Fixed:       opWatchdogExample("in_progress", `"2026-02-14T19:50:30Z"`),
-			Check:       checkHeartbeatTimeout,
+			examples: func() (string, string) {
+				return opWatchdogExample("in_progress", `"2026-02-14T19:20:00Z"`), opWatchdogExample("in_progress", `"2026-02-14T19:50:30Z"`)
+			},
+			Check: checkHeartbeatTimeout,
 		},
 		&Rule{
 			ID: "OP061", Name: "heartbeat-in-future", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -189,9 +191,10 @@ func init() {
 			Summary:     "a last_heartbeat_at lies more than --max-skew (default 60 s) after the payload's now",
 			Source:      `CONTRACT.md section 4, operator, "watchdog"`,
 			ExampleKind: "operator/watchdog",
-			Example:     opWatchdogExample("in_progress", `"2026-02-14T20:10:31Z"`),
-			Fixed:       opWatchdogExample("in_progress", `"2026-02-14T20:00:30Z"`),
-			Check:       checkHeartbeatInFuture,
+			examples: func() (string, string) {
+				return opWatchdogExample("in_progress", `"2026-02-14T20:10:31Z"`), opWatchdogExample("in_progress", `"2026-02-14T20:00:30Z"`)
+			},
+			Check: checkHeartbeatInFuture,
 		},
 		&Rule{
 			ID: "OP062", Name: "in-progress-without-heartbeat", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -199,9 +202,10 @@ func init() {
 			Summary:     "an in_progress task has a null or absent last_heartbeat_at",
 			Source:      `CONTRACT.md section 4, operator, "watchdog" (only non-in-progress tasks may have a null heartbeat)`,
 			ExampleKind: "operator/watchdog",
-			Example:     opWatchdogExample("in_progress", `null`),
-			Fixed:       opWatchdogExample("todo", `null`),
-			Check:       checkInProgressWithoutHeartbeat,
+			examples: func() (string, string) {
+				return opWatchdogExample("in_progress", `null`), opWatchdogExample("todo", `null`)
+			},
+			Check: checkInProgressWithoutHeartbeat,
 		},
 	)
 }

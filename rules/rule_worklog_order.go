@@ -8,8 +8,9 @@ import "github.com/agentlint/agentlint/lint/envelope"
 // as the task goes on, so its timestamps never go backwards: OP080 is the
 // timeOrder check (stream_order.go) on /timestamp.
 
-func init() {
-	Register(&Rule{
+// worklogOrderRules defines the rules of this file (group OP, loaded on first use: see groups).
+func worklogOrderRules() {
+	register(&Rule{
 		ID: "OP080", Name: "worklog-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning,
 		Scope:       ScopeFile,
 		Kinds:       []string{"operator/worklog"},
@@ -21,5 +22,5 @@ func init() {
 		Fixed: `{"timestamp":"2026-02-14T19:00:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","actor":"agent-1","action":"claim","files_touched":[],"decision":"take T-12","result":"lock granted","next_step":"read the tests"}
 {"timestamp":"2026-02-14T19:05:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","actor":"agent-1","action":"edit","files_touched":["tests/test_api.py"],"decision":"add POST cases","result":"added 3 tests","next_step":"run pytest"}`,
 	})
-	RegisterStream("OP080", timeOrder{Pointer: "/timestamp", Log: "a worklog"})
+	registerStream("OP080", timeOrder{Pointer: "/timestamp", Log: "a worklog"})
 }

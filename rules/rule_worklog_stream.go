@@ -112,21 +112,21 @@ func (s *worklogFinalState) Finish(r *StreamReporter) {
 	})
 }
 
-func init() {
+// worklogStreamRules defines the rules of this file (group OP, loaded on first use: see groups).
+func worklogStreamRules() {
 	entry := func(minute, result, extra string) string {
 		return `{"timestamp":"2026-02-14T19:` + minute + `:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","actor":"agent-1","action":"test",` +
 			`"files_touched":["tests/test_api.py"],"decision":"run pytest","result":"` + result + `","next_step":"wait for the handler fix"` + extra + `}`
 	}
 	code := `,"code":"DEPENDENCY_NOT_MET"`
 	wl := []string{"operator/worklog"}
-	Register(
+	register(
 		&Rule{
 			ID: "OP081", Name: "blocked-entry-code", Code: envelope.NonCompliant, Severity: envelope.SeverityError, Kinds: wl,
 			Summary:     "a worklog entry whose result is blocked or failed carries a non-empty code and next_step",
 			Source:      "seed 001 Artifact: Worklog Entry (code: error code for blocked/failed step); CONTRACT.md section 3, NON_COMPLIANT",
 			ExampleKind: "operator/worklog",
-			Example:     entry("05", "blocked", ""),
-			Fixed:       entry("05", "blocked", code),
+			examples:    func() (string, string) { return entry("05", "blocked", ""), entry("05", "blocked", code) },
 			Check:       checkBlockedEntry,
 			Fields:      []string{"/result", "/code", "/next_step"},
 		},
@@ -138,9 +138,10 @@ func init() {
 			// A heartbeat after the blocked entry: the log no longer ends
 			// with the code; the fix appends the final entry again.
 			ExampleKind: "operator/worklog",
-			Example:     entry("05", "blocked", code) + "\n" + entry("10", "still waiting", ""),
-			Fixed:       entry("05", "blocked", code) + "\n" + entry("10", "still waiting", "") + "\n" + entry("11", "blocked", code),
+			examples: func() (string, string) {
+				return entry("05", "blocked", code) + "\n" + entry("10", "still waiting", ""), entry("05", "blocked", code) + "\n" + entry("10", "still waiting", "") + "\n" + entry("11", "blocked", code)
+			},
 		},
 	)
-	RegisterStream("OP082", worklogFinal{})
+	registerStream("OP082", worklogFinal{})
 }

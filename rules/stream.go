@@ -197,7 +197,7 @@ func NewStreamReporter(id string, also ...string) *StreamReporter {
 // rules that is on, which depends on the configuration. It panics on an
 // unregistered ID.
 func (r *StreamReporter) As(id string) *StreamReporter {
-	if registry[id] == nil {
+	if Lookup(id) == nil {
 		panic("rules: StreamReporter.As: unknown rule " + id)
 	}
 	return &StreamReporter{rule: id, on: r.sink.on[id], sink: r.sink}
@@ -286,42 +286,56 @@ type TreeState interface {
 	Finish(r *StreamReporter)
 }
 
-var streams = map[string]StreamRule{}
-
 // RegisterStream attaches the stream-level check s to the registered rule
 // id. The same check may be attached to several rules (it must then be
 // comparable, e.g. a pointer): it runs once per file when at least one of
 // them applies to the file's kind and is on, and reports under them with
 // StreamReporter.As. It panics when id is not registered or already has a
 // check (programming errors caught by every test); that s declares only
-// JSON Pointers of member names is checked by TestRegistryWellFormed.
+// JSON Pointers of member names is checked by TestRegistryWellFormed. The
+// built-in rules attach theirs in their group's definitions
+// (registerStream); RegisterStream is for rules defined elsewhere (tests).
 func RegisterStream(id string, s StreamRule) {
-	if registry[id] == nil {
+	load(groupOf(id))
+	regMu.Lock()
+	defer regMu.Unlock()
+	begin()
+	registerStream(id, s)
+	publish()
+}
+
+// registerStream is RegisterStream within a change of the registry (regMu
+// held).
+func registerStream(id string, s StreamRule) {
+	if next.rules[id] == nil {
 		panic("rules: RegisterStream: unknown rule " + id)
 	}
-	if streams[id] != nil {
+	if next.streams[id] != nil {
 		panic("rules: RegisterStream: rule " + id + " already has a stream check")
 	}
-	streams[id] = s
+	next.streams[id] = s
 }
 
 // Stream returns the stream-level check of rule id, or nil.
-func Stream(id string) StreamRule { return streams[id] }
+func Stream(id string) StreamRule {
+	load(groupOf(id))
+	return snap().streams[id]
+}
 
 // StreamsForKind returns the IDs of the rules with a stream-level check that
 // apply to kind, sorted.
 func StreamsForKind(kind string) []string {
+	loadKind(kind)
+	s := snap()
 	var out []string
-	for id := range streams {
-		if registry[id].AppliesTo(kind) {
+	for id := range s.streams {
+		if s.rules[id].AppliesTo(kind) {
 			out = append(out, id)
 		}
 	}
 	sort.Strings(out)
 	return out
 }
-
-var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 
 // PointerTokens splits an RFC 6901 JSON Pointer into its unescaped
 // reference tokens ("/a~1b/c" → ["a/b", "c"]). ok is false for "" (the whole
@@ -336,7 +350,29 @@ func PointerTokens(p string) (tokens []string, ok bool) {
 				return nil, false
 			}
 		}
-		tokens = append(tokens, pointerUnescaper.Replace(t))
+		tokens = append(tokens, unescapeToken(t))
 	}
 	return tokens, true
+}
+
+// unescapeToken undoes escapeToken on a token whose every "~" is followed
+// by "0" or "1" (PointerTokens checks).
+func unescapeToken(t string) string {
+	if strings.IndexByte(t, '~') < 0 {
+		return t
+	}
+	b := make([]byte, 0, len(t))
+	for i := 0; i < len(t); i++ {
+		if t[i] == '~' && i+1 < len(t) {
+			i++
+			if t[i] == '1' {
+				b = append(b, '/')
+			} else {
+				b = append(b, '~')
+			}
+			continue
+		}
+		b = append(b, t[i])
+	}
+	return string(b)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -79,6 +80,8 @@ type app struct {
 	// progressDelay is how long a lint runs before its progress shows
 	// (stderr a terminal only); below 0: never.
 	progressDelay time.Duration
+	// noFastPath makes validate go through cobra (tests of validateFast).
+	noFastPath bool
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -89,12 +92,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // run runs the command line args and returns the exit status.
 func (a *app) run(args []string) int {
 	a.args = args
-	root := a.rootCmd()
-	root.SetArgs(args)
-	root.SetIn(a.stdin)
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
-	err := root.Execute()
+	done, err := a.validateFast(args)
+	if !done {
+		root := a.rootCmd()
+		root.SetArgs(args)
+		root.SetIn(a.stdin)
+		root.SetOut(a.stdout)
+		root.SetErr(a.stderr)
+		err = root.Execute()
+	}
 	var xs *exitStatus
 	if errors.As(err, &xs) {
 		// agentlint-cue ran the command, --output included: keep its files.
@@ -161,26 +167,60 @@ JSON Lines otherwise. Shell completion: agentlint completion bash|zsh|fish.
 
 Exit status: 0 when every verdict allows, 1 when any denies, 2 when agentlint
 could not do its job (bad flag, unreadable or undetectable file).`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Version:       versionText(),
-		PersistentPreRun: func(*cobra.Command, []string) {
-			a.g.format = resolveFormat(a.g.format, a.stdout)
-		},
+		SilenceUsage:     true,
+		SilenceErrors:    true,
+		Version:          versionText(),
+		PersistentPreRun: func(*cobra.Command, []string) { a.preRun() },
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
-	pf := root.PersistentFlags()
-	pf.StringVar(&a.g.format, "format", "auto", formatHelp)
-	pf.StringVar(&a.g.color, "color", "auto", "color text output: auto, always or never (NO_COLOR is honored)")
-	pf.BoolVar(&a.g.strict, "strict", false, "reject unknown fields that do not start with x_, and blank JSON Lines lines")
-	pf.StringVar(&a.g.now, "now", "", "clock for time rules, RFC 3339 (default: the current time)")
-	pf.DurationVar(&a.g.maxSkew, "max-skew", 60*time.Second, "how far in the future a heartbeat may lie")
-	pf.StringVar(&a.g.engine, "engine", "fast", "schema engine: fast (generated from CUE) or cue (the CUE evaluator)")
-	pf.StringVar(&a.g.config, "config", "", "config file (default: .agentlint.toml found upward)")
+	a.addGlobalFlags(root.PersistentFlags())
 	root.AddCommand(a.validateCmd(), a.lintCmd(), a.rulesCmd(), a.explainCmd(), a.kindsCmd(), a.versionCmd(), a.replayCmd(), a.schemaCmd(), a.summarizeCmd())
 	a.registerCompletions(root)
 	return root
+}
+
+// addGlobalFlags defines the flags of every command (the root's persistent
+// flags) on fs.
+func (a *app) addGlobalFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&a.g.format, "format", "auto", formatHelp)
+	fs.StringVar(&a.g.color, "color", "auto", "color text output: auto, always or never (NO_COLOR is honored)")
+	fs.BoolVar(&a.g.strict, "strict", false, "reject unknown fields that do not start with x_, and blank JSON Lines lines")
+	fs.StringVar(&a.g.now, "now", "", "clock for time rules, RFC 3339 (default: the current time)")
+	fs.DurationVar(&a.g.maxSkew, "max-skew", 60*time.Second, "how far in the future a heartbeat may lie")
+	fs.StringVar(&a.g.engine, "engine", "fast", "schema engine: fast (generated from CUE) or cue (the CUE evaluator)")
+	fs.StringVar(&a.g.config, "config", "", "config file (default: .agentlint.toml found upward)")
+}
+
+// preRun runs before every command (the root's PersistentPreRun).
+func (a *app) preRun() {
+	a.g.format = resolveFormat(a.g.format, a.stdout)
+}
+
+// validateFast runs a plain `agentlint validate [flags] FILE` command line
+// without building the command tree: the tree of nine commands, their flags
+// and cobra's completion commands took a tenth of a one-record validate's
+// start-up (issue 12). It parses args with the validate command's own flags
+// and the global ones, as cobra would, and runs the same RunE after the same
+// PersistentPreRun. Anything else (another command, a flag before the
+// command, no FILE or more than one, --help, a flag that does not parse)
+// returns done false before anything ran, and cobra runs the whole command
+// line from the start, with its own errors, help and usage.
+func (a *app) validateFast(args []string) (done bool, err error) {
+	if a.noFastPath || len(args) < 2 || args[0] != "validate" {
+		return false, nil
+	}
+	saved := *a
+	cmd := a.validateCmd()
+	fs := cmd.Flags()
+	a.addGlobalFlags(fs)
+	help := fs.BoolP("help", "h", false, "help for validate")
+	if err := fs.Parse(args[1:]); err != nil || *help || fs.NArg() != 1 {
+		*a = saved
+		return false, nil
+	}
+	a.preRun()
+	return true, cmd.RunE(cmd, fs.Args())
 }
 
 func (a *app) colorOn() bool {
@@ -202,7 +242,15 @@ func (a *app) printer() (output.Printer, error) {
 	default:
 		return nil, usagef("--color must be auto, always or never, not %q", a.g.color)
 	}
-	p, err := output.New(a.g.format, a.stdout, a.colorOn(), a.runInfo())
+	var info *output.RunInfo
+	switch a.g.format {
+	case "json", "text", "github":
+		// These formats do not describe the run: no working directory nor
+		// build information to read (issue 12, start-up).
+	default:
+		info = a.runInfo()
+	}
+	p, err := output.New(a.g.format, a.stdout, a.colorOn(), info)
 	if err != nil {
 		a.g.format = "json"
 		return nil, usagef("%v", err)

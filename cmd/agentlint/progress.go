@@ -3,13 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/cheggaaa/pb/v3"
-	"github.com/cheggaaa/pb/v3/termutil"
 
 	"github.com/agentlint/agentlint/lint"
 )
@@ -17,19 +16,78 @@ import (
 // defaultProgressDelay: a lint that ends sooner shows no progress at all.
 const defaultProgressDelay = time.Second
 
-// progressTemplate is the cheggaaa/pb template of the progress line: what
-// was linked so far (files, records, records per second), bytes read of the
-// total, a bar and the time left once the total is known.
-const progressTemplate = `{{string . "prefix"}} {{counters . }}{{if gt .Total 0}} {{bar . "[" "=" ">" " " "]"}} {{percent . }} {{rtime . "ETA %s"}}{{end}}`
-
-// progressWidth is the width of the progress line: the terminal's, at most
-// 120 columns; 100 when the terminal does not say (a pseudo-terminal of
-// width 0, as `script` makes, would otherwise cut the line to nothing).
-func progressWidth() int {
-	if w, err := termutil.TerminalWidth(); err == nil && w >= 40 {
-		return min(w, 120)
+// progressWidth is the width of the progress line: the terminal's (w's),
+// at most 120 columns; 100 when the terminal does not say (a
+// pseudo-terminal of width 0, as `script` makes, would otherwise cut the
+// line to nothing).
+func progressWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, ok := terminalWidth(f); ok && cols >= 40 {
+			return min(cols, 120)
+		}
 	}
 	return 100
+}
+
+// renderProgress renders the progress line, width columns (the text is
+// ASCII): prefix (files, records, records per second), the bytes read, and
+// once the total is known (total > 0) the total, a bar, the percentage and
+// the time left at the mean rate so far ("?" before any byte), padded with
+// blanks to width or, when that is too narrow for a bar, cut to it. The
+// layout is cheggaaa/pb's, which drew it before issue 12 (pb opened
+// /dev/tty and set up five packages at every process start).
+func renderProgress(prefix string, done, total int64, elapsed time.Duration, width int) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	b.WriteByte(' ')
+	b.WriteString(formatBytes(done))
+	if total <= 0 {
+		return pad(b.String(), width)
+	}
+	b.WriteString(" / ")
+	b.WriteString(formatBytes(total))
+	head := b.String()
+	eta := "?"
+	if rate := float64(done) / elapsed.Seconds(); done > 0 && elapsed > 0 {
+		eta = "ETA " + (time.Duration(float64(total-done)/rate) * time.Second).String()
+	}
+	tail := fmt.Sprintf(" %.02f%% %s", float64(done)/(float64(total)/100), eta)
+	inner := width - len(head) - len(tail) - 3 // " [" and "]"
+	if inner < 0 {
+		line := head + " " + tail
+		return line[:min(len(line), width)]
+	}
+	fill := 0
+	if done > 0 {
+		fill = int(math.Ceil(float64(min(done, total)) / float64(total) * float64(inner)))
+	}
+	bar := strings.Repeat("=", max(fill-1, 0)) + strings.Repeat(">", min(fill, 1)) + strings.Repeat(" ", inner-fill)
+	return pad(head+" ["+bar+"]"+tail, width)
+}
+
+// pad fills s with blanks up to width columns.
+func pad(s string, width int) string {
+	if len(s) < width {
+		return s + strings.Repeat(" ", width-len(s))
+	}
+	return s
+}
+
+// formatBytes is a byte count as the progress line shows it: 512 B,
+// 64.20 KiB, 1.50 MiB, 2.00 GiB, 1.00 TiB.
+func formatBytes(n int64) string {
+	const k = 1024
+	switch {
+	case n >= k*k*k*k:
+		return fmt.Sprintf("%.02f TiB", float64(n)/(k*k*k*k))
+	case n >= k*k*k:
+		return fmt.Sprintf("%.02f GiB", float64(n)/(k*k*k))
+	case n >= k*k:
+		return fmt.Sprintf("%.02f MiB", float64(n)/(k*k))
+	case n >= k:
+		return fmt.Sprintf("%.02f KiB", float64(n)/k)
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // eraseLine clears the terminal line the progress was drawn on.
@@ -43,14 +101,13 @@ const eraseLine = "\x1b[2K\r"
 // line.
 type progressView struct {
 	mu      sync.Mutex // serializes drawing, clearing and stdout writes
-	bar     *pb.ProgressBar
-	w       io.Writer // stderr, where the bar is drawn
+	w       io.Writer  // stderr, where the line is drawn
+	width   int
 	prog    *lint.Progress
 	start   time.Time
 	shown   bool
 	files   atomic.Int64 // total inputs; -1 until the sizing walk ends
 	bytes   atomic.Int64 // total bytes to read; -1 until known
-	maxSet  bool
 	stop    chan struct{}
 	stopped chan struct{}
 	once    sync.Once
@@ -66,17 +123,7 @@ func (a *app) startProgress(resolved []lintArg, det *lint.Detector, walker *lint
 	v := &progressView{w: a.stderr, prog: &lint.Progress{}, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
 	v.files.Store(-1)
 	v.bytes.Store(-1)
-	// Static: the bar never draws on its own; our ticker calls Write under
-	// v.mu, so a stdout write can clear the line first (clearingWriter).
-	v.bar = pb.New64(0).
-		SetWriter(a.stderr).
-		SetTemplateString(progressTemplate).
-		SetWidth(progressWidth()).
-		Set(pb.Bytes, true).
-		Set(pb.Static, true).
-		Set(pb.Terminal, true).
-		Set(pb.ReturnSymbol, "\r").
-		Start()
+	v.width = progressWidth(a.stderr)
 	go v.size(resolved, det, walker)
 	go v.tick(a.progressDelay)
 	return v
@@ -152,27 +199,23 @@ func (v *progressView) tick(delay time.Duration) {
 	}
 }
 
-// draw renders the current counts.
+// draw renders the current counts; the line is redrawn in place.
 func (v *progressView) draw() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if total := v.bytes.Load(); total > 0 && !v.maxSet {
-		v.bar.SetTotal(total)
-		v.maxSet = true
-	}
 	files := fmt.Sprintf("files %d", v.prog.Files.Load())
 	if n := v.files.Load(); n >= 0 {
 		files += fmt.Sprintf("/%d", n)
 	}
 	recs := v.prog.Records.Load()
-	rate := float64(recs) / max(time.Since(v.start).Seconds(), 1e-3)
-	v.bar.Set("prefix", fmt.Sprintf("%s, %d records, %.0f records/s", files, recs, rate))
-	done := v.prog.Bytes.Load()
-	if v.maxSet {
-		done = min(done, v.bar.Total())
+	elapsed := time.Since(v.start)
+	rate := float64(recs) / max(elapsed.Seconds(), 1e-3)
+	done, total := v.prog.Bytes.Load(), v.bytes.Load()
+	if total > 0 {
+		done = min(done, total)
 	}
-	v.bar.SetCurrent(done)
-	v.bar.Write()
+	line := renderProgress(fmt.Sprintf("%s, %d records, %.0f records/s", files, recs, rate), done, total, elapsed, v.width)
+	_, _ = io.WriteString(v.w, "\r"+line)
 	v.shown = true
 }
 

@@ -43,20 +43,21 @@ var Codes = []Code{
 	TaskTimeout, ConcurrencyConflict, LedgerInconsistent, NonCompliant, MissingValidator,
 }
 
-var rank = func() map[Code]int {
-	m := make(map[Code]int, len(Codes))
-	for i, c := range Codes {
-		m[c] = i + 1
-	}
-	return m
-}()
-
 // Rank is the position of c in the precedence order: 1 for the highest
 // (UNKNOWN_SCHEMA_VERSION), 14 for MISSING_VALIDATOR, 0 for OK or an unknown code.
-func Rank(c Code) int { return rank[c] }
+// (A search of Codes, not a map built at package initialisation: every
+// process start paid for the map, issue 12.)
+func Rank(c Code) int {
+	for i, x := range Codes {
+		if x == c {
+			return i + 1
+		}
+	}
+	return 0
+}
 
 // Valid reports whether c is one of the fourteen codes (OK excluded).
-func Valid(c Code) bool { return rank[c] != 0 }
+func Valid(c Code) bool { return Rank(c) != 0 }
 
 // Severity of a violation: SeverityError denies, SeverityWarning only reports.
 type Severity string

@@ -2,11 +2,11 @@ package output
 
 import (
 	"bufio"
-	"encoding/xml"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -177,7 +177,7 @@ func (s *junitSuite) counts() (tests, failures, errors int) {
 func (p *JUnit) Close() error {
 	w := bufio.NewWriter(p.W)
 	if p.abort != nil {
-		w.WriteString(xml.Header)
+		w.WriteString(xmlHeader)
 		w.WriteString(`<testsuites name="agentlint" tests="1" failures="0" errors="1">` + "\n")
 		w.WriteString(`  <testsuite name="agentlint" tests="1" failures="0" errors="1" skipped="0">` + "\n")
 		w.WriteString(`    <testcase name="agentlint ` + attr(p.Run.Command) + `" classname="agentlint">` + "\n")
@@ -193,7 +193,7 @@ func (p *JUnit) Close() error {
 		cs[i] = count{t, f, e}
 		tests, failures, errors = tests+t, failures+f, errors+e
 	}
-	w.WriteString(xml.Header)
+	w.WriteString(xmlHeader)
 	w.WriteString(`<testsuites name="agentlint" tests="` + strconv.Itoa(tests) + `" failures="` + strconv.Itoa(failures) + `" errors="` + strconv.Itoa(errors) + `">` + "\n")
 	for i, s := range p.suites {
 		w.WriteString(`  <testsuite name="` + attr(s.path) + `" tests="` + strconv.Itoa(cs[i].t) + `" failures="` + strconv.Itoa(cs[i].f) + `" errors="` + strconv.Itoa(cs[i].e) + `" skipped="0">` + "\n")
@@ -269,12 +269,56 @@ func findingLine(file string, v *envelope.Violation) string {
 	return b.String()
 }
 
+// xmlHeader is encoding/xml's Header.
+const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
+
 // attr escapes s for an XML attribute value (and replaces characters XML
-// cannot hold).
+// cannot hold), as encoding/xml's EscapeText does (TestAttrIsEscapeText).
+// The package is not imported: its initialisation (two entity maps) cost
+// every process start (issue 12).
 func attr(s string) string {
 	var b strings.Builder
-	_ = xml.EscapeText(&b, []byte(s))
+	last := 0
+	for i := 0; i < len(s); {
+		r, width := utf8.DecodeRuneInString(s[i:])
+		i += width
+		var esc string
+		switch r {
+		case '"':
+			esc = "&#34;"
+		case '\'':
+			esc = "&#39;"
+		case '&':
+			esc = "&amp;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '\t':
+			esc = "&#x9;"
+		case '\n':
+			esc = "&#xA;"
+		case '\r':
+			esc = "&#xD;"
+		default:
+			if !xmlChar(r) || (r == utf8.RuneError && width == 1) {
+				esc = "\uFFFD"
+				break
+			}
+			continue
+		}
+		b.WriteString(s[last : i-width])
+		b.WriteString(esc)
+		last = i
+	}
+	b.WriteString(s[last:])
 	return b.String()
+}
+
+// xmlChar reports whether r is in XML's Char production.
+func xmlChar(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D || r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
 }
 
 // text escapes s for XML character data, keeping line feeds.
