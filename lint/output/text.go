@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fatih/color"
+
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
@@ -18,24 +20,13 @@ type Text struct {
 	Color bool
 }
 
-// sgr is an ANSI Select Graphic Rendition: the escape that starts an
-// attribute and the one that ends it (the sequences fatih/color wrote
-// before issue 12: that package checked the terminal and built maps at
-// every process start, for the four attributes used here).
-type sgr struct{ on, off string }
-
-var (
-	green  = sgr{"\x1b[32m", "\x1b[0m"}
-	red    = sgr{"\x1b[31m", "\x1b[0m"}
-	yellow = sgr{"\x1b[33m", "\x1b[0m"}
-	faint  = sgr{"\x1b[2m", "\x1b[22m"}
-)
-
-func (p *Text) paint(attr sgr, s string) string {
+func (p *Text) paint(attr color.Attribute, s string) string {
 	if !p.Color {
 		return s
 	}
-	return attr.on + s + attr.off
+	c := color.New(attr)
+	c.EnableColor()
+	return c.Sprint(s)
 }
 
 // Record implements Printer.
@@ -53,9 +44,9 @@ func (p *Text) AppendRecord(dst []byte, e envelope.Envelope) []byte {
 	}
 	vs, _ := e.Details["violations"].([]envelope.Violation)
 	if len(vs) == 0 {
-		attr := green
+		attr := color.FgGreen
 		if !e.Allow {
-			attr = red
+			attr = color.FgRed
 		}
 		dst = append(dst, file...)
 		dst = append(dst, ": "...)
@@ -75,12 +66,12 @@ func (p *Text) AppendRecord(dst []byte, e envelope.Envelope) []byte {
 		}
 		dst = append(dst, ": "...)
 		if v.Severity == envelope.SeverityWarning {
-			dst = append(dst, p.paint(yellow, string(v.Code)+" (warning)")...)
+			dst = append(dst, p.paint(color.FgYellow, string(v.Code)+" (warning)")...)
 		} else {
-			dst = append(dst, p.paint(red, string(v.Code))...)
+			dst = append(dst, p.paint(color.FgRed, string(v.Code))...)
 		}
 		dst = append(dst, ' ')
-		dst = append(dst, p.paint(faint, v.Rule)...)
+		dst = append(dst, p.paint(color.Faint, v.Rule)...)
 		dst = append(dst, ": "...)
 		dst = append(dst, v.Reason...)
 		if v.Pointer != "" {
@@ -102,9 +93,9 @@ func (p *Text) Summary(e envelope.Envelope) error {
 			parts = append(parts, fmt.Sprintf("%s=%v", k, n))
 		}
 	}
-	verdict := p.paint(green, "OK")
+	verdict := p.paint(color.FgGreen, "OK")
 	if !e.Allow {
-		verdict = p.paint(red, string(e.Code))
+		verdict = p.paint(color.FgRed, string(e.Code))
 	}
 	line := fmt.Sprintf("summary: %s %s", verdict, strings.Join(parts, " "))
 	if byRule, ok := d["by_rule"].(map[string]int); ok && len(byRule) > 0 {
