@@ -22,10 +22,11 @@ import (
 
 // docPlan is how the records of one kind are decoded for document rules.
 type docPlan struct {
-	rules   bool       // some enabled document rule applies
-	shallow bool       // they all declare Fields
-	tokens  [][]string // the declared pointers' tokens, in fields order
-	ptrs    []string   // the declared pointers, as declared, in the same order
+	rules   bool          // some enabled document rule applies
+	enabled []*rules.Rule // those rules
+	shallow bool          // they all declare Fields
+	tokens  [][]string    // the declared pointers' tokens, in fields order
+	ptrs    []string      // the declared pointers, as declared, in the same order
 	flats   []rules.Flat
 	x       *extractor // per Validator: not safe for concurrent use
 	vals    []rules.Value
@@ -51,20 +52,22 @@ func (v *Validator) plan(kind string) *docPlan {
 	p := &docPlan{}
 	shallow := true
 	var ptrs []string
+	var rs []*rules.Rule
 	for _, r := range rules.ForKind(kind) {
 		if !v.Enabled(r.ID) {
 			continue
 		}
-		p.rules = true
+		rs = append(rs, r)
 		if r.Fields == nil {
 			shallow = false
 		}
 		ptrs = append(ptrs, r.Fields...)
 	}
-	if p.rules && shallow {
+	if len(rs) > 0 && shallow {
 		p = newShallowPlan(ptrs)
 		p.slots = captureSlots(kind, p.tokens)
 	}
+	p.rules, p.enabled = len(rs) > 0, rs
 	if v.plans == nil {
 		v.plans = map[string]*docPlan{}
 	}

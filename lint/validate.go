@@ -212,7 +212,7 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep bool) 
 		return v.vs, nil
 	}
 	n := len(v.vs)
-	for _, f := range v.runner.Run(doc, v.Enabled) {
+	for _, f := range v.runner.RunRules(doc, plan.enabled, v.Enabled) {
 		line, col := LineCol(raw, Locate(raw, f.Pointer), line1)
 		if p, ok := f.Extra[rules.FirstPointer].(string); ok {
 			// A finding about two places of the document (a repeated id)

@@ -452,9 +452,16 @@ type Runner struct {
 // Run is the package function Run on x's reusable state; the returned
 // slice is valid until the next call.
 func (x *Runner) Run(d *Doc, enabled func(id string) bool) []Finding {
+	return x.RunRules(d, ForKind(d.Kind), enabled)
+}
+
+// RunRules is Run over the rules rs (document rules of d.Kind, as ForKind
+// returns them or a subset the caller keeps per kind: the engine's hot
+// path, which looks them up once per kind instead of once per record).
+func (x *Runner) RunRules(d *Doc, rs []*Rule, enabled func(id string) bool) []Finding {
 	x.out = x.out[:0]
 	x.rep.out = &x.out
-	for _, r := range ForKind(d.Kind) {
+	for _, r := range rs {
 		if enabled != nil && !enabled(r.ID) {
 			continue
 		}
