@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -25,43 +26,77 @@ import (
 
 // stream is one STREAM: its input, and the ledger as its deltas leave it.
 type stream struct {
-	idx  int
-	name string
-	form Form
-	data []byte    // FormOutput: the whole document
-	src  io.Reader // FormDeltaLines
-	st   *state
-	// seen holds every delta_id of the stream with the first delta that
-	// carried it (D2); conflicts the other contents seen with an id
-	// (rejected, RP002).
+	num   int // position among the streams
+	name  string
+	form  Form
+	data  []byte    // FormOutput: the whole document
+	src   io.Reader // FormDeltaLines
+	start int64     // FormDeltaLines: offset of src's first byte in the input
+	st    *state
+	// The D2 record (see rereadable): a stream that can be read again
+	// keeps idx (delta_id hash → position of its first delta) and pos
+	// (each delta's offset), reads deltas again through rr and decodes
+	// them with rdd (re-read deltas; last is the latest) and cdd (digests
+	// of current deltas); any other keeps seen (every delta_id with the
+	// digest and position of its first delta). conflicts holds the other
+	// contents seen with an id (rejected, RP002).
+	idx       *hashIndex
+	pos       posTable
+	rr        *rereader
+	rdd, cdd  *deltaDecoder
+	last      rereadDelta
 	seen      *seenTable
+	seenSlot  int
 	conflicts map[string][]digest
+	hash      func([]byte) uint64
+	// err is the first error of reading the stream again.
+	err error
 	// lines maps a delta's position to its line (FormDeltaLines).
 	lines  lineMap
 	counts Counts
 }
 
-// deltaID returns the delta_id of the stream's entry ref as a string.
-func (s *stream) deltaID(ref uint32) string { return string(s.seen.id(ref)) }
+// rereadDelta is the delta stream.rereadAt read last.
+type rereadDelta struct {
+	pos uint32
+	id  []byte
+	dg  digest
+	ok  bool
+}
 
 // delta is one decoded ledger delta. Its byte slices point into the
 // decoder's buffer: valid until the next decode.
 type delta struct {
 	taskID, status, owner, deltaID []byte
 	// vals are the formatted values of the mutable fields it carries.
-	vals   [nMut][]byte
+	vals [nMut][]byte
+	// digest is set when the decoder computes digests (deltaDecoder.digest).
 	digest digest
+	// hash is the delta_id's hash (deltaDecoder.hash; 0 without).
+	hash uint64
+	// row is the task's row in BASE, -1 when BASE has no such task, or
+	// rowUnknown when the decoder was given no BASE.
+	row int32
 }
+
+// rowUnknown: the decoder did not look the task up in BASE.
+const rowUnknown = -2
 
 // deltaDecoder decodes deltas; it reuses its buffers.
 type deltaDecoder struct {
-	rd  bytes.Reader
-	dec *jsontext.Decoder
 	// buf holds the names and canonical values of the current delta's
 	// members; members indexes into it.
 	buf     []byte
 	members []canonMember
 	canon   []byte
+	// digest: compute each delta's digest (RFC 8785 form, SHA-256);
+	// otherwise only the members the replay reads are canonicalized.
+	digest bool
+	// hash, when set, hashes the delta_id (delta.hash); base, when set,
+	// is the BASE whose index gives delta.row. Both are read-only, so
+	// decoders of several goroutines share them.
+	hash func([]byte) uint64
+	base *ledger
 }
 
 // canonMember is one member of a delta: its name (unquoted) and its value in
@@ -74,10 +109,10 @@ type canonMember struct {
 	escaped        bool // the name was written with a backslash escape
 }
 
-func newDeltaDecoder() *deltaDecoder {
-	d := &deltaDecoder{}
-	d.dec = jsontext.NewDecoder(&d.rd)
-	return d
+// newDeltaDecoder returns a decoder; digest says whether it computes
+// digests, hash and base are as deltaDecoder's (nil: none).
+func newDeltaDecoder(digest bool, hash func([]byte) uint64, base *ledger) *deltaDecoder {
+	return &deltaDecoder{digest: digest, hash: hash, base: base}
 }
 
 // errTrailing: a JSON Lines record holds more than one JSON value.
@@ -109,15 +144,36 @@ func strBytes(c, scratch []byte) []byte {
 	return append(scratch, unquote(c)...)
 }
 
-// decode reads one delta (already validated against the schema). Its digest
-// is the SHA-256 of its RFC 8785 canonical form, built from the members read
-// here (the same bytes jsontext.Value.Canonicalize gives; see
-// TestDigestIsCanonical). It reads the record with a shallow scanner
-// (scanMember; the record is valid JSON, which input validation checked),
-// so it allocates nothing once its buffers have grown, except for names or
-// values with escapes, numbers and nested values (canonicalization rewrites
-// those). A record that holds more than one JSON value is errTrailing.
+// decode reads one delta (already validated against the schema). With
+// dd.digest its digest is the SHA-256 of its RFC 8785 canonical form, built
+// from the members read here (the same bytes jsontext.Value.Canonicalize
+// gives; see TestDigestIsCanonical); without, only task_id, delta_id and
+// the mutable fields are canonicalized. It reads the record with a shallow
+// scanner (scanMember; the record is valid JSON, which input validation
+// checked), so it allocates nothing once its buffers have grown, except for
+// names or values with escapes, numbers and nested values
+// (canonicalization rewrites those). A record that holds more than one JSON
+// value is errTrailing.
 func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
+	d, err := dd.read(raw)
+	if err != nil {
+		return d, err
+	}
+	if dd.hash != nil {
+		d.hash = dd.hash(d.deltaID)
+	}
+	d.row = rowUnknown
+	if dd.base != nil {
+		d.row = -1
+		if i, ok := dd.base.index[string(d.taskID)]; ok {
+			d.row = int32(i)
+		}
+	}
+	return d, nil
+}
+
+// read is decode without the hash and the BASE row.
+func (dd *deltaDecoder) read(raw []byte) (delta, error) {
 	var d delta
 	dd.members = dd.members[:0] // dd.buf grows: the deltas of a batch share it
 	i := skipSpace(raw, 0)
@@ -155,6 +211,9 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 			ascii = ascii && c < utf8.RuneSelf
 		}
 		m.mut = mutIndex(name)
+		if !dd.digest && m.mut < 0 && string(name) != "task_id" && string(name) != "delta_id" {
+			continue // a member the replay does not read, and no digest
+		}
 		m.val[0] = len(dd.buf)
 		dd.buf = canonicalValue(dd.buf, v)
 		m.val[1] = len(dd.buf)
@@ -186,6 +245,9 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 		if m.mut >= 0 {
 			d.vals[m.mut] = dd.buf[m.raw[0]:m.raw[1]]
 		}
+	}
+	if !dd.digest {
+		return d, nil
 	}
 	// RFC 8785 section 3.2.3: members sorted by the UTF-16 code units of
 	// their names (for ASCII names, by bytes). Insertion sort: a delta has
@@ -353,7 +415,7 @@ const (
 // applies its deltas to its own copy of BASE.
 func (r *run) replayStream(s *stream) error {
 	s.st = newState(r.base)
-	dd := newDeltaDecoder()
+	dd := newDeltaDecoder(!s.rereadable(), r.hashID, r.base)
 	if s.form == FormOutput {
 		vs, doc := r.validator.Document(string(FormOutput), s.name, s.data)
 		vs = append([]envelope.Violation(nil), vs...)
@@ -371,20 +433,26 @@ func (r *run) replayStream(s *stream) error {
 		}
 		data := bytes.TrimPrefix(s.data, bom)
 		return r.eachOutputDelta(data, func(i int, raw []byte, at place) {
+			if s.rereadable() {
+				s.pos.add(i, int64(cap(data)-cap(raw))) // raw is data[off:…]
+			}
 			r.apply(s, dd, i, raw, at)
 		})
 	}
-	lr := lint.NewLineReader(s.src)
+	lr := newOffsetLineReader(s.src, s.start)
 	b := newLineBatch(r, s)
 	defer b.stop()
 	for {
-		text, line, crlf, tooLong, err := lr.Next()
+		text, line, off, crlf, tooLong, err := lr.next()
 		if err == io.EOF {
 			b.finish()
-			return nil
+			return s.err
 		}
 		if err != nil {
 			return &InputError{s.name, "cannot read: " + err.Error()}
+		}
+		if s.err != nil {
+			return s.err
 		}
 		var pre []envelope.Violation
 		if tooLong {
@@ -392,7 +460,9 @@ func (r *run) replayStream(s *stream) error {
 			continue
 		}
 		if line == 1 {
+			n := len(text)
 			text, pre = stripBOM(text)
+			off += int64(n - len(text))
 		}
 		if crlf {
 			pre = append(pre, envelope.Violation{Rule: "AL007", Line: line, Column: len(text) + 1, Reason: "CRLF line ending (use LF)"})
@@ -405,7 +475,7 @@ func (r *run) replayStream(s *stream) error {
 			continue
 		}
 		r.addInput(s.name, r.fillAll(pre))
-		b.add(text, line)
+		b.add(text, line, off)
 	}
 }
 
@@ -443,9 +513,11 @@ type batch struct {
 	ready  chan struct{} // receives once the worker is done
 }
 
-// batchRecord is a record of the batch: its line and its range in wrap.
+// batchRecord is a record of the batch: its line, its range in wrap and
+// its offset in the input.
 type batchRecord struct {
 	line, start, end int
+	off              int64
 }
 
 const (
@@ -477,12 +549,12 @@ func newLineBatch(r *run, s *stream) *lineBatch {
 	return b
 }
 
-func (b *lineBatch) add(text []byte, line int) {
+func (b *lineBatch) add(text []byte, line int, off int64) {
 	if b.cur == nil {
 		if n := len(b.free); n > 0 {
 			b.cur, b.free = b.free[n-1], b.free[:n-1]
 		} else {
-			b.cur = &batch{dd: newDeltaDecoder(), ready: make(chan struct{}, 1)}
+			b.cur = &batch{dd: newDeltaDecoder(!b.s.rereadable(), b.r.hashID, b.r.base), ready: make(chan struct{}, 1)}
 		}
 		b.cur.wrap = append(b.cur.wrap[:0], deltaPrefix...)
 		b.cur.recs = b.cur.recs[:0]
@@ -490,7 +562,7 @@ func (b *lineBatch) add(text []byte, line int) {
 		b.cur.wrap = append(b.cur.wrap, ",\n"...)
 	}
 	bt := b.cur
-	bt.recs = append(bt.recs, batchRecord{line, len(bt.wrap), len(bt.wrap) + len(text)})
+	bt.recs = append(bt.recs, batchRecord{line, len(bt.wrap), len(bt.wrap) + len(text), off})
 	bt.wrap = append(bt.wrap, text...)
 	if len(bt.recs) == batchRecords || len(bt.wrap) > 1<<20 {
 		b.send()
@@ -575,7 +647,13 @@ func (b *lineBatch) applyNext() {
 			}
 			r.addInput(b.s.name, rv)
 		}
+		if b.index == math.MaxInt32 && b.s.err == nil {
+			b.s.err = &InputError{b.s.name, "more than 2147483646 deltas in one stream"}
+		}
 		b.s.lines.set(b.index, rec.line)
+		if b.s.rereadable() {
+			b.s.pos.add(b.index, rec.off)
+		}
 		if !envelope.HasErrors(rv) && !r.invalid {
 			r.applyDecoded(b.s, &bt.deltas[k], bt.errs[k], b.index, place{b.s.name, "", span{text, rec.line, 1}})
 		}
@@ -700,34 +778,42 @@ func (r *run) applyDecoded(s *stream, dp *delta, err error, index int, at place)
 	}
 
 	// D2: a delta_id seen before, in this stream or in BASE's record.
-	ref, slot, known := s.seen.locate(d.deltaID)
-	var first digest
+	firstIndex, first, dg, slot, known := s.d2Find(&d, at.span.text)
 	fromBase := false
-	if known {
-		first = s.seen.digest(ref)
-	} else if bref, inBase := r.base.applied.lookup(d.deltaID); inBase {
-		first, known, fromBase = r.base.applied.digest(bref), true, true
+	if !known {
+		if bref, inBase := r.base.applied.lookupHash(d.deltaID, d.hash); inBase {
+			first, known, fromBase = r.base.applied.digest(bref), true, true
+			if s.rereadable() {
+				dg = s.digestOf(at.span.text)
+			}
+		}
 	}
 	if known {
-		if first == d.digest || (len(s.conflicts) > 0 && slices.Contains(s.conflicts[string(d.deltaID)], d.digest)) {
+		if first == dg || (len(s.conflicts) > 0 && slices.Contains(s.conflicts[string(d.deltaID)], dg)) {
 			s.counts.SkippedDuplicates++
 			return
 		}
-		s.conflicts[string(d.deltaID)] = append(s.conflicts[string(d.deltaID)], d.digest)
+		s.conflicts[string(d.deltaID)] = append(s.conflicts[string(d.deltaID)], dg)
 		extra := extraOf(s, index, &d)
 		where := "a delta BASE records as applied (" + AppliedDeltasField + ")"
 		if !fromBase {
-			where = fmt.Sprintf("delta %d of this stream", s.seen.index(ref))
-			extra["first_delta_index"] = s.seen.index(ref)
+			where = fmt.Sprintf("delta %d of this stream", firstIndex)
+			extra["first_delta_index"] = firstIndex
 		}
 		reject(at.violation("RP002", "/delta_id", fmt.Sprintf("delta %d reuses delta_id %q of %s with different content (D2)", index, d.deltaID, where), extra))
 		return
 	}
-	ref = s.seen.insert(slot, d.deltaID, d.digest, index)
+	ref := s.d2Insert(&d, slot, index)
 
 	st := s.st
 	status := internStatus(d.status)
-	i := st.lookup(d.taskID)
+	i := int(d.row)
+	switch {
+	case d.row == rowUnknown:
+		i = st.lookup(d.taskID)
+	case d.row < 0:
+		i = st.lookupCreated(d.taskID)
+	}
 	if i < 0 {
 		// D4: only a create-intent delta (status todo) may name a new task.
 		if status != "todo" {
@@ -827,7 +913,7 @@ func (r *run) set(s *stream, i, index int, ref uint32, d *delta, status, owner s
 		}
 	}
 	cur.status, cur.owner = status, owner
-	s.seen.setApplied(ref)
+	s.setApplied(ref, index)
 	s.counts.Applied++
 }
 

@@ -77,7 +77,7 @@ func TestDigestIsCanonical(t *testing.T) {
 		if !jsontext.Value(raw).IsValid() {
 			t.Skip("generated an invalid document")
 		}
-		d, err := newDeltaDecoder().decode(raw)
+		d, err := newDeltaDecoder(true, nil, nil).decode(raw)
 		if err != nil {
 			t.Fatalf("decode: %v\n%s", err, raw)
 		}
@@ -86,6 +86,15 @@ func TestDigestIsCanonical(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256(want)
+		// Without digests, the fields the replay reads are the same.
+		light, err := newDeltaDecoder(false, nil, nil).decode(raw)
+		if err != nil {
+			t.Fatalf("decode without digest: %v\n%s", err, raw)
+		}
+		if fmt.Sprintf("%q %q %q %q %q", light.taskID, light.deltaID, light.status, light.owner, light.vals) !=
+			fmt.Sprintf("%q %q %q %q %q", d.taskID, d.deltaID, d.status, d.owner, d.vals) {
+			t.Fatalf("fields differ without digest\nraw: %s", raw)
+		}
 		if string(d.digest[:]) != string(sum[:16]) {
 			t.Fatalf("digest differs from the canonical form's\nraw:       %s\ncanonical: %s", raw, want)
 		}
@@ -98,7 +107,12 @@ func TestDigestIsCanonical(t *testing.T) {
 // or a delta.
 func TestDecodeNotOneObject(t *testing.T) {
 	delta := `{"task_id": "T-1", "status": "todo", "owner": "a\"b", "reason": "", "delta_id": "d-1", "x_n": {"a": [1, "]}"]}}`
-	dd := newDeltaDecoder()
+	for _, digests := range []bool{true, false} {
+		checkNotOneObject(t, newDeltaDecoder(digests, nil, nil), delta)
+	}
+}
+
+func checkNotOneObject(t *testing.T, dd *deltaDecoder, delta string) {
 	if _, err := dd.decode([]byte(delta)); err != nil {
 		t.Fatalf("valid delta: %v", err)
 	}

@@ -98,15 +98,13 @@ func (r *run) crossStreamIDs(ss []*stream) {
 		if j == 0 {
 			continue
 		}
-		s.seen.each(func(ref uint32) {
-			id := s.seen.id(ref)
+		s.entries(func(id []byte, dg digest, h uint64, index int) {
 			for _, f := range ss[:j] {
-				fref, ok := f.seen.lookup(id)
+				fdg, findex, ok := f.lookup(id, h)
 				if !ok {
 					continue
 				}
-				if f.seen.digest(fref) != s.seen.digest(ref) {
-					index, findex := s.seen.index(ref), f.seen.index(fref)
+				if fdg != dg {
 					at := s.deltaPlace(index, s.lines.get(index))
 					r.report(at.violation("RP002", "/delta_id", fmt.Sprintf(
 						"delta %d of stream %s reuses delta_id %q of delta %d of stream %s with different content (D2)",
@@ -151,13 +149,11 @@ func (r *run) merge(ss []*stream) (*state, map[string]bool) {
 	case 0:
 		return newState(r.base), conflicted
 	case 1:
-		ss[0].st.applied = []*seenTable{ss[0].seen}
+		ss[0].st.applied = ss[:1]
 		return ss[0].st, conflicted
 	}
 	m := newState(r.base)
-	for _, s := range ss {
-		m.applied = append(m.applied, s.seen)
-	}
+	m.applied = ss
 	per := make([]*rowState, len(ss))
 	for i := range r.base.rows {
 		for j, s := range ss {

@@ -211,7 +211,7 @@ type origin struct {
 func (o origin) set() bool { return o.stream != nil }
 
 // deltaID returns the delta's delta_id.
-func (o origin) deltaID() string { return o.stream.deltaID(o.ref) }
+func (o origin) deltaID() string { return o.stream.deltaID(o.ref, int(o.index)) }
 
 // place returns where the delta is in its stream.
 func (o origin) place() place {
@@ -229,9 +229,9 @@ type state struct {
 	// (then by task_id), which does not depend on the order of streams.
 	createdAt []int
 	index     map[string]int // task_id → row, for created rows
-	// applied lists the D2 tables whose applied entries the resulting
+	// applied lists the streams whose applied deltas the resulting
 	// ledger records, besides BASE's.
-	applied []*seenTable
+	applied []*stream
 }
 
 func newState(b *ledger) *state {
@@ -247,6 +247,15 @@ func (s *state) lookup(taskID []byte) int {
 	if i, ok := s.base.index[string(taskID)]; ok {
 		return i
 	}
+	if i, ok := s.index[string(taskID)]; ok {
+		return i
+	}
+	return -1
+}
+
+// lookupCreated returns the row index of taskID among the created rows, or
+// -1 (without allocating).
+func (s *state) lookupCreated(taskID []byte) int {
 	if i, ok := s.index[string(taskID)]; ok {
 		return i
 	}
@@ -355,28 +364,53 @@ func (s *state) appendRow(dst []byte, i int) []byte {
 	return append(dst, '}')
 }
 
-// appliedRef is an entry of a D2 table.
-type appliedRef struct {
-	t   *seenTable
-	ref uint32
+// appliedSet is a list of applied delta_ids and their digests: ids are
+// arena[ends[k-1]:ends[k]] (ends[-1] = 0), order lists them sorted, each
+// id once.
+type appliedSet struct {
+	arena []byte
+	ends  []int
+	dgs   []digest
+	order []int32
 }
 
-// appliedDeltas returns the entries of the delta_ids the resulting ledger
-// records as applied (BASE's and the streams'), sorted by delta_id, each id
-// once. An id applied by two streams has the same digest in both (otherwise
-// RP002 denies the verdict and nothing is written).
-func (s *state) appliedDeltas() []appliedRef {
-	var all []appliedRef
-	s.base.applied.each(func(ref uint32) { all = append(all, appliedRef{s.base.applied, ref}) })
-	for _, t := range s.applied {
-		t.each(func(ref uint32) {
-			if t.applied(ref) {
-				all = append(all, appliedRef{t, ref})
-			}
-		})
+// id returns the delta_id of entry k.
+func (a *appliedSet) id(k int32) []byte {
+	lo := 0
+	if k > 0 {
+		lo = a.ends[k-1]
 	}
-	slices.SortStableFunc(all, func(a, b appliedRef) int { return bytes.Compare(a.t.id(a.ref), b.t.id(b.ref)) })
-	return slices.CompactFunc(all, func(a, b appliedRef) bool { return bytes.Equal(a.t.id(a.ref), b.t.id(b.ref)) })
+	return a.arena[lo:a.ends[k]]
+}
+
+// appliedDeltas returns the delta_ids the resulting ledger records as
+// applied (BASE's and the streams'), sorted, each id once, with their
+// digests. An id applied by two streams has the same digest in both
+// (otherwise RP002 denies the verdict and nothing is written). The ids are
+// copied into one arena: about 28 bytes plus the id per applied delta
+// while the ledger is written; a stream that can be read again is read
+// again for them, in order. The error is a stream's that could not be.
+func (s *state) appliedDeltas() (*appliedSet, error) {
+	a := &appliedSet{}
+	add := func(id []byte, dg digest) {
+		a.arena = append(a.arena, id...)
+		a.ends = append(a.ends, len(a.arena))
+		a.dgs = append(a.dgs, dg)
+	}
+	s.base.applied.each(func(ref uint32) { add(s.base.applied.id(ref), s.base.applied.digest(ref)) })
+	for _, st := range s.applied {
+		st.appliedEntries(add)
+		if st.err != nil {
+			return nil, st.err
+		}
+	}
+	a.order = make([]int32, len(a.ends))
+	for k := range a.order {
+		a.order[k] = int32(k)
+	}
+	slices.SortStableFunc(a.order, func(x, y int32) int { return bytes.Compare(a.id(x), a.id(y)) })
+	a.order = slices.CompactFunc(a.order, func(x, y int32) bool { return bytes.Equal(a.id(x), a.id(y)) })
+	return a, nil
 }
 
 // writeTo writes the resulting ledger (see Result.WriteLedger).
@@ -407,14 +441,18 @@ func (s *state) writeTo(w io.Writer) error {
 	list("ledger", len(order), func(dst []byte, i int) []byte { return s.appendRow(dst, order[i]) })
 	_, _ = bw.WriteString(",\n")
 	list("active_locks", len(s.base.locks), func(dst []byte, i int) []byte { return append(dst, s.base.locks[i]...) })
-	if all := s.appliedDeltas(); len(all) > 0 {
+	all, err := s.appliedDeltas()
+	if err != nil {
+		return err
+	}
+	if len(all.order) > 0 {
 		buf = append(append(append(buf[:0], ",\n  "...), quote(AppliedDeltasField)...), ": {"...)
-		for i, e := range all {
+		for i, k := range all.order {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf, _ = jsontext.AppendQuote(append(buf, "\n    "...), e.t.id(e.ref))
-			buf = append(append(buf, ": "...), strconv.Quote(e.t.digest(e.ref).String())...)
+			buf, _ = jsontext.AppendQuote(append(buf, "\n    "...), all.id(k))
+			buf = append(append(buf, ": "...), strconv.Quote(all.dgs[k].String())...)
 			if len(buf) > 32<<10 {
 				_, _ = bw.Write(buf)
 				buf = buf[:0]
