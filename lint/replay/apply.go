@@ -40,6 +40,7 @@ type stream struct {
 	// of current deltas); any other keeps seen (every delta_id with the
 	// digest and position of its first delta). conflicts holds the other
 	// contents seen with an id (rejected, RP002).
+	reread    bool
 	idx       *hashIndex
 	pos       posTable
 	rr        *rereader

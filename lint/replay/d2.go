@@ -93,7 +93,7 @@ func (p *posTable) isApplied(pos int) bool {
 // a pipe) keeps a seenTable of ids and digests. Both are exact.
 
 // rereadable reports whether the stream's D2 record is a hashIndex.
-func (s *stream) rereadable() bool { return s.idx != nil }
+func (s *stream) rereadable() bool { return s.reread }
 
 // fail records the first error of reading the stream again; the replay
 // returns it (as an *InputError) when it ends.

@@ -347,7 +347,11 @@ func (r *run) attribute(st *state, order []int, f rules.Finding, field int) {
 }
 
 // WriteLedger writes the resulting ledger, or returns ErrNoLedger when the
-// verdict denies (or streams conflicted). The ledger is an
+// verdict denies (or streams conflicted). It reads every stream that Run
+// read again (a regular file, or any Input.R that is an io.ReaderAt and
+// io.Seeker) once more for the ids and digests of its applied deltas, so
+// those readers must stay open and unchanged until the ledger is written;
+// the error is then an *InputError. The ledger is an
 // operator/reconcile document in a canonical layout, so that a ledger
 // written here, read back as BASE and replayed with no stream is written
 // back byte for byte:

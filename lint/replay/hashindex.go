@@ -9,15 +9,17 @@ package replay
 // reading the earlier delta again and comparing the ids' bytes (exact).
 //
 // The table is split into hashShards shards by the hash's top bits, each an
-// open-addressing array (linear probing, load ≤ 3/4) whose size grows by
+// open-addressing array (linear probing, load ≤ 7/8) whose size grows by
 // half when full, so that growing one shard never holds two copies of the
 // whole table (the peak stays within a few percent of the live size) and
-// the slots are 1.33–2 per entry (10.7–16 bytes per id). A slot's home is
-// the low 32 bits of the hash scaled to the shard's size (fastrange), so
-// growing needs only the slots, never the ids. Positions are at most
-// 2^32-2.
+// the slots are 1.14–1.7 per entry (9.1–13.7 bytes per id). Shards of
+// mapMin bytes and more are mapped outside the Go heap (allocWords) and
+// given back when they grow and by release. A slot's home is the low 32
+// bits of the hash scaled to the shard's size (fastrange), so growing needs
+// only the slots, never the ids. Positions are at most 2^32-2.
 type hashIndex struct {
 	shards [hashShards][]uint64 // 0: empty; otherwise tag<<32 | position+1
+	mapped [hashShards]bool     // the shard's words come from allocWords' mmap
 	used   [hashShards]int32    // entries per shard
 	n      int
 }
@@ -44,7 +46,7 @@ func home(tag uint32, n int) int { return int(uint64(tag) * uint64(n) >> 32) }
 // the slot where an entry for h goes (valid until the next insert).
 func (t *hashIndex) find(h uint64, match func(pos uint32) bool) (uint32, hashSlot, bool) {
 	s, tag := shardOf(h)
-	if int(t.used[s]+1)*4 > len(t.shards[s])*3 {
+	if int(t.used[s]+1)*8 > len(t.shards[s])*7 {
 		t.grow(s)
 	}
 	slots := t.shards[s]
@@ -111,9 +113,9 @@ func (t *hashIndex) insert(at hashSlot, h uint64, pos uint32) {
 // grow enlarges shard s by half (at least 16 slots) and places every entry
 // again from its tag.
 func (t *hashIndex) grow(s int) {
-	old := t.shards[s]
+	old, oldMapped := t.shards[s], t.mapped[s]
 	n := max(16, len(old)+len(old)/2)
-	slots := make([]uint64, n)
+	slots, mapped := allocWords(n)
 	for _, e := range old {
 		if e == 0 {
 			continue
@@ -126,7 +128,17 @@ func (t *hashIndex) grow(s int) {
 		}
 		slots[i] = e
 	}
-	t.shards[s] = slots
+	t.shards[s], t.mapped[s] = slots, mapped
+	releaseWords(old, oldMapped)
+}
+
+// release gives back the shards' memory; the index is empty afterwards.
+func (t *hashIndex) release() {
+	for s := range t.shards {
+		releaseWords(t.shards[s], t.mapped[s])
+		t.shards[s], t.mapped[s], t.used[s] = nil, false, 0
+	}
+	t.n = 0
 }
 
 // len returns the number of entries.

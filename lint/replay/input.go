@@ -496,7 +496,7 @@ func (r *run) openStream(i int, in Input) (*stream, error) {
 		s.rr, s.seen = nil, newSeenTable(r.hashID)
 		return s, nil
 	}
-	s.idx = &hashIndex{}
+	s.reread, s.idx = true, &hashIndex{}
 	s.rdd, s.cdd = newDeltaDecoder(true, nil, nil), newDeltaDecoder(true, nil, nil)
 	return s, nil
 }

@@ -180,6 +180,15 @@ func Run(base Input, streams []Input, opts Options) (*Result, error) {
 		return nil, err
 	}
 	ss := make([]*stream, len(streams))
+	defer func() {
+		// The D2 indexes are needed until the streams are compared;
+		// writing the ledger reads the streams again without them.
+		for _, s := range ss {
+			if s != nil && s.idx != nil {
+				s.idx.release()
+			}
+		}
+	}()
 	for i, in := range streams {
 		if ss[i], err = r.openStream(i, in); err != nil {
 			return nil, err
