@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strconv"
@@ -176,10 +178,7 @@ func (dd *deltaDecoder) decodeInto(raw []byte, d *delta) error {
 	}
 	d.row = rowUnknown
 	if dd.base != nil {
-		d.row = -1
-		if i, ok := dd.base.index[string(d.taskID)]; ok {
-			d.row = int32(i)
-		}
+		d.row = int32(dd.base.tasks.lookup(d.taskID))
 	}
 	return nil
 }
@@ -204,10 +203,7 @@ func readFast(raw []byte, d *delta) (ok bool) {
 		if i >= len(raw) || raw[i] != '"' {
 			return false
 		}
-		j := i + 1
-		for j < len(raw) && raw[j] != '"' && raw[j] != '\\' {
-			j++
-		}
+		j := quoteOrBackslash(raw, i+1)
 		if j >= len(raw) || raw[j] != '"' {
 			return false
 		}
@@ -221,10 +217,7 @@ func readFast(raw []byte, d *delta) (ok bool) {
 		plain := false
 		e := -1
 		if i < len(raw) && raw[i] == '"' {
-			j = i + 1
-			for j < len(raw) && raw[j] != '"' && raw[j] != '\\' {
-				j++
-			}
+			j = quoteOrBackslash(raw, i+1)
 			if j < len(raw) && raw[j] == '"' {
 				e, plain = j+1, true
 			} else {
@@ -278,6 +271,27 @@ func readFast(raw []byte, d *delta) (ok bool) {
 		}
 		return false
 	}
+}
+
+// quoteOrBackslash returns the offset of the first '"' or '\\' in b at or
+// after i, or len(b). It tests eight bytes at a time (SWAR: a byte of x
+// equal to c is a zero byte of x^c, and (v-0x01…)&^v&0x80… marks the
+// lowest zero byte of v exactly).
+func quoteOrBackslash(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, bs := x^('"'*ones), x^('\\'*ones)
+		if t := ((q-ones)&^q | (bs-ones)&^bs) & highs; t != 0 {
+			return i + bits.TrailingZeros64(t)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '"' || b[i] == '\\' {
+			return i
+		}
+	}
+	return len(b)
 }
 
 // read is decode without the hash and the BASE row.

@@ -130,3 +130,46 @@ func checkNotOneObject(t *testing.T, dd *deltaDecoder, delta string) {
 		}
 	}
 }
+
+// TestQuoteOrBackslash holds the eight-bytes-at-a-time scan to a byte loop,
+// at every offset, with quotes, backslashes and bytes ≥ 0x80 anywhere.
+func TestQuoteOrBackslash(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.SampledFrom([]byte{'a', '"', '\\', 0x80, 0xff, 0x22 ^ 0x80, 0x5c ^ 0x80, 0, 0x21, 0x23, 0x5b, 0x5d, 0x01}), 0, 40).Draw(t, "b")
+		for i := 0; i <= len(b); i++ {
+			want := i
+			for want < len(b) && b[want] != '"' && b[want] != '\\' {
+				want++
+			}
+			if got := quoteOrBackslash(b, i); got != want {
+				t.Fatalf("quoteOrBackslash(%q, %d) = %d, want %d", b, i, got, want)
+			}
+		}
+	})
+}
+
+// TestTaskIndex: every task_id of BASE's rows is found at its first row,
+// others are not, however the ids look.
+func TestTaskIndex(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ids := rapid.SliceOfN(rapid.StringMatching(`[A-Za-z0-9é-]{0,6}`), 0, 200).Draw(t, "ids")
+		var rows []*row
+		first := map[string]int{}
+		for i, id := range ids {
+			rows = append(rows, &row{taskID: id})
+			if _, ok := first[id]; !ok {
+				first[id] = i
+			}
+		}
+		ix := newTaskIndex(rows)
+		for id, want := range first {
+			if got := ix.lookup([]byte(id)); got != want {
+				t.Fatalf("lookup(%q) = %d, want %d", id, got, want)
+			}
+		}
+		probe := rapid.StringMatching(`[A-Za-z0-9é-]{0,7}`).Draw(t, "probe")
+		if _, ok := first[probe]; !ok && ix.lookup([]byte(probe)) != -1 {
+			t.Fatalf("lookup(%q) found an absent id", probe)
+		}
+	})
+}

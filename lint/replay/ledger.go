@@ -180,6 +180,8 @@ type ledger struct {
 	form  Form
 	rows  []*row
 	index map[string]int
+	// tasks is index for the decoding workers (built once BASE is read).
+	tasks *taskIndex
 	// locks are the active_locks entries (handoff, reconcile), formatted
 	// and decoded.
 	locks    [][]byte
@@ -244,7 +246,7 @@ func newState(b *ledger) *state {
 
 // lookup returns the row index of taskID, or -1 (without allocating).
 func (s *state) lookup(taskID []byte) int {
-	if i, ok := s.base.index[string(taskID)]; ok {
+	if i := s.base.tasks.lookup(taskID); i >= 0 {
 		return i
 	}
 	if i, ok := s.index[string(taskID)]; ok {

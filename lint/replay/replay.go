@@ -194,6 +194,7 @@ func Run(base Input, streams []Input, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	b.tasks = newTaskIndex(b.rows)
 	r.base = b
 	for _, s := range ss {
 		if err := r.replayStream(s); err != nil {
