@@ -40,6 +40,13 @@ func (r *run) finish(ss []*stream) *Result {
 		return r.verdict(res, r.inputVs, details, "")
 	}
 	r.crossStreamIDs(ss)
+	// The D2 indexes are not needed any more: give their memory back
+	// before the reconciliation's peak.
+	for _, s := range ss {
+		if s.idx != nil {
+			s.idx.release()
+		}
+	}
 	final, conflicted := r.merge(ss)
 	tasks := map[string]any{}
 	for _, i := range final.order() {
