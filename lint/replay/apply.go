@@ -895,47 +895,24 @@ func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place
 
 // applyDecoded applies delta d (or reports err, its decoding error) of
 // stream s at position index.
-func (r *run) applyDecoded(s *stream, dp *delta, err error, index int, at place) {
+func (r *run) applyDecoded(s *stream, d *delta, err error, index int, at place) {
+	// The common path (a new delta_id, a known task, an allowed move) is
+	// kept small; each finding is built by a helper of its own.
 	at.file = s.name
-	d := *dp
 	if err != nil {
-		r.addInput(s.name, r.fillAll([]envelope.Violation{{Rule: fast.RuleSyntax, Line: at.span.line, Column: at.span.col, Parse: true,
-			Pointer: at.ptr, Reason: "invalid JSON: " + err.Error()}}))
+		r.decodeError(s, err, at)
 		return
 	}
 	s.counts.Deltas++
-	reject := func(v envelope.Violation) {
-		r.report(v)
-		s.counts.Rejected++
-	}
 
 	// D2: a delta_id seen before, in this stream or in BASE's record.
-	firstIndex, first, dg, slot, known := s.d2Find(&d, at.span.text)
-	fromBase := false
-	if !known {
-		if bref, inBase := r.base.applied.lookupHash(d.deltaID, d.hash); inBase {
-			first, known, fromBase = r.base.applied.digest(bref), true, true
-			if s.rereadable() {
-				dg = s.digestOf(at.span.text)
-			}
-		}
-	}
-	if known {
-		if first == dg || (len(s.conflicts) > 0 && slices.Contains(s.conflicts[string(d.deltaID)], dg)) {
-			s.counts.SkippedDuplicates++
+	firstIndex, first, dg, slot, known := s.d2Find(d, at.span.text)
+	if known || r.base.applied.len() > 0 {
+		if r.repeated(s, d, index, at, known, firstIndex, first, dg) {
 			return
 		}
-		s.conflicts[string(d.deltaID)] = append(s.conflicts[string(d.deltaID)], dg)
-		extra := extraOf(s, index, &d)
-		where := "a delta BASE records as applied (" + AppliedDeltasField + ")"
-		if !fromBase {
-			where = fmt.Sprintf("delta %d of this stream", firstIndex)
-			extra["first_delta_index"] = firstIndex
-		}
-		reject(at.violation("RP002", "/delta_id", fmt.Sprintf("delta %d reuses delta_id %q of %s with different content (D2)", index, d.deltaID, where), extra))
-		return
 	}
-	ref := s.d2Insert(&d, slot, index)
+	ref := s.d2Insert(d, slot, index)
 
 	st := s.st
 	status := internStatus(d.status)
@@ -947,79 +924,158 @@ func (r *run) applyDecoded(s *stream, dp *delta, err error, index int, at place)
 		i = st.lookupCreated(d.taskID)
 	}
 	if i < 0 {
-		// D4: only a create-intent delta (status todo) may name a new task.
-		if status != "todo" {
-			extra := extraOf(s, index, &d)
-			extra["status"] = status
-			reject(at.violation("RP001", "/task_id", fmt.Sprintf(
-				"delta %d (%s) names task %s, which is not in the ledger, with status %s: only a create-intent delta (status todo) may add a task (D4)",
-				index, d.deltaID, d.taskID, status), extra))
-			return
-		}
-		i = st.create(string(d.taskID), index)
-		r.set(s, i, index, ref, &d, status, string(d.owner))
+		r.unknownTask(s, d, index, at, ref, status)
 		return
 	}
-
 	cur := &st.rows[i]
 	owner := cur.owner
 	if owner != string(d.owner) {
 		owner = string(d.owner)
 	}
-	extra := func() map[string]any {
-		x := extraOf(s, index, &d)
-		x["from"], x["to"] = cur.status, status
-		return x
+	if step := rules.CheckStep(cur.status, cur.owner, status, owner); step != rules.StepAllowed {
+		r.badStep(s, d, index, at, i, step, status, owner)
+		return
 	}
-	switch rules.CheckStep(cur.status, cur.owner, status, owner) {
-	case rules.StepForbidden:
+	if status == "in_progress" && cur.status != "in_progress" && (len(st.row(i).deps) > 0 || strings.TrimSpace(owner) == "") {
+		if r.cannotStart(s, d, index, at, i, status, owner) {
+			return
+		}
+	}
+	r.set(s, i, index, ref, d, status, owner)
+}
+
+// decodeError reports a delta that could not be decoded (AL001).
+//
+//go:noinline
+func (r *run) decodeError(s *stream, err error, at place) {
+	r.addInput(s.name, r.fillAll([]envelope.Violation{{Rule: fast.RuleSyntax, Line: at.span.line, Column: at.span.col, Parse: true,
+		Pointer: at.ptr, Reason: "invalid JSON: " + err.Error()}}))
+}
+
+// reject reports why delta d was not applied and counts it.
+func (r *run) reject(s *stream, v envelope.Violation) {
+	r.report(v)
+	s.counts.Rejected++
+}
+
+// repeated handles D2 for delta d (at position index) whose delta_id the
+// stream knows (known: its first delta at firstIndex, digest first; dg is
+// d's digest) or BASE may record: a repeat with the same content is
+// skipped, with other content rejected (RP002). It reports whether d was
+// handled (skipped or rejected).
+//
+//go:noinline
+func (r *run) repeated(s *stream, d *delta, index int, at place, known bool, firstIndex int, first, dg digest) bool {
+	fromBase := false
+	if !known {
+		bref, inBase := r.base.applied.lookupHash(d.deltaID, d.hash)
+		if !inBase {
+			return false
+		}
+		first, known, fromBase = r.base.applied.digest(bref), true, true
+		if s.rereadable() {
+			dg = s.digestOf(at.span.text)
+		}
+	}
+	if first == dg || (len(s.conflicts) > 0 && slices.Contains(s.conflicts[string(d.deltaID)], dg)) {
+		s.counts.SkippedDuplicates++
+		return true
+	}
+	s.conflicts[string(d.deltaID)] = append(s.conflicts[string(d.deltaID)], dg)
+	extra := extraOf(s, index, d)
+	where := "a delta BASE records as applied (" + AppliedDeltasField + ")"
+	if !fromBase {
+		where = fmt.Sprintf("delta %d of this stream", firstIndex)
+		extra["first_delta_index"] = firstIndex
+	}
+	r.reject(s, at.violation("RP002", "/delta_id", fmt.Sprintf("delta %d reuses delta_id %q of %s with different content (D2)", index, d.deltaID, where), extra))
+	return true
+}
+
+// unknownTask handles delta d for a task absent from the ledger (D4): a
+// create-intent delta (status todo) creates the row, any other is RP001.
+//
+//go:noinline
+func (r *run) unknownTask(s *stream, d *delta, index int, at place, ref uint32, status string) {
+	if status != "todo" {
+		extra := extraOf(s, index, d)
+		extra["status"] = status
+		r.reject(s, at.violation("RP001", "/task_id", fmt.Sprintf(
+			"delta %d (%s) names task %s, which is not in the ledger, with status %s: only a create-intent delta (status todo) may add a task (D4)",
+			index, d.deltaID, d.taskID, status), extra))
+		return
+	}
+	i := s.st.create(string(d.taskID), index)
+	r.set(s, i, index, ref, d, status, string(d.owner))
+}
+
+// stepExtra returns the details of a finding about delta d's move of row i.
+func stepExtra(s *stream, d *delta, index int, cur *rowState, status string) map[string]any {
+	x := extraOf(s, index, d)
+	x["from"], x["to"] = cur.status, status
+	return x
+}
+
+// badStep reports a move the task state machine forbids (RP003) or a
+// terminal task's owner change (RP004).
+//
+//go:noinline
+func (r *run) badStep(s *stream, d *delta, index int, at place, i int, step rules.Step, status, owner string) {
+	cur := &s.st.rows[i]
+	if step == rules.StepForbidden {
 		why := "which the task state machine forbids"
 		if rules.IsTerminal(cur.status) {
 			why = fmt.Sprintf("but a %s task is terminal: it never leaves %s", cur.status, cur.status)
 		}
-		reject(at.violation("RP003", "/status", fmt.Sprintf("delta %d (%s) moves task %s from %s to %s, %s",
-			index, d.deltaID, d.taskID, cur.status, status, why), extra()))
-		return
-	case rules.StepTerminalOwnerChange:
-		x := extra()
-		x["from_owner"], x["to_owner"] = cur.owner, owner
-		reject(at.violation("RP004", "/owner", fmt.Sprintf("delta %d (%s) changes the owner of task %s from %q to %q although the task is %s: a terminal task's owner must not change",
-			index, d.deltaID, d.taskID, cur.owner, owner, cur.status), x))
+		r.reject(s, at.violation("RP003", "/status", fmt.Sprintf("delta %d (%s) moves task %s from %s to %s, %s",
+			index, d.deltaID, d.taskID, cur.status, status, why), stepExtra(s, d, index, cur, status)))
 		return
 	}
-	if status == "in_progress" && cur.status != "in_progress" {
-		var vs []envelope.Violation
-		if strings.TrimSpace(owner) == "" {
-			vs = append(vs, at.violation("RP005", "/owner", fmt.Sprintf("delta %d (%s) moves task %s from %s to in_progress without an owner",
-				index, d.deltaID, d.taskID, cur.status), extra()))
+	x := stepExtra(s, d, index, cur, status)
+	x["from_owner"], x["to_owner"] = cur.owner, owner
+	r.reject(s, at.violation("RP004", "/owner", fmt.Sprintf("delta %d (%s) changes the owner of task %s from %q to %q although the task is %s: a terminal task's owner must not change",
+		index, d.deltaID, d.taskID, cur.owner, owner, cur.status), x))
+}
+
+// cannotStart checks a move of row i into in_progress: it needs a
+// non-blank owner (RP005) and every dependency done in the stream's current
+// ledger (RP006). It reports whether the delta was rejected.
+//
+//go:noinline
+func (r *run) cannotStart(s *stream, d *delta, index int, at place, i int, status, owner string) bool {
+	st := s.st
+	cur := &st.rows[i]
+	var vs []envelope.Violation
+	if strings.TrimSpace(owner) == "" {
+		vs = append(vs, at.violation("RP005", "/owner", fmt.Sprintf("delta %d (%s) moves task %s from %s to in_progress without an owner",
+			index, d.deltaID, d.taskID, cur.status), stepExtra(s, d, index, cur, status)))
+	}
+	var unmet []string
+	var names []string
+	for _, dep := range st.row(i).deps {
+		status := "absent from the ledger"
+		if j := st.lookupString(dep); j >= 0 {
+			status = st.rows[j].status
 		}
-		var unmet []string
-		var names []string
-		for _, dep := range st.row(i).deps {
-			status := "absent from the ledger"
-			if j := st.lookupString(dep); j >= 0 {
-				status = st.rows[j].status
-			}
-			if status != "done" {
-				unmet = append(unmet, dep)
-				names = append(names, dep+" ("+status+")")
-			}
-		}
-		if len(unmet) > 0 {
-			x := extra()
-			x["unmet_dependencies"] = unmet
-			vs = append(vs, at.violation("RP006", "/status", fmt.Sprintf("delta %d (%s) moves task %s to in_progress while its dependencies are not done: %s",
-				index, d.deltaID, d.taskID, strings.Join(names, ", ")), x))
-		}
-		if len(vs) > 0 {
-			for _, v := range vs {
-				r.report(v)
-			}
-			s.counts.Rejected++
-			return
+		if status != "done" {
+			unmet = append(unmet, dep)
+			names = append(names, dep+" ("+status+")")
 		}
 	}
-	r.set(s, i, index, ref, &d, status, owner)
+	if len(unmet) > 0 {
+		x := stepExtra(s, d, index, cur, status)
+		x["unmet_dependencies"] = unmet
+		vs = append(vs, at.violation("RP006", "/status", fmt.Sprintf("delta %d (%s) moves task %s to in_progress while its dependencies are not done: %s",
+			index, d.deltaID, d.taskID, strings.Join(names, ", ")), x))
+	}
+	if len(vs) == 0 {
+		return false
+	}
+	for _, v := range vs {
+		r.report(v)
+	}
+	s.counts.Rejected++
+	return true
 }
 
 // internStatus returns the status a delta carries as a string, without
