@@ -644,7 +644,7 @@ type batchRecord struct {
 }
 
 const (
-	batchRecords = 256
+	batchRecords = 1024
 	batchWorkers = 2
 )
 
