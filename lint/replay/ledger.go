@@ -393,7 +393,11 @@ func (a *appliedSet) id(k int32) []byte {
 // while the ledger is written; a stream that can be read again is read
 // again for them, in order. The error is a stream's that could not be.
 func (s *state) appliedDeltas() (*appliedSet, error) {
-	a := &appliedSet{}
+	n := s.base.applied.len()
+	for _, st := range s.applied {
+		n += st.counts.Applied // each applied delta is the first of its id
+	}
+	a := &appliedSet{ends: make([]int, 0, n), dgs: make([]digest, 0, n)}
 	add := func(id []byte, dg digest) {
 		a.arena = append(a.arena, id...)
 		a.ends = append(a.ends, len(a.arena))
