@@ -148,8 +148,9 @@ type Result struct {
 // and of distinct delta_ids (D2 remembers them all), not with the streams'
 // length in bytes. A stream that can be read again (a regular file, an
 // io.Reader that is also an io.ReaderAt and io.Seeker, or a document read
-// whole) costs 11-16 bytes per distinct delta_id plus 4 per delta: a hash of
-// the id and the delta's offset, a possible repeat being confirmed by
+// whole) costs 9-14 bytes per distinct delta_id (mapped outside the Go heap
+// on Unix, and given back before the reconciliation) plus 4 per delta: a
+// hash of the id and the delta's offset, a possible repeat being confirmed by
 // reading the earlier delta again (exact); such a stream must not change
 // during the replay (a delta that reads back differently is an
 // *InputError). Any other stream (standard input from a pipe) keeps every

@@ -6,9 +6,12 @@ import (
 )
 
 // seenTable is a D2 table (seed 001 "Ledger Delta Application Semantics",
-// D2; CONTRACT.md section 5): every distinct delta_id of a stream (or of
-// BASE's x_agentlint_applied_deltas) with the digest of the first delta that
-// carried it, its position in the stream and whether it was applied.
+// D2; CONTRACT.md section 5): every distinct delta_id of a stream that cannot
+// be read again (standard input from a pipe; a stream that can keeps a
+// hashIndex instead, see d2.go) or of BASE's x_agentlint_applied_deltas,
+// with the digest of the first delta that carried it, its position in the
+// stream and whether it was applied. Ids are hashed by the run's hash
+// (run.hashID), which the decoding workers apply once per delta.
 //
 // It is compact and exact: the ids' bytes are kept in per-chunk byte arenas
 // (no Go string per id), the other columns in fixed-size per-chunk arrays,
