@@ -3,9 +3,11 @@ package replay
 import (
 	"crypto/sha256"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"pgregory.net/rapid"
 )
@@ -170,6 +172,76 @@ func TestTaskIndex(t *testing.T) {
 		probe := rapid.StringMatching(`[A-Za-z0-9é-]{0,7}`).Draw(t, "probe")
 		if _, ok := first[probe]; !ok && ix.lookup([]byte(probe)) != -1 {
 			t.Fatalf("lookup(%q) found an absent id", probe)
+		}
+	})
+}
+
+// genRow draws a ledger row object: the row fields (strings with escapes
+// sometimes, dependencies) and extension members of any JSON value, with
+// names that may be escaped, in any order and spacing.
+func genRow(t *rapid.T) string {
+	members := []string{
+		`"task_id": ` + rapid.SampledFrom([]string{`"T-1"`, `"T-\u0032"`, `"T é"`}).Draw(t, "task_id"),
+		`"status": ` + rapid.SampledFrom([]string{`"todo"`, `"in_progress"`, `"d\u006fne"`}).Draw(t, "status"),
+	}
+	if rapid.Bool().Draw(t, "owner") {
+		members = append(members, `"owner": `+genJSONString(t, "owner"))
+	}
+	if rapid.Bool().Draw(t, "deps") {
+		members = append(members, `"dependencies": [`+rapid.SampledFrom([]string{``, `"T-2"`, `"T-2", "T-\u0033"`}).Draw(t, "dep list")+`]`)
+	}
+	for i := range rapid.IntRange(0, 4).Draw(t, "extensions") {
+		name := rapid.SampledFrom([]string{"x_a", "title", "timeout_seconds", "x_\\u00e9", "last_heartbeat_at", "retry_after_ms"}).Draw(t, "name")
+		members = append(members, fmt.Sprintf(`"%s%d" :%s`, name, i, genJSONValue(t, 2)))
+	}
+	perm := rapid.Permutation(members).Draw(t, "order")
+	return "{" + strings.Join(perm, rapid.SampledFrom([]string{",", " , ", ",\n\t"}).Draw(t, "comma")) + " }"
+}
+
+// TestParseRowFast: the shallow row reader gives the decoder's row (the
+// same members, values formatted alike, fields and dependencies) whenever
+// it takes the row; rowValue gives what json.Unmarshal gives for the row
+// appendRow writes, with and without mutable values a delta set.
+func TestParseRowFast(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		text := []byte(genRow(t))
+		if !jsontext.Value(text).IsValid() {
+			t.Skip("generated an invalid row")
+		}
+		slow, err := parseRowSlow(text)
+		if err != nil {
+			t.Fatalf("parseRowSlow: %v\n%s", err, text)
+		}
+		fast, ok := parseRowFast(text)
+		if ok {
+			if a, b := fmt.Sprintf("%q %q %q %q", fast.taskID, fast.status, fast.owner, fast.deps), fmt.Sprintf("%q %q %q %q", slow.taskID, slow.status, slow.owner, slow.deps); a != b {
+				t.Fatalf("fields differ\nfast: %s\nslow: %s\nrow: %s", a, b, text)
+			}
+			if len(fast.members) != len(slow.members) {
+				t.Fatalf("%d members, want %d\nrow: %s", len(fast.members), len(slow.members), text)
+			}
+			for k := range fast.members {
+				if fast.members[k].name != slow.members[k].name || string(fast.members[k].val) != string(slow.members[k].val) {
+					t.Fatalf("member %d: %q %s, want %q %s", k, fast.members[k].name, fast.members[k].val, slow.members[k].name, slow.members[k].val)
+				}
+			}
+		}
+		st := &state{base: &ledger{rows: []*row{slow}}, rows: make([]rowState, 1)}
+		if rapid.Bool().Draw(t, "delta values") {
+			st.rows[0].vals[fReason] = []byte(genJSONString(t, "reason"))
+			st.rows[0].vals[fTimedOut] = []byte(rapid.SampledFrom([]string{"true", "false", "null"}).Draw(t, "timed_out"))
+			st.rows[0].vals[fRetry] = []byte(rapid.SampledFrom([]string{"0", "1.5e3", "-2"}).Draw(t, "retry"))
+		}
+		got, err := st.rowValue(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want any
+		if err := json.Unmarshal(st.appendRow(nil, 0), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(any(got), want) {
+			t.Fatalf("rowValue %#v\nwant %#v", got, want)
 		}
 	})
 }

@@ -283,12 +283,12 @@ var (
 func (r *run) reconcile(st *state) {
 	order := st.order()
 	rows := make([]any, len(order))
-	var buf []byte
 	for j, i := range order {
-		buf = st.appendRow(buf[:0], i)
-		if err := json.Unmarshal(buf, &rows[j]); err != nil {
-			panic(fmt.Sprintf("replay: emitted row is not JSON: %v: %s", err, buf))
+		v, err := st.rowValue(i)
+		if err != nil {
+			panic(fmt.Sprintf("replay: row %s is not JSON: %v", st.row(i).taskID, err))
 		}
+		rows[j] = v
 	}
 	opts := &rules.Options{Now: r.opts.Now, MaxSkew: r.opts.MaxSkew, Strict: r.opts.Strict}
 	locks := r.base.lockVals

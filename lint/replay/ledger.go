@@ -131,6 +131,82 @@ func (r *row) setMember(name string, val []byte) {
 
 // parseRow reads one ledger row object (already validated).
 func parseRow(text []byte) (*row, error) {
+	if r, ok := parseRowFast(text); ok {
+		return r, nil
+	}
+	return parseRowSlow(text)
+}
+
+// plainString reports whether v is a JSON string written without escapes:
+// it is then its own formatted and RFC 8785 form, and v[1:len(v)-1] the
+// string it holds.
+func plainString(v []byte) bool {
+	return len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0
+}
+
+// literal reports whether v is true, false or null.
+func literal(v []byte) bool {
+	return string(v) == "true" || string(v) == "false" || string(v) == "null"
+}
+
+// parseRowFast is parseRow with the shallow scanner for a row whose member
+// names have no escapes: a member that is a string without escapes or a
+// literal keeps its text (a slice of text, which BASE's rows keep alive
+// anyway), any other value is formatted. ok is false for anything else
+// (parseRowSlow decides).
+func parseRowFast(text []byte) (*row, bool) {
+	i := skipSpace(text, 0)
+	if i >= len(text) || text[i] != '{' {
+		return nil, false
+	}
+	r := &row{members: make([]member, 0, 8)}
+	i = skipSpace(text, i+1)
+	for first := true; ; first = false {
+		if i < len(text) && text[i] == '}' {
+			return r, skipSpace(text, i+1) == len(text)
+		}
+		if !first {
+			if i >= len(text) || text[i] != ',' {
+				return nil, false
+			}
+			i = skipSpace(text, i+1)
+		}
+		n, v, next, err := scanMember(text, i)
+		if err != nil || bytes.IndexByte(n, '\\') >= 0 {
+			return nil, false
+		}
+		i = next
+		m := member{name: string(n[1 : len(n)-1])}
+		plain := plainString(v)
+		if plain || literal(v) {
+			m.val = v[:len(v):len(v)]
+		} else {
+			m.val = format(v)
+		}
+		r.members = append(r.members, m)
+		str := ""
+		if plain {
+			str = string(v[1 : len(v)-1])
+		} else if v[0] == '"' {
+			str = unquote(v)
+		}
+		switch m.name {
+		case "task_id":
+			r.taskID = str
+		case "status":
+			r.status = str
+		case "owner":
+			r.owner = str
+		case "dependencies":
+			if json.Unmarshal(v, &r.deps) != nil {
+				return nil, false
+			}
+		}
+	}
+}
+
+// parseRowSlow is parseRow with a JSON decoder.
+func parseRowSlow(text []byte) (*row, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(text))
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return nil, fmt.Errorf("ledger row is not an object")
@@ -320,6 +396,57 @@ var memberRank = map[string]int{
 	"task_id": 1, "title": 2, "status": 3, "owner": 4, "reason": 5, "priority": 6,
 	"dependencies": 7, "lock_scope": 8, "timeout_seconds": 9, "heartbeat_interval_seconds": 10,
 	"last_heartbeat_at": 11, "timed_out": 12, "retry_after_ms": 13,
+}
+
+// rowValue returns row i as the reconciliation rules read it: the value
+// json.Unmarshal gives for the row appendRow writes (an object of its
+// members, the mutable fields as the deltas left them), built from the
+// members' values without writing the row.
+func (s *state) rowValue(i int) (map[string]any, error) {
+	r, st := s.row(i), &s.rows[i]
+	m := make(map[string]any, len(r.members)+nMut)
+	var have [nMut]bool
+	for _, mb := range r.members {
+		v := mb.val
+		if k := mutIndex(mb.name); k >= 0 {
+			have[k] = true
+			if st.vals[k] != nil {
+				v = st.vals[k]
+			}
+		}
+		x, err := anyValue(v)
+		if err != nil {
+			return nil, err
+		}
+		m[mb.name] = x
+	}
+	for k := range nMut {
+		if !have[k] && st.vals[k] != nil {
+			x, err := anyValue(st.vals[k])
+			if err != nil {
+				return nil, err
+			}
+			m[mutFields[k]] = x
+		}
+	}
+	return m, nil
+}
+
+// anyValue returns the value json.Unmarshal gives for v in an any.
+func anyValue(v []byte) (any, error) {
+	switch {
+	case plainString(v):
+		return string(v[1 : len(v)-1]), nil
+	case string(v) == "true":
+		return true, nil
+	case string(v) == "false":
+		return false, nil
+	case string(v) == "null":
+		return nil, nil
+	}
+	var x any
+	err := json.Unmarshal(v, &x)
+	return x, err
 }
 
 // appendRow appends row i as one JSON object in the emitted layout.
