@@ -59,12 +59,15 @@ type stream struct {
 	counts Counts
 }
 
-// rereadDelta is the delta stream.rereadAt read last.
+// rereadDelta is the delta stream.rereadID read last: its position, id and
+// text (both valid until the stream is read again) and, once asked for,
+// its digest.
 type rereadDelta struct {
-	pos uint32
-	id  []byte
-	dg  digest
-	ok  bool
+	pos       uint32
+	id, text  []byte
+	dg        digest
+	hasDigest bool
+	ok        bool
 }
 
 // delta is one decoded ledger delta. Its byte slices point into the

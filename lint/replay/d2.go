@@ -103,35 +103,52 @@ func (s *stream) fail(err error) {
 	}
 }
 
-// rereadAt returns the delta_id and digest of the delta at position pos,
-// read again (the result of the last call is kept: a repeat's id is
-// compared, then its digest asked for). ok is false when it cannot be read
+// rereadID returns the delta_id of the delta at position pos, read again
+// (the delta read last is kept, its text too: a repeat's id is compared,
+// then its text or digest asked for). ok is false when it cannot be read
 // again (s.err says why).
-func (s *stream) rereadAt(pos uint32) (id []byte, dg digest, ok bool) {
+func (s *stream) rereadID(pos uint32) (id []byte, ok bool) {
 	if s.last.ok && s.last.pos == pos {
-		return s.last.id, s.last.dg, true
+		return s.last.id, true
 	}
-	s.last.ok = false
+	s.last = rereadDelta{}
 	text, err := s.rr.at(s.pos.offset(int(pos)))
 	if err != nil {
 		s.fail(err)
-		return nil, digest{}, false
+		return nil, false
 	}
+	var d delta
 	s.rdd.buf = s.rdd.buf[:0]
-	d, err := s.rdd.read(text)
-	if err != nil {
+	if err := s.rdd.decodeInto(text, &d); err != nil {
 		s.fail(errChanged)
+		return nil, false
+	}
+	s.last = rereadDelta{pos: pos, id: d.deltaID, text: text, ok: true}
+	return d.deltaID, true
+}
+
+// rereadAt is rereadID with the delta's digest.
+func (s *stream) rereadAt(pos uint32) (id []byte, dg digest, ok bool) {
+	if id, ok = s.rereadID(pos); !ok {
 		return nil, digest{}, false
 	}
-	s.last.pos, s.last.id, s.last.dg, s.last.ok = pos, d.deltaID, d.digest, true
-	return d.deltaID, d.digest, true
+	if !s.last.hasDigest {
+		s.cdd.buf = s.cdd.buf[:0]
+		d, err := s.cdd.read(s.last.text)
+		if err != nil {
+			s.fail(errChanged)
+			return nil, digest{}, false
+		}
+		s.last.dg, s.last.hasDigest = d.digest, true
+	}
+	return id, s.last.dg, true
 }
 
 // sameID reports whether the delta at position pos, an entry whose hash
 // agrees with h in a hashIndex slot, has delta_id id. A delta read again
 // whose id no longer hashes to its slot means the input changed (s.err).
 func (s *stream) sameID(pos uint32, id []byte, h uint64) bool {
-	other, _, ok := s.rereadAt(pos)
+	other, ok := s.rereadID(pos)
 	if !ok {
 		return false
 	}
@@ -172,6 +189,10 @@ func (s *stream) d2Find(d *delta, raw []byte) (first int, firstDg, dg digest, at
 	if !found {
 		return 0, digest{}, digest{}, at, false
 	}
+	if s.rereadID(pos); bytes.Equal(s.last.text, raw) {
+		// The same bytes: the same content, whatever its digest.
+		return int(pos), digest{}, digest{}, at, true
+	}
 	_, firstDg, _ = s.rereadAt(pos)
 	return int(pos), firstDg, s.digestOf(raw), at, true
 }
@@ -201,7 +222,7 @@ func (s *stream) setApplied(ref uint32, index int) {
 // (position index) as a string ("" when it cannot be read again).
 func (s *stream) deltaID(ref uint32, index int) string {
 	if s.rereadable() {
-		id, _, _ := s.rereadAt(uint32(index))
+		id, _ := s.rereadID(uint32(index))
 		return string(id)
 	}
 	return string(s.seen.id(ref))

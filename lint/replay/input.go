@@ -497,7 +497,7 @@ func (r *run) openStream(i int, in Input) (*stream, error) {
 		return s, nil
 	}
 	s.reread, s.idx = true, &hashIndex{}
-	s.rdd, s.cdd = newDeltaDecoder(true, nil, nil), newDeltaDecoder(true, nil, nil)
+	s.rdd, s.cdd = newDeltaDecoder(false, nil, nil), newDeltaDecoder(true, nil, nil)
 	return s, nil
 }
 
