@@ -635,8 +635,11 @@ type batch struct {
 	deltas []delta
 	errs   []error
 	hashes []uint64 // the deltas' id hashes (hashIndex.touch)
-	dd     *deltaDecoder
-	ready  chan struct{} // receives once the worker is done
+	// touched keeps hashIndex.touch's result, so that its loads are not
+	// optimized away.
+	touched uint64
+	dd      *deltaDecoder
+	ready   chan struct{} // receives once the worker is done
 }
 
 // batchRecord is a record of the batch: its line, its range in wrap and
@@ -765,7 +768,7 @@ func (b *lineBatch) applyNext() {
 		for k := range bt.deltas {
 			bt.hashes = append(bt.hashes, bt.deltas[k].hash)
 		}
-		touchSink += s.idx.touch(bt.hashes)
+		bt.touched = s.idx.touch(bt.hashes)
 	}
 	for k, rec := range bt.recs {
 		text := bt.wrap[rec.start:rec.end]
@@ -793,9 +796,6 @@ func (b *lineBatch) applyNext() {
 	}
 	b.free = append(b.free, bt)
 }
-
-// touchSink keeps hashIndex.touch's loads from being optimized away.
-var touchSink uint64
 
 // recordOf returns the record (of n) a violation of a batch wrapper is
 // about; false for a syntax error or a violation outside the records.
