@@ -165,7 +165,7 @@ func (r *run) validateBase(name string, form Form, data []byte) []envelope.Viola
 		}
 	}
 	var pre []envelope.Violation
-	w := []byte(rowLinesPrefix)
+	w := append(make([]byte, 0, len(rowLinesPrefix)+len(data)+len(lines)+2), rowLinesPrefix...)
 	for i, l := range lines {
 		if i > 0 {
 			w = append(w, '\n')
