@@ -228,15 +228,45 @@ func (s *stream) deltaID(ref uint32, index int) string {
 	return string(s.seen.id(ref))
 }
 
+// d2Entry is the first delta of a delta_id in a stream, as streams are
+// compared (D2 across streams): its id, position and id hash, and its
+// text when the stream is read again (then its digest is computed only when
+// asked for, by entryDigest) or its digest when the stream keeps them. id
+// and text are valid until the stream is read again.
+type d2Entry struct {
+	id, text []byte
+	h        uint64
+	index    int
+	dg       digest
+	hasDg    bool
+}
+
+// entryDigest returns the digest of entry e (read last from s).
+func (s *stream) entryDigest(e d2Entry) digest {
+	if e.hasDg {
+		return e.dg
+	}
+	_, dg, _ := s.rereadAt(uint32(e.index))
+	return dg
+}
+
+// sameContent reports whether entry e of s and entry fe of f have the same
+// content: the same bytes, or else the same digest.
+func sameContent(s *stream, e d2Entry, f *stream, fe d2Entry) bool {
+	if e.text != nil && fe.text != nil && bytes.Equal(e.text, fe.text) {
+		return true
+	}
+	return s.entryDigest(e) == f.entryDigest(fe)
+}
+
 // entries calls fn for the first delta of every delta_id of the stream, in
-// the order of the stream, with its id, digest, id hash and position; id
-// is valid during the call. It stops early when the stream cannot be read
+// the order of the stream. It stops early when the stream cannot be read
 // again.
-func (s *stream) entries(fn func(id []byte, dg digest, h uint64, index int)) {
+func (s *stream) entries(fn func(e d2Entry)) {
 	if !s.rereadable() {
 		s.seen.each(func(ref uint32) {
 			id := s.seen.id(ref)
-			fn(id, s.seen.digest(ref), s.hash(id), s.seen.index(ref))
+			fn(d2Entry{id: id, h: s.hash(id), index: s.seen.index(ref), dg: s.seen.digest(ref), hasDg: true})
 		})
 		return
 	}
@@ -244,30 +274,29 @@ func (s *stream) entries(fn func(id []byte, dg digest, h uint64, index int)) {
 		if !s.pos.isEntry(p) {
 			continue
 		}
-		id, dg, ok := s.rereadAt(uint32(p))
+		id, ok := s.rereadID(uint32(p))
 		if !ok {
 			return
 		}
-		fn(id, dg, s.hash(id), p)
+		fn(d2Entry{id: id, text: s.last.text, h: s.hash(id), index: p})
 	}
 }
 
-// lookup returns the digest and position of the first delta with delta_id
-// id (hash h) of the stream.
-func (s *stream) lookup(id []byte, h uint64) (dg digest, index int, ok bool) {
+// lookup returns the first delta of the stream with delta_id id (hash h).
+func (s *stream) lookup(id []byte, h uint64) (d2Entry, bool) {
 	if !s.rereadable() {
 		ref, found := s.seen.lookupHash(id, h)
 		if !found {
-			return digest{}, 0, false
+			return d2Entry{}, false
 		}
-		return s.seen.digest(ref), s.seen.index(ref), true
+		return d2Entry{id: s.seen.id(ref), h: h, index: s.seen.index(ref), dg: s.seen.digest(ref), hasDg: true}, true
 	}
 	pos, found := s.idx.lookup(h, func(p uint32) bool { return s.sameID(p, id, h) })
 	if !found {
-		return digest{}, 0, false
+		return d2Entry{}, false
 	}
-	_, dg, _ = s.rereadAt(pos)
-	return dg, int(pos), true
+	fid, _ := s.rereadID(pos)
+	return d2Entry{id: fid, text: s.last.text, h: h, index: int(pos)}, true
 }
 
 // appliedEntries calls fn for every applied delta of the stream, with its

@@ -105,18 +105,19 @@ func (r *run) crossStreamIDs(ss []*stream) {
 		if j == 0 {
 			continue
 		}
-		s.entries(func(id []byte, dg digest, h uint64, index int) {
+		s.entries(func(e d2Entry) {
 			for _, f := range ss[:j] {
-				fdg, findex, ok := f.lookup(id, h)
+				fe, ok := f.lookup(e.id, e.h)
 				if !ok {
 					continue
 				}
-				if fdg != dg {
+				if !sameContent(s, e, f, fe) {
+					index, findex := e.index, fe.index
 					at := s.deltaPlace(index, s.lines.get(index))
 					r.report(at.violation("RP002", "/delta_id", fmt.Sprintf(
 						"delta %d of stream %s reuses delta_id %q of delta %d of stream %s with different content (D2)",
-						index, s.name, id, findex, f.name), map[string]any{
-						"stream": s.name, "delta_index": index, "delta_id": string(id),
+						index, s.name, e.id, findex, f.name), map[string]any{
+						"stream": s.name, "delta_index": index, "delta_id": string(e.id),
 						"other_stream": f.name, "other_delta_index": findex,
 					}))
 				}
