@@ -405,7 +405,9 @@ func (res *Result) WriteLedger(w io.Writer) error {
 // EmitLedger writes the resulting ledger to path atomically: to a temporary
 // file in the same directory, synced, then renamed over path (and the
 // directory synced). It returns ErrNoLedger when there is no resulting
-// ledger; path is then untouched.
+// ledger; path is then untouched. Like WriteLedger it reads the streams
+// that can be read again once more, and an *InputError when one of them
+// cannot be (path is then untouched too).
 func (res *Result) EmitLedger(path string) error {
 	if res.final == nil {
 		return ErrNoLedger

@@ -70,7 +70,11 @@ import (
 
 // Input is one input of a replay: its name (a file name, "-" for standard
 // input; used in details and positions) and its content. Run reads R to its
-// end and does not close it.
+// end and does not close it. A STREAM whose R is also an io.ReaderAt and an
+// io.Seeker (a regular *os.File, a *bytes.Reader; not a pipe or terminal)
+// is read again at byte offsets, from the offset R was at, by Run and by
+// Result.WriteLedger (CONTRACT.md section 5, D2: see Run), so it must stay
+// open and unchanged until the ledger is written.
 type Input struct {
 	Name string
 	R    io.Reader
