@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strconv"
@@ -25,43 +28,81 @@ import (
 
 // stream is one STREAM: its input, and the ledger as its deltas leave it.
 type stream struct {
-	idx  int
-	name string
-	form Form
-	data []byte    // FormOutput: the whole document
-	src  io.Reader // FormDeltaLines
-	st   *state
-	// seen holds every delta_id of the stream with the first delta that
-	// carried it (D2); conflicts the other contents seen with an id
-	// (rejected, RP002).
+	num   int // position among the streams
+	name  string
+	form  Form
+	data  []byte    // FormOutput: the whole document
+	src   io.Reader // FormDeltaLines
+	start int64     // FormDeltaLines: offset of src's first byte in the input
+	st    *state
+	// The D2 record (see rereadable): a stream that can be read again
+	// keeps idx (delta_id hash → position of its first delta) and pos
+	// (each delta's offset), reads deltas again through rr and decodes
+	// them with rdd (re-read deltas; last is the latest) and cdd (digests
+	// of current deltas); any other keeps seen (every delta_id with the
+	// digest and position of its first delta). conflicts holds the other
+	// contents seen with an id (rejected, RP002).
+	reread    bool
+	idx       *hashIndex
+	pos       posTable
+	rr        *rereader
+	rdd, cdd  *deltaDecoder
+	last      rereadDelta
 	seen      *seenTable
+	seenSlot  int
 	conflicts map[string][]digest
+	hash      func([]byte) uint64
+	// err is the first error of reading the stream again.
+	err error
 	// lines maps a delta's position to its line (FormDeltaLines).
 	lines  lineMap
 	counts Counts
 }
 
-// deltaID returns the delta_id of the stream's entry ref as a string.
-func (s *stream) deltaID(ref uint32) string { return string(s.seen.id(ref)) }
+// rereadDelta is the delta stream.rereadID read last: its position, id and
+// text (both valid until the stream is read again) and, once asked for,
+// its digest.
+type rereadDelta struct {
+	pos       uint32
+	id, text  []byte
+	dg        digest
+	hasDigest bool
+	ok        bool
+}
 
 // delta is one decoded ledger delta. Its byte slices point into the
 // decoder's buffer: valid until the next decode.
 type delta struct {
 	taskID, status, owner, deltaID []byte
 	// vals are the formatted values of the mutable fields it carries.
-	vals   [nMut][]byte
+	vals [nMut][]byte
+	// digest is set when the decoder computes digests (deltaDecoder.digest).
 	digest digest
+	// hash is the delta_id's hash (deltaDecoder.hash; 0 without).
+	hash uint64
+	// row is the task's row in BASE, -1 when BASE has no such task, or
+	// rowUnknown when the decoder was given no BASE.
+	row int32
 }
+
+// rowUnknown: the decoder did not look the task up in BASE.
+const rowUnknown = -2
 
 // deltaDecoder decodes deltas; it reuses its buffers.
 type deltaDecoder struct {
-	rd  bytes.Reader
-	dec *jsontext.Decoder
 	// buf holds the names and canonical values of the current delta's
 	// members; members indexes into it.
 	buf     []byte
 	members []canonMember
 	canon   []byte
+	// digest: compute each delta's digest (RFC 8785 form, SHA-256);
+	// otherwise only the members the replay reads are canonicalized.
+	digest bool
+	// hash, when set, hashes the delta_id (delta.hash); base, when set,
+	// is the BASE whose index gives delta.row. Both are read-only, so
+	// decoders of several goroutines share them.
+	hash func([]byte) uint64
+	base *ledger
 }
 
 // canonMember is one member of a delta: its name (unquoted) and its value in
@@ -74,10 +115,10 @@ type canonMember struct {
 	escaped        bool // the name was written with a backslash escape
 }
 
-func newDeltaDecoder() *deltaDecoder {
-	d := &deltaDecoder{}
-	d.dec = jsontext.NewDecoder(&d.rd)
-	return d
+// newDeltaDecoder returns a decoder; digest says whether it computes
+// digests, hash and base are as deltaDecoder's (nil: none).
+func newDeltaDecoder(digest bool, hash func([]byte) uint64, base *ledger) *deltaDecoder {
+	return &deltaDecoder{digest: digest, hash: hash, base: base}
 }
 
 // errTrailing: a JSON Lines record holds more than one JSON value.
@@ -109,15 +150,155 @@ func strBytes(c, scratch []byte) []byte {
 	return append(scratch, unquote(c)...)
 }
 
-// decode reads one delta (already validated against the schema). Its digest
-// is the SHA-256 of its RFC 8785 canonical form, built from the members read
-// here (the same bytes jsontext.Value.Canonicalize gives; see
-// TestDigestIsCanonical). It reads the record with a shallow scanner
-// (scanMember; the record is valid JSON, which input validation checked),
-// so it allocates nothing once its buffers have grown, except for names or
-// values with escapes, numbers and nested values (canonicalization rewrites
-// those). A record that holds more than one JSON value is errTrailing.
+// decode reads one delta (already validated against the schema). With
+// dd.digest its digest is the SHA-256 of its RFC 8785 canonical form, built
+// from the members read here (the same bytes jsontext.Value.Canonicalize
+// gives; see TestDigestIsCanonical); without, only task_id, delta_id and
+// the mutable fields are canonicalized. It reads the record with a shallow
+// scanner (scanMember; the record is valid JSON, which input validation
+// checked), so it allocates nothing once its buffers have grown, except for
+// names or values with escapes, numbers and nested values
+// (canonicalization rewrites those). A record that holds more than one JSON
+// value is errTrailing.
 func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
+	var d delta
+	err := dd.decodeInto(raw, &d)
+	return d, err
+}
+
+// decodeInto is decode into *d (which it overwrites), without copying a
+// delta around.
+func (dd *deltaDecoder) decodeInto(raw []byte, d *delta) error {
+	*d = delta{}
+	if dd.digest || !readFast(raw, d) {
+		var err error
+		if *d, err = dd.read(raw); err != nil {
+			return err
+		}
+	}
+	if dd.hash != nil {
+		d.hash = dd.hash(d.deltaID)
+	}
+	d.row = rowUnknown
+	if dd.base != nil {
+		d.row = int32(dd.base.tasks.lookup(d.taskID))
+	}
+	return nil
+}
+
+// readFast is read without a digest for the common delta, without copying:
+// every member name is written without escapes, and task_id, delta_id and
+// the mutable fields are strings without escapes (already in RFC 8785
+// form, which is also their formatted form) or true, false or null; the
+// delta's fields are then slices of raw. Otherwise (or for anything that is
+// not one JSON object) ok is false and read decides.
+func readFast(raw []byte, d *delta) (ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return skipSpace(raw, i+1) == len(raw)
+	}
+	for {
+		// The name: a string without escapes.
+		if i >= len(raw) || raw[i] != '"' {
+			return false
+		}
+		j := quoteOrBackslash(raw, i+1)
+		if j >= len(raw) || raw[j] != '"' {
+			return false
+		}
+		name := raw[i+1 : j]
+		i = skipSpace(raw, j+1)
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i = skipSpace(raw, i+1)
+		// The value; plain: a string without escapes.
+		plain := false
+		e := -1
+		if i < len(raw) && raw[i] == '"' {
+			j = quoteOrBackslash(raw, i+1)
+			if j < len(raw) && raw[j] == '"' {
+				e, plain = j+1, true
+			} else {
+				e = stringEnd(raw, i)
+			}
+		} else {
+			e = valueEnd(raw, i)
+		}
+		if e < 0 {
+			return false
+		}
+		v := raw[i:e:e]
+		if mut := mutIndex(name); mut >= 0 {
+			switch {
+			case plain:
+				d.vals[mut] = v
+				switch mut {
+				case fStatus:
+					d.status = v[1 : len(v)-1]
+				case fOwner:
+					d.owner = v[1 : len(v)-1]
+				}
+			case string(v) == "true" || string(v) == "false" || string(v) == "null":
+				d.vals[mut] = v
+				switch mut {
+				case fStatus:
+					d.status = nil
+				case fOwner:
+					d.owner = nil
+				}
+			default:
+				return false
+			}
+		} else if string(name) == "task_id" || string(name) == "delta_id" {
+			if !plain {
+				return false
+			}
+			if name[0] == 't' {
+				d.taskID = v[1 : len(v)-1]
+			} else {
+				d.deltaID = v[1 : len(v)-1]
+			}
+		}
+		i = skipSpace(raw, e)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+			continue
+		}
+		if i < len(raw) && raw[i] == '}' {
+			return skipSpace(raw, i+1) == len(raw)
+		}
+		return false
+	}
+}
+
+// quoteOrBackslash returns the offset of the first '"' or '\\' in b at or
+// after i, or len(b). It tests eight bytes at a time (SWAR: a byte of x
+// equal to c is a zero byte of x^c, and (v-0x01…)&^v&0x80… marks the
+// lowest zero byte of v exactly).
+func quoteOrBackslash(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, bs := x^('"'*ones), x^('\\'*ones)
+		if t := ((q-ones)&^q | (bs-ones)&^bs) & highs; t != 0 {
+			return i + bits.TrailingZeros64(t)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '"' || b[i] == '\\' {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// read is decode without the hash and the BASE row.
+func (dd *deltaDecoder) read(raw []byte) (delta, error) {
 	var d delta
 	dd.members = dd.members[:0] // dd.buf grows: the deltas of a batch share it
 	i := skipSpace(raw, 0)
@@ -155,6 +336,9 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 			ascii = ascii && c < utf8.RuneSelf
 		}
 		m.mut = mutIndex(name)
+		if !dd.digest && m.mut < 0 && string(name) != "task_id" && string(name) != "delta_id" {
+			continue // a member the replay does not read, and no digest
+		}
 		m.val[0] = len(dd.buf)
 		dd.buf = canonicalValue(dd.buf, v)
 		m.val[1] = len(dd.buf)
@@ -186,6 +370,9 @@ func (dd *deltaDecoder) decode(raw []byte) (delta, error) {
 		if m.mut >= 0 {
 			d.vals[m.mut] = dd.buf[m.raw[0]:m.raw[1]]
 		}
+	}
+	if !dd.digest {
+		return d, nil
 	}
 	// RFC 8785 section 3.2.3: members sorted by the UTF-16 code units of
 	// their names (for ASCII names, by bytes). Insertion sort: a delta has
@@ -353,7 +540,7 @@ const (
 // applies its deltas to its own copy of BASE.
 func (r *run) replayStream(s *stream) error {
 	s.st = newState(r.base)
-	dd := newDeltaDecoder()
+	dd := newDeltaDecoder(!s.rereadable(), r.hashID, r.base)
 	if s.form == FormOutput {
 		vs, doc := r.validator.Document(string(FormOutput), s.name, s.data)
 		vs = append([]envelope.Violation(nil), vs...)
@@ -371,20 +558,26 @@ func (r *run) replayStream(s *stream) error {
 		}
 		data := bytes.TrimPrefix(s.data, bom)
 		return r.eachOutputDelta(data, func(i int, raw []byte, at place) {
+			if s.rereadable() {
+				s.pos.add(i, int64(cap(data)-cap(raw))) // raw is data[off:…]
+			}
 			r.apply(s, dd, i, raw, at)
 		})
 	}
-	lr := lint.NewLineReader(s.src)
+	lr := newOffsetLineReader(s.src, s.start)
 	b := newLineBatch(r, s)
 	defer b.stop()
 	for {
-		text, line, crlf, tooLong, err := lr.Next()
+		text, line, off, crlf, tooLong, err := lr.next()
 		if err == io.EOF {
 			b.finish()
-			return nil
+			return s.err
 		}
 		if err != nil {
 			return &InputError{s.name, "cannot read: " + err.Error()}
+		}
+		if s.err != nil {
+			return s.err
 		}
 		var pre []envelope.Violation
 		if tooLong {
@@ -392,7 +585,9 @@ func (r *run) replayStream(s *stream) error {
 			continue
 		}
 		if line == 1 {
+			n := len(text)
 			text, pre = stripBOM(text)
+			off += int64(n - len(text))
 		}
 		if crlf {
 			pre = append(pre, envelope.Violation{Rule: "AL007", Line: line, Column: len(text) + 1, Reason: "CRLF line ending (use LF)"})
@@ -405,7 +600,7 @@ func (r *run) replayStream(s *stream) error {
 			continue
 		}
 		r.addInput(s.name, r.fillAll(pre))
-		b.add(text, line)
+		b.add(text, line, off)
 	}
 }
 
@@ -439,17 +634,23 @@ type batch struct {
 	per    [][]envelope.Violation
 	deltas []delta
 	errs   []error
-	dd     *deltaDecoder
-	ready  chan struct{} // receives once the worker is done
+	hashes []uint64 // the deltas' id hashes (hashIndex.touch)
+	// touched keeps hashIndex.touch's result, so that its loads are not
+	// optimized away.
+	touched uint64
+	dd      *deltaDecoder
+	ready   chan struct{} // receives once the worker is done
 }
 
-// batchRecord is a record of the batch: its line and its range in wrap.
+// batchRecord is a record of the batch: its line, its range in wrap and
+// its offset in the input.
 type batchRecord struct {
 	line, start, end int
+	off              int64
 }
 
 const (
-	batchRecords = 256
+	batchRecords = 1024
 	batchWorkers = 2
 )
 
@@ -477,12 +678,12 @@ func newLineBatch(r *run, s *stream) *lineBatch {
 	return b
 }
 
-func (b *lineBatch) add(text []byte, line int) {
+func (b *lineBatch) add(text []byte, line int, off int64) {
 	if b.cur == nil {
 		if n := len(b.free); n > 0 {
 			b.cur, b.free = b.free[n-1], b.free[:n-1]
 		} else {
-			b.cur = &batch{dd: newDeltaDecoder(), ready: make(chan struct{}, 1)}
+			b.cur = &batch{dd: newDeltaDecoder(!b.s.rereadable(), b.r.hashID, b.r.base), ready: make(chan struct{}, 1)}
 		}
 		b.cur.wrap = append(b.cur.wrap[:0], deltaPrefix...)
 		b.cur.recs = b.cur.recs[:0]
@@ -490,7 +691,7 @@ func (b *lineBatch) add(text []byte, line int) {
 		b.cur.wrap = append(b.cur.wrap, ",\n"...)
 	}
 	bt := b.cur
-	bt.recs = append(bt.recs, batchRecord{line, len(bt.wrap), len(bt.wrap) + len(text)})
+	bt.recs = append(bt.recs, batchRecord{line, len(bt.wrap), len(bt.wrap) + len(text), off})
 	bt.wrap = append(bt.wrap, text...)
 	if len(bt.recs) == batchRecords || len(bt.wrap) > 1<<20 {
 		b.send()
@@ -545,14 +746,13 @@ func (bt *batch) check(engine lint.SchemaEngine, strict bool) {
 	}
 	bt.wrap = bt.wrap[:n]
 	bt.dd.buf = bt.dd.buf[:0]
-	bt.deltas, bt.errs = bt.deltas[:0], bt.errs[:0]
+	bt.deltas, bt.errs = slices.Grow(bt.deltas[:0], len(bt.recs))[:len(bt.recs)], bt.errs[:0]
 	for k, rec := range bt.recs {
 		text := bt.wrap[rec.start:rec.end]
 		if !whole {
 			per[k] = validateOne(engine, strict, text)
 		}
-		d, err := bt.dd.decode(text)
-		bt.deltas, bt.errs = append(bt.deltas, d), append(bt.errs, err)
+		bt.errs = append(bt.errs, bt.dd.decodeInto(text, &bt.deltas[k]))
 	}
 }
 
@@ -563,6 +763,13 @@ func (b *lineBatch) applyNext() {
 	b.sent = b.sent[1:]
 	<-bt.ready
 	r := b.r
+	if s := b.s; s.rereadable() {
+		bt.hashes = bt.hashes[:0]
+		for k := range bt.deltas {
+			bt.hashes = append(bt.hashes, bt.deltas[k].hash)
+		}
+		bt.touched = s.idx.touch(bt.hashes)
+	}
 	for k, rec := range bt.recs {
 		text := bt.wrap[rec.start:rec.end]
 		rv := bt.per[k]
@@ -575,7 +782,13 @@ func (b *lineBatch) applyNext() {
 			}
 			r.addInput(b.s.name, rv)
 		}
+		if b.index == math.MaxInt32 && b.s.err == nil {
+			b.s.err = &InputError{b.s.name, "more than 2147483646 deltas in one stream"}
+		}
 		b.s.lines.set(b.index, rec.line)
+		if b.s.rereadable() {
+			b.s.pos.add(b.index, rec.off)
+		}
 		if !envelope.HasErrors(rv) && !r.invalid {
 			r.applyDecoded(b.s, &bt.deltas[k], bt.errs[k], b.index, place{b.s.name, "", span{text, rec.line, 1}})
 		}
@@ -685,123 +898,187 @@ func (r *run) apply(s *stream, dd *deltaDecoder, index int, raw []byte, at place
 
 // applyDecoded applies delta d (or reports err, its decoding error) of
 // stream s at position index.
-func (r *run) applyDecoded(s *stream, dp *delta, err error, index int, at place) {
+func (r *run) applyDecoded(s *stream, d *delta, err error, index int, at place) {
+	// The common path (a new delta_id, a known task, an allowed move) is
+	// kept small; each finding is built by a helper of its own.
 	at.file = s.name
-	d := *dp
 	if err != nil {
-		r.addInput(s.name, r.fillAll([]envelope.Violation{{Rule: fast.RuleSyntax, Line: at.span.line, Column: at.span.col, Parse: true,
-			Pointer: at.ptr, Reason: "invalid JSON: " + err.Error()}}))
+		r.decodeError(s, err, at)
 		return
 	}
 	s.counts.Deltas++
-	reject := func(v envelope.Violation) {
-		r.report(v)
-		s.counts.Rejected++
-	}
 
 	// D2: a delta_id seen before, in this stream or in BASE's record.
-	ref, slot, known := s.seen.locate(d.deltaID)
-	var first digest
-	fromBase := false
-	if known {
-		first = s.seen.digest(ref)
-	} else if bref, inBase := r.base.applied.lookup(d.deltaID); inBase {
-		first, known, fromBase = r.base.applied.digest(bref), true, true
-	}
-	if known {
-		if first == d.digest || (len(s.conflicts) > 0 && slices.Contains(s.conflicts[string(d.deltaID)], d.digest)) {
-			s.counts.SkippedDuplicates++
+	firstIndex, first, dg, slot, known := s.d2Find(d, at.span.text)
+	if known || r.base.applied.len() > 0 {
+		if r.repeated(s, d, index, at, known, firstIndex, first, dg) {
 			return
 		}
-		s.conflicts[string(d.deltaID)] = append(s.conflicts[string(d.deltaID)], d.digest)
-		extra := extraOf(s, index, &d)
-		where := "a delta BASE records as applied (" + AppliedDeltasField + ")"
-		if !fromBase {
-			where = fmt.Sprintf("delta %d of this stream", s.seen.index(ref))
-			extra["first_delta_index"] = s.seen.index(ref)
-		}
-		reject(at.violation("RP002", "/delta_id", fmt.Sprintf("delta %d reuses delta_id %q of %s with different content (D2)", index, d.deltaID, where), extra))
-		return
 	}
-	ref = s.seen.insert(slot, d.deltaID, d.digest, index)
+	ref := s.d2Insert(d, slot, index)
 
 	st := s.st
 	status := internStatus(d.status)
-	i := st.lookup(d.taskID)
+	i := int(d.row)
+	switch {
+	case d.row == rowUnknown:
+		i = st.lookup(d.taskID)
+	case d.row < 0:
+		i = st.lookupCreated(d.taskID)
+	}
 	if i < 0 {
-		// D4: only a create-intent delta (status todo) may name a new task.
-		if status != "todo" {
-			extra := extraOf(s, index, &d)
-			extra["status"] = status
-			reject(at.violation("RP001", "/task_id", fmt.Sprintf(
-				"delta %d (%s) names task %s, which is not in the ledger, with status %s: only a create-intent delta (status todo) may add a task (D4)",
-				index, d.deltaID, d.taskID, status), extra))
-			return
-		}
-		i = st.create(string(d.taskID), index)
-		r.set(s, i, index, ref, &d, status, string(d.owner))
+		r.unknownTask(s, d, index, at, ref, status)
 		return
 	}
-
 	cur := &st.rows[i]
 	owner := cur.owner
 	if owner != string(d.owner) {
 		owner = string(d.owner)
 	}
-	extra := func() map[string]any {
-		x := extraOf(s, index, &d)
-		x["from"], x["to"] = cur.status, status
-		return x
+	if step := rules.CheckStep(cur.status, cur.owner, status, owner); step != rules.StepAllowed {
+		r.badStep(s, d, index, at, i, step, status, owner)
+		return
 	}
-	switch rules.CheckStep(cur.status, cur.owner, status, owner) {
-	case rules.StepForbidden:
+	if status == "in_progress" && cur.status != "in_progress" && (len(st.row(i).deps) > 0 || strings.TrimSpace(owner) == "") {
+		if r.cannotStart(s, d, index, at, i, status, owner) {
+			return
+		}
+	}
+	r.set(s, i, index, ref, d, status, owner)
+}
+
+// decodeError reports a delta that could not be decoded (AL001).
+//
+//go:noinline
+func (r *run) decodeError(s *stream, err error, at place) {
+	r.addInput(s.name, r.fillAll([]envelope.Violation{{Rule: fast.RuleSyntax, Line: at.span.line, Column: at.span.col, Parse: true,
+		Pointer: at.ptr, Reason: "invalid JSON: " + err.Error()}}))
+}
+
+// reject reports why delta d was not applied and counts it.
+func (r *run) reject(s *stream, v envelope.Violation) {
+	r.report(v)
+	s.counts.Rejected++
+}
+
+// repeated handles D2 for delta d (at position index) whose delta_id the
+// stream knows (known: its first delta at firstIndex, digest first; dg is
+// d's digest) or BASE may record: a repeat with the same content is
+// skipped, with other content rejected (RP002). It reports whether d was
+// handled (skipped or rejected).
+//
+//go:noinline
+func (r *run) repeated(s *stream, d *delta, index int, at place, known bool, firstIndex int, first, dg digest) bool {
+	fromBase := false
+	if !known {
+		bref, inBase := r.base.applied.lookupHash(d.deltaID, d.hash)
+		if !inBase {
+			return false
+		}
+		first, known, fromBase = r.base.applied.digest(bref), true, true
+		if s.rereadable() {
+			dg = s.digestOf(at.span.text)
+		}
+	}
+	if first == dg || (len(s.conflicts) > 0 && slices.Contains(s.conflicts[string(d.deltaID)], dg)) {
+		s.counts.SkippedDuplicates++
+		return true
+	}
+	s.conflicts[string(d.deltaID)] = append(s.conflicts[string(d.deltaID)], dg)
+	extra := extraOf(s, index, d)
+	where := "a delta BASE records as applied (" + AppliedDeltasField + ")"
+	if !fromBase {
+		where = fmt.Sprintf("delta %d of this stream", firstIndex)
+		extra["first_delta_index"] = firstIndex
+	}
+	r.reject(s, at.violation("RP002", "/delta_id", fmt.Sprintf("delta %d reuses delta_id %q of %s with different content (D2)", index, d.deltaID, where), extra))
+	return true
+}
+
+// unknownTask handles delta d for a task absent from the ledger (D4): a
+// create-intent delta (status todo) creates the row, any other is RP001.
+//
+//go:noinline
+func (r *run) unknownTask(s *stream, d *delta, index int, at place, ref uint32, status string) {
+	if status != "todo" {
+		extra := extraOf(s, index, d)
+		extra["status"] = status
+		r.reject(s, at.violation("RP001", "/task_id", fmt.Sprintf(
+			"delta %d (%s) names task %s, which is not in the ledger, with status %s: only a create-intent delta (status todo) may add a task (D4)",
+			index, d.deltaID, d.taskID, status), extra))
+		return
+	}
+	i := s.st.create(string(d.taskID), index)
+	r.set(s, i, index, ref, d, status, string(d.owner))
+}
+
+// stepExtra returns the details of a finding about delta d's move of row i.
+func stepExtra(s *stream, d *delta, index int, cur *rowState, status string) map[string]any {
+	x := extraOf(s, index, d)
+	x["from"], x["to"] = cur.status, status
+	return x
+}
+
+// badStep reports a move the task state machine forbids (RP003) or a
+// terminal task's owner change (RP004).
+//
+//go:noinline
+func (r *run) badStep(s *stream, d *delta, index int, at place, i int, step rules.Step, status, owner string) {
+	cur := &s.st.rows[i]
+	if step == rules.StepForbidden {
 		why := "which the task state machine forbids"
 		if rules.IsTerminal(cur.status) {
 			why = fmt.Sprintf("but a %s task is terminal: it never leaves %s", cur.status, cur.status)
 		}
-		reject(at.violation("RP003", "/status", fmt.Sprintf("delta %d (%s) moves task %s from %s to %s, %s",
-			index, d.deltaID, d.taskID, cur.status, status, why), extra()))
-		return
-	case rules.StepTerminalOwnerChange:
-		x := extra()
-		x["from_owner"], x["to_owner"] = cur.owner, owner
-		reject(at.violation("RP004", "/owner", fmt.Sprintf("delta %d (%s) changes the owner of task %s from %q to %q although the task is %s: a terminal task's owner must not change",
-			index, d.deltaID, d.taskID, cur.owner, owner, cur.status), x))
+		r.reject(s, at.violation("RP003", "/status", fmt.Sprintf("delta %d (%s) moves task %s from %s to %s, %s",
+			index, d.deltaID, d.taskID, cur.status, status, why), stepExtra(s, d, index, cur, status)))
 		return
 	}
-	if status == "in_progress" && cur.status != "in_progress" {
-		var vs []envelope.Violation
-		if strings.TrimSpace(owner) == "" {
-			vs = append(vs, at.violation("RP005", "/owner", fmt.Sprintf("delta %d (%s) moves task %s from %s to in_progress without an owner",
-				index, d.deltaID, d.taskID, cur.status), extra()))
+	x := stepExtra(s, d, index, cur, status)
+	x["from_owner"], x["to_owner"] = cur.owner, owner
+	r.reject(s, at.violation("RP004", "/owner", fmt.Sprintf("delta %d (%s) changes the owner of task %s from %q to %q although the task is %s: a terminal task's owner must not change",
+		index, d.deltaID, d.taskID, cur.owner, owner, cur.status), x))
+}
+
+// cannotStart checks a move of row i into in_progress: it needs a
+// non-blank owner (RP005) and every dependency done in the stream's current
+// ledger (RP006). It reports whether the delta was rejected.
+//
+//go:noinline
+func (r *run) cannotStart(s *stream, d *delta, index int, at place, i int, status, owner string) bool {
+	st := s.st
+	cur := &st.rows[i]
+	var vs []envelope.Violation
+	if strings.TrimSpace(owner) == "" {
+		vs = append(vs, at.violation("RP005", "/owner", fmt.Sprintf("delta %d (%s) moves task %s from %s to in_progress without an owner",
+			index, d.deltaID, d.taskID, cur.status), stepExtra(s, d, index, cur, status)))
+	}
+	var unmet []string
+	var names []string
+	for _, dep := range st.row(i).deps {
+		status := "absent from the ledger"
+		if j := st.lookupString(dep); j >= 0 {
+			status = st.rows[j].status
 		}
-		var unmet []string
-		var names []string
-		for _, dep := range st.row(i).deps {
-			status := "absent from the ledger"
-			if j := st.lookupString(dep); j >= 0 {
-				status = st.rows[j].status
-			}
-			if status != "done" {
-				unmet = append(unmet, dep)
-				names = append(names, dep+" ("+status+")")
-			}
-		}
-		if len(unmet) > 0 {
-			x := extra()
-			x["unmet_dependencies"] = unmet
-			vs = append(vs, at.violation("RP006", "/status", fmt.Sprintf("delta %d (%s) moves task %s to in_progress while its dependencies are not done: %s",
-				index, d.deltaID, d.taskID, strings.Join(names, ", ")), x))
-		}
-		if len(vs) > 0 {
-			for _, v := range vs {
-				r.report(v)
-			}
-			s.counts.Rejected++
-			return
+		if status != "done" {
+			unmet = append(unmet, dep)
+			names = append(names, dep+" ("+status+")")
 		}
 	}
-	r.set(s, i, index, ref, &d, status, owner)
+	if len(unmet) > 0 {
+		x := stepExtra(s, d, index, cur, status)
+		x["unmet_dependencies"] = unmet
+		vs = append(vs, at.violation("RP006", "/status", fmt.Sprintf("delta %d (%s) moves task %s to in_progress while its dependencies are not done: %s",
+			index, d.deltaID, d.taskID, strings.Join(names, ", ")), x))
+	}
+	if len(vs) == 0 {
+		return false
+	}
+	for _, v := range vs {
+		r.report(v)
+	}
+	s.counts.Rejected++
+	return true
 }
 
 // internStatus returns the status a delta carries as a string, without
@@ -827,7 +1104,7 @@ func (r *run) set(s *stream, i, index int, ref uint32, d *delta, status, owner s
 		}
 	}
 	cur.status, cur.owner = status, owner
-	s.seen.setApplied(ref)
+	s.setApplied(ref, index)
 	s.counts.Applied++
 }
 

@@ -3,9 +3,11 @@ package replay
 import (
 	"crypto/sha256"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"pgregory.net/rapid"
 )
@@ -77,7 +79,7 @@ func TestDigestIsCanonical(t *testing.T) {
 		if !jsontext.Value(raw).IsValid() {
 			t.Skip("generated an invalid document")
 		}
-		d, err := newDeltaDecoder().decode(raw)
+		d, err := newDeltaDecoder(true, nil, nil).decode(raw)
 		if err != nil {
 			t.Fatalf("decode: %v\n%s", err, raw)
 		}
@@ -86,6 +88,15 @@ func TestDigestIsCanonical(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256(want)
+		// Without digests, the fields the replay reads are the same.
+		light, err := newDeltaDecoder(false, nil, nil).decode(raw)
+		if err != nil {
+			t.Fatalf("decode without digest: %v\n%s", err, raw)
+		}
+		if fmt.Sprintf("%q %q %q %q %q", light.taskID, light.deltaID, light.status, light.owner, light.vals) !=
+			fmt.Sprintf("%q %q %q %q %q", d.taskID, d.deltaID, d.status, d.owner, d.vals) {
+			t.Fatalf("fields differ without digest\nraw: %s", raw)
+		}
 		if string(d.digest[:]) != string(sum[:16]) {
 			t.Fatalf("digest differs from the canonical form's\nraw:       %s\ncanonical: %s", raw, want)
 		}
@@ -98,7 +109,12 @@ func TestDigestIsCanonical(t *testing.T) {
 // or a delta.
 func TestDecodeNotOneObject(t *testing.T) {
 	delta := `{"task_id": "T-1", "status": "todo", "owner": "a\"b", "reason": "", "delta_id": "d-1", "x_n": {"a": [1, "]}"]}}`
-	dd := newDeltaDecoder()
+	for _, digests := range []bool{true, false} {
+		checkNotOneObject(t, newDeltaDecoder(digests, nil, nil), delta)
+	}
+}
+
+func checkNotOneObject(t *testing.T, dd *deltaDecoder, delta string) {
 	if _, err := dd.decode([]byte(delta)); err != nil {
 		t.Fatalf("valid delta: %v", err)
 	}
@@ -115,4 +131,117 @@ func TestDecodeNotOneObject(t *testing.T) {
 			t.Fatalf("delta followed by %q decoded", tail)
 		}
 	}
+}
+
+// TestQuoteOrBackslash holds the eight-bytes-at-a-time scan to a byte loop,
+// at every offset, with quotes, backslashes and bytes ≥ 0x80 anywhere.
+func TestQuoteOrBackslash(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.SampledFrom([]byte{'a', '"', '\\', 0x80, 0xff, 0x22 ^ 0x80, 0x5c ^ 0x80, 0, 0x21, 0x23, 0x5b, 0x5d, 0x01}), 0, 40).Draw(t, "b")
+		for i := 0; i <= len(b); i++ {
+			want := i
+			for want < len(b) && b[want] != '"' && b[want] != '\\' {
+				want++
+			}
+			if got := quoteOrBackslash(b, i); got != want {
+				t.Fatalf("quoteOrBackslash(%q, %d) = %d, want %d", b, i, got, want)
+			}
+		}
+	})
+}
+
+// TestTaskIndex: every task_id of BASE's rows is found at its first row,
+// others are not, however the ids look.
+func TestTaskIndex(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ids := rapid.SliceOfN(rapid.StringMatching(`[A-Za-z0-9é-]{0,6}`), 0, 200).Draw(t, "ids")
+		var rows []*row
+		first := map[string]int{}
+		for i, id := range ids {
+			rows = append(rows, &row{taskID: id})
+			if _, ok := first[id]; !ok {
+				first[id] = i
+			}
+		}
+		ix := newTaskIndex(rows)
+		for id, want := range first {
+			if got := ix.lookup([]byte(id)); got != want {
+				t.Fatalf("lookup(%q) = %d, want %d", id, got, want)
+			}
+		}
+		probe := rapid.StringMatching(`[A-Za-z0-9é-]{0,7}`).Draw(t, "probe")
+		if _, ok := first[probe]; !ok && ix.lookup([]byte(probe)) != -1 {
+			t.Fatalf("lookup(%q) found an absent id", probe)
+		}
+	})
+}
+
+// genRow draws a ledger row object: the row fields (strings with escapes
+// sometimes, dependencies) and extension members of any JSON value, with
+// names that may be escaped, in any order and spacing.
+func genRow(t *rapid.T) string {
+	members := []string{
+		`"task_id": ` + rapid.SampledFrom([]string{`"T-1"`, `"T-\u0032"`, `"T é"`}).Draw(t, "task_id"),
+		`"status": ` + rapid.SampledFrom([]string{`"todo"`, `"in_progress"`, `"d\u006fne"`}).Draw(t, "status"),
+	}
+	if rapid.Bool().Draw(t, "owner") {
+		members = append(members, `"owner": `+genJSONString(t, "owner"))
+	}
+	if rapid.Bool().Draw(t, "deps") {
+		members = append(members, `"dependencies": [`+rapid.SampledFrom([]string{``, `"T-2"`, `"T-2", "T-\u0033"`}).Draw(t, "dep list")+`]`)
+	}
+	for i := range rapid.IntRange(0, 4).Draw(t, "extensions") {
+		name := rapid.SampledFrom([]string{"x_a", "title", "timeout_seconds", "x_\\u00e9", "last_heartbeat_at", "retry_after_ms"}).Draw(t, "name")
+		members = append(members, fmt.Sprintf(`"%s%d" :%s`, name, i, genJSONValue(t, 2)))
+	}
+	perm := rapid.Permutation(members).Draw(t, "order")
+	return "{" + strings.Join(perm, rapid.SampledFrom([]string{",", " , ", ",\n\t"}).Draw(t, "comma")) + " }"
+}
+
+// TestParseRowFast: the shallow row reader gives the decoder's row (the
+// same members, values formatted alike, fields and dependencies) whenever
+// it takes the row; rowValue gives what json.Unmarshal gives for the row
+// appendRow writes, with and without mutable values a delta set.
+func TestParseRowFast(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		text := []byte(genRow(t))
+		if !jsontext.Value(text).IsValid() {
+			t.Skip("generated an invalid row")
+		}
+		slow, err := parseRowSlow(text)
+		if err != nil {
+			t.Fatalf("parseRowSlow: %v\n%s", err, text)
+		}
+		fast, ok := parseRowFast(text)
+		if ok {
+			if a, b := fmt.Sprintf("%q %q %q %q", fast.taskID, fast.status, fast.owner, fast.deps), fmt.Sprintf("%q %q %q %q", slow.taskID, slow.status, slow.owner, slow.deps); a != b {
+				t.Fatalf("fields differ\nfast: %s\nslow: %s\nrow: %s", a, b, text)
+			}
+			if len(fast.members) != len(slow.members) {
+				t.Fatalf("%d members, want %d\nrow: %s", len(fast.members), len(slow.members), text)
+			}
+			for k := range fast.members {
+				if fast.members[k].name != slow.members[k].name || string(fast.members[k].val) != string(slow.members[k].val) {
+					t.Fatalf("member %d: %q %s, want %q %s", k, fast.members[k].name, fast.members[k].val, slow.members[k].name, slow.members[k].val)
+				}
+			}
+		}
+		st := &state{base: &ledger{rows: []*row{slow}}, rows: make([]rowState, 1)}
+		if rapid.Bool().Draw(t, "delta values") {
+			st.rows[0].vals[fReason] = []byte(genJSONString(t, "reason"))
+			st.rows[0].vals[fTimedOut] = []byte(rapid.SampledFrom([]string{"true", "false", "null"}).Draw(t, "timed_out"))
+			st.rows[0].vals[fRetry] = []byte(rapid.SampledFrom([]string{"0", "1.5e3", "-2"}).Draw(t, "retry"))
+		}
+		got, err := st.rowValue(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want any
+		if err := json.Unmarshal(st.appendRow(nil, 0), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(any(got), want) {
+			t.Fatalf("rowValue %#v\nwant %#v", got, want)
+		}
+	})
 }

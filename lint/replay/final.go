@@ -40,6 +40,13 @@ func (r *run) finish(ss []*stream) *Result {
 		return r.verdict(res, r.inputVs, details, "")
 	}
 	r.crossStreamIDs(ss)
+	// The D2 indexes are not needed any more: give their memory back
+	// before the reconciliation's peak.
+	for _, s := range ss {
+		if s.idx != nil {
+			s.idx.release()
+		}
+	}
 	final, conflicted := r.merge(ss)
 	tasks := map[string]any{}
 	for _, i := range final.order() {
@@ -98,20 +105,19 @@ func (r *run) crossStreamIDs(ss []*stream) {
 		if j == 0 {
 			continue
 		}
-		s.seen.each(func(ref uint32) {
-			id := s.seen.id(ref)
+		s.entries(func(e d2Entry) {
 			for _, f := range ss[:j] {
-				fref, ok := f.seen.lookup(id)
+				fe, ok := f.lookup(e.id, e.h)
 				if !ok {
 					continue
 				}
-				if f.seen.digest(fref) != s.seen.digest(ref) {
-					index, findex := s.seen.index(ref), f.seen.index(fref)
+				if !sameContent(s, e, f, fe) {
+					index, findex := e.index, fe.index
 					at := s.deltaPlace(index, s.lines.get(index))
 					r.report(at.violation("RP002", "/delta_id", fmt.Sprintf(
 						"delta %d of stream %s reuses delta_id %q of delta %d of stream %s with different content (D2)",
-						index, s.name, id, findex, f.name), map[string]any{
-						"stream": s.name, "delta_index": index, "delta_id": string(id),
+						index, s.name, e.id, findex, f.name), map[string]any{
+						"stream": s.name, "delta_index": index, "delta_id": string(e.id),
 						"other_stream": f.name, "other_delta_index": findex,
 					}))
 				}
@@ -151,13 +157,11 @@ func (r *run) merge(ss []*stream) (*state, map[string]bool) {
 	case 0:
 		return newState(r.base), conflicted
 	case 1:
-		ss[0].st.applied = []*seenTable{ss[0].seen}
+		ss[0].st.applied = ss[:1]
 		return ss[0].st, conflicted
 	}
 	m := newState(r.base)
-	for _, s := range ss {
-		m.applied = append(m.applied, s.seen)
-	}
+	m.applied = ss
 	per := make([]*rowState, len(ss))
 	for i := range r.base.rows {
 		for j, s := range ss {
@@ -280,12 +284,12 @@ var (
 func (r *run) reconcile(st *state) {
 	order := st.order()
 	rows := make([]any, len(order))
-	var buf []byte
 	for j, i := range order {
-		buf = st.appendRow(buf[:0], i)
-		if err := json.Unmarshal(buf, &rows[j]); err != nil {
-			panic(fmt.Sprintf("replay: emitted row is not JSON: %v: %s", err, buf))
+		v, err := st.rowValue(i)
+		if err != nil {
+			panic(fmt.Sprintf("replay: row %s is not JSON: %v", st.row(i).taskID, err))
 		}
+		rows[j] = v
 	}
 	opts := &rules.Options{Now: r.opts.Now, MaxSkew: r.opts.MaxSkew, Strict: r.opts.Strict}
 	locks := r.base.lockVals
@@ -351,7 +355,11 @@ func (r *run) attribute(st *state, order []int, f rules.Finding, field int) {
 }
 
 // WriteLedger writes the resulting ledger, or returns ErrNoLedger when the
-// verdict denies (or streams conflicted). The ledger is an
+// verdict denies (or streams conflicted). It reads every stream that Run
+// read again (a regular file, or any Input.R that is an io.ReaderAt and
+// io.Seeker) once more for the ids and digests of its applied deltas, so
+// those readers must stay open and unchanged until the ledger is written;
+// the error is then an *InputError. The ledger is an
 // operator/reconcile document in a canonical layout, so that a ledger
 // written here, read back as BASE and replayed with no stream is written
 // back byte for byte:
@@ -397,7 +405,9 @@ func (res *Result) WriteLedger(w io.Writer) error {
 // EmitLedger writes the resulting ledger to path atomically: to a temporary
 // file in the same directory, synced, then renamed over path (and the
 // directory synced). It returns ErrNoLedger when there is no resulting
-// ledger; path is then untouched.
+// ledger; path is then untouched. Like WriteLedger it reads the streams
+// that can be read again once more, and an *InputError when one of them
+// cannot be (path is then untouched too).
 func (res *Result) EmitLedger(path string) error {
 	if res.final == nil {
 		return ErrNoLedger

@@ -109,7 +109,7 @@ func (r *run) readBase(in Input) (*ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &ledger{name: in.Name, index: map[string]int{}, applied: newSeenTable()}
+	l := &ledger{name: in.Name, index: map[string]int{}, applied: newSeenTable(r.hashID)}
 	data, pre := stripBOM(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		pre = append(pre, envelope.Violation{Rule: "AL005", Line: 1, Column: 1, Reason: "empty payload: --ledger needs a ledger"})
@@ -165,7 +165,7 @@ func (r *run) validateBase(name string, form Form, data []byte) []envelope.Viola
 		}
 	}
 	var pre []envelope.Violation
-	w := []byte(rowLinesPrefix)
+	w := append(make([]byte, 0, len(rowLinesPrefix)+len(data)+len(lines)+2), rowLinesPrefix...)
 	for i, l := range lines {
 		if i > 0 {
 			w = append(w, '\n')
@@ -451,9 +451,12 @@ func (r *run) readApplied(l *ledger, v []byte, at place) {
 func escapePtr(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
 
 // openStream detects a stream's form from its first record: a JSON Lines
-// file of deltas, or an orchestrator output (read whole).
+// file of deltas, or an orchestrator output (read whole), and chooses its
+// D2 record: a stream held whole or a regular file (seekable) is read
+// again to confirm a repeat; any other keeps every id and digest.
 func (r *run) openStream(i int, in Input) (*stream, error) {
-	s := &stream{idx: i, name: in.Name, seen: newSeenTable(), conflicts: map[string][]digest{}}
+	s := &stream{num: i, name: in.Name, conflicts: map[string][]digest{}, hash: r.hashID}
+	ra, start, canReread := seekable(in.R)
 	br := bufio.NewReaderSize(in.R, 64<<10)
 	head, complete, err := peekFirstRecord(br)
 	if err != nil {
@@ -475,15 +478,26 @@ func (r *run) openStream(i int, in Input) (*stream, error) {
 			}
 		}
 		s.data = data
+		s.rr = &rereader{data: bytes.TrimPrefix(data, bom)}
 	case k != nil:
 		return nil, &InputError{in.Name, fmt.Sprintf("is an %s; a stream is an orchestrator output or JSON Lines of ledger deltas", k.Name)}
 	default:
 		s.form = FormDeltaLines
-		s.src = br
-		if data != nil {
-			s.src = bytes.NewReader(data)
+		s.src, s.start = br, start
+		switch {
+		case data != nil:
+			s.src, s.start = bytes.NewReader(data), 0
+			s.rr = &rereader{data: data, lines: true}
+		case canReread:
+			s.rr = &rereader{ra: ra, lines: true}
 		}
 	}
+	if s.rr == nil || r.opts.noReread {
+		s.rr, s.seen = nil, newSeenTable(r.hashID)
+		return s, nil
+	}
+	s.reread, s.idx = true, &hashIndex{}
+	s.rdd, s.cdd = newDeltaDecoder(false, nil, nil), newDeltaDecoder(true, nil, nil)
 	return s, nil
 }
 

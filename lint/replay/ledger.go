@@ -131,6 +131,82 @@ func (r *row) setMember(name string, val []byte) {
 
 // parseRow reads one ledger row object (already validated).
 func parseRow(text []byte) (*row, error) {
+	if r, ok := parseRowFast(text); ok {
+		return r, nil
+	}
+	return parseRowSlow(text)
+}
+
+// plainString reports whether v is a JSON string written without escapes:
+// it is then its own formatted and RFC 8785 form, and v[1:len(v)-1] the
+// string it holds.
+func plainString(v []byte) bool {
+	return len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0
+}
+
+// literal reports whether v is true, false or null.
+func literal(v []byte) bool {
+	return string(v) == "true" || string(v) == "false" || string(v) == "null"
+}
+
+// parseRowFast is parseRow with the shallow scanner for a row whose member
+// names have no escapes: a member that is a string without escapes or a
+// literal keeps its text (a slice of text, which BASE's rows keep alive
+// anyway), any other value is formatted. ok is false for anything else
+// (parseRowSlow decides).
+func parseRowFast(text []byte) (*row, bool) {
+	i := skipSpace(text, 0)
+	if i >= len(text) || text[i] != '{' {
+		return nil, false
+	}
+	r := &row{members: make([]member, 0, 8)}
+	i = skipSpace(text, i+1)
+	for first := true; ; first = false {
+		if i < len(text) && text[i] == '}' {
+			return r, skipSpace(text, i+1) == len(text)
+		}
+		if !first {
+			if i >= len(text) || text[i] != ',' {
+				return nil, false
+			}
+			i = skipSpace(text, i+1)
+		}
+		n, v, next, err := scanMember(text, i)
+		if err != nil || bytes.IndexByte(n, '\\') >= 0 {
+			return nil, false
+		}
+		i = next
+		m := member{name: string(n[1 : len(n)-1])}
+		plain := plainString(v)
+		if plain || literal(v) {
+			m.val = v[:len(v):len(v)]
+		} else {
+			m.val = format(v)
+		}
+		r.members = append(r.members, m)
+		str := ""
+		if plain {
+			str = string(v[1 : len(v)-1])
+		} else if v[0] == '"' {
+			str = unquote(v)
+		}
+		switch m.name {
+		case "task_id":
+			r.taskID = str
+		case "status":
+			r.status = str
+		case "owner":
+			r.owner = str
+		case "dependencies":
+			if json.Unmarshal(v, &r.deps) != nil {
+				return nil, false
+			}
+		}
+	}
+}
+
+// parseRowSlow is parseRow with a JSON decoder.
+func parseRowSlow(text []byte) (*row, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(text))
 	if t, err := dec.ReadToken(); err != nil || t.Kind() != '{' {
 		return nil, fmt.Errorf("ledger row is not an object")
@@ -180,6 +256,8 @@ type ledger struct {
 	form  Form
 	rows  []*row
 	index map[string]int
+	// tasks is index for the decoding workers (built once BASE is read).
+	tasks *taskIndex
 	// locks are the active_locks entries (handoff, reconcile), formatted
 	// and decoded.
 	locks    [][]byte
@@ -211,7 +289,7 @@ type origin struct {
 func (o origin) set() bool { return o.stream != nil }
 
 // deltaID returns the delta's delta_id.
-func (o origin) deltaID() string { return o.stream.deltaID(o.ref) }
+func (o origin) deltaID() string { return o.stream.deltaID(o.ref, int(o.index)) }
 
 // place returns where the delta is in its stream.
 func (o origin) place() place {
@@ -229,9 +307,9 @@ type state struct {
 	// (then by task_id), which does not depend on the order of streams.
 	createdAt []int
 	index     map[string]int // task_id → row, for created rows
-	// applied lists the D2 tables whose applied entries the resulting
+	// applied lists the streams whose applied deltas the resulting
 	// ledger records, besides BASE's.
-	applied []*seenTable
+	applied []*stream
 }
 
 func newState(b *ledger) *state {
@@ -244,9 +322,18 @@ func newState(b *ledger) *state {
 
 // lookup returns the row index of taskID, or -1 (without allocating).
 func (s *state) lookup(taskID []byte) int {
-	if i, ok := s.base.index[string(taskID)]; ok {
+	if i := s.base.tasks.lookup(taskID); i >= 0 {
 		return i
 	}
+	if i, ok := s.index[string(taskID)]; ok {
+		return i
+	}
+	return -1
+}
+
+// lookupCreated returns the row index of taskID among the created rows, or
+// -1 (without allocating).
+func (s *state) lookupCreated(taskID []byte) int {
 	if i, ok := s.index[string(taskID)]; ok {
 		return i
 	}
@@ -311,6 +398,57 @@ var memberRank = map[string]int{
 	"last_heartbeat_at": 11, "timed_out": 12, "retry_after_ms": 13,
 }
 
+// rowValue returns row i as the reconciliation rules read it: the value
+// json.Unmarshal gives for the row appendRow writes (an object of its
+// members, the mutable fields as the deltas left them), built from the
+// members' values without writing the row.
+func (s *state) rowValue(i int) (map[string]any, error) {
+	r, st := s.row(i), &s.rows[i]
+	m := make(map[string]any, len(r.members)+nMut)
+	var have [nMut]bool
+	for _, mb := range r.members {
+		v := mb.val
+		if k := mutIndex(mb.name); k >= 0 {
+			have[k] = true
+			if st.vals[k] != nil {
+				v = st.vals[k]
+			}
+		}
+		x, err := anyValue(v)
+		if err != nil {
+			return nil, err
+		}
+		m[mb.name] = x
+	}
+	for k := range nMut {
+		if !have[k] && st.vals[k] != nil {
+			x, err := anyValue(st.vals[k])
+			if err != nil {
+				return nil, err
+			}
+			m[mutFields[k]] = x
+		}
+	}
+	return m, nil
+}
+
+// anyValue returns the value json.Unmarshal gives for v in an any.
+func anyValue(v []byte) (any, error) {
+	switch {
+	case plainString(v):
+		return string(v[1 : len(v)-1]), nil
+	case string(v) == "true":
+		return true, nil
+	case string(v) == "false":
+		return false, nil
+	case string(v) == "null":
+		return nil, nil
+	}
+	var x any
+	err := json.Unmarshal(v, &x)
+	return x, err
+}
+
 // appendRow appends row i as one JSON object in the emitted layout.
 func (s *state) appendRow(dst []byte, i int) []byte {
 	r, st := s.row(i), &s.rows[i]
@@ -355,28 +493,57 @@ func (s *state) appendRow(dst []byte, i int) []byte {
 	return append(dst, '}')
 }
 
-// appliedRef is an entry of a D2 table.
-type appliedRef struct {
-	t   *seenTable
-	ref uint32
+// appliedSet is a list of applied delta_ids and their digests: ids are
+// arena[ends[k-1]:ends[k]] (ends[-1] = 0), order lists them sorted, each
+// id once.
+type appliedSet struct {
+	arena []byte
+	ends  []int
+	dgs   []digest
+	order []int32
 }
 
-// appliedDeltas returns the entries of the delta_ids the resulting ledger
-// records as applied (BASE's and the streams'), sorted by delta_id, each id
-// once. An id applied by two streams has the same digest in both (otherwise
-// RP002 denies the verdict and nothing is written).
-func (s *state) appliedDeltas() []appliedRef {
-	var all []appliedRef
-	s.base.applied.each(func(ref uint32) { all = append(all, appliedRef{s.base.applied, ref}) })
-	for _, t := range s.applied {
-		t.each(func(ref uint32) {
-			if t.applied(ref) {
-				all = append(all, appliedRef{t, ref})
-			}
-		})
+// id returns the delta_id of entry k.
+func (a *appliedSet) id(k int32) []byte {
+	lo := 0
+	if k > 0 {
+		lo = a.ends[k-1]
 	}
-	slices.SortStableFunc(all, func(a, b appliedRef) int { return bytes.Compare(a.t.id(a.ref), b.t.id(b.ref)) })
-	return slices.CompactFunc(all, func(a, b appliedRef) bool { return bytes.Equal(a.t.id(a.ref), b.t.id(b.ref)) })
+	return a.arena[lo:a.ends[k]]
+}
+
+// appliedDeltas returns the delta_ids the resulting ledger records as
+// applied (BASE's and the streams'), sorted, each id once, with their
+// digests. An id applied by two streams has the same digest in both
+// (otherwise RP002 denies the verdict and nothing is written). The ids are
+// copied into one arena: about 28 bytes plus the id per applied delta
+// while the ledger is written; a stream that can be read again is read
+// again for them, in order. The error is a stream's that could not be.
+func (s *state) appliedDeltas() (*appliedSet, error) {
+	n := s.base.applied.len()
+	for _, st := range s.applied {
+		n += st.counts.Applied // each applied delta is the first of its id
+	}
+	a := &appliedSet{ends: make([]int, 0, n), dgs: make([]digest, 0, n)}
+	add := func(id []byte, dg digest) {
+		a.arena = append(a.arena, id...)
+		a.ends = append(a.ends, len(a.arena))
+		a.dgs = append(a.dgs, dg)
+	}
+	s.base.applied.each(func(ref uint32) { add(s.base.applied.id(ref), s.base.applied.digest(ref)) })
+	for _, st := range s.applied {
+		st.appliedEntries(add)
+		if st.err != nil {
+			return nil, st.err
+		}
+	}
+	a.order = make([]int32, len(a.ends))
+	for k := range a.order {
+		a.order[k] = int32(k)
+	}
+	slices.SortStableFunc(a.order, func(x, y int32) int { return bytes.Compare(a.id(x), a.id(y)) })
+	a.order = slices.CompactFunc(a.order, func(x, y int32) bool { return bytes.Equal(a.id(x), a.id(y)) })
+	return a, nil
 }
 
 // writeTo writes the resulting ledger (see Result.WriteLedger).
@@ -407,14 +574,18 @@ func (s *state) writeTo(w io.Writer) error {
 	list("ledger", len(order), func(dst []byte, i int) []byte { return s.appendRow(dst, order[i]) })
 	_, _ = bw.WriteString(",\n")
 	list("active_locks", len(s.base.locks), func(dst []byte, i int) []byte { return append(dst, s.base.locks[i]...) })
-	if all := s.appliedDeltas(); len(all) > 0 {
+	all, err := s.appliedDeltas()
+	if err != nil {
+		return err
+	}
+	if len(all.order) > 0 {
 		buf = append(append(append(buf[:0], ",\n  "...), quote(AppliedDeltasField)...), ": {"...)
-		for i, e := range all {
+		for i, k := range all.order {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf, _ = jsontext.AppendQuote(append(buf, "\n    "...), e.t.id(e.ref))
-			buf = append(append(buf, ": "...), strconv.Quote(e.t.digest(e.ref).String())...)
+			buf, _ = jsontext.AppendQuote(append(buf, "\n    "...), all.id(k))
+			buf = append(append(buf, ": "...), strconv.Quote(all.dgs[k].String())...)
 			if len(buf) > 32<<10 {
 				_, _ = bw.Write(buf)
 				buf = buf[:0]

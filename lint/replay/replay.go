@@ -59,6 +59,7 @@ package replay
 
 import (
 	"errors"
+	"hash/maphash"
 	"io"
 	"time"
 
@@ -69,7 +70,11 @@ import (
 
 // Input is one input of a replay: its name (a file name, "-" for standard
 // input; used in details and positions) and its content. Run reads R to its
-// end and does not close it.
+// end and does not close it. A STREAM whose R is also an io.ReaderAt and an
+// io.Seeker (a regular *os.File, a *bytes.Reader; not a pipe or terminal)
+// is read again at byte offsets, from the offset R was at, by Run and by
+// Result.WriteLedger (CONTRACT.md section 5, D2: see Run), so it must stay
+// open and unchanged until the ledger is written.
 type Input struct {
 	Name string
 	R    io.Reader
@@ -82,6 +87,12 @@ type Options struct {
 	lint.Options
 	// Engine validates the inputs' schemas; nil: the fast path.
 	Engine lint.SchemaEngine
+
+	// Tests only: hash replaces the delta_id hash (to make ids collide);
+	// noReread keeps every id and digest in memory for every stream, as
+	// for a stream that cannot be read again.
+	hash     func([]byte) uint64
+	noReread bool
 }
 
 // InputError is a problem that keeps the replay from starting at all: an
@@ -138,14 +149,26 @@ type Result struct {
 // the verdict instead. BASE and orchestrator outputs are read whole; JSON
 // Lines streams are read line by line (validated and decoded by worker
 // goroutines, applied in order), so memory grows with the number of tasks
-// and of distinct delta_ids (D2 remembers them all, in a compact table:
-// about 32-36 bytes live each plus the id's bytes; BenchmarkReplay measures the
-// peak), not with the streams' length in bytes.
+// and of distinct delta_ids (D2 remembers them all), not with the streams'
+// length in bytes. A stream that can be read again (a regular file, an
+// io.Reader that is also an io.ReaderAt and io.Seeker, or a document read
+// whole) costs 9-14 bytes per distinct delta_id (mapped outside the Go heap
+// on Unix, and given back before the reconciliation) plus 4 per delta: a
+// hash of the id and the delta's offset, a possible repeat being confirmed by
+// reading the earlier delta again (exact); such a stream must not change
+// during the replay (a delta that reads back differently is an
+// *InputError). Any other stream (standard input from a pipe) keeps every
+// id and digest, about 32-36 bytes plus the id's bytes each.
+// BenchmarkReplay measures the peak.
 func Run(base Input, streams []Input, opts Options) (*Result, error) {
 	if opts.MaxSkew == 0 {
 		opts.MaxSkew = rules.DefaultMaxSkew
 	}
-	r := &run{opts: opts, engine: opts.Engine}
+	r := &run{opts: opts, engine: opts.Engine, hashID: opts.hash}
+	if r.hashID == nil {
+		seed := maphash.MakeSeed()
+		r.hashID = func(id []byte) uint64 { return maphash.Bytes(seed, id) }
+	}
 	if r.engine == nil {
 		r.engine = lint.NewFastEngine()
 	}
@@ -162,23 +185,40 @@ func Run(base Input, streams []Input, opts Options) (*Result, error) {
 		return nil, err
 	}
 	ss := make([]*stream, len(streams))
+	defer func() {
+		// The D2 indexes are needed until the streams are compared;
+		// writing the ledger reads the streams again without them.
+		for _, s := range ss {
+			if s != nil && s.idx != nil {
+				s.idx.release()
+			}
+		}
+	}()
 	for i, in := range streams {
 		if ss[i], err = r.openStream(i, in); err != nil {
 			return nil, err
 		}
 	}
+	b.tasks = newTaskIndex(b.rows)
 	r.base = b
 	for _, s := range ss {
 		if err := r.replayStream(s); err != nil {
 			return nil, err
 		}
 	}
-	return r.finish(ss), nil
+	res := r.finish(ss)
+	for _, s := range ss {
+		if s.err != nil {
+			return nil, s.err
+		}
+	}
+	return res, nil
 }
 
 // run is the state of one replay.
 type run struct {
 	opts      Options
+	hashID    func([]byte) uint64 // hashes delta_ids (maphash, one seed per run); safe for concurrent use
 	engine    lint.SchemaEngine
 	validator *lint.Validator
 	base      *ledger

@@ -2,14 +2,16 @@ package replay
 
 import (
 	"bytes"
-	"hash/maphash"
 	"math"
 )
 
 // seenTable is a D2 table (seed 001 "Ledger Delta Application Semantics",
-// D2; CONTRACT.md section 5): every distinct delta_id of a stream (or of
-// BASE's x_agentlint_applied_deltas) with the digest of the first delta that
-// carried it, its position in the stream and whether it was applied.
+// D2; CONTRACT.md section 5): every distinct delta_id of a stream that cannot
+// be read again (standard input from a pipe; a stream that can keeps a
+// hashIndex instead, see d2.go) or of BASE's x_agentlint_applied_deltas,
+// with the digest of the first delta that carried it, its position in the
+// stream and whether it was applied. Ids are hashed by the run's hash
+// (run.hashID), which the decoding workers apply once per delta.
 //
 // It is compact and exact: the ids' bytes are kept in per-chunk byte arenas
 // (no Go string per id), the other columns in fixed-size per-chunk arrays,
@@ -23,7 +25,7 @@ import (
 // ~140 for a Go map of strings). References are 32 bits: a table holds at
 // most 2^32 entries (some 150 GB of ids and digests).
 type seenTable struct {
-	seed   maphash.Seed
+	hash   func([]byte) uint64 // the ids' hash (the run's: see run.hashID)
 	chunks []*seenChunk
 	slots  []uint32 // 0: empty; otherwise entry reference + 1
 	tags   []uint8  // per slot: 8 bits of the id's hash, to skip most comparisons
@@ -57,7 +59,8 @@ type seenChunk struct {
 	sealed  bool
 }
 
-func newSeenTable() *seenTable { return &seenTable{seed: maphash.MakeSeed()} }
+// newSeenTable returns an empty table whose ids are hashed by hash.
+func newSeenTable(hash func([]byte) uint64) *seenTable { return &seenTable{hash: hash} }
 
 func (t *seenTable) chunk(ref uint32) (*seenChunk, int) {
 	return t.chunks[ref>>seenChunkBits], int(ref & (seenChunkN - 1))
@@ -125,7 +128,15 @@ func (t *seenTable) lookup(id []byte) (ref uint32, ok bool) {
 	if t == nil || t.n == 0 {
 		return 0, false
 	}
-	ref, _, ok = t.find(id, maphash.Bytes(t.seed, id))
+	return t.lookupHash(id, t.hash(id))
+}
+
+// lookupHash is lookup of id whose hash is h.
+func (t *seenTable) lookupHash(id []byte, h uint64) (ref uint32, ok bool) {
+	if t == nil || t.n == 0 {
+		return 0, false
+	}
+	ref, _, ok = t.find(id, h)
 	return ref, ok
 }
 
@@ -143,13 +154,12 @@ func (t *seenTable) find(id []byte, h uint64) (ref uint32, slot int, ok bool) {
 	}
 }
 
-// locate returns the entry of id or, when there is none, the slot that
-// insert takes to add it (valid until the next insert).
-func (t *seenTable) locate(id []byte) (ref uint32, slot int, ok bool) {
+// locate returns the entry of id (whose hash is h) or, when there is
+// none, the slot that insert takes to add it (valid until the next insert).
+func (t *seenTable) locate(id []byte, h uint64) (ref uint32, slot int, ok bool) {
 	if (t.n+1)*4 > len(t.slots)*3 {
 		t.grow()
 	}
-	h := maphash.Bytes(t.seed, id)
 	t.tag = uint8(h >> 56)
 	return t.find(id, h)
 }
@@ -164,7 +174,7 @@ func (t *seenTable) insert(slot int, id []byte, dg digest, index int) uint32 {
 
 // put adds an entry for id unless there is one.
 func (t *seenTable) put(id []byte, dg digest, index int) {
-	if _, slot, ok := t.locate(id); !ok {
+	if _, slot, ok := t.locate(id, t.hash(id)); !ok {
 		t.insert(slot, id, dg, index)
 	}
 }
@@ -224,7 +234,7 @@ func (t *seenTable) grow() {
 	t.slots, t.tags = make([]uint32, n), make([]uint8, n)
 	mask := n - 1
 	t.each(func(ref uint32) {
-		h := maphash.Bytes(t.seed, t.id(ref))
+		h := t.hash(t.id(ref))
 		i := int(h) & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask

@@ -3,6 +3,7 @@ package replay
 import (
 	"crypto/sha256"
 	"fmt"
+	"hash/maphash"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -15,7 +16,7 @@ import (
 // one byte are distinct entries.
 func TestSeenTable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		tab := newSeenTable()
+		tab := newSeenTable(testHash())
 		want := map[string]int{} // id → position of the first add
 		var order []string
 		n := rapid.IntRange(0, 3*seenChunkN).Draw(t, "n")
@@ -33,7 +34,7 @@ func TestSeenTable(t *testing.T) {
 			}
 			sum := sha256.Sum256([]byte(id))
 			dg := digest(sum[:16])
-			ref, slot, ok := tab.locate([]byte(id))
+			ref, slot, ok := tab.locate([]byte(id), tab.hash([]byte(id)))
 			if _, dup := want[id]; ok != dup {
 				t.Fatalf("id %q: found %v, added before %v", id, ok, dup)
 			}
@@ -95,7 +96,7 @@ func TestLineMap(t *testing.T) {
 // memory per entry until a gap; every position reads back across the gap
 // and chunk boundaries.
 func TestSeenTableDensePositions(t *testing.T) {
-	tab := newSeenTable()
+	tab := newSeenTable(testHash())
 	want := map[uint32]int{}
 	pos := 0
 	for i := range 3 * seenChunkN {
@@ -103,7 +104,7 @@ func TestSeenTableDensePositions(t *testing.T) {
 			pos += 3 // deltas that were not new ids
 		}
 		id := []byte(fmt.Sprintf("d-%d", i))
-		_, slot, ok := tab.locate(id)
+		_, slot, ok := tab.locate(id, tab.hash(id))
 		if ok {
 			t.Fatalf("%s found before it was added", id)
 		}
@@ -118,4 +119,10 @@ func TestSeenTableDensePositions(t *testing.T) {
 			t.Fatalf("entry %d: position %d, want %d", ref, got, p)
 		}
 	}
+}
+
+// testHash returns a delta_id hash as a replay's (maphash, a new seed).
+func testHash() func([]byte) uint64 {
+	seed := maphash.MakeSeed()
+	return func(id []byte) uint64 { return maphash.Bytes(seed, id) }
 }
