@@ -105,6 +105,15 @@ func (e *emitter) item(it *item) error {
 	if err := e.chunk(it); err != nil {
 		return err
 	}
+	if it.first && !it.last && it.file.size > 0 && len(res.recs) > 0 && len(it.data) > 0 {
+		// Rules that remember every record make room for the whole file.
+		est := int(it.file.size * int64(len(res.recs)) / int64(len(it.data)))
+		for j := range e.runs {
+			if x, ok := e.runs[j].state.(rules.Expecter); ok {
+				x.Expect(est)
+			}
+		}
+	}
 	if it.last {
 		e.p.cfg.Progress.fileDone()
 		return e.finishFile()

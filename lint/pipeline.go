@@ -43,6 +43,8 @@ type fileRun struct {
 	// file, which can be read again (rules.Source); false for standard
 	// input, pipes and given readers.
 	reread bool
+	// size is the file's size in bytes when reread (rules.Expecter).
+	size int64
 }
 
 // item is one unit of the pipeline, in input order.

@@ -147,6 +147,7 @@ func (p *pipeline) readFile(in Input) bool {
 	r := in.Reader
 	var file *os.File
 	reread := false
+	var size int64
 	if r == nil {
 		if kind == nil {
 			kind = det.ByName(in.Path)
@@ -163,7 +164,7 @@ func (p *pipeline) readFile(in Input) bool {
 		// Only a regular file can be read again at an offset (rules.Source):
 		// not a named pipe or /dev/stdin given by its path.
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			reread = true
+			reread, size = true, st.Size()
 		}
 	}
 	if prog := p.cfg.Progress; prog != nil {
@@ -186,7 +187,7 @@ func (p *pipeline) readFile(in Input) bool {
 		p.cfg.Progress.skippedUnread(file, n)
 		return p.skip(in.Path, ReasonNoKind)
 	}
-	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind], reread: reread}
+	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind], reread: reread, size: size}
 	if kind.Format != FormatJSONL {
 		return p.readDocument(f, r, buf, n, eof)
 	}

@@ -301,6 +301,20 @@ func (s *collectorDupIDState) Flush(r *StreamReporter) {
 	s.batch, s.texts = s.batch[:0], s.texts[:0]
 }
 
+// Expect implements Expecter: room for as many UUIDs per record as the
+// first batch had.
+func (s *collectorDupIDState) Expect(records int) {
+	if s.seen == 0 {
+		return
+	}
+	n := int(int64(records) * int64(s.offs.Len()+s.uuids.Len()) / int64(s.seen))
+	if s.offs.Len() > 0 {
+		s.offs.Reserve(n)
+	} else if s.uuids.Len() > 0 {
+		s.uuids.Reserve(n)
+	}
+}
+
 // Finish releases the log's ids: CL100 compares the event_ids of one log.
 func (s *collectorDupIDState) Finish(r *StreamReporter) {
 	s.Flush(r)
@@ -578,6 +592,8 @@ type spanFile struct {
 	// a trace.
 	lastTrace []byte
 	lastTid   uint32
+	// Records observed and spans among them (Expect).
+	recs, spans int
 }
 
 // spanOp is what Flush decides for one record: whether its parent (key
@@ -606,6 +622,10 @@ func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 			}
 			f.lastTrace, f.lastTid = append(f.lastTrace[:0], trace.Str...), tid
 		}
+	}
+	f.recs++
+	if span.Kind == ValueString {
+		f.spans++
 	}
 	op := spanOp{line: uint32(rec.Line), col: uint32(parent.Column)}
 	if rec.Valid && parent.Kind == ValueString {
@@ -682,6 +702,14 @@ func (f *spanFile) Flush(*StreamReporter) {
 }
 
 func (f *spanFile) Finish(r *StreamReporter) { f.Flush(r) }
+
+// Expect implements Expecter: room in the run's span set for as many spans
+// per record as the first batch had.
+func (f *spanFile) Expect(records int) {
+	if f.recs > 0 {
+		f.run.spans.Reserve(f.run.spans.Len() + int(int64(records)*int64(f.spans)/int64(f.recs)))
+	}
+}
 
 // collectorStreamRules defines the rules of this file (group CL, loaded on first use: see groups).
 func collectorStreamRules() {

@@ -259,6 +259,18 @@ type Flusher interface {
 	Flush(r *StreamReporter)
 }
 
+// Expecter is a FileState that remembers something of every record (an
+// exact id set) and can make room for a whole file at once instead of
+// growing its tables as it reads (issue 12: growing reads every entry
+// again). The engine calls Expect once, after the first batch of a file
+// that it reads from disk, with the number of records the file holds by
+// its size and the first batch's bytes per record; the state reserves room
+// in proportion to what that batch gave it. An estimate too small only
+// leaves growing to do, one too large costs memory in that proportion.
+type Expecter interface {
+	Expect(records int)
+}
+
 // KindRule is a stream rule that reads files of several kinds and needs
 // different values from each (the rules of a VerMAS .work/ tree): the
 // engine extracts, from the records of each kind, the fields KindFields

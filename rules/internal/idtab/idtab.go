@@ -243,6 +243,20 @@ func (t *Table) place(s *shard, b uint32) []uint32 {
 	}
 }
 
+// Reserve makes room for n entries in all (the table's entries included),
+// so that the table does not grow until it holds them: growing reads every
+// entry again and writes it elsewhere. It never shrinks a shard.
+func (t *Table) Reserve(n int) {
+	per := (n + nShards - 1) / nShards // entries a shard expects on average
+	per += per/16 + 64                 // and the spread between shards
+	nb := uint32((per*16 + int(t.per)*maxLoad16 - 1) / (int(t.per) * maxLoad16))
+	for i := range t.m.shards {
+		if s := &t.m.shards[i]; s.nb < nb {
+			t.resize(s, nb)
+		}
+	}
+}
+
 // grow replaces s by a larger shard holding the same entries.
 func (t *Table) grow(s *shard) {
 	nb := s.nb * 2
@@ -252,6 +266,11 @@ func (t *Table) grow(s *shard) {
 	case s.nb >= 1<<11:
 		nb = s.nb + s.nb/2
 	}
+	t.resize(s, nb)
+}
+
+// resize replaces s by a shard of nb buckets holding the same entries.
+func (t *Table) resize(s *shard, nb uint32) {
 	raw, mapped := alloc(int(nb*bucketWords) + bucketWords)
 	old := *s
 	s.words, s.raw, s.nb, s.mapped = aligned(raw, int(nb*bucketWords)), raw, nb, mapped

@@ -73,3 +73,32 @@ func TestStrings(t *testing.T) {
 		t.Fatalf("Get of a missing string or Len wrong: %d", s.Len())
 	}
 }
+
+// TestReserve: entries survive a Reserve, and a table reserved for n
+// entries takes them without growing.
+func TestReserve(t *testing.T) {
+	hash := func(e []uint32) uint64 { return Hash(uint64(e[0]), 0) }
+	tab := New(3, hash)
+	defer tab.Free()
+	for k := uint32(1); k <= 1000; k++ {
+		tab.Insert(Hash(uint64(k), 0), []uint32{k, 1, 2})
+	}
+	tab.Reserve(200000)
+	before := tab.Bytes()
+	for k := uint32(1001); k <= 200000; k++ {
+		tab.Insert(Hash(uint64(k), 0), []uint32{k, 1, 2})
+	}
+	if tab.Bytes() != before {
+		t.Errorf("grew after Reserve: %d -> %d bytes", before, tab.Bytes())
+	}
+	for k := uint32(1); k <= 200000; k += 97 {
+		c := tab.Probe(Hash(uint64(k), 0))
+		found := false
+		for e := c.Next(); e != nil; e = c.Next() {
+			found = found || e[0] == k
+		}
+		if !found {
+			t.Fatalf("key %d lost", k)
+		}
+	}
+}
