@@ -96,6 +96,14 @@ func heapAfter() uint64 {
 // outside the Go heap, divided by the number of ids), for 1,000,000 ids:
 // collector event_ids (CL100, 20-byte UUID entries; the same ids as string
 // keys of a Go map are the baseline) and spans (CL101, 12-byte entries).
+// flushEvery flushes st after every 500th record, as the engine flushes
+// each chunk (rules.Flusher).
+func flushEvery(st FileState, rep *StreamReporter, i int) {
+	if f, ok := st.(Flusher); ok && i%500 == 499 {
+		f.Flush(rep)
+	}
+}
+
 func BenchmarkIDMemory(b *testing.B) {
 	const n = 1000000
 	vals := make([]Value, 3)
@@ -107,6 +115,7 @@ func BenchmarkIDMemory(b *testing.B) {
 			for i := 0; i < n; i++ {
 				vals[0] = Value{Kind: ValueString, Str: fmt.Appendf(nil, "6f1c2a3e-0b4d-4c8e-9a71-%012x", i)}
 				st.Observe(&StreamRecord{Line: i + 1, Valid: true, Values: vals[:1]}, rep)
+				flushEvery(st, rep, i)
 			}
 			b.ReportMetric(float64(int(heapAfter()-before)+tableBytes(st))/n, "B/id")
 			runtime.KeepAlive(st)
@@ -134,6 +143,7 @@ func BenchmarkIDMemory(b *testing.B) {
 				vals[1] = Value{Kind: ValueString, Str: fmt.Appendf(nil, "span-%03d", i%50)}
 				vals[2] = Value{}
 				st.Observe(&StreamRecord{Line: i + 1, Valid: true, Values: vals}, rep)
+				flushEvery(st, rep, i)
 			}
 			b.ReportMetric(float64(int(heapAfter()-before)+tableBytes(st))/n, "B/id")
 			runtime.KeepAlive(st)
