@@ -68,7 +68,6 @@ type Acc struct {
 	names   []Span32
 	scratch []byte
 	depth   int
-	rec     int // bytes of the record (< 2^31: positions are int32)
 }
 
 // maxAccNames is the most undeclared members per object an acceptor
