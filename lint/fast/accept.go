@@ -31,7 +31,7 @@ import (
 //
 // While it checks, an acceptor records where the value of every declared
 // member outside arrays starts and ends (Acc.Spans, in the capture slots
-// of AcceptFields), so that the document rules and the stream rules read
+// of Acceptor.Fields), so that the document rules and the stream rules read
 // their values from those spans instead of scanning the record again.
 
 // AcceptFunc checks the value that starts at b[i] (not white space) and
