@@ -34,6 +34,9 @@ type docPlan struct {
 	// that holds the value (fast.Acceptor.Fields); nil when the kind has no
 	// acceptor or one of the values has no slot.
 	slots []int
+	want  []string // undeclared top-level members the acceptor records (fast.Acc.Want)
+	// inPlace: every enabled rule reads the values in place (rules.Rule.InPlace).
+	inPlace bool
 	// scalars interns the decoded form of short scalar values (event
 	// types, statuses, flags): a record whose values were all seen before
 	// is decoded without allocation. At most maxInterned entries.
@@ -53,11 +56,13 @@ func (v *Validator) plan(kind string) *docPlan {
 	shallow := true
 	var ptrs []string
 	var rs []*rules.Rule
+	inPlace := true
 	for _, r := range rules.ForKind(kind) {
 		if !v.Enabled(r.ID) {
 			continue
 		}
 		rs = append(rs, r)
+		inPlace = inPlace && r.InPlace
 		if r.Fields == nil {
 			shallow = false
 		}
@@ -65,7 +70,8 @@ func (v *Validator) plan(kind string) *docPlan {
 	}
 	if len(rs) > 0 && shallow {
 		p = newShallowPlan(ptrs)
-		p.slots = captureSlots(kind, p.tokens)
+		p.slots, p.want = captureSlots(kind, p.tokens)
+		p.inPlace = inPlace
 	}
 	p.rules, p.enabled = len(rs) > 0, rs
 	if v.plans == nil {
@@ -111,20 +117,33 @@ func anySlice(ss []string) []any {
 
 // captureSlots returns the capture slots of kind's acceptor that hold the
 // values at the pointers tokens, or nil when one has none.
-func captureSlots(kind string, tokens [][]string) []int {
+//
+// A top-level member the kind's definition does not declare (an operator
+// rule reading notes_for_orchestrator of a worklog entry, where it can only
+// be an undeclared member) is recorded by the acceptor too, in a slot from
+// the top (fast.Acc.Want): want lists those members.
+func captureSlots(kind string, tokens [][]string) (slots []int, want []string) {
 	acc := fast.Acceptors[kind]
 	if acc == nil {
-		return nil
+		return nil, nil
 	}
-	slots := make([]int, len(tokens))
+	slots = make([]int, len(tokens))
 	for i, toks := range tokens {
 		slots[i] = slices.Index(acc.Fields, rules.Ptr(anySlice(toks)...))
-		if slots[i] < 0 {
-			return nil
+		if slots[i] >= 0 {
+			continue
 		}
+		if len(toks) != 1 || len(acc.Fields)+len(want) >= fast.MaxCaptures || len(want) == maxWant {
+			return nil, nil
+		}
+		slots[i] = fast.MaxCaptures - 1 - len(want)
+		want = append(want, toks[0])
 	}
-	return slots
+	return slots, want
 }
+
+// maxWant bounds the undeclared members a plan has the acceptor record.
+const maxWant = 8
 
 // flat returns the declared values of a record that the kind's acceptor
 // accepted, where it recorded them (rules.Doc.Flat; parents first): no scan
@@ -138,6 +157,29 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) []rules.Flat {
 		}
 	}
 	return p.flats
+}
+
+// capturedValue is shallowValue for a record that the kind's acceptor
+// accepted: the values are where it recorded them, not found by a scan.
+func (p *docPlan) capturedValue(raw []byte, a *fast.Acc) (map[string]any, error) {
+	root := map[string]any{}
+	for i, toks := range p.tokens {
+		s := p.slots[i]
+		if a.Got&(1<<uint(s)) == 0 {
+			continue
+		}
+		sp := a.Spans[s]
+		x, err := p.decodeScalar(raw[sp.Start:sp.End])
+		if err != nil {
+			return nil, err
+		}
+		if m := parentObject(root, toks); m != nil {
+			if _, taken := m[toks[len(toks)-1]]; !taken {
+				m[toks[len(toks)-1]] = x
+			}
+		}
+	}
+	return root, nil
 }
 
 // shallowValue decodes the declared values of raw into an object holding

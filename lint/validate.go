@@ -161,6 +161,10 @@ func (v *Validator) RecordLine(kind, file string, raw []byte, line1 int) []envel
 // record is Record; keep says whether the returned document may outlive the
 // call (otherwise it is reused, and its values may point into raw).
 func (v *Validator) record(kind, file string, raw []byte, line1 int, keep bool) ([]envelope.Violation, *rules.Doc) {
+	plan := v.plan(kind)
+	if v.fast != nil {
+		v.fast.acc.Want = plan.want
+	}
 	v.accepted = v.fast != nil && v.fast.Accept(kind, raw, v.opts.Strict)
 	if v.accepted {
 		v.vs = v.vs[:0]
@@ -177,7 +181,6 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep bool) 
 	}
 	// A record is decoded only for enabled document rules, and only the
 	// values they declare when they all do (shallow.go).
-	plan := v.plan(kind)
 	if !plan.rules || hasParse(v.vs) {
 		envelope.Sort(v.vs)
 		return v.vs, nil
@@ -195,8 +198,10 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep bool) 
 	}
 	var err error
 	switch {
-	case plan.shallow && v.accepted && plan.slots != nil:
+	case plan.shallow && v.accepted && plan.slots != nil && plan.inPlace:
 		doc.Flat = plan.flat(raw, v.fast.Captured())
+	case plan.shallow && v.accepted && plan.slots != nil:
+		doc.Value, err = plan.capturedValue(raw, v.fast.Captured())
 	case plan.shallow:
 		doc.Value, err = plan.shallowValue(raw)
 	default:

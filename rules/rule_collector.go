@@ -180,8 +180,9 @@ func collectorRules() {
 			Summary:     "event_type is in a known namespace but is not one of the 26 event types of seed 004 (with --strict: CL011)",
 			Source:      "seed 004 Complete Event Type Reference (26 rows); CONTRACT.md section 4, All families and collector",
 			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"lifecycle.started"`, `"lifecycle.paused"`), collectorEvent },
-			Check:  checkUnknownEventType,
-			Fields: []string{"/event_type"},
+			Check:   checkUnknownEventType,
+			InPlace: true,
+			Fields:  []string{"/event_type"},
 		},
 		&Rule{
 			ID: "CL011", Name: "unknown-event-type-strict", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
@@ -190,6 +191,7 @@ func collectorRules() {
 			ExampleKind: "collector/event", Options: []string{"--strict"},
 			examples: func() (string, string) { return ev(`"lifecycle.started"`, `"lifecycle.paused"`), collectorEvent },
 			Check:    checkUnknownEventTypeStrict,
+			InPlace:  true,
 			Fields:   []string{"/event_type"},
 		},
 		&Rule{
@@ -199,8 +201,9 @@ func collectorRules() {
 			ExampleKind: "collector/event", examples: func() (string, string) {
 				return ev(`"source"`, `"status":"completed","source"`), ev(`"source"`, `"status":"started","source"`)
 			},
-			Check:  checkLegacyStatus,
-			Fields: []string{"/event_type", "/status"},
+			Check:   checkLegacyStatus,
+			InPlace: true,
+			Fields:  []string{"/event_type", "/status"},
 		},
 		&Rule{
 			ID: "CL013", Name: "collector-leap-second", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
@@ -209,8 +212,9 @@ func collectorRules() {
 			ExampleKind: "collector/event", examples: func() (string, string) {
 				return ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13T20:45:60Z"`), ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-31T23:59:60Z"`)
 			},
-			Check:  checkLeapSecond,
-			Fields: []string{"/timestamp"},
+			Check:   checkLeapSecond,
+			InPlace: true,
+			Fields:  []string{"/timestamp"},
 		},
 	)
 }

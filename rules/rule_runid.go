@@ -13,7 +13,7 @@ import (
 // 8-4-4-4-12 layout is a warning").
 
 func checkRunIDLayout(d *Doc, r *Reporter) {
-	id, ok := d.Root()["run_id"].(string)
+	id, ok := d.DocStr("/run_id")
 	if !ok || !timefmt.IsRunID(id) || timefmt.IsCanonicalUUIDLayout(id) {
 		return // absent or not matching the regex: schema rule OP003
 	}
@@ -36,7 +36,8 @@ func runIDRules() {
 		examples: func() (string, string) {
 			return strings.Replace(minimalAssignment, canonical, `"3f56dc4d35cf-4f97-925c-0b04a6fe8bf4-"`, 1), minimalAssignment
 		},
-		Check:  checkRunIDLayout,
-		Fields: []string{"/run_id"},
+		Check:   checkRunIDLayout,
+		Fields:  []string{"/run_id"},
+		InPlace: true,
 	})
 }

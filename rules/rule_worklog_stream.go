@@ -54,12 +54,14 @@ func missingCodeNext(code, next string) string {
 
 // checkBlockedEntry is OP081.
 func checkBlockedEntry(d *Doc, r *Reporter) {
-	root := d.Root()
-	out := worklogOutcome(Str(root, "result"))
+	result, _ := d.DocStr("/result")
+	out := worklogOutcome(result)
 	if out != "blocked" && out != "failed" {
 		return
 	}
-	if miss := missingCodeNext(Str(root, "code"), Str(root, "next_step")); miss != "" {
+	code, _ := d.DocStr("/code")
+	next, _ := d.DocStr("/next_step")
+	if miss := missingCodeNext(code, next); miss != "" {
 		r.Reportf(Ptr("result"), map[string]any{"missing": miss},
 			"result is %q but the entry has no %s (a blocked or failed outcome carries one of the fourteen codes and the next step)", out, miss)
 	}
@@ -129,6 +131,7 @@ func worklogStreamRules() {
 			examples:    func() (string, string) { return entry("05", "blocked", ""), entry("05", "blocked", code) },
 			Check:       checkBlockedEntry,
 			Fields:      []string{"/result", "/code", "/next_step"},
+			InPlace:     true,
 		},
 		&Rule{
 			ID: "OP082", Name: "blocked-final-entry", Code: envelope.NonCompliant, Severity: envelope.SeverityError, Kinds: wl,

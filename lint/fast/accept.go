@@ -63,6 +63,12 @@ type Acc struct {
 	// with its quotes).
 	Got   uint64
 	Spans [MaxCaptures]Span32
+	// Want names undeclared members of the top-level object whose values
+	// the caller needs too (document rules that declare a member the
+	// kind's definition does not, e.g. a secret scan of every operator
+	// kind): member Want[k] is recorded in slot MaxCaptures-1-k. The
+	// kind's own slots and these must not overlap.
+	Want []string
 	// names holds the undeclared member names of the objects being read,
 	// as ranges of the record, for the duplicate check.
 	names   []Span32
@@ -254,7 +260,15 @@ func (a *Acc) Undeclared(b []byte, at, i int, name []byte, mark, mode int) int {
 	if !a.AddName(b, at+1, at+1+len(name), mark) {
 		return -1
 	}
-	return a.Any(b, i)
+	j := a.Any(b, i)
+	if j >= 0 && a.depth == 1 {
+		for k, w := range a.Want {
+			if w == string(name) {
+				a.Set(MaxCaptures-1-k, i, j)
+			}
+		}
+	}
+	return j
 }
 
 // Names returns a mark of the undeclared member names recorded so far, for

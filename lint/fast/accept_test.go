@@ -380,3 +380,25 @@ func FuzzAccept(f *testing.F) {
 		}
 	})
 }
+
+// TestAcceptWant: an undeclared member of the top-level object named in
+// Acc.Want is recorded in its slot from the top; the same name deeper is
+// not, nor a declared member.
+func TestAcceptWant(t *testing.T) {
+	kind := "collector/event"
+	raw := []byte(`{"version":"1.0.0","event_type":"hook.stop","timestamp":"2026-02-14T19:00:01Z","agent_id":"@a","metadata":{"notes":[2]},"notes": [1, "x"] ,"x_n":{}}`)
+	a := &fast.Acc{Want: []string{"absent", "notes"}}
+	if !a.Accept(fast.Acceptors[kind], raw) {
+		t.Fatal("declined")
+	}
+	if a.Got&(1<<(fast.MaxCaptures-1)) != 0 {
+		t.Error("an absent wanted member was recorded")
+	}
+	s := fast.MaxCaptures - 2
+	if a.Got&(1<<uint(s)) == 0 {
+		t.Fatal("the wanted member was not recorded")
+	}
+	if got := string(raw[a.Spans[s].Start:a.Spans[s].End]); got != `[1, "x"]` {
+		t.Errorf("recorded %q, want the top-level value", got)
+	}
+}
