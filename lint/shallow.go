@@ -162,24 +162,11 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) []rules.Flat {
 // capturedValue is shallowValue for a record that the kind's acceptor
 // accepted: the values are where it recorded them, not found by a scan.
 func (p *docPlan) capturedValue(raw []byte, a *fast.Acc) (map[string]any, error) {
-	root := map[string]any{}
-	for i, toks := range p.tokens {
+	return p.object(func(i int) ([]byte, bool) {
 		s := p.slots[i]
-		if a.Got&(1<<uint(s)) == 0 {
-			continue
-		}
 		sp := a.Spans[s]
-		x, err := p.decodeScalar(raw[sp.Start:sp.End])
-		if err != nil {
-			return nil, err
-		}
-		if m := parentObject(root, toks); m != nil {
-			if _, taken := m[toks[len(toks)-1]]; !taken {
-				m[toks[len(toks)-1]] = x
-			}
-		}
-	}
-	return root, nil
+		return raw[sp.Start:sp.End], a.Got&(1<<uint(s)) != 0
+	})
 }
 
 // shallowValue decodes the declared values of raw into an object holding
@@ -187,13 +174,20 @@ func (p *docPlan) capturedValue(raw []byte, a *fast.Acc) (map[string]any, error)
 func (p *docPlan) shallowValue(raw []byte) (map[string]any, error) {
 	p.x.arena = p.x.arena[:0]
 	p.x.extract(raw, p.vals)
+	return p.object(func(i int) ([]byte, bool) { return p.vals[i].Str, p.vals[i].Kind == rules.ValueRaw })
+}
+
+// object decodes the declared values that value gives (the JSON text of
+// the i-th of p.tokens, and whether the record has it) into an object
+// holding just them.
+func (p *docPlan) object(value func(i int) ([]byte, bool)) (map[string]any, error) {
 	root := map[string]any{}
 	for i, toks := range p.tokens {
-		val := &p.vals[i]
-		if val.Kind != rules.ValueRaw {
+		raw, ok := value(i)
+		if !ok {
 			continue
 		}
-		x, err := p.decodeScalar(val.Str)
+		x, err := p.decodeScalar(raw)
 		if err != nil {
 			return nil, err
 		}

@@ -285,13 +285,7 @@ func (s *collectorDupIDState) Flush(r *StreamReporter) {
 			s.lines = append(s.lines, p)
 		}
 	}
-	var x uint32
-	for _, p := range s.lines {
-		x += *p
-	}
-	s.sink += x
-	clear(s.lines)
-	s.lines = s.lines[:0]
+	s.sink += idtab.LoadLines(&s.lines)
 	for i := range s.batch {
 		u := &s.batch[i]
 		if first, dup := s.firstUUID(&u.k, int(u.line), u.off); dup {
@@ -678,13 +672,7 @@ func (f *spanFile) Flush(*StreamReporter) {
 			}
 		}
 	}
-	var x uint32
-	for _, p := range f.lines {
-		x += *p
-	}
-	f.sink += x
-	clear(f.lines)
-	f.lines = f.lines[:0]
+	f.sink += idtab.LoadLines(&f.lines)
 	for i := range f.batch {
 		op := &f.batch[i]
 		if op.hasParent && !s.hasEntry(&op.parent) {

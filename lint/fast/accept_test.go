@@ -144,13 +144,7 @@ func acceptPayloads(t *testing.T) [][]byte {
 		}
 	}
 	for _, s := range acceptSeeds {
-		raw, err := os.ReadFile(filepath.Join(root, s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasSuffix(s, ".jsonl") {
-			raw = bytes.SplitN(bytes.TrimSpace(raw), []byte("\n"), 2)[0]
-		}
+		raw := seedPayload(t, root, s)
 		ms, err := mutate.Generate(raw, mutate.Options{Replacements: mutate.Replacements, Combinations: 300})
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
@@ -169,6 +163,19 @@ func acceptPayloads(t *testing.T) [][]byte {
 		add([]byte(e))
 	}
 	return out
+}
+
+// seedPayload reads an acceptSeeds file (the first line of a .jsonl).
+func seedPayload(t *testing.T, root, file string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(file, ".jsonl") {
+		raw = bytes.SplitN(bytes.TrimSpace(raw), []byte("\n"), 2)[0]
+	}
+	return raw
 }
 
 // generated returns the lines of a generated log of kind.
@@ -307,13 +314,7 @@ func TestAcceptUseful(t *testing.T) {
 	}
 	root := repotest.Root(t)
 	for _, s := range acceptSeeds {
-		raw, err := os.ReadFile(filepath.Join(root, s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasSuffix(s, ".jsonl") {
-			raw = bytes.SplitN(bytes.TrimSpace(raw), []byte("\n"), 2)[0]
-		}
+		raw := seedPayload(t, root, s)
 		kind := seedKind(raw)
 		if kind == "" {
 			t.Fatalf("%s: valid for no kind with an acceptor", s)

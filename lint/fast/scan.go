@@ -245,39 +245,11 @@ func (s *scanner) lit(i int, w string) int {
 
 // num scans a JSON number starting at i and returns its end.
 func (s *scanner) num(i int) int {
-	b := s.b
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		}
-	default:
+	j, _ := Num(s.b, i)
+	if j < 0 {
 		bail()
 	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			bail()
-		}
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			bail()
-		}
-		for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		}
-	}
-	return i
+	return j
 }
 
 // plain marks the bytes a string may hold as they are: printable ASCII

@@ -162,6 +162,20 @@ func (t *Table) Line(h uint64) *uint32 {
 	return &s.words[home(h, s.nb)*bucketWords]
 }
 
+// LoadLines reads the first word of every line of lines (Line results) in
+// one loop whose loads do not depend on each other, so that their cache
+// misses overlap, and empties lines. It returns the sum of the words: add
+// it to a field of the caller, so that the compiler keeps the loads.
+func LoadLines(lines *[]*uint32) uint32 {
+	var x uint32
+	for _, p := range *lines {
+		x += *p
+	}
+	clear(*lines)
+	*lines = (*lines)[:0]
+	return x
+}
+
 // Put inserts entry e (len W, not all zero) of the cursor's hash after
 // Next returned nil (no entry of the sequence equals e): into the empty
 // slot the cursor stopped at, without probing again, or through Insert
