@@ -118,7 +118,7 @@ func anySlice(ss []string) []any {
 // captureSlots returns the capture slots of kind's acceptor that hold the
 // values at the pointers tokens, or nil when one has none.
 //
-// A top-level member the kind's definition does not declare (an operator
+// A top-level member the kind's definition does not declare at all (an operator
 // rule reading notes_for_orchestrator of a worklog entry, where it can only
 // be an undeclared member) is recorded by the acceptor too, in a slot from
 // the top (fast.Acc.Want): want lists those members.
@@ -133,7 +133,7 @@ func captureSlots(kind string, tokens [][]string) (slots []int, want []string) {
 		if slots[i] >= 0 {
 			continue
 		}
-		if len(toks) != 1 || len(acc.Fields)+len(want) >= fast.MaxCaptures || len(want) == maxWant {
+		if len(toks) != 1 || slices.Contains(acc.Names, toks[0]) || len(acc.Fields)+len(want) >= fast.MaxCaptures || len(want) == maxWant {
 			return nil, nil
 		}
 		slots[i] = fast.MaxCaptures - 1 - len(want)
@@ -164,8 +164,11 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) []rules.Flat {
 func (p *docPlan) capturedValue(raw []byte, a *fast.Acc) (map[string]any, error) {
 	return p.object(func(i int) ([]byte, bool) {
 		s := p.slots[i]
+		if a.Got&(1<<uint(s)) == 0 {
+			return nil, false // its span is another record's
+		}
 		sp := a.Spans[s]
-		return raw[sp.Start:sp.End], a.Got&(1<<uint(s)) != 0
+		return raw[sp.Start:sp.End], true
 	})
 }
 

@@ -39,10 +39,15 @@ import (
 type AcceptFunc func(a *Acc, b []byte, i int) int
 
 // Acceptor is the acceptor of one kind and the JSON Pointers of its
-// capture slots: Fields[s] is the member whose value slot s records.
+// capture slots: Fields[s] is the member whose value slot s records
+// (declared members outside arrays and conditions).
 type Acceptor struct {
 	Func   AcceptFunc
 	Fields []string
+	// Names are the member names the kind's top-level object declares,
+	// under conditions too: a member of another name is undeclared (and
+	// recorded when Acc.Want names it).
+	Names []string
 }
 
 // MaxCaptures is the most capture slots a kind has; members declared
@@ -74,6 +79,7 @@ type Acc struct {
 	names   []Span32
 	scratch []byte
 	depth   int
+	conds   Dec // its buf and scratch, for Conds
 }
 
 // maxAccNames is the most undeclared members per object an acceptor
@@ -230,6 +236,17 @@ func (a *Acc) Field(b []byte, i int, seen *uint64, bit uint, fn AcceptFunc) int 
 	}
 	*seen |= 1 << bit
 	return fn(a, b, i)
+}
+
+// Conds returns the conditions of cs that hold for the object at b[i]
+// ('{'), as the validator's pre-scan finds them (Dec.Conds): bit c is set
+// when condition cs.Conds[c] holds. The object is read by the acceptor
+// afterwards, which declines it if it is not well-formed.
+func (a *Acc) Conds(b []byte, i int, cs *CondSet) uint64 {
+	a.conds.buf = b
+	m := a.conds.Conds(int64(i), cs)
+	a.conds.buf = nil
+	return m
 }
 
 // Set records b[i:j] as the value of capture slot slot (Spans, Got).

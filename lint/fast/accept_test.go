@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint/bench"
 	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/fast/fasttest"
 	"github.com/agentlint/agentlint/lint/internal/mutate"
 	"github.com/agentlint/agentlint/lint/repotest"
 )
@@ -402,4 +403,58 @@ func TestAcceptWant(t *testing.T) {
 	if got := string(raw[a.Spans[s].Start:a.Spans[s].End]); got != `[1, "x"]` {
 		t.Errorf("recorded %q, want the top-level value", got)
 	}
+}
+
+// TestAcceptConditional holds the acceptors of the test schemas of
+// conditional fields (lint/fast/fasttest/cond.cue: unguarded, guarded and
+// absent conditions, members declared unconditionally and under several
+// conditions, checks) to their validators, on every seed of
+// fasttest/testdata and its mutations (which delete, retype and change the
+// discriminators), in both modes; and requires the valid ones accepted.
+func TestAcceptConditional(t *testing.T) {
+	dir := filepath.Join(repotest.Root(t), "lint", "fast", "fasttest", "testdata")
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no seeds in %s: %v", dir, err)
+	}
+	a, d := &fast.Acc{}, fast.NewDec()
+	checked, accepted, clean := 0, 0, 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind := "test/" + filepath.Base(filepath.Dir(f))
+		acc := fasttest.Acceptors[kind]
+		if acc == nil {
+			t.Fatalf("%s: no acceptor", kind)
+		}
+		ms, err := mutate.Generate(raw, mutate.Options{Replacements: mutate.Replacements, Combinations: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range append([]mutate.Mutation{{Name: "seed", Raw: raw}}, ms...) {
+			for _, strict := range []bool{false, true} {
+				d.Strict = strict
+				d.Reset(m.Raw, 1)
+				d.Validate(fasttest.Validators[kind])
+				a.Strict = strict
+				ok := a.Accept(acc, m.Raw)
+				checked++
+				if len(d.Out) == 0 {
+					clean++
+					if ok {
+						accepted++
+					}
+				}
+				if ok && len(d.Out) > 0 {
+					t.Errorf("%s %s strict=%v: accepted, but the validator reports %s %s: %s\n\t%s", kind, m.Name, strict, d.Out[0].Rule, d.Out[0].Pointer, d.Out[0].Reason, m.Raw)
+				}
+			}
+		}
+	}
+	if accepted*10 < clean*9 {
+		t.Errorf("%d of %d valid payloads accepted", accepted, clean)
+	}
+	t.Logf("%d runs, %d of %d valid payloads accepted", checked, accepted, clean)
 }

@@ -29,18 +29,23 @@ var Validators = map[string]func(*Dec){
 // Acceptors maps each kind whose definition the acceptors support to its
 // acceptor, generated from the same CUE definition (accept.go).
 var Acceptors = map[string]*Acceptor{
-	"collector/event":              {Func: a14, Fields: []string{"/version", "/event_type", "/timestamp", "/agent_id", "/event_id", "/session_id", "/source", "/status", "/message", "/progress", "/tool", "/hook", "/correlation", "/metadata", "/tool/tool_name", "/tool/tool_input", "/tool/tool_result", "/tool/duration_ms", "/hook/hook_type", "/hook/raw_payload", "/correlation/trace_id", "/correlation/span_id", "/correlation/parent_span_id", "/correlation/root_agent_id"}},
-	"ledger/entry":                 {Func: a18, Fields: []string{"/ts", "/agent", "/session_id", "/event", "/task_id", "/source", "/summary", "/data"}},
-	"ledger/status":                {Func: a21, Fields: []string{"/agent", "/state", "/last_heartbeat", "/last_task_id", "/session_id", "/last_error"}},
-	"operator/locks":               {Func: a40, Fields: []string{"/schema_version", "/locks"}},
-	"operator/orchestrator-output": {Func: a48, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/ledger_delta", "/assignments", "/active_locks", "/blockers", "/next_actions"}},
-	"operator/reconcile":           {Func: a54, Fields: []string{"/schema_version", "/ledger", "/active_locks", "/events"}},
-	"operator/worklog":             {Func: a55, Fields: []string{"/timestamp", "/run_id", "/task_id", "/actor", "/action", "/files_touched", "/decision", "/result", "/next_step", "/code", "/evidence", "/schema_version"}},
-	"vermas/message":               {Func: a60, Fields: []string{"/id", "/from", "/to", "/subject", "/body", "/message_type", "/timestamp", "/read_at", "/priority", "/metadata"}},
-	"vermas/process":               {Func: a67, Fields: []string{"/id", "/template", "/work_order_id", "/state", "/created_at", "/steps"}},
-	"vermas/route":                 {Func: a70, Fields: []string{"/prefix", "/path", "/factory"}},
-	"vermas/template":              {Func: a74, Fields: []string{"/template", "/description", "/version", "/steps"}},
-	"vermas/work-order":            {Func: a83, Fields: []string{"/id", "/title", "/description", "/status", "/priority", "/issue_type", "/created_at", "/updated_at", "/created_by", "/assignee", "/dependencies", "/labels", "/metadata"}},
+	"collector/event":              {Func: a14, Fields: []string{"/version", "/event_type", "/timestamp", "/agent_id", "/event_id", "/session_id", "/source", "/status", "/message", "/progress", "/tool", "/hook", "/correlation", "/metadata", "/tool/tool_name", "/tool/tool_input", "/tool/tool_result", "/tool/duration_ms", "/hook/hook_type", "/hook/raw_payload", "/correlation/trace_id", "/correlation/span_id", "/correlation/parent_span_id", "/correlation/root_agent_id"}, Names: []string{"version", "event_type", "timestamp", "agent_id", "event_id", "session_id", "source", "status", "message", "progress", "tool", "hook", "correlation", "metadata"}},
+	"idle/event":                   {Func: a26, Fields: []string{"/schema", "/event"}, Names: []string{"schema", "event", "run_id", "updated_at", "stack", "reason", "goal", "mode", "iteration", "progress", "modified_files", "next_step", "timestamp"}},
+	"ledger/entry":                 {Func: a30, Fields: []string{"/ts", "/agent", "/session_id", "/event", "/task_id", "/source", "/summary", "/data"}, Names: []string{"ts", "agent", "session_id", "event", "task_id", "source", "summary", "data"}},
+	"ledger/status":                {Func: a33, Fields: []string{"/agent", "/state", "/last_heartbeat", "/last_task_id", "/session_id", "/last_error"}, Names: []string{"agent", "state", "last_heartbeat", "last_task_id", "session_id", "last_error"}},
+	"operator/locks":               {Func: a43, Fields: []string{"/schema_version", "/locks"}, Names: []string{"schema_version", "locks"}},
+	"operator/orchestrator-output": {Func: a53, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/ledger_delta", "/assignments", "/active_locks", "/blockers", "/next_actions"}, Names: []string{"schema_version", "run_id", "generated_at", "ledger_delta", "assignments", "active_locks", "blockers", "next_actions"}},
+	"operator/reconcile":           {Func: a60, Fields: []string{"/schema_version", "/ledger", "/active_locks", "/events"}, Names: []string{"schema_version", "ledger", "active_locks", "events"}},
+	"operator/result":              {Func: a72, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/task_id", "/status", "/changes", "/acceptance_check", "/worklog_path", "/notes_for_orchestrator"}, Names: []string{"schema_version", "run_id", "generated_at", "task_id", "status", "changes", "acceptance_check", "worklog_path", "notes_for_orchestrator"}},
+	"operator/watchdog":            {Func: a77, Fields: []string{"/schema_version", "/now", "/tasks"}, Names: []string{"schema_version", "now", "tasks"}},
+	"operator/worklog":             {Func: a78, Fields: []string{"/timestamp", "/run_id", "/task_id", "/actor", "/action", "/files_touched", "/decision", "/result", "/next_step", "/code", "/evidence", "/schema_version"}, Names: []string{"timestamp", "run_id", "task_id", "actor", "action", "files_touched", "decision", "result", "next_step", "code", "evidence", "schema_version"}},
+	"vermas/assignment":            {Func: a83, Fields: []string{"/type", "/reference_id"}, Names: []string{"type", "reference_id"}},
+	"vermas/event":                 {Func: a115, Fields: []string{"/event_id", "/event_type", "/timestamp", "/actor", "/correlation_id", "/caused_by", "/data"}, Names: []string{"event_id", "event_type", "timestamp", "actor", "correlation_id", "caused_by", "data"}},
+	"vermas/message":               {Func: a119, Fields: []string{"/id", "/from", "/to", "/subject", "/body", "/message_type", "/timestamp", "/read_at", "/priority", "/metadata"}, Names: []string{"id", "from", "to", "subject", "body", "message_type", "timestamp", "read_at", "priority", "metadata"}},
+	"vermas/process":               {Func: a125, Fields: []string{"/id", "/template", "/work_order_id", "/state", "/created_at", "/steps"}, Names: []string{"id", "template", "work_order_id", "state", "created_at", "steps"}},
+	"vermas/route":                 {Func: a128, Fields: []string{"/prefix", "/path", "/factory"}, Names: []string{"prefix", "path", "factory"}},
+	"vermas/template":              {Func: a132, Fields: []string{"/template", "/description", "/version", "/steps"}, Names: []string{"template", "description", "version", "steps"}},
+	"vermas/work-order":            {Func: a136, Fields: []string{"/id", "/title", "/description", "/status", "/priority", "/issue_type", "/created_at", "/updated_at", "/created_by", "/assignee", "/dependencies", "/labels", "/metadata"}, Names: []string{"id", "title", "description", "status", "priority", "issue_type", "created_at", "updated_at", "created_by", "assignee", "dependencies", "labels", "metadata"}},
 }
 
 var re0 = &Regex{Src: "^1(\\.|$)", Desc: "a version of major 1 (\"1\", \"1.x\", \"1.x.y\")"}
@@ -84,41 +89,62 @@ var leaf112 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems:
 var leaf113 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf114 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re4}}
 var leaf115 = Leaf{Kinds: 6, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0.0"}, {Op: "<=", Num: 1, Lit: "1.0"}}}
-var leaf116 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re8}}
-var leaf117 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re9}}
-var leaf118 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"heartbeat", "task_start", "task_result", "error", "info"}}
-var leaf119 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"idle", "busy", "error", "offline"}}
+var leaf116 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 1, Lit: "1"}}}
+var leaf117 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re5}}
+var leaf118 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"loop", "grind", "issue"}}
+var leaf119 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}}}
 var leaf12 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL001", NullRule: "IL001", Required: true, Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 1, Lit: "1"}}}
-var leaf120 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re0}}
-var leaf121 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re10}}
-var leaf122 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re11}}
-var leaf123 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"assignment"}}
-var leaf124 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 5000, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf125 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re12}}
-var leaf126 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 500, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf127 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"parallelizable", "serial"}}
-var leaf128 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "AL003"}
-var leaf129 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 1000, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf120 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re6}}
+var leaf121 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 0, Rule: "AL003"}
+var leaf122 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"COMPLETE", "MAX_ITERATIONS", "NO_MORE_ISSUES", "MAX_ISSUES"}}
+var leaf123 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"USER_CANCELLED"}}
+var leaf124 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re7}}
+var leaf125 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re8}}
+var leaf126 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re9}}
+var leaf127 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"heartbeat", "task_start", "task_result", "error", "info"}}
+var leaf128 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"idle", "busy", "error", "offline"}}
+var leaf129 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re0}}
 var leaf13 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL002", Required: true, Patterns: []*Regex{re5}}
-var leaf130 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}}}
-var leaf131 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 5, Lit: "5"}}}
-var leaf132 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}}
-var leaf133 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
-var leaf134 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re11}}
-var leaf135 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re14}}
-var leaf136 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re15}}
-var leaf137 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re13}}
-var leaf138 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"ready", "active", "archive"}}
-var leaf139 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped"}}
+var leaf130 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re10}}
+var leaf131 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re11}}
+var leaf132 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"assignment"}}
+var leaf133 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 5000, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf134 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re12}}
+var leaf135 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}}
+var leaf136 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
+var leaf137 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re11}}
+var leaf138 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"done", "blocked", "failed"}}
+var leaf139 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pass", "fail"}}
 var leaf14 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL003", Required: true, Patterns: []*Regex{re3}}
-var leaf140 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re18}}
-var leaf141 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re19}}
-var leaf142 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}, {Op: "<=", Num: 1, Lit: "1"}}}
-var leaf143 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re13}}
-var leaf144 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 100, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf145 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 4, Lit: "4"}}}
+var leaf140 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 1000, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf141 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 5, Rule: "AL003"}
+var leaf142 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "AL003"}
+var leaf143 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pass"}}
+var leaf144 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}}}
+var leaf145 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}, {Op: ">=", Num: 30, Lit: "30"}}}
+var leaf146 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"work_order", "mail", "process"}}
+var leaf147 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re13}}
+var leaf148 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re14}}
+var leaf149 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re15}}
 var leaf15 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf150 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"work_order", "mail", "process"}}
+var leaf151 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re17}}
+var leaf152 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re16}}
+var leaf153 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re17}}
+var leaf154 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 100, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf155 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 4, Lit: "4"}}}
+var leaf156 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION"}}
+var leaf157 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"completed", "failed", "skipped"}}
+var leaf158 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"PASS", "FAIL"}}
+var leaf159 = Leaf{Kinds: 6, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: "<=", Num: 0, Lit: "0"}}}
 var leaf16 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"loop", "grind", "issue"}}
+var leaf160 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Patterns: []*Regex{re16}}
+var leaf161 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re13}}
+var leaf162 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"ready", "active", "archive"}}
+var leaf163 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped"}}
+var leaf164 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re18}}
+var leaf165 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re19}}
+var leaf166 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}, {Op: "<=", Num: 1, Lit: "1"}}}
 var leaf17 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
 var leaf18 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL004", Required: true, Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}}}
 var leaf19 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL005", Required: true, Patterns: []*Regex{re6}}
@@ -216,6 +242,10 @@ var conds1 = CondSet{Fields: []CondField{{Name: "mode", Leaf: &leaf16}}, Conds: 
 var conds2 = CondSet{Fields: []CondField{{Name: "status", Leaf: &leaf51}}, Conds: []CondSpec{{Field: 0, Equals: "in_progress"}}}
 var conds3 = CondSet{Fields: []CondField{{Name: "type", Leaf: &leaf73}}, Conds: []CondSpec{{Field: 0, Equals: "work_order"}, {Field: 0, Equals: "mail"}, {Field: 0, Equals: "process"}}}
 var conds4 = CondSet{Fields: []CondField{{Name: "event_type", Leaf: &leaf77}}, Conds: []CondSpec{{Field: 0, Equals: "work_order.created"}, {Field: 0, Equals: "work_order.updated"}, {Field: 0, Equals: "work_order.status_changed"}, {Field: 0, Equals: "work_order.assigned"}, {Field: 0, Equals: "work_order.closed"}, {Field: 0, Equals: "mail.sent"}, {Field: 0, Equals: "mail.delivered"}, {Field: 0, Equals: "mail.read"}, {Field: 0, Equals: "agent.started"}, {Field: 0, Equals: "agent.assignment_checked"}, {Field: 0, Equals: "agent.working"}, {Field: 0, Equals: "agent.idle"}, {Field: 0, Equals: "agent.stopped"}, {Field: 0, Equals: "process.created"}, {Field: 0, Equals: "process.step_started"}, {Field: 0, Equals: "process.step_completed"}, {Field: 0, Equals: "process.completed"}, {Field: 0, Equals: "verify.started"}, {Field: 0, Equals: "verify.verdict"}}}
+var conds5 = CondSet{Fields: []CondField{{Name: "status", Leaf: &leaf61}}, Conds: []CondSpec{{Field: 0, Equals: "done"}}}
+var conds6 = CondSet{Fields: []CondField{{Name: "type", Leaf: &leaf150}}, Conds: []CondSpec{{Field: 0, Equals: "work_order"}, {Field: 0, Equals: "mail"}, {Field: 0, Equals: "process"}}}
+var conds7 = CondSet{Fields: []CondField{{Name: "verdict", Leaf: &leaf96}}, Conds: []CondSpec{{Field: 0, Equals: "PASS"}}}
+var conds8 = CondSet{Fields: []CondField{{Name: "event_type", Leaf: &leaf160}}, Conds: []CondSpec{{Field: 0, Equals: "work_order.created"}, {Field: 0, Equals: "work_order.updated"}, {Field: 0, Equals: "work_order.status_changed"}, {Field: 0, Equals: "work_order.assigned"}, {Field: 0, Equals: "work_order.closed"}, {Field: 0, Equals: "mail.sent"}, {Field: 0, Equals: "mail.delivered"}, {Field: 0, Equals: "mail.read"}, {Field: 0, Equals: "agent.started"}, {Field: 0, Equals: "agent.assignment_checked"}, {Field: 0, Equals: "agent.working"}, {Field: 0, Equals: "agent.idle"}, {Field: 0, Equals: "agent.stopped"}, {Field: 0, Equals: "process.created"}, {Field: 0, Equals: "process.step_started"}, {Field: 0, Equals: "process.step_completed"}, {Field: 0, Equals: "process.completed"}, {Field: 0, Equals: "verify.started"}, {Field: 0, Equals: "verify.verdict"}}}
 
 func v0(d *Dec) {
 	d.Value(&leaf1)
@@ -4482,24 +4512,24 @@ func a11(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
-						a.Set(14, v, k)
+						a.Set(14, w, k)
 					}
 				case 1:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
-						a.Set(15, v, k)
+						a.Set(15, w, k)
 					}
 				case 2:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
-						a.Set(16, v, k)
+						a.Set(16, w, k)
 					}
 				case 3:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 3, a10); k >= 0 {
-						a.Set(17, v, k)
+						a.Set(17, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -4560,14 +4590,14 @@ func a12(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
-						a.Set(18, v, k)
+						a.Set(18, w, k)
 					}
 				case 1:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
-						a.Set(19, v, k)
+						a.Set(19, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -4640,24 +4670,24 @@ func a13(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
-						a.Set(20, v, k)
+						a.Set(20, w, k)
 					}
 				case 1:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
-						a.Set(21, v, k)
+						a.Set(21, w, k)
 					}
 				case 2:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
-						a.Set(22, v, k)
+						a.Set(22, w, k)
 					}
 				case 3:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
-						a.Set(23, v, k)
+						a.Set(23, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -4780,74 +4810,74 @@ func a14(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
-						a.Set(0, v, k)
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
-						a.Set(1, v, k)
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
-						a.Set(2, v, k)
+						a.Set(2, w, k)
 					}
 				case 3:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
-						a.Set(3, v, k)
+						a.Set(3, w, k)
 					}
 				case 4:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 4, a4); k >= 0 {
-						a.Set(4, v, k)
+						a.Set(4, w, k)
 					}
 				case 5:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
-						a.Set(5, v, k)
+						a.Set(5, w, k)
 					}
 				case 6:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 6, a6); k >= 0 {
-						a.Set(6, v, k)
+						a.Set(6, w, k)
 					}
 				case 7:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 7, a7); k >= 0 {
-						a.Set(7, v, k)
+						a.Set(7, w, k)
 					}
 				case 8:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
-						a.Set(8, v, k)
+						a.Set(8, w, k)
 					}
 				case 9:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 9, a8); k >= 0 {
-						a.Set(9, v, k)
+						a.Set(9, w, k)
 					}
 				case 10:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 10, a11); k >= 0 {
-						a.Set(10, v, k)
+						a.Set(10, w, k)
 					}
 				case 11:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 11, a12); k >= 0 {
-						a.Set(11, v, k)
+						a.Set(11, w, k)
 					}
 				case 12:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 12, a13); k >= 0 {
-						a.Set(12, v, k)
+						a.Set(12, w, k)
 					}
 				case 13:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 13, a9); k >= 0 {
-						a.Set(13, v, k)
+						a.Set(13, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -4875,12 +4905,12 @@ func a14(a *Acc, b []byte, i int) int {
 
 func a15(a *Acc, b []byte, i int) int {
 	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
 			return -1
 		}
-		if !re8.Match(s) {
+		if j < 0 || !Bounds(b[i:j], leaf116.Bounds) {
 			return -1
 		}
 		return j
@@ -4895,7 +4925,7 @@ func a16(a *Acc, b []byte, i int) int {
 		if j < 0 {
 			return -1
 		}
-		if !re9.Match(s) {
+		if !re5.Match(s) {
 			return -1
 		}
 		return j
@@ -4904,6 +4934,607 @@ func a16(a *Acc, b []byte, i int) int {
 }
 
 func a17(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "loop", "grind", "issue":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a18(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !Bounds(b[i:j], leaf119.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a19(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re6.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a20(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		m := a.Conds(b, i, &conds1)
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+							f, k = 0, SkipWS(b, j+5)
+						} else if Is8(b, j, 7, 0x3a227265746922) /* "iter": */ {
+							f, k = 2, SkipWS(b, j+7)
+						} else if Is16(b, j, 11, 0x695f657573736922, 0x3a2264695f657573) /* "issue_id": */ {
+							f, k = 6, SkipWS(b, j+11)
+						}
+					case 'm':
+						if Is8(b, j, 7, 0x3a2265646f6d22) /* "mode": */ {
+							f, k = 1, SkipWS(b, j+7)
+						} else if Is8(b, j, 6, 0x3a2278616d22) /* "max": */ {
+							f, k = 3, SkipWS(b, j+6)
+						}
+					case 'p':
+						if Is16(b, j, 14, 0x5f74706d6f727022, 0x3a22656c69665f74) /* "prompt_file": */ {
+							f, k = 4, SkipWS(b, j+14)
+						}
+					case 'f':
+						if Is16(b, j, 9, 0x227265746c696622, 0x3a227265746c6966) /* "filter": */ {
+							f, k = 5, SkipWS(b, j+9)
+						}
+					case 'w':
+						if Is16(b, j, 16, 0x6572746b726f7722, 0x3a22687461705f65) /* "worktree_path": */ {
+							f, k = 7, SkipWS(b, j+16)
+						}
+					case 'b':
+						if Is16(b, j, 9, 0x2268636e61726222, 0x3a2268636e617262) /* "branch": */ {
+							f, k = 8, SkipWS(b, j+9)
+						} else if Is16(b, j, 11, 0x65725f6573616222, 0x3a226665725f6573) /* "base_ref": */ {
+							f, k = 9, SkipWS(b, j+11)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "id":
+						f = 0
+					case "mode":
+						f = 1
+					case "iter":
+						f = 2
+					case "max":
+						f = 3
+					case "prompt_file":
+						f = 4
+					case "filter":
+						f = 5
+					case "issue_id":
+						f = 6
+					case "worktree_path":
+						f = 7
+					case "branch":
+						f = 8
+					case "base_ref":
+						f = 9
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a5)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a17)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a18)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a18)
+				case 4:
+					k = a.Field(b, k, &seen, 4, a19)
+				case 5:
+					if m&(1<<0) != 0 {
+						k = a.Field(b, k, &seen, 5, a5)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("filter"), mark, OpenMembers)
+					}
+				case 6:
+					if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 6, a5)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("issue_id"), mark, OpenMembers)
+					}
+				case 7:
+					if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 7, a19)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("worktree_path"), mark, OpenMembers)
+					}
+				case 8:
+					if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 8, a5)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("branch"), mark, OpenMembers)
+					}
+				case 9:
+					if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 9, a5)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("base_ref"), mark, OpenMembers)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1f != 0x1f {
+			return -1
+		}
+		if seen&(1<<5) == 0 && (m&(1<<0) != 0) {
+			return -1
+		}
+		if seen&(1<<6) == 0 && (m&(1<<1) != 0) {
+			return -1
+		}
+		if seen&(1<<7) == 0 && (m&(1<<1) != 0) {
+			return -1
+		}
+		if seen&(1<<8) == 0 && (m&(1<<1) != 0) {
+			return -1
+		}
+		if seen&(1<<9) == 0 && (m&(1<<1) != 0) {
+			return -1
+		}
+		_ = m
+		return j
+	}
+	return -1
+}
+
+func a21(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a20(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a22(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a.Any(b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if n > 0 {
+			return -1
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a23(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "COMPLETE", "MAX_ITERATIONS", "NO_MORE_ISSUES", "MAX_ISSUES":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a24(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "USER_CANCELLED":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a25(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re7.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a26(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		m := a.Conds(b, i, &conds0)
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if Is16(b, j, 9, 0x22616d6568637322, 0x3a22616d65686373) /* "schema": */ {
+							f, k = 0, SkipWS(b, j+9)
+						} else if Is16(b, j, 8, 0x3a226b6361747322, 0x3a226b6361747322) /* "stack": */ {
+							f, k = 4, SkipWS(b, j+8)
+						}
+					case 'e':
+						if Is16(b, j, 8, 0x3a22746e65766522, 0x3a22746e65766522) /* "event": */ {
+							f, k = 1, SkipWS(b, j+8)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+							f, k = 2, SkipWS(b, j+9)
+						} else if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+							f, k = 5, SkipWS(b, j+9)
+						}
+					case 'u':
+						if Is16(b, j, 13, 0x6465746164707522, 0x3a2274615f646574) /* "updated_at": */ {
+							f, k = 3, SkipWS(b, j+13)
+						}
+					case 'g':
+						if Is8(b, j, 7, 0x3a226c616f6722) /* "goal": */ {
+							f, k = 6, SkipWS(b, j+7)
+						}
+					case 'm':
+						if Is8(b, j, 7, 0x3a2265646f6d22) /* "mode": */ {
+							f, k = 7, SkipWS(b, j+7)
+						} else if Is(b, j, "\"modified_files\":") {
+							f, k = 10, SkipWS(b, j+17)
+						}
+					case 'i':
+						if Is16(b, j, 12, 0x6974617265746922, 0x3a226e6f69746172) /* "iteration": */ {
+							f, k = 8, SkipWS(b, j+12)
+						}
+					case 'p':
+						if Is16(b, j, 11, 0x736572676f727022, 0x3a2273736572676f) /* "progress": */ {
+							f, k = 9, SkipWS(b, j+11)
+						}
+					case 'n':
+						if Is16(b, j, 12, 0x74735f7478656e22, 0x3a22706574735f74) /* "next_step": */ {
+							f, k = 11, SkipWS(b, j+12)
+						}
+					case 't':
+						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
+							f, k = 12, SkipWS(b, j+12)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "schema":
+						f = 0
+					case "event":
+						f = 1
+					case "run_id":
+						f = 2
+					case "updated_at":
+						f = 3
+					case "stack":
+						f = 4
+					case "reason":
+						f = 5
+					case "goal":
+						f = 6
+					case "mode":
+						f = 7
+					case "iteration":
+						f = 8
+					case "progress":
+						f = 9
+					case "modified_files":
+						f = 10
+					case "next_step":
+						f = 11
+					case "timestamp":
+						f = 12
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					w := k
+					if k = a.Field(b, k, &seen, 0, a15); k >= 0 {
+						a.Set(0, w, k)
+					}
+				case 1:
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.Set(1, w, k)
+					}
+				case 2:
+					if m&(1<<0) != 0 {
+						k = a.Field(b, k, &seen, 2, a16)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("run_id"), mark, OpenMembers)
+					}
+				case 3:
+					if m&(1<<0) != 0 {
+						k = a.Field(b, k, &seen, 3, a2)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("updated_at"), mark, OpenMembers)
+					}
+				case 4:
+					if m&(1<<0) != 0 {
+						k = a.Field(b, k, &seen, 4, a21)
+					} else if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 4, a22)
+					} else if m&(1<<2) != 0 {
+						k = a.Field(b, k, &seen, 4, a22)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("stack"), mark, OpenMembers)
+					}
+				case 5:
+					if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 5, a23)
+					} else if m&(1<<2) != 0 {
+						k = a.Field(b, k, &seen, 5, a24)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("reason"), mark, OpenMembers)
+					}
+				case 6:
+					if m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 6, a5)
+					} else if m&(1<<4) != 0 {
+						k = a.Field(b, k, &seen, 6, a5)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("goal"), mark, OpenMembers)
+					}
+				case 7:
+					if m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 7, a17)
+					} else if m&(1<<4) != 0 {
+						k = a.Field(b, k, &seen, 7, a17)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("mode"), mark, OpenMembers)
+					}
+				case 8:
+					if m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 8, a25)
+					} else if m&(1<<4) != 0 {
+						k = a.Field(b, k, &seen, 8, a25)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("iteration"), mark, OpenMembers)
+					}
+				case 9:
+					if m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 9, a5)
+					} else if m&(1<<4) != 0 {
+						k = a.Field(b, k, &seen, 9, a5)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("progress"), mark, OpenMembers)
+					}
+				case 10:
+					if m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 10, a5)
+					} else if m&(1<<4) != 0 {
+						k = a.Field(b, k, &seen, 10, a5)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("modified_files"), mark, OpenMembers)
+					}
+				case 11:
+					if m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 11, a5)
+					} else if m&(1<<4) != 0 {
+						k = a.Field(b, k, &seen, 11, a5)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("next_step"), mark, OpenMembers)
+					}
+				case 12:
+					if m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 12, a2)
+					} else if m&(1<<4) != 0 {
+						k = a.Field(b, k, &seen, 12, a2)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("timestamp"), mark, OpenMembers)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1 != 0x1 {
+			return -1
+		}
+		if seen&(1<<2) == 0 && (m&(1<<0) != 0) {
+			return -1
+		}
+		if seen&(1<<3) == 0 && (m&(1<<0) != 0) {
+			return -1
+		}
+		if seen&(1<<4) == 0 && (m&(1<<0) != 0 || m&(1<<1) != 0 || m&(1<<2) != 0) {
+			return -1
+		}
+		if seen&(1<<5) == 0 && (m&(1<<1) != 0) {
+			return -1
+		}
+		if seen&(1<<6) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
+			return -1
+		}
+		if seen&(1<<7) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
+			return -1
+		}
+		if seen&(1<<8) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
+			return -1
+		}
+		if seen&(1<<9) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
+			return -1
+		}
+		if seen&(1<<10) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
+			return -1
+		}
+		if seen&(1<<11) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
+			return -1
+		}
+		if seen&(1<<12) == 0 && (m&(1<<3) != 0 || m&(1<<4) != 0) {
+			return -1
+		}
+		_ = m
+		return j
+	}
+	return -1
+}
+
+func a27(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re8.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a28(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re9.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a29(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -4920,7 +5551,7 @@ func a17(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a18(a *Acc, b []byte, i int) int {
+func a30(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -4988,44 +5619,44 @@ func a18(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
-						a.Set(0, v, k)
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
-					if k = a.Field(b, k, &seen, 1, a15); k >= 0 {
-						a.Set(1, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a27); k >= 0 {
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
-					if k = a.Field(b, k, &seen, 2, a16); k >= 0 {
-						a.Set(2, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a28); k >= 0 {
+						a.Set(2, w, k)
 					}
 				case 3:
-					v := k
-					if k = a.Field(b, k, &seen, 3, a17); k >= 0 {
-						a.Set(3, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a29); k >= 0 {
+						a.Set(3, w, k)
 					}
 				case 4:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
-						a.Set(4, v, k)
+						a.Set(4, w, k)
 					}
 				case 5:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
-						a.Set(5, v, k)
+						a.Set(5, w, k)
 					}
 				case 6:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
-						a.Set(6, v, k)
+						a.Set(6, w, k)
 					}
 				case 7:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 7, a9); k >= 0 {
-						a.Set(7, v, k)
+						a.Set(7, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -5051,7 +5682,7 @@ func a18(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a19(a *Acc, b []byte, i int) int {
+func a31(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -5068,7 +5699,7 @@ func a19(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a20(a *Acc, b []byte, i int) int {
+func a32(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		return SkipStr(b, i)
@@ -5078,7 +5709,7 @@ func a20(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a21(a *Acc, b []byte, i int) int {
+func a33(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -5134,34 +5765,34 @@ func a21(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
-					if k = a.Field(b, k, &seen, 0, a15); k >= 0 {
-						a.Set(0, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a27); k >= 0 {
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
-					if k = a.Field(b, k, &seen, 1, a19); k >= 0 {
-						a.Set(1, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a31); k >= 0 {
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
-						a.Set(2, v, k)
+						a.Set(2, w, k)
 					}
 				case 3:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
-						a.Set(3, v, k)
+						a.Set(3, w, k)
 					}
 				case 4:
-					v := k
-					if k = a.Field(b, k, &seen, 4, a16); k >= 0 {
-						a.Set(4, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a28); k >= 0 {
+						a.Set(4, w, k)
 					}
 				case 5:
-					v := k
-					if k = a.Field(b, k, &seen, 5, a20); k >= 0 {
-						a.Set(5, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+						a.Set(5, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -5187,7 +5818,7 @@ func a21(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a22(a *Acc, b []byte, i int) int {
+func a34(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -5202,7 +5833,7 @@ func a22(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a23(a *Acc, b []byte, i int) int {
+func a35(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -5217,7 +5848,7 @@ func a23(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a24(a *Acc, b []byte, i int) int {
+func a36(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -5232,7 +5863,7 @@ func a24(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a25(a *Acc, b []byte, i int) int {
+func a37(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -5249,7 +5880,7 @@ func a25(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a26(a *Acc, b []byte, i int) int {
+func a38(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -5264,7 +5895,7 @@ func a26(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a27(a *Acc, b []byte, i int) int {
+func a39(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -5279,216 +5910,7 @@ func a27(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a28(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if !RunesOK(s, 1, 500) {
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a29(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		switch string(s) {
-		case "parallelizable", "serial":
-		default:
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a30(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '[':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		n := 0
-		if !empty {
-			for {
-				k := a27(a, b, j)
-				if k < 0 {
-					return -1
-				}
-				n++
-				var more bool
-				if j, more = Next(b, k, ']'); j < 0 {
-					return -1
-				}
-				if !more {
-					break
-				}
-			}
-			a.Close()
-		}
-		_ = n
-		return j
-	}
-	return -1
-}
-
-func a31(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '[':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		n := 0
-		if !empty {
-			for {
-				k := a5(a, b, j)
-				if k < 0 {
-					return -1
-				}
-				n++
-				var more bool
-				if j, more = Next(b, k, ']'); j < 0 {
-					return -1
-				}
-				if !more {
-					break
-				}
-			}
-			a.Close()
-		}
-		if n < 1 {
-			return -1
-		}
-		_ = n
-		return j
-	}
-	return -1
-}
-
-func a32(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '[':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		n := 0
-		if !empty {
-			for {
-				k := a5(a, b, j)
-				if k < 0 {
-					return -1
-				}
-				n++
-				var more bool
-				if j, more = Next(b, k, ']'); j < 0 {
-					return -1
-				}
-				if !more {
-					break
-				}
-			}
-			a.Close()
-		}
-		_ = n
-		return j
-	}
-	return -1
-}
-
-func a33(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '[':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		n := 0
-		if !empty {
-			for {
-				k := a3(a, b, j)
-				if k < 0 {
-					return -1
-				}
-				n++
-				var more bool
-				if j, more = Next(b, k, ']'); j < 0 {
-					return -1
-				}
-				if !more {
-					break
-				}
-			}
-			a.Close()
-		}
-		if n < 1 {
-			return -1
-		}
-		_ = n
-		return j
-	}
-	return -1
-}
-
-func a34(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if !RunesOK(s, 1, 1000) {
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a35(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
-		if !isInt {
-			return -1
-		}
-		if j < 0 || !Bounds(b[i:j], leaf130.Bounds) {
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a36(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		switch string(s) {
-		case "todo", "in_progress", "blocked", "done", "failed", "canceled":
-		default:
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a37(a *Acc, b []byte, i int) int {
+func a40(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case 't':
 		return Lit(b, i, "true")
@@ -5498,7 +5920,7 @@ func a37(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a38(a *Acc, b []byte, i int) int {
+func a41(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -5542,11 +5964,11 @@ func a38(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a27)
+					k = a.Field(b, k, &seen, 0, a39)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a5)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a37)
+					k = a.Field(b, k, &seen, 2, a40)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -5571,7 +5993,7 @@ func a38(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a39(a *Acc, b []byte, i int) int {
+func a42(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -5581,7 +6003,7 @@ func a39(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a38(a, b, j)
+				k := a41(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -5602,7 +6024,7 @@ func a39(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a40(a *Acc, b []byte, i int) int {
+func a43(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -5640,14 +6062,14 @@ func a40(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
-					if k = a.Field(b, k, &seen, 0, a22); k >= 0 {
-						a.Set(0, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
-					if k = a.Field(b, k, &seen, 1, a39); k >= 0 {
-						a.Set(1, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a42); k >= 0 {
+						a.Set(1, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -5673,7 +6095,24 @@ func a40(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a41(a *Acc, b []byte, i int) int {
+func a44(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "todo", "in_progress", "blocked", "done", "failed", "canceled":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a45(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, isInt := Num(b, i)
@@ -5688,7 +6127,7 @@ func a41(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a42(a *Acc, b []byte, i int) int {
+func a46(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -5758,9 +6197,9 @@ func a42(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a27)
+					k = a.Field(b, k, &seen, 0, a39)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a36)
+					k = a.Field(b, k, &seen, 1, a44)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				case 3:
@@ -5768,11 +6207,11 @@ func a42(a *Acc, b []byte, i int) int {
 				case 4:
 					k = a.Field(b, k, &seen, 4, a3)
 				case 5:
-					k = a.Field(b, k, &seen, 5, a24)
+					k = a.Field(b, k, &seen, 5, a36)
 				case 6:
-					k = a.Field(b, k, &seen, 6, a37)
+					k = a.Field(b, k, &seen, 6, a40)
 				case 7:
-					k = a.Field(b, k, &seen, 7, a41)
+					k = a.Field(b, k, &seen, 7, a45)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -5797,7 +6236,7 @@ func a42(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a43(a *Acc, b []byte, i int) int {
+func a47(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -5807,7 +6246,7 @@ func a43(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a42(a, b, j)
+				k := a46(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -5828,7 +6267,7 @@ func a43(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a44(a *Acc, b []byte, i int) int {
+func a48(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -5859,7 +6298,7 @@ func a44(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a45(a *Acc, b []byte, i int) int {
+func a49(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -5876,7 +6315,7 @@ func a45(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a46(a *Acc, b []byte, i int) int {
+func a50(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -5926,9 +6365,9 @@ func a46(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a27)
+					k = a.Field(b, k, &seen, 0, a39)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a45)
+					k = a.Field(b, k, &seen, 1, a49)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				case 3:
@@ -5957,7 +6396,7 @@ func a46(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a47(a *Acc, b []byte, i int) int {
+func a51(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -5967,7 +6406,7 @@ func a47(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a46(a, b, j)
+				k := a50(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -5988,7 +6427,38 @@ func a47(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a48(a *Acc, b []byte, i int) int {
+func a52(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a5(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a53(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -6060,44 +6530,44 @@ func a48(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
-					if k = a.Field(b, k, &seen, 0, a22); k >= 0 {
-						a.Set(0, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
-					if k = a.Field(b, k, &seen, 1, a23); k >= 0 {
-						a.Set(1, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
-					if k = a.Field(b, k, &seen, 2, a24); k >= 0 {
-						a.Set(2, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+						a.Set(2, w, k)
 					}
 				case 3:
-					v := k
-					if k = a.Field(b, k, &seen, 3, a43); k >= 0 {
-						a.Set(3, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a47); k >= 0 {
+						a.Set(3, w, k)
 					}
 				case 4:
-					v := k
-					if k = a.Field(b, k, &seen, 4, a44); k >= 0 {
-						a.Set(4, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a48); k >= 0 {
+						a.Set(4, w, k)
 					}
 				case 5:
-					v := k
-					if k = a.Field(b, k, &seen, 5, a39); k >= 0 {
-						a.Set(5, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 5, a42); k >= 0 {
+						a.Set(5, w, k)
 					}
 				case 6:
-					v := k
-					if k = a.Field(b, k, &seen, 6, a47); k >= 0 {
-						a.Set(6, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 6, a51); k >= 0 {
+						a.Set(6, w, k)
 					}
 				case 7:
-					v := k
-					if k = a.Field(b, k, &seen, 7, a32); k >= 0 {
-						a.Set(7, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 7, a52); k >= 0 {
+						a.Set(7, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -6123,7 +6593,38 @@ func a48(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a49(a *Acc, b []byte, i int) int {
+func a54(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a39(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a55(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -6140,7 +6641,7 @@ func a49(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a50(a *Acc, b []byte, i int) int {
+func a56(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -6196,15 +6697,15 @@ func a50(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a27)
+					k = a.Field(b, k, &seen, 0, a39)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a36)
+					k = a.Field(b, k, &seen, 1, a44)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a30)
+					k = a.Field(b, k, &seen, 3, a54)
 				case 4:
-					k = a.Field(b, k, &seen, 4, a49)
+					k = a.Field(b, k, &seen, 4, a55)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -6229,7 +6730,7 @@ func a50(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a51(a *Acc, b []byte, i int) int {
+func a57(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -6239,7 +6740,7 @@ func a51(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a50(a, b, j)
+				k := a56(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -6260,7 +6761,7 @@ func a51(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a52(a *Acc, b []byte, i int) int {
+func a58(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -6298,7 +6799,7 @@ func a52(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a27)
+					k = a.Field(b, k, &seen, 0, a39)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a5)
 				}
@@ -6325,7 +6826,7 @@ func a52(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a53(a *Acc, b []byte, i int) int {
+func a59(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -6335,7 +6836,7 @@ func a53(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a52(a, b, j)
+				k := a58(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -6356,7 +6857,7 @@ func a53(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a54(a *Acc, b []byte, i int) int {
+func a60(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -6406,24 +6907,24 @@ func a54(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
-					if k = a.Field(b, k, &seen, 0, a22); k >= 0 {
-						a.Set(0, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
-					if k = a.Field(b, k, &seen, 1, a51); k >= 0 {
-						a.Set(1, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a57); k >= 0 {
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
-					if k = a.Field(b, k, &seen, 2, a39); k >= 0 {
-						a.Set(2, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a42); k >= 0 {
+						a.Set(2, w, k)
 					}
 				case 3:
-					v := k
-					if k = a.Field(b, k, &seen, 3, a53); k >= 0 {
-						a.Set(3, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a59); k >= 0 {
+						a.Set(3, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -6449,7 +6950,796 @@ func a54(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a55(a *Acc, b []byte, i int) int {
+func a61(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "done", "blocked", "failed":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a62(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'r':
+						if Is16(b, j, 11, 0x6372756f73657222, 0x3a22656372756f73) /* "resource": */ {
+							f, k = 0, SkipWS(b, j+11)
+						}
+					case 'a':
+						if Is16(b, j, 9, 0x226e6f6974636122, 0x3a226e6f69746361) /* "action": */ {
+							f, k = 1, SkipWS(b, j+9)
+						}
+					case 'e':
+						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
+							f, k = 2, SkipWS(b, j+11)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "resource":
+						f = 0
+					case "action":
+						f = 1
+					case "evidence":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a5)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a63(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a62(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a64(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "pass", "fail":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a65(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'c':
+						if Is16(b, j, 12, 0x6972657469726322, 0x3a226e6f69726574) /* "criterion": */ {
+							f, k = 0, SkipWS(b, j+12)
+						}
+					case 's':
+						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 1, SkipWS(b, j+9)
+						}
+					case 'e':
+						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
+							f, k = 2, SkipWS(b, j+11)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "criterion":
+						f = 0
+					case "status":
+						f = 1
+					case "evidence":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a5)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a64)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a66(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a65(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a67(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !RunesOK(s, 1, 1000) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a68(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a3(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if n > 5 {
+			return -1
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a69(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "pass":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a70(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 0, SkipWS(b, j+9)
+						}
+					case 'e':
+						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
+							f, k = 1, SkipWS(b, j+11)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "status":
+						f = 0
+					case "evidence":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a69)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a3)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		return j
+	}
+	return -1
+}
+
+func a71(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a70(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if n < 1 {
+			return -1
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a72(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		m := a.Conds(b, i, &conds5)
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		span6 := [2]int{-1, -1}
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if Is(b, j, "\"schema_version\":") {
+							f, k = 0, SkipWS(b, j+17)
+						} else if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 4, SkipWS(b, j+9)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+							f, k = 1, SkipWS(b, j+9)
+						}
+					case 'g':
+						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
+							f, k = 2, SkipWS(b, j+15)
+						}
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 3, SkipWS(b, j+10)
+						}
+					case 'c':
+						if Is16(b, j, 10, 0x7365676e61686322, 0x3a227365676e6168) /* "changes": */ {
+							f, k = 5, SkipWS(b, j+10)
+						}
+					case 'a':
+						if Is(b, j, "\"acceptance_check\":") {
+							f, k = 6, SkipWS(b, j+19)
+						}
+					case 'w':
+						if Is16(b, j, 15, 0x676f6c6b726f7722, 0x3a22687461705f67) /* "worklog_path": */ {
+							f, k = 7, SkipWS(b, j+15)
+						}
+					case 'n':
+						if Is(b, j, "\"notes_for_orchestrator\":") {
+							f, k = 8, SkipWS(b, j+25)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "schema_version":
+						f = 0
+					case "run_id":
+						f = 1
+					case "generated_at":
+						f = 2
+					case "task_id":
+						f = 3
+					case "status":
+						f = 4
+					case "changes":
+						f = 5
+					case "acceptance_check":
+						f = 6
+					case "worklog_path":
+						f = 7
+					case "notes_for_orchestrator":
+						f = 8
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					w := k
+					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+						a.Set(0, w, k)
+					}
+				case 1:
+					w := k
+					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+						a.Set(1, w, k)
+					}
+				case 2:
+					w := k
+					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+						a.Set(2, w, k)
+					}
+				case 3:
+					w := k
+					if k = a.Field(b, k, &seen, 3, a39); k >= 0 {
+						a.Set(3, w, k)
+					}
+				case 4:
+					w := k
+					if k = a.Field(b, k, &seen, 4, a61); k >= 0 {
+						a.Set(4, w, k)
+					}
+				case 5:
+					w := k
+					if k = a.Field(b, k, &seen, 5, a63); k >= 0 {
+						a.Set(5, w, k)
+					}
+				case 6:
+					v := k
+					w := k
+					if k = a.Field(b, k, &seen, 6, a66); k >= 0 {
+						a.Set(6, w, k)
+					}
+					span6 = [2]int{v, k}
+				case 7:
+					w := k
+					if k = a.Field(b, k, &seen, 7, a67); k >= 0 {
+						a.Set(7, w, k)
+					}
+				case 8:
+					w := k
+					if k = a.Field(b, k, &seen, 8, a68); k >= 0 {
+						a.Set(8, w, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1fb != 0x1fb {
+			return -1
+		}
+		if m&(1<<0) != 0 && span6[0] >= 0 && a71(a, b, span6[0]) != span6[1] {
+			return -1
+		}
+		_ = m
+		return j
+	}
+	return -1
+}
+
+func a73(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !Bounds(b[i:j], leaf144.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a74(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !Bounds(b[i:j], leaf145.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a75(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		m := a.Conds(b, i, &conds2)
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						} else if Is(b, j, "\"timeout_seconds\":") {
+							f, k = 2, SkipWS(b, j+18)
+						}
+					case 's':
+						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 1, SkipWS(b, j+9)
+						}
+					case 'l':
+						if Is(b, j, "\"last_heartbeat_at\":") {
+							f, k = 3, SkipWS(b, j+20)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "status":
+						f = 1
+					case "timeout_seconds":
+						f = 2
+					case "last_heartbeat_at":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a39)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a44)
+				case 2:
+					if m&(1<<0) != 0 {
+						k = a.Field(b, k, &seen, 2, a74)
+					} else {
+						k = a.Field(b, k, &seen, 2, a73)
+					}
+				case 3:
+					k = a.Field(b, k, &seen, 3, a55)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		if seen&(1<<2) == 0 && (m&(1<<0) != 0) {
+			return -1
+		}
+		_ = m
+		return j
+	}
+	return -1
+}
+
+func a76(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a75(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+func a77(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if Is(b, j, "\"schema_version\":") {
+							f, k = 0, SkipWS(b, j+17)
+						}
+					case 'n':
+						if Is8(b, j, 6, 0x3a22776f6e22) /* "now": */ {
+							f, k = 1, SkipWS(b, j+6)
+						}
+					case 't':
+						if Is16(b, j, 8, 0x3a22736b73617422, 0x3a22736b73617422) /* "tasks": */ {
+							f, k = 2, SkipWS(b, j+8)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "schema_version":
+						f = 0
+					case "now":
+						f = 1
+					case "tasks":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					w := k
+					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+						a.Set(0, w, k)
+					}
+				case 1:
+					w := k
+					if k = a.Field(b, k, &seen, 1, a36); k >= 0 {
+						a.Set(1, w, k)
+					}
+				case 2:
+					w := k
+					if k = a.Field(b, k, &seen, 2, a76); k >= 0 {
+						a.Set(2, w, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x6 != 0x6 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a78(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -6541,64 +7831,64 @@ func a55(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
-					if k = a.Field(b, k, &seen, 0, a24); k >= 0 {
-						a.Set(0, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a36); k >= 0 {
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
-					if k = a.Field(b, k, &seen, 1, a23); k >= 0 {
-						a.Set(1, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
-					if k = a.Field(b, k, &seen, 2, a27); k >= 0 {
-						a.Set(2, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a39); k >= 0 {
+						a.Set(2, w, k)
 					}
 				case 3:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
-						a.Set(3, v, k)
+						a.Set(3, w, k)
 					}
 				case 4:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
-						a.Set(4, v, k)
+						a.Set(4, w, k)
 					}
 				case 5:
-					v := k
-					if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
-						a.Set(5, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 5, a52); k >= 0 {
+						a.Set(5, w, k)
 					}
 				case 6:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
-						a.Set(6, v, k)
+						a.Set(6, w, k)
 					}
 				case 7:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 7, a5); k >= 0 {
-						a.Set(7, v, k)
+						a.Set(7, w, k)
 					}
 				case 8:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
-						a.Set(8, v, k)
+						a.Set(8, w, k)
 					}
 				case 9:
-					v := k
-					if k = a.Field(b, k, &seen, 9, a45); k >= 0 {
-						a.Set(9, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 9, a49); k >= 0 {
+						a.Set(9, w, k)
 					}
 				case 10:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 10, a5); k >= 0 {
-						a.Set(10, v, k)
+						a.Set(10, w, k)
 					}
 				case 11:
-					v := k
-					if k = a.Field(b, k, &seen, 11, a22); k >= 0 {
-						a.Set(11, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 11, a34); k >= 0 {
+						a.Set(11, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -6624,7 +7914,39 @@ func a55(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a56(a *Acc, b []byte, i int) int {
+func a79(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "work_order", "mail", "process":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a80(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re13.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a81(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -6639,7 +7961,1920 @@ func a56(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a57(a *Acc, b []byte, i int) int {
+func a82(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re15.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a83(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		m := a.Conds(b, i, &conds6)
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
+							f, k = 0, SkipWS(b, j+7)
+						}
+					case 'r':
+						if Is16(b, j, 15, 0x6e65726566657222, 0x3a2264695f65636e) /* "reference_id": */ {
+							f, k = 1, SkipWS(b, j+15)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "type":
+						f = 0
+					case "reference_id":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, NoMembers)
+					}
+				}
+				switch f {
+				case 0:
+					w := k
+					if k = a.Field(b, k, &seen, 0, a79); k >= 0 {
+						a.Set(0, w, k)
+					}
+				case 1:
+					w := k
+					if m&(1<<0) != 0 {
+						k = a.Field(b, k, &seen, 1, a80)
+					} else if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 1, a81)
+					} else if m&(1<<2) != 0 {
+						k = a.Field(b, k, &seen, 1, a82)
+					} else {
+						k = a.Field(b, k, &seen, 1, a5)
+					}
+					if k >= 0 {
+						a.Set(1, w, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		if seen&(1<<1) == 0 {
+			return -1
+		}
+		_ = m
+		return j
+	}
+	return -1
+}
+
+func a84(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re17.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a85(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re16.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a86(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re17.Match(s) {
+			return -1
+		}
+		return j
+	case 'n':
+		return Lit(b, i, "null")
+	}
+	return -1
+}
+
+func a87(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !RunesOK(s, 1, 100) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a88(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "task", "bug", "feature", "epic", "merge-request":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a89(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !Bounds(b[i:j], leaf155.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a90(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'w':
+						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+							f, k = 0, SkipWS(b, j+16)
+						}
+					case 't':
+						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+							f, k = 1, SkipWS(b, j+8)
+						}
+					case 'd':
+						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
+							f, k = 2, SkipWS(b, j+14)
+						}
+					case 'i':
+						if Is16(b, j, 13, 0x745f657573736922, 0x3a22657079745f65) /* "issue_type": */ {
+							f, k = 3, SkipWS(b, j+13)
+						}
+					case 'p':
+						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+							f, k = 4, SkipWS(b, j+11)
+						}
+					case 'c':
+						if Is16(b, j, 13, 0x6465746165726322, 0x3a2279625f646574) /* "created_by": */ {
+							f, k = 5, SkipWS(b, j+13)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "work_order_id":
+						f = 0
+					case "title":
+						f = 1
+					case "description":
+						f = 2
+					case "issue_type":
+						f = 3
+					case "priority":
+						f = 4
+					case "created_by":
+						f = 5
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a80)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a87)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a32)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a88)
+				case 4:
+					k = a.Field(b, k, &seen, 4, a89)
+				case 5:
+					k = a.Field(b, k, &seen, 5, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3b != 0x3b {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a91(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "open", "in_progress", "assigned", "closed":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a92(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+							f, k = 0, SkipWS(b, j+8)
+						}
+					case 'd':
+						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
+							f, k = 1, SkipWS(b, j+14)
+						}
+					case 's':
+						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 2, SkipWS(b, j+9)
+						}
+					case 'p':
+						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+							f, k = 3, SkipWS(b, j+11)
+						}
+					case 'i':
+						if Is16(b, j, 13, 0x745f657573736922, 0x3a22657079745f65) /* "issue_type": */ {
+							f, k = 4, SkipWS(b, j+13)
+						}
+					case 'a':
+						if Is16(b, j, 11, 0x656e676973736122, 0x3a2265656e676973) /* "assignee": */ {
+							f, k = 5, SkipWS(b, j+11)
+						}
+					case 'l':
+						if Is16(b, j, 9, 0x22736c6562616c22, 0x3a22736c6562616c) /* "labels": */ {
+							f, k = 6, SkipWS(b, j+9)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "title":
+						f = 0
+					case "description":
+						f = 1
+					case "status":
+						f = 2
+					case "priority":
+						f = 3
+					case "issue_type":
+						f = 4
+					case "assignee":
+						f = 5
+					case "labels":
+						f = 6
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a87)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a91)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a89)
+				case 4:
+					k = a.Field(b, k, &seen, 4, a88)
+				case 5:
+					k = a.Field(b, k, &seen, 5, a32)
+				case 6:
+					k = a.Field(b, k, &seen, 6, a52)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		return j
+	}
+	return -1
+}
+
+func a93(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'w':
+						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+							f, k = 0, SkipWS(b, j+16)
+						}
+					case 'c':
+						if Is16(b, j, 10, 0x7365676e61686322, 0x3a227365676e6168) /* "changes": */ {
+							f, k = 1, SkipWS(b, j+10)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "work_order_id":
+						f = 0
+					case "changes":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a80)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a92)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a94(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'w':
+						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+							f, k = 0, SkipWS(b, j+16)
+						}
+					case 'f':
+						if Is16(b, j, 14, 0x74735f6d6f726622, 0x3a22737574617473) /* "from_status": */ {
+							f, k = 1, SkipWS(b, j+14)
+						}
+					case 't':
+						if Is16(b, j, 12, 0x746174735f6f7422, 0x3a22737574617473) /* "to_status": */ {
+							f, k = 2, SkipWS(b, j+12)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "work_order_id":
+						f = 0
+					case "from_status":
+						f = 1
+					case "to_status":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a80)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a91)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a91)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a95(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'w':
+						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+							f, k = 0, SkipWS(b, j+16)
+						}
+					case 'a':
+						if Is16(b, j, 8, 0x3a22746e65676122, 0x3a22746e65676122) /* "agent": */ {
+							f, k = 1, SkipWS(b, j+8)
+						} else if Is(b, j, "\"assignment_path\":") {
+							f, k = 2, SkipWS(b, j+18)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "work_order_id":
+						f = 0
+					case "agent":
+						f = 1
+					case "assignment_path":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a80)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a3)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a3)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a96(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'w':
+						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+							f, k = 0, SkipWS(b, j+16)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+							f, k = 1, SkipWS(b, j+9)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "work_order_id":
+						f = 0
+					case "reason":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a80)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a97(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a98(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'm':
+						if Is16(b, j, 13, 0x6567617373656d22, 0x3a2264695f656761) /* "message_id": */ {
+							f, k = 0, SkipWS(b, j+13)
+						} else if Is16(b, j, 15, 0x6567617373656d22, 0x3a22657079745f65) /* "message_type": */ {
+							f, k = 4, SkipWS(b, j+15)
+						}
+					case 'f':
+						if Is8(b, j, 7, 0x3a226d6f726622) /* "from": */ {
+							f, k = 1, SkipWS(b, j+7)
+						}
+					case 't':
+						if Is8(b, j, 5, 0x3a226f7422) /* "to": */ {
+							f, k = 2, SkipWS(b, j+5)
+						}
+					case 's':
+						if Is16(b, j, 10, 0x7463656a62757322, 0x3a227463656a6275) /* "subject": */ {
+							f, k = 3, SkipWS(b, j+10)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "message_id":
+						f = 0
+					case "from":
+						f = 1
+					case "to":
+						f = 2
+					case "subject":
+						f = 3
+					case "message_type":
+						f = 4
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a81)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a3)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a3)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a5)
+				case 4:
+					k = a.Field(b, k, &seen, 4, a97)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1f != 0x1f {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a99(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'm':
+						if Is16(b, j, 13, 0x6567617373656d22, 0x3a2264695f656761) /* "message_id": */ {
+							f, k = 0, SkipWS(b, j+13)
+						}
+					case 'r':
+						if Is16(b, j, 12, 0x6569706963657222, 0x3a22746e65697069) /* "recipient": */ {
+							f, k = 1, SkipWS(b, j+12)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "message_id":
+						f = 0
+					case "recipient":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a81)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a3)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a100(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'm':
+						if Is16(b, j, 13, 0x6567617373656d22, 0x3a2264695f656761) /* "message_id": */ {
+							f, k = 0, SkipWS(b, j+13)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x2272656461657222, 0x3a22726564616572) /* "reader": */ {
+							f, k = 1, SkipWS(b, j+9)
+						} else if Is16(b, j, 10, 0x74615f6461657222, 0x3a2274615f646165) /* "read_at": */ {
+							f, k = 2, SkipWS(b, j+10)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "message_id":
+						f = 0
+					case "reader":
+						f = 1
+					case "read_at":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a81)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a3)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a2)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a101(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if Is16(b, j, 15, 0x6e6f697373657322, 0x3a22656d616e5f6e) /* "session_name": */ {
+							f, k = 0, SkipWS(b, j+15)
+						}
+					case 'w':
+						if Is16(b, j, 11, 0x6572746b726f7722, 0x3a22656572746b72) /* "worktree": */ {
+							f, k = 1, SkipWS(b, j+11)
+						}
+					case 'p':
+						if Is16(b, j, 10, 0x656c69666f727022, 0x3a22656c69666f72) /* "profile": */ {
+							f, k = 2, SkipWS(b, j+10)
+						}
+					case 'a':
+						if Is(b, j, "\"assigned_work_order\":") {
+							f, k = 3, SkipWS(b, j+22)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "session_name":
+						f = 0
+					case "worktree":
+						f = 1
+					case "profile":
+						f = 2
+					case "assigned_work_order":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a5)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a5)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a80)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0xf != 0xf {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a102(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'f':
+						if Is16(b, j, 8, 0x3a22646e756f6622, 0x3a22646e756f6622) /* "found": */ {
+							f, k = 0, SkipWS(b, j+8)
+						}
+					case 'r':
+						if Is16(b, j, 14, 0x736e6f7073657222, 0x3a22736d5f65736e) /* "response_ms": */ {
+							f, k = 1, SkipWS(b, j+14)
+						}
+					case 'a':
+						if Is16(b, j, 9, 0x226e6f6974636122, 0x3a226e6f69746361) /* "action": */ {
+							f, k = 2, SkipWS(b, j+9)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "found":
+						f = 0
+					case "response_ms":
+						f = 1
+					case "action":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a40)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a45)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a103(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'w':
+						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+							f, k = 0, SkipWS(b, j+16)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "work_order_id":
+						f = 0
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a80)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1 != 0x1 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a104(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if Is16(b, j, 13, 0x69735f656c646922, 0x3a2265636e69735f) /* "idle_since": */ {
+							f, k = 0, SkipWS(b, j+13)
+						}
+					case 'l':
+						if Is16(b, j, 16, 0x63615f7473616c22, 0x3a22797469766974) /* "last_activity": */ {
+							f, k = 1, SkipWS(b, j+16)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "idle_since":
+						f = 0
+					case "last_activity":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a2)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a105(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'r':
+						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+							f, k = 0, SkipWS(b, j+9)
+						}
+					case 'e':
+						if Is16(b, j, 12, 0x6f635f7469786522, 0x3a2265646f635f74) /* "exit_code": */ {
+							f, k = 1, SkipWS(b, j+12)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "reason":
+						f = 0
+					case "exit_code":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a5)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a10)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a106(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'p':
+						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
+							f, k = 0, SkipWS(b, j+13)
+						}
+					case 't':
+						if Is16(b, j, 11, 0x74616c706d657422, 0x3a226574616c706d) /* "template": */ {
+							f, k = 1, SkipWS(b, j+11)
+						}
+					case 'w':
+						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+							f, k = 2, SkipWS(b, j+16)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "process_id":
+						f = 0
+					case "template":
+						f = 1
+					case "work_order_id":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a82)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a3)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a80)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a107(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'p':
+						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
+							f, k = 0, SkipWS(b, j+13)
+						}
+					case 's':
+						if Is16(b, j, 10, 0x64695f7065747322, 0x3a2264695f706574) /* "step_id": */ {
+							f, k = 1, SkipWS(b, j+10)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "process_id":
+						f = 0
+					case "step_id":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a82)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a3)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a108(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "completed", "failed", "skipped":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a109(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'p':
+						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
+							f, k = 0, SkipWS(b, j+13)
+						}
+					case 's':
+						if Is16(b, j, 10, 0x64695f7065747322, 0x3a2264695f706574) /* "step_id": */ {
+							f, k = 1, SkipWS(b, j+10)
+						} else if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 2, SkipWS(b, j+9)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "process_id":
+						f = 0
+					case "step_id":
+						f = 1
+					case "status":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a82)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a3)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a108)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a110(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'p':
+						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
+							f, k = 0, SkipWS(b, j+13)
+						}
+					case 's':
+						if Is16(b, j, 10, 0x7972616d6d757322, 0x3a227972616d6d75) /* "summary": */ {
+							f, k = 1, SkipWS(b, j+10)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "process_id":
+						f = 0
+					case "summary":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a82)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a111(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'w':
+						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+							f, k = 0, SkipWS(b, j+16)
+						}
+					case 'p':
+						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
+							f, k = 1, SkipWS(b, j+13)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "work_order_id":
+						f = 0
+					case "process_id":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a80)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a82)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a112(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "PASS", "FAIL":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a113(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, _ := Num(b, i)
+		if j < 0 || !Bounds(b[i:j], leaf159.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a114(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		m := a.Conds(b, i, &conds7)
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		span3 := [2]int{-1, -1}
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'w':
+						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+							f, k = 0, SkipWS(b, j+16)
+						}
+					case 'v':
+						if Is16(b, j, 10, 0x7463696472657622, 0x3a22746369647265) /* "verdict": */ {
+							f, k = 1, SkipWS(b, j+10)
+						}
+					case 'c':
+						if Is(b, j, "\"criteria_passed\":") {
+							f, k = 2, SkipWS(b, j+18)
+						} else if Is(b, j, "\"criteria_failed\":") {
+							f, k = 3, SkipWS(b, j+18)
+						}
+					case 'r':
+						if Is16(b, j, 12, 0x696e6f7361657222, 0x3a22676e696e6f73) /* "reasoning": */ {
+							f, k = 4, SkipWS(b, j+12)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "work_order_id":
+						f = 0
+					case "verdict":
+						f = 1
+					case "criteria_passed":
+						f = 2
+					case "criteria_failed":
+						f = 3
+					case "reasoning":
+						f = 4
+					default:
+						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a80)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a112)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a45)
+				case 3:
+					v := k
+					k = a.Field(b, k, &seen, 3, a45)
+					span3 = [2]int{v, k}
+				case 4:
+					k = a.Field(b, k, &seen, 4, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1f != 0x1f {
+			return -1
+		}
+		if m&(1<<0) != 0 && span3[0] >= 0 && a113(a, b, span3[0]) != span3[1] {
+			return -1
+		}
+		_ = m
+		return j
+	}
+	return -1
+}
+
+func a115(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		m := a.Conds(b, i, &conds8)
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'e':
+						if Is16(b, j, 11, 0x695f746e65766522, 0x3a2264695f746e65) /* "event_id": */ {
+							f, k = 0, SkipWS(b, j+11)
+						} else if Is16(b, j, 13, 0x745f746e65766522, 0x3a22657079745f74) /* "event_type": */ {
+							f, k = 1, SkipWS(b, j+13)
+						}
+					case 't':
+						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
+							f, k = 2, SkipWS(b, j+12)
+						}
+					case 'a':
+						if Is16(b, j, 8, 0x3a22726f74636122, 0x3a22726f74636122) /* "actor": */ {
+							f, k = 3, SkipWS(b, j+8)
+						}
+					case 'c':
+						if Is(b, j, "\"correlation_id\":") {
+							f, k = 4, SkipWS(b, j+17)
+						} else if Is16(b, j, 12, 0x5f64657375616322, 0x3a2279625f646573) /* "caused_by": */ {
+							f, k = 5, SkipWS(b, j+12)
+						}
+					case 'd':
+						if Is8(b, j, 7, 0x3a226174616422) /* "data": */ {
+							f, k = 6, SkipWS(b, j+7)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "event_id":
+						f = 0
+					case "event_type":
+						f = 1
+					case "timestamp":
+						f = 2
+					case "actor":
+						f = 3
+					case "correlation_id":
+						f = 4
+					case "caused_by":
+						f = 5
+					case "data":
+						f = 6
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					w := k
+					if k = a.Field(b, k, &seen, 0, a84); k >= 0 {
+						a.Set(0, w, k)
+					}
+				case 1:
+					w := k
+					if k = a.Field(b, k, &seen, 1, a85); k >= 0 {
+						a.Set(1, w, k)
+					}
+				case 2:
+					w := k
+					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+						a.Set(2, w, k)
+					}
+				case 3:
+					w := k
+					if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
+						a.Set(3, w, k)
+					}
+				case 4:
+					w := k
+					if k = a.Field(b, k, &seen, 4, a32); k >= 0 {
+						a.Set(4, w, k)
+					}
+				case 5:
+					w := k
+					if k = a.Field(b, k, &seen, 5, a86); k >= 0 {
+						a.Set(5, w, k)
+					}
+				case 6:
+					w := k
+					if m&(1<<0) != 0 {
+						k = a.Field(b, k, &seen, 6, a90)
+					} else if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 6, a93)
+					} else if m&(1<<2) != 0 {
+						k = a.Field(b, k, &seen, 6, a94)
+					} else if m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 6, a95)
+					} else if m&(1<<4) != 0 {
+						k = a.Field(b, k, &seen, 6, a96)
+					} else if m&(1<<5) != 0 {
+						k = a.Field(b, k, &seen, 6, a98)
+					} else if m&(1<<6) != 0 {
+						k = a.Field(b, k, &seen, 6, a99)
+					} else if m&(1<<7) != 0 {
+						k = a.Field(b, k, &seen, 6, a100)
+					} else if m&(1<<8) != 0 {
+						k = a.Field(b, k, &seen, 6, a101)
+					} else if m&(1<<9) != 0 {
+						k = a.Field(b, k, &seen, 6, a102)
+					} else if m&(1<<10) != 0 {
+						k = a.Field(b, k, &seen, 6, a103)
+					} else if m&(1<<11) != 0 {
+						k = a.Field(b, k, &seen, 6, a104)
+					} else if m&(1<<12) != 0 {
+						k = a.Field(b, k, &seen, 6, a105)
+					} else if m&(1<<13) != 0 {
+						k = a.Field(b, k, &seen, 6, a106)
+					} else if m&(1<<14) != 0 {
+						k = a.Field(b, k, &seen, 6, a107)
+					} else if m&(1<<15) != 0 {
+						k = a.Field(b, k, &seen, 6, a109)
+					} else if m&(1<<16) != 0 {
+						k = a.Field(b, k, &seen, 6, a110)
+					} else if m&(1<<17) != 0 {
+						k = a.Field(b, k, &seen, 6, a111)
+					} else if m&(1<<18) != 0 {
+						k = a.Field(b, k, &seen, 6, a114)
+					} else {
+						k = a.Field(b, k, &seen, 6, a9)
+					}
+					if k >= 0 {
+						a.Set(6, w, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x4f != 0x4f {
+			return -1
+		}
+		if seen&(1<<6) == 0 {
+			return -1
+		}
+		_ = m
+		return j
+	}
+	return -1
+}
+
+func a116(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -6658,7 +9893,7 @@ func a57(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a58(a *Acc, b []byte, i int) int {
+func a117(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -6675,7 +9910,7 @@ func a58(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a59(a *Acc, b []byte, i int) int {
+func a118(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -6694,7 +9929,7 @@ func a59(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a60(a *Acc, b []byte, i int) int {
+func a119(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -6776,54 +10011,54 @@ func a60(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
-					if k = a.Field(b, k, &seen, 0, a56); k >= 0 {
-						a.Set(0, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a81); k >= 0 {
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
-						a.Set(1, v, k)
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
-						a.Set(2, v, k)
+						a.Set(2, w, k)
 					}
 				case 3:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
-						a.Set(3, v, k)
+						a.Set(3, w, k)
 					}
 				case 4:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
-						a.Set(4, v, k)
+						a.Set(4, w, k)
 					}
 				case 5:
-					v := k
-					if k = a.Field(b, k, &seen, 5, a57); k >= 0 {
-						a.Set(5, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 5, a116); k >= 0 {
+						a.Set(5, w, k)
 					}
 				case 6:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
-						a.Set(6, v, k)
+						a.Set(6, w, k)
 					}
 				case 7:
-					v := k
-					if k = a.Field(b, k, &seen, 7, a58); k >= 0 {
-						a.Set(7, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 7, a117); k >= 0 {
+						a.Set(7, w, k)
 					}
 				case 8:
-					v := k
-					if k = a.Field(b, k, &seen, 8, a59); k >= 0 {
-						a.Set(8, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 8, a118); k >= 0 {
+						a.Set(8, w, k)
 					}
 				case 9:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 9, a9); k >= 0 {
-						a.Set(9, v, k)
+						a.Set(9, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -6849,22 +10084,7 @@ func a60(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a61(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if !re15.Match(s) {
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a62(a *Acc, b []byte, i int) int {
+func a120(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -6881,7 +10101,7 @@ func a62(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a63(a *Acc, b []byte, i int) int {
+func a121(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -6898,7 +10118,7 @@ func a63(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a64(a *Acc, b []byte, i int) int {
+func a122(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -6915,7 +10135,7 @@ func a64(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a65(a *Acc, b []byte, i int) int {
+func a123(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -6965,11 +10185,11 @@ func a65(a *Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a3)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a64)
+					k = a.Field(b, k, &seen, 1, a122)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a58)
+					k = a.Field(b, k, &seen, 2, a117)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a58)
+					k = a.Field(b, k, &seen, 3, a117)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -6994,7 +10214,7 @@ func a65(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a66(a *Acc, b []byte, i int) int {
+func a124(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -7004,7 +10224,7 @@ func a66(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a65(a, b, j)
+				k := a123(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -7025,7 +10245,7 @@ func a66(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a67(a *Acc, b []byte, i int) int {
+func a125(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7085,34 +10305,34 @@ func a67(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
-					if k = a.Field(b, k, &seen, 0, a61); k >= 0 {
-						a.Set(0, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a82); k >= 0 {
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
-						a.Set(1, v, k)
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
-					if k = a.Field(b, k, &seen, 2, a62); k >= 0 {
-						a.Set(2, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a120); k >= 0 {
+						a.Set(2, w, k)
 					}
 				case 3:
-					v := k
-					if k = a.Field(b, k, &seen, 3, a63); k >= 0 {
-						a.Set(3, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a121); k >= 0 {
+						a.Set(3, w, k)
 					}
 				case 4:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 4, a2); k >= 0 {
-						a.Set(4, v, k)
+						a.Set(4, w, k)
 					}
 				case 5:
-					v := k
-					if k = a.Field(b, k, &seen, 5, a66); k >= 0 {
-						a.Set(5, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 5, a124); k >= 0 {
+						a.Set(5, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -7138,7 +10358,7 @@ func a67(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a68(a *Acc, b []byte, i int) int {
+func a126(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -7153,7 +10373,7 @@ func a68(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a69(a *Acc, b []byte, i int) int {
+func a127(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -7168,7 +10388,7 @@ func a69(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a70(a *Acc, b []byte, i int) int {
+func a128(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7210,19 +10430,19 @@ func a70(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
-					if k = a.Field(b, k, &seen, 0, a68); k >= 0 {
-						a.Set(0, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a126); k >= 0 {
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
-					if k = a.Field(b, k, &seen, 1, a69); k >= 0 {
-						a.Set(1, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a127); k >= 0 {
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
-					if k = a.Field(b, k, &seen, 2, a20); k >= 0 {
-						a.Set(2, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+						a.Set(2, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -7248,14 +10468,14 @@ func a70(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a71(a *Acc, b []byte, i int) int {
+func a129(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, isInt := Num(b, i)
 		if !isInt {
 			return -1
 		}
-		if j < 0 || !Bounds(b[i:j], leaf142.Bounds) {
+		if j < 0 || !Bounds(b[i:j], leaf166.Bounds) {
 			return -1
 		}
 		return j
@@ -7263,7 +10483,7 @@ func a71(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a72(a *Acc, b []byte, i int) int {
+func a130(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7319,7 +10539,7 @@ func a72(a *Acc, b []byte, i int) int {
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a32)
+					k = a.Field(b, k, &seen, 3, a52)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -7344,7 +10564,7 @@ func a72(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a73(a *Acc, b []byte, i int) int {
+func a131(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -7354,7 +10574,7 @@ func a73(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a72(a, b, j)
+				k := a130(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -7378,7 +10598,7 @@ func a73(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a74(a *Acc, b []byte, i int) int {
+func a132(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7428,24 +10648,24 @@ func a74(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
-						a.Set(0, v, k)
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
-						a.Set(1, v, k)
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
-					if k = a.Field(b, k, &seen, 2, a71); k >= 0 {
-						a.Set(2, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a129); k >= 0 {
+						a.Set(2, w, k)
 					}
 				case 3:
-					v := k
-					if k = a.Field(b, k, &seen, 3, a73); k >= 0 {
-						a.Set(3, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a131); k >= 0 {
+						a.Set(3, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -7471,86 +10691,7 @@ func a74(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a75(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if !re13.Match(s) {
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a76(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if !RunesOK(s, 1, 100) {
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a77(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		switch string(s) {
-		case "open", "in_progress", "assigned", "closed":
-		default:
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a78(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
-		if !isInt {
-			return -1
-		}
-		if j < 0 || !Bounds(b[i:j], leaf145.Bounds) {
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a79(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		switch string(s) {
-		case "task", "bug", "feature", "epic", "merge-request":
-		default:
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-func a80(a *Acc, b []byte, i int) int {
+func a133(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -7567,7 +10708,7 @@ func a80(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a81(a *Acc, b []byte, i int) int {
+func a134(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7615,9 +10756,9 @@ func a81(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a75)
+					k = a.Field(b, k, &seen, 0, a80)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a80)
+					k = a.Field(b, k, &seen, 1, a133)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a2)
 				case 3:
@@ -7646,7 +10787,7 @@ func a81(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a82(a *Acc, b []byte, i int) int {
+func a135(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -7656,7 +10797,7 @@ func a82(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a81(a, b, j)
+				k := a134(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -7677,7 +10818,7 @@ func a82(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-func a83(a *Acc, b []byte, i int) int {
+func a136(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7775,69 +10916,69 @@ func a83(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					v := k
-					if k = a.Field(b, k, &seen, 0, a75); k >= 0 {
-						a.Set(0, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a80); k >= 0 {
+						a.Set(0, w, k)
 					}
 				case 1:
-					v := k
-					if k = a.Field(b, k, &seen, 1, a76); k >= 0 {
-						a.Set(1, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a87); k >= 0 {
+						a.Set(1, w, k)
 					}
 				case 2:
-					v := k
-					if k = a.Field(b, k, &seen, 2, a20); k >= 0 {
-						a.Set(2, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+						a.Set(2, w, k)
 					}
 				case 3:
-					v := k
-					if k = a.Field(b, k, &seen, 3, a77); k >= 0 {
-						a.Set(3, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a91); k >= 0 {
+						a.Set(3, w, k)
 					}
 				case 4:
-					v := k
-					if k = a.Field(b, k, &seen, 4, a78); k >= 0 {
-						a.Set(4, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a89); k >= 0 {
+						a.Set(4, w, k)
 					}
 				case 5:
-					v := k
-					if k = a.Field(b, k, &seen, 5, a79); k >= 0 {
-						a.Set(5, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 5, a88); k >= 0 {
+						a.Set(5, w, k)
 					}
 				case 6:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
-						a.Set(6, v, k)
+						a.Set(6, w, k)
 					}
 				case 7:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 7, a2); k >= 0 {
-						a.Set(7, v, k)
+						a.Set(7, w, k)
 					}
 				case 8:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 8, a3); k >= 0 {
-						a.Set(8, v, k)
+						a.Set(8, w, k)
 					}
 				case 9:
-					v := k
-					if k = a.Field(b, k, &seen, 9, a20); k >= 0 {
-						a.Set(9, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 9, a32); k >= 0 {
+						a.Set(9, w, k)
 					}
 				case 10:
-					v := k
-					if k = a.Field(b, k, &seen, 10, a82); k >= 0 {
-						a.Set(10, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 10, a135); k >= 0 {
+						a.Set(10, w, k)
 					}
 				case 11:
-					v := k
-					if k = a.Field(b, k, &seen, 11, a32); k >= 0 {
-						a.Set(11, v, k)
+					w := k
+					if k = a.Field(b, k, &seen, 11, a52); k >= 0 {
+						a.Set(11, w, k)
 					}
 				case 12:
-					v := k
+					w := k
 					if k = a.Field(b, k, &seen, 12, a9); k >= 0 {
-						a.Set(12, v, k)
+						a.Set(12, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {

@@ -51,21 +51,26 @@ func (ag *accGen) define(body string) string {
 	return n
 }
 
-// kind returns the acceptor of one kind and its capture pointers, or
+// kind returns the acceptor of one kind, its capture pointers and the
+// member names its top-level object declares (under conditions too), or
 // errNoAcceptor.
-func (ag *accGen) kind(t *Type) (string, []string, error) {
+func (ag *accGen) kind(t *Type) (string, []string, []string, error) {
 	s := &slots{}
-	fn, err := ag.value(t, "", s)
+	fn, err := ag.value(t, "", s, false)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return fn, s.fields, nil
+	var names []string
+	if t.Obj != nil {
+		names = t.Obj.Names()
+	}
+	return fn, s.fields, names, nil
 }
 
 // value returns the name of the AcceptFunc of t. Members of objects get
 // capture slots from s under pointer prefix ptr (s nil: no captures, inside
 // arrays).
-func (ag *accGen) value(t *Type, ptr string, s *slots) (string, error) {
+func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, error) {
 	q := ag.g.q
 	lf := ag.g.leaf(t, DefaultRule, fieldRules{}, false)
 	var b strings.Builder
@@ -109,10 +114,9 @@ func (ag *accGen) value(t *Type, ptr string, s *slots) (string, error) {
 		b.WriteString("\tcase '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':\n")
 		var lits int
 		for _, bd := range t.Bounds {
-			if bd.Ref != "" {
-				return "", errNoAcceptor // a sibling bound: the validator checks it
+			if bd.Ref == "" {
+				lits++
 			}
-			lits++
 		}
 		switch {
 		case t.Kinds&KNumber == KNumber:
@@ -131,7 +135,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots) (string, error) {
 		b.WriteString("\tcase '{':\n")
 		if t.Obj == nil {
 			b.WriteString("\t\treturn a.Any(b, i)\n")
-		} else if err := ag.object(&b, t.Obj, ptr, s); err != nil {
+		} else if err := ag.object(&b, t.Obj, ptr, s, inCheck); err != nil {
 			return "", err
 		}
 	}
@@ -140,16 +144,16 @@ func (ag *accGen) value(t *Type, ptr string, s *slots) (string, error) {
 		if t.Elem == nil && t.MinItems < 0 && t.MaxItems < 0 {
 			b.WriteString("\t\treturn a.Any(b, i)\n")
 		} else {
-			elem := "a.Any"
+			elem := "a.Any(b, j)"
 			if t.Elem != nil {
-				fn, err := ag.value(t.Elem, "", nil)
+				fn, err := ag.value(t.Elem, "", nil, inCheck)
 				if err != nil {
 					return "", err
 				}
-				elem = fn
+				elem = fn + "(a, b, j)"
 			}
 			fmt.Fprintf(&b, "\t\tj, empty := a.Open(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n\t\tn := 0\n")
-			fmt.Fprintf(&b, "\t\tif !empty {\n\t\t\tfor {\n\t\t\t\tk := %s(a, b, j)\n\t\t\t\tif k < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tn++\n", elem)
+			fmt.Fprintf(&b, "\t\tif !empty {\n\t\t\tfor {\n\t\t\t\tk := %s\n\t\t\t\tif k < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tn++\n", elem)
 			fmt.Fprintf(&b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, ']'); j < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tif !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\ta.Close()\n\t\t}\n", q)
 			if t.MinItems >= 0 {
 				fmt.Fprintf(&b, "\t\tif n < %d {\n\t\t\treturn -1\n\t\t}\n", t.MinItems)
@@ -167,15 +171,42 @@ func (ag *accGen) value(t *Type, ptr string, s *slots) (string, error) {
 // object writes the '{' case of an object type: every member checked by
 // its field's acceptor (a declared name twice is a duplicate), undeclared
 // members by Acc.Any (declined in strict mode where the definition is
-// closed), required members present.
-func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) error {
-	if len(o.Conds) > 0 {
-		return errNoAcceptor // conditional fields and checks: the validator
-	}
+// closed), required members present. An object with conditions first
+// reads its discriminators (Acc.Conds, the validator's own pre-scan): a
+// member declared under conditions is checked by the declaration that
+// holds, or as undeclared; it is required as the conditions say; and each
+// check whose condition holds must accept its sibling's value. inCheck:
+// the object is part of a check (its members are open, as the validator's).
+func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, inCheck bool) error {
 	q := ag.g.q
 	names := o.Names()
 	if len(names) > 64 {
 		return fmt.Errorf("struct with %d fields: at most 64 are supported", len(names))
+	}
+	for _, f := range o.Fields {
+		for _, bd := range f.Type.Bounds {
+			if bd.Ref != "" {
+				return errNoAcceptor // a sibling bound: the validator checks it
+			}
+		}
+	}
+	index := map[string]int{}
+	for i, n := range names {
+		index[n] = i
+	}
+	conds := len(o.Conds) > 0
+	condExpr := func(ci int, holds bool) string {
+		if holds {
+			return fmt.Sprintf("m&(1<<%d) != 0", ci)
+		}
+		return fmt.Sprintf("m&(1<<%d) == 0", ci)
+	}
+	// Members whose value a check reads: their span is kept.
+	needSpan := map[string]bool{}
+	for _, cd := range o.Conds {
+		for _, ck := range cd.Checks {
+			needSpan[ck.Ref] = true
+		}
 	}
 	var req uint64
 	for i, f := range o.Fields {
@@ -183,11 +214,12 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) er
 			req |= 1 << uint(i)
 		}
 	}
-	// Slots first, in declaration order, then the members' own (depth first).
+	// Slots first, in declaration order, then the members' own (depth
+	// first); members declared under conditions have none.
 	slot := make([]int, len(o.Fields))
 	for i, f := range o.Fields {
 		slot[i] = -1
-		if s != nil {
+		if s != nil && !inCheck {
 			slot[i] = s.add(ptr + "/" + escapePointer(f.Name))
 		}
 	}
@@ -197,22 +229,56 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) er
 		if s != nil && slot[i] >= 0 {
 			sub = s
 		}
-		fn, err := ag.value(f.Type, ptr+"/"+escapePointer(f.Name), sub)
+		fn, err := ag.value(f.Type, ptr+"/"+escapePointer(f.Name), sub, inCheck)
 		if err != nil {
 			return err
 		}
 		fns[i] = fn
 	}
+	variants := map[string][]Variant{}
+	vfns := map[string][]string{}
+	for _, n := range names {
+		if !o.CondDeclares(n) {
+			continue
+		}
+		vs, err := o.Variants(n)
+		if err != nil {
+			return err
+		}
+		variants[n] = vs
+		for _, v := range vs {
+			fn := ""
+			if v.Field != nil {
+				var err error
+				if fn, err = ag.value(v.Field.Type, "", nil, inCheck); err != nil {
+					return err
+				}
+			}
+			vfns[n] = append(vfns[n], fn)
+		}
+	}
 	mode := q + "NoMembers"
 	switch {
-	case o.Open:
+	case o.Open || inCheck:
 		mode = q + "OpenMembers"
 	case o.AllowX:
 		mode = q + "XMembers"
 	}
+	if conds {
+		cs, err := ag.g.condSet(o, inCheck, func(f *Field) string { return DefaultRule })
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "\t\tm := a.Conds(b, i, &%s)\n", cs)
+	}
 	b.WriteString("\t\tj, empty := a.Open(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n")
-	if len(o.Fields) > 0 {
+	if len(names) > 0 {
 		b.WriteString("\t\tvar seen uint64\n")
+	}
+	for _, n := range names {
+		if needSpan[n] {
+			fmt.Fprintf(b, "\t\tspan%d := [2]int{-1, -1}\n", index[n])
+		}
 	}
 	b.WriteString("\t\tif !empty {\n\t\t\tmark := a.Names()\n\t\t\tfor {\n\t\t\t\tf, k := -1, 0\n")
 	// The declared names written as machine writers write them ("name":)
@@ -220,11 +286,11 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) er
 	// else is read by Member and told apart by name.
 	var firsts []byte
 	byFirst := map[byte][]int{}
-	for i, f := range o.Fields {
-		if f.Name == "" || strings.ContainsAny(f.Name, "\"\\") || strings.ContainsFunc(f.Name, func(r rune) bool { return r < ' ' }) {
+	for i, n := range names {
+		if n == "" || strings.ContainsAny(n, "\"\\") || strings.ContainsFunc(n, func(r rune) bool { return r < ' ' }) {
 			continue
 		}
-		c := f.Name[0]
+		c := n[0]
 		if byFirst[c] == nil {
 			firsts = append(firsts, c)
 		}
@@ -235,7 +301,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) er
 		for _, c := range firsts {
 			fmt.Fprintf(b, "\t\t\t\t\tcase %q:\n", c)
 			for n, i := range byFirst[c] {
-				tok := "\"" + o.Fields[i].Name + "\":"
+				tok := "\"" + names[i] + "\":"
 				if n > 0 {
 					b.WriteString(" else ")
 				} else {
@@ -248,17 +314,52 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) er
 		b.WriteString("\t\t\t\t\t}\n\t\t\t\t}\n")
 	}
 	b.WriteString("\t\t\t\tif f < 0 {\n\t\t\t\t\tvar name []byte\n\t\t\t\t\tname, k = a.Member(b, j)\n\t\t\t\t\tswitch string(name) {\n")
-	for i, f := range o.Fields {
-		fmt.Fprintf(b, "\t\t\t\t\tcase %q:\n\t\t\t\t\t\tf = %d\n", f.Name, i)
+	for i, n := range names {
+		fmt.Fprintf(b, "\t\t\t\t\tcase %q:\n\t\t\t\t\t\tf = %d\n", n, i)
 	}
 	fmt.Fprintf(b, "\t\t\t\t\tdefault:\n\t\t\t\t\t\tk = a.Undeclared(b, j, k, name, mark, %s)\n\t\t\t\t\t}\n\t\t\t\t}\n", mode)
-	if len(o.Fields) > 0 {
+	if len(names) > 0 {
 		b.WriteString("\t\t\t\tswitch f {\n")
-		for i := range o.Fields {
-			if slot[i] >= 0 {
-				fmt.Fprintf(b, "\t\t\t\tcase %d:\n\t\t\t\t\tv := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\ta.Set(%d, v, k)\n\t\t\t\t\t}\n", i, i, fns[i], slot[i])
-			} else {
-				fmt.Fprintf(b, "\t\t\t\tcase %d:\n\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, i, fns[i])
+		for i, n := range names {
+			fmt.Fprintf(b, "\t\t\t\tcase %d:\n", i)
+			if needSpan[n] {
+				b.WriteString("\t\t\t\t\tv := k\n")
+			}
+			switch vs := variants[n]; {
+			case vs != nil:
+				if i < len(slot) && slot[i] >= 0 {
+					b.WriteString("\t\t\t\t\tw := k\n")
+				}
+				// One branch per variant; a variant that does not
+				// declare the member reads it as undeclared.
+				for vi, v := range vs {
+					switch {
+					case len(vs) == 1:
+						b.WriteString("\t\t\t\t\t{\n")
+					case vi == 0:
+						fmt.Fprintf(b, "\t\t\t\t\tif %s {\n", variantExpr(v, condExpr))
+					case vi == len(vs)-1:
+						b.WriteString("\t\t\t\t\t} else {\n")
+					default:
+						fmt.Fprintf(b, "\t\t\t\t\t} else if %s {\n", variantExpr(v, condExpr))
+					}
+					if v.Field == nil {
+						fmt.Fprintf(b, "\t\t\t\t\t\tk = a.Undeclared(b, j, k, []byte(%q), mark, %s)\n", n, mode)
+						continue
+					}
+					fmt.Fprintf(b, "\t\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, vfns[n][vi])
+				}
+				b.WriteString("\t\t\t\t\t}\n")
+				if i < len(slot) && slot[i] >= 0 {
+					fmt.Fprintf(b, "\t\t\t\t\tif k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", slot[i])
+				}
+			case i < len(slot) && slot[i] >= 0:
+				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", i, fns[i], slot[i])
+			default:
+				fmt.Fprintf(b, "\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, fns[i])
+			}
+			if needSpan[n] {
+				fmt.Fprintf(b, "\t\t\t\t\tspan%d = [2]int{v, k}\n", i)
 			}
 		}
 		b.WriteString("\t\t\t\t}\n")
@@ -268,7 +369,42 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots) er
 	if req != 0 {
 		fmt.Fprintf(b, "\t\tif seen&%#x != %#x {\n\t\t\treturn -1\n\t\t}\n", req, req)
 	}
-	b.WriteString("\t\treturn j\n")
+	for _, n := range names {
+		vs := variants[n]
+		if vs == nil {
+			continue
+		}
+		var when []string
+		all := true
+		for _, v := range vs {
+			if v.Field != nil && v.Field.Required {
+				when = append(when, variantExpr(v, condExpr))
+			} else {
+				all = false
+			}
+		}
+		switch {
+		case all:
+			fmt.Fprintf(b, "\t\tif seen&(1<<%d) == 0 {\n\t\t\treturn -1\n\t\t}\n", index[n])
+		case len(when) > 0:
+			fmt.Fprintf(b, "\t\tif seen&(1<<%d) == 0 && (%s) {\n\t\t\treturn -1\n\t\t}\n", index[n], strings.Join(when, " || "))
+		}
+	}
+	for ci, cd := range o.Conds {
+		for _, ck := range cd.Checks {
+			fn, err := ag.value(ck.Type, "", nil, true)
+			if err != nil {
+				return err
+			}
+			r := index[ck.Ref]
+			fmt.Fprintf(b, "\t\tif %s && span%d[0] >= 0 && %s(a, b, span%d[0]) != span%d[1] {\n\t\t\treturn -1\n\t\t}\n", condExpr(ci, true), r, fn, r, r)
+		}
+	}
+	if !conds {
+		b.WriteString("\t\treturn j\n")
+		return nil
+	}
+	b.WriteString("\t\t_ = m\n\t\treturn j\n")
 	return nil
 }
 

@@ -13,7 +13,10 @@ var Validators = map[string]func(*fast.Dec){
 
 // Acceptors maps each kind whose definition the acceptors support to its
 // acceptor, generated from the same CUE definition (accept.go).
-var Acceptors = map[string]*fast.Acceptor{}
+var Acceptors = map[string]*fast.Acceptor{
+	"test/anchor": {Func: a9, Fields: []string{"/schema", "/event", "/note"}, Names: []string{"schema", "event", "note", "state", "updated_at", "goal", "mode", "iteration"}},
+	"test/event":  {Func: a29, Fields: []string{"/type", "/level", "/data", "/at"}, Names: []string{"type", "level", "data", "at", "closed_at", "extra"}},
+}
 
 var re0 = &fast.Regex{Src: "^[0-9]+/[0-9]+$"}
 var re1 = &fast.Regex{Src: "^[a-z]+\\.[a-z_]+$"}
@@ -39,7 +42,20 @@ var leaf21 = fast.Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxIt
 var leaf22 = fast.Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020"}
 var leaf23 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP020", Enum: []string{"yes"}}
 var leaf24 = fast.Leaf{Kinds: 32, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf25 = fast.Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []fast.Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 1, Lit: "1"}}}
+var leaf26 = fast.Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf27 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"loop", "issue"}}
+var leaf28 = fast.Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []fast.Bound{{Op: ">=", Num: 1, Lit: "1"}}}
+var leaf29 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"loop", "grind"}}
 var leaf3 = fast.Leaf{Kinds: 1, MinRunes: 1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "OP008", EmptyRule: "OP002", Required: true}
+var leaf30 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*fast.Regex{re0}}
+var leaf31 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*fast.Regex{re1}}
+var leaf32 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*fast.Regex{re2}}
+var leaf33 = fast.Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 10, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf34 = fast.Leaf{Kinds: 8, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf35 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*fast.Regex{re3}}
+var leaf36 = fast.Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf37 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"yes"}}
 var leaf4 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf5 = fast.Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"loop", "issue"}}
 var leaf6 = fast.Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Bounds: []fast.Bound{{Op: ">=", Num: 1, Lit: "1"}}}
@@ -585,4 +601,1145 @@ func v31(d *fast.Dec) {
 	if m&(1<<5) != 0 {
 		d.Check(span2, "data", "type is \"a.checked\"", v30)
 	}
+}
+
+func a0(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := fast.Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !fast.Bounds(b[i:j], leaf25.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a1(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "STATE", "DONE", "ABORT":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a2(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return fast.SkipStr(b, i)
+	}
+	return -1
+}
+
+func a3(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if len(s) == 0 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a4(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "loop", "issue":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a5(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := fast.Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !fast.Bounds(b[i:j], leaf28.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a6(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		m := a.Conds(b, i, &conds1)
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'k':
+						if fast.Is8(b, j, 7, 0x3a22646e696b22) /* "kind": */ {
+							f, k = 0, fast.SkipWS(b, j+7)
+						}
+					case 'i':
+						if fast.Is8(b, j, 7, 0x3a227265746922) /* "iter": */ {
+							f, k = 1, fast.SkipWS(b, j+7)
+						} else if fast.Is16(b, j, 11, 0x695f657573736922, 0x3a2264695f657573) /* "issue_id": */ {
+							f, k = 2, fast.SkipWS(b, j+11)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "kind":
+						f = 0
+					case "iter":
+						f = 1
+					case "issue_id":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, fast.NoMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a4)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				case 2:
+					if m&(1<<0) != 0 {
+						k = a.Field(b, k, &seen, 2, a3)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("issue_id"), mark, fast.NoMembers)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = fast.Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		if seen&(1<<2) == 0 && (m&(1<<0) != 0) {
+			return -1
+		}
+		_ = m
+		return j
+	}
+	return -1
+}
+
+func a7(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "loop", "grind":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a8(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re0.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a9(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		m := a.Conds(b, i, &conds0)
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if fast.Is16(b, j, 9, 0x22616d6568637322, 0x3a22616d65686373) /* "schema": */ {
+							f, k = 0, fast.SkipWS(b, j+9)
+						} else if fast.Is16(b, j, 8, 0x3a22657461747322, 0x3a22657461747322) /* "state": */ {
+							f, k = 3, fast.SkipWS(b, j+8)
+						}
+					case 'e':
+						if fast.Is16(b, j, 8, 0x3a22746e65766522, 0x3a22746e65766522) /* "event": */ {
+							f, k = 1, fast.SkipWS(b, j+8)
+						}
+					case 'n':
+						if fast.Is8(b, j, 7, 0x3a2265746f6e22) /* "note": */ {
+							f, k = 2, fast.SkipWS(b, j+7)
+						}
+					case 'u':
+						if fast.Is16(b, j, 13, 0x6465746164707522, 0x3a2274615f646574) /* "updated_at": */ {
+							f, k = 4, fast.SkipWS(b, j+13)
+						}
+					case 'g':
+						if fast.Is8(b, j, 7, 0x3a226c616f6722) /* "goal": */ {
+							f, k = 5, fast.SkipWS(b, j+7)
+						}
+					case 'm':
+						if fast.Is8(b, j, 7, 0x3a2265646f6d22) /* "mode": */ {
+							f, k = 6, fast.SkipWS(b, j+7)
+						}
+					case 'i':
+						if fast.Is16(b, j, 12, 0x6974617265746922, 0x3a226e6f69746172) /* "iteration": */ {
+							f, k = 7, fast.SkipWS(b, j+12)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "schema":
+						f = 0
+					case "event":
+						f = 1
+					case "note":
+						f = 2
+					case "state":
+						f = 3
+					case "updated_at":
+						f = 4
+					case "goal":
+						f = 5
+					case "mode":
+						f = 6
+					case "iteration":
+						f = 7
+					default:
+						k = a.Undeclared(b, j, k, name, mark, fast.XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					w := k
+					if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
+						a.Set(0, w, k)
+					}
+				case 1:
+					w := k
+					if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
+						a.Set(1, w, k)
+					}
+				case 2:
+					w := k
+					if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 2, a3)
+					} else {
+						k = a.Field(b, k, &seen, 2, a2)
+					}
+					if k >= 0 {
+						a.Set(2, w, k)
+					}
+				case 3:
+					if m&(1<<0) != 0 {
+						k = a.Field(b, k, &seen, 3, a6)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("state"), mark, fast.XMembers)
+					}
+				case 4:
+					if m&(1<<0) != 0 {
+						k = a.Field(b, k, &seen, 4, a2)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("updated_at"), mark, fast.XMembers)
+					}
+				case 5:
+					if m&(1<<2) != 0 {
+						k = a.Field(b, k, &seen, 5, a2)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("goal"), mark, fast.XMembers)
+					}
+				case 6:
+					if m&(1<<2) != 0 {
+						k = a.Field(b, k, &seen, 6, a7)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("mode"), mark, fast.XMembers)
+					}
+				case 7:
+					if m&(1<<2) != 0 {
+						k = a.Field(b, k, &seen, 7, a8)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("iteration"), mark, fast.XMembers)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = fast.Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1 != 0x1 {
+			return -1
+		}
+		if seen&(1<<2) == 0 && (m&(1<<1) != 0) {
+			return -1
+		}
+		if seen&(1<<3) == 0 && (m&(1<<0) != 0) {
+			return -1
+		}
+		if seen&(1<<5) == 0 && (m&(1<<2) != 0) {
+			return -1
+		}
+		if seen&(1<<6) == 0 && (m&(1<<2) != 0) {
+			return -1
+		}
+		if seen&(1<<7) == 0 && (m&(1<<2) != 0) {
+			return -1
+		}
+		_ = m
+		return j
+	}
+	return -1
+}
+
+func a10(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re1.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a11(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "x", "y", "z":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a12(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					default:
+						k = a.Undeclared(b, j, k, name, mark, fast.OpenMembers)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = fast.Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		return j
+	}
+	return -1
+}
+
+func a13(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re2.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a14(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !fast.RunesOK(s, 1, 10) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a15(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := fast.Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !fast.Bounds(b[i:j], leaf14.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a16(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case 't':
+		return fast.Lit(b, i, "true")
+	case 'f':
+		return fast.Lit(b, i, "false")
+	}
+	return -1
+}
+
+func a17(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+							f, k = 0, fast.SkipWS(b, j+5)
+						}
+					case 't':
+						if fast.Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+							f, k = 1, fast.SkipWS(b, j+8)
+						}
+					case 'n':
+						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
+							f, k = 2, fast.SkipWS(b, j+4)
+						}
+					case 'l':
+						if fast.Is8(b, j, 5, 0x3a22786c22) /* "lx": */ {
+							f, k = 3, fast.SkipWS(b, j+5)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "id":
+						f = 0
+					case "title":
+						f = 1
+					case "n":
+						f = 2
+					case "lx":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, fast.OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a13)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a14)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a15)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a16)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = fast.Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0xb != 0xb {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a18(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := fast.Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !fast.Bounds(b[i:j], leaf16.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a19(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+							f, k = 0, fast.SkipWS(b, j+5)
+						}
+					case 't':
+						if fast.Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+							f, k = 1, fast.SkipWS(b, j+8)
+						}
+					case 'n':
+						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
+							f, k = 2, fast.SkipWS(b, j+4)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "id":
+						f = 0
+					case "title":
+						f = 1
+					case "n":
+						f = 2
+					default:
+						k = a.Undeclared(b, j, k, name, mark, fast.OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a13)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a14)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a18)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = fast.Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a20(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re3.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a21(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := fast.Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !fast.Bounds(b[i:j], leaf19.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a22(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+							f, k = 0, fast.SkipWS(b, j+5)
+						}
+					case 'r':
+						if fast.Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+							f, k = 1, fast.SkipWS(b, j+9)
+						}
+					case 'l':
+						if fast.Is8(b, j, 5, 0x3a22786c22) /* "lx": */ {
+							f, k = 2, fast.SkipWS(b, j+5)
+						}
+					case 'n':
+						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
+							f, k = 3, fast.SkipWS(b, j+4)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "id":
+						f = 0
+					case "reason":
+						f = 1
+					case "lx":
+						f = 2
+					case "n":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, fast.OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a20)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a3)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a16)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a21)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = fast.Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a23(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'i':
+						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+							f, k = 0, fast.SkipWS(b, j+5)
+						}
+					case 'r':
+						if fast.Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+							f, k = 1, fast.SkipWS(b, j+9)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "id":
+						f = 0
+					case "reason":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, fast.OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a20)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a3)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = fast.Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a24(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'l':
+						if fast.Is8(b, j, 5, 0x3a22786c22) /* "lx": */ {
+							f, k = 0, fast.SkipWS(b, j+5)
+						}
+					case 'n':
+						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
+							f, k = 1, fast.SkipWS(b, j+4)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "lx":
+						f = 0
+					case "n":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, fast.OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a16)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a21)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = fast.Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1 != 0x1 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a25(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re4.Match(s) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a26(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := fast.Num(b, i)
+		if !isInt {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a27(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "yes":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+func a28(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'o':
+						if fast.Is8(b, j, 5, 0x3a226b6f22) /* "ok": */ {
+							f, k = 0, fast.SkipWS(b, j+5)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "ok":
+						f = 0
+					default:
+						k = a.Undeclared(b, j, k, name, mark, fast.OpenMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a27)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = fast.Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		return j
+	}
+	return -1
+}
+
+func a29(a *fast.Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		m := a.Conds(b, i, &conds2)
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		span2 := [2]int{-1, -1}
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if fast.Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
+							f, k = 0, fast.SkipWS(b, j+7)
+						}
+					case 'l':
+						if fast.Is16(b, j, 8, 0x3a226c6576656c22, 0x3a226c6576656c22) /* "level": */ {
+							f, k = 1, fast.SkipWS(b, j+8)
+						}
+					case 'd':
+						if fast.Is8(b, j, 7, 0x3a226174616422) /* "data": */ {
+							f, k = 2, fast.SkipWS(b, j+7)
+						}
+					case 'a':
+						if fast.Is8(b, j, 5, 0x3a22746122) /* "at": */ {
+							f, k = 3, fast.SkipWS(b, j+5)
+						}
+					case 'c':
+						if fast.Is16(b, j, 12, 0x5f6465736f6c6322, 0x3a2274615f646573) /* "closed_at": */ {
+							f, k = 4, fast.SkipWS(b, j+12)
+						}
+					case 'e':
+						if fast.Is16(b, j, 8, 0x3a22617274786522, 0x3a22617274786522) /* "extra": */ {
+							f, k = 5, fast.SkipWS(b, j+8)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "type":
+						f = 0
+					case "level":
+						f = 1
+					case "data":
+						f = 2
+					case "at":
+						f = 3
+					case "closed_at":
+						f = 4
+					case "extra":
+						f = 5
+					default:
+						k = a.Undeclared(b, j, k, name, mark, fast.XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					w := k
+					if k = a.Field(b, k, &seen, 0, a10); k >= 0 {
+						a.Set(0, w, k)
+					}
+				case 1:
+					w := k
+					if k = a.Field(b, k, &seen, 1, a11); k >= 0 {
+						a.Set(1, w, k)
+					}
+				case 2:
+					v := k
+					w := k
+					if m&(1<<0) != 0 && m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 2, a17)
+					} else if m&(1<<0) != 0 && m&(1<<3) == 0 {
+						k = a.Field(b, k, &seen, 2, a19)
+					} else if m&(1<<1) != 0 && m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 2, a22)
+					} else if m&(1<<1) != 0 && m&(1<<3) == 0 {
+						k = a.Field(b, k, &seen, 2, a23)
+					} else if m&(1<<3) != 0 && m&(1<<0) == 0 && m&(1<<1) == 0 {
+						k = a.Field(b, k, &seen, 2, a24)
+					} else {
+						k = a.Field(b, k, &seen, 2, a12)
+					}
+					if k >= 0 {
+						a.Set(2, w, k)
+					}
+					span2 = [2]int{v, k}
+				case 3:
+					w := k
+					if k = a.Field(b, k, &seen, 3, a2); k >= 0 {
+						a.Set(3, w, k)
+					}
+				case 4:
+					if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 4, a25)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("closed_at"), mark, fast.XMembers)
+					}
+				case 5:
+					if m&(1<<3) != 0 {
+						k = a.Field(b, k, &seen, 5, a26)
+					} else if m&(1<<4) != 0 {
+						k = a.Field(b, k, &seen, 5, a2)
+					} else {
+						k = a.Undeclared(b, j, k, []byte("extra"), mark, fast.XMembers)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = fast.Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x5 != 0x5 {
+			return -1
+		}
+		if seen&(1<<2) == 0 {
+			return -1
+		}
+		if seen&(1<<5) == 0 && (m&(1<<3) != 0) {
+			return -1
+		}
+		if m&(1<<5) != 0 && span2[0] >= 0 && a28(a, b, span2[0]) != span2[1] {
+			return -1
+		}
+		_ = m
+		return j
+	}
+	return -1
 }
