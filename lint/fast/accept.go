@@ -269,9 +269,9 @@ const (
 // Undeclared reads the value at b[i] of the undeclared member name, whose
 // '"' is at b[at], in an object whose names start at mark and whose
 // definition treats such members as mode says. It returns the index after
-// the value, or -1 (also when i is -1).
+// the value, or -1 (also when i is -1 or the text ends).
 func (a *Acc) Undeclared(b []byte, at, i int, name []byte, mark, mode int) int {
-	if i < 0 || a.Strict && (mode == NoMembers || mode == XMembers && !IsX(name)) {
+	if i < 0 || i >= len(b) || a.Strict && (mode == NoMembers || mode == XMembers && !IsX(name)) {
 		return -1
 	}
 	if !a.AddName(b, at+1, at+1+len(name), mark) {
