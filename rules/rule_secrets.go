@@ -26,10 +26,11 @@ type opText struct {
 // opUntrusted returns the untrusted string fields of d in a fixed order.
 // criteria adds task.acceptance_criteria[] (untrusted, but not among the
 // fields CONTRACT.md section 3 scans for secrets).
-func opUntrusted(d *Doc, criteria bool) []opText {
+// out is where the fields are appended (a caller's buffer: no allocation
+// for a worklog entry).
+func opUntrusted(d *Doc, criteria bool, out []opText) []opText {
 	if d.Kind == "operator/worklog" {
 		// Two strings: read in place (Doc.DocStr), no decoded document.
-		var out []opText
 		for _, k := range worklogUntrusted {
 			s, _ := d.DocStr(k.ptr)
 			out = append(out, opText{k.ptr, k.field, k.field, -1, s})
@@ -37,7 +38,6 @@ func opUntrusted(d *Doc, criteria bool) []opText {
 		return out
 	}
 	root := d.Root()
-	var out []opText
 	switch d.Kind {
 	case "operator/assignment":
 		if criteria {
@@ -73,7 +73,8 @@ func (t *opText) extra() map[string]any {
 }
 
 func checkSecretMaterial(d *Doc, r *Reporter) {
-	for _, t := range opUntrusted(d, false) {
+	var buf [2]opText
+	for _, t := range opUntrusted(d, false, buf[:0]) {
 		pattern, ok := secrets.Scan(t.value)
 		if !ok {
 			continue
@@ -115,7 +116,8 @@ func opControlPlaneKeys(s string) []string {
 }
 
 func checkControlPlaneInjection(d *Doc, r *Reporter) {
-	for _, t := range opUntrusted(d, true) {
+	var buf [2]opText
+	for _, t := range opUntrusted(d, true, buf[:0]) {
 		keys := opControlPlaneKeys(t.value)
 		if len(keys) == 0 {
 			continue

@@ -3,6 +3,7 @@ package rules
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -42,14 +43,15 @@ func worklogOutcome(result string) string {
 // missingCodeNext names what a blocked or failed entry lacks: "code",
 // "next_step" or "code and next_step"; "" when both are non-empty.
 func missingCodeNext(code, next string) string {
-	var miss []string
-	if code == "" {
-		miss = append(miss, "code")
+	switch noCode, noNext := code == "", strings.TrimSpace(next) == ""; {
+	case noCode && noNext:
+		return "code and next_step"
+	case noCode:
+		return "code"
+	case noNext:
+		return "next_step"
 	}
-	if strings.TrimSpace(next) == "" {
-		miss = append(miss, "next_step")
-	}
-	return strings.Join(miss, " and ")
+	return ""
 }
 
 // checkBlockedEntry is OP081.
@@ -94,12 +96,15 @@ func (s *worklogFinalState) Observe(rec *StreamRecord, _ *StreamReporter) {
 	}
 }
 
-// valueString returns a string value's text, "" for any other value.
+// valueString returns a string value's text, "" for any other value. It
+// points into the engine's buffer (no copy): valid during Observe only,
+// for the comparisons of missingCodeNext and worklogOutcome, which keep
+// none of it.
 func valueString(v *Value) string {
-	if v.Kind != ValueString {
+	if v.Kind != ValueString || len(v.Str) == 0 {
 		return ""
 	}
-	return string(v.Str)
+	return unsafe.String(&v.Str[0], len(v.Str))
 }
 
 func (s *worklogFinalState) Finish(r *StreamReporter) {
