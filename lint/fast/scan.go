@@ -2,7 +2,6 @@ package fast
 
 import (
 	"bytes"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -264,40 +263,9 @@ var plain = func() (t [256]bool) {
 // str scans the string literal starting at i and returns its end and
 // whether it has escapes (checked by jsontext.AppendUnquote).
 func (s *scanner) str(i int) (int, bool) {
-	b := s.b
-	esc := false
-	j := i + 1
-	for {
-		for j < len(b) && plain[b[j]] {
-			j++
-		}
-		if j >= len(b) {
-			bail()
-		}
-		switch c := b[j]; {
-		case c == '"':
-			j++
-			if esc {
-				var tmp [64]byte
-				if _, err := jsontext.AppendUnquote(tmp[:0], b[i:j]); err != nil {
-					bail()
-				}
-			}
-			return j, esc
-		case c == '\\':
-			esc = true
-			j += 2
-			if j > len(b) {
-				bail()
-			}
-		case c < 0x20:
-			bail()
-		default:
-			r, n := utf8.DecodeRune(b[j:])
-			if r == utf8.RuneError && n == 1 {
-				bail()
-			}
-			j += n
-		}
+	j, esc := strEnd(s.b, i)
+	if j < 0 {
+		bail()
 	}
+	return j, esc
 }

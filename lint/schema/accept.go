@@ -374,20 +374,11 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		if vs == nil {
 			continue
 		}
-		var when []string
-		all := true
-		for _, v := range vs {
-			if v.Field != nil && v.Field.Required {
-				when = append(when, variantExpr(v, condExpr))
-			} else {
-				all = false
-			}
-		}
-		switch {
+		switch all, when := requiredWhen(vs, condExpr); {
 		case all:
 			fmt.Fprintf(b, "\t\tif seen&(1<<%d) == 0 {\n\t\t\treturn -1\n\t\t}\n", index[n])
-		case len(when) > 0:
-			fmt.Fprintf(b, "\t\tif seen&(1<<%d) == 0 && (%s) {\n\t\t\treturn -1\n\t\t}\n", index[n], strings.Join(when, " || "))
+		case when != "":
+			fmt.Fprintf(b, "\t\tif seen&(1<<%d) == 0 && (%s) {\n\t\t\treturn -1\n\t\t}\n", index[n], when)
 		}
 	}
 	for ci, cd := range o.Conds {

@@ -441,20 +441,11 @@ func (g *gen) object(b *strings.Builder, t *Type, lf, rule string, inCheck bool)
 	for _, n := range names {
 		i := index[n]
 		if vs := variants[n]; vs != nil {
-			var when []string
-			all := true
-			for _, v := range vs {
-				if v.Field != nil && v.Field.Required {
-					when = append(when, variantExpr(v, condExpr))
-				} else {
-					all = false
-				}
-			}
-			switch {
+			switch all, when := requiredWhen(vs, condExpr); {
 			case all:
 				fmt.Fprintf(b, "\tif seen&(1<<%d) == 0 {\n\t\td.Missing(off, %q)\n\t}\n", i, n)
-			case len(when) > 0:
-				fmt.Fprintf(b, "\tif seen&(1<<%d) == 0 && (%s) {\n\t\td.Missing(off, %q)\n\t}\n", i, strings.Join(when, " || "), n)
+			case when != "":
+				fmt.Fprintf(b, "\tif seen&(1<<%d) == 0 && (%s) {\n\t\td.Missing(off, %q)\n\t}\n", i, when, n)
 			}
 			continue
 		}
@@ -484,6 +475,21 @@ func (g *gen) object(b *strings.Builder, t *Type, lf, rule string, inCheck bool)
 	}
 	b.WriteString("}\n")
 	return nil
+}
+
+// requiredWhen says when a member with variants vs is required: always
+// (all), or under the Go condition when ("" when never).
+func requiredWhen(vs []Variant, condExpr func(int, bool) string) (all bool, when string) {
+	var terms []string
+	all = true
+	for _, v := range vs {
+		if v.Field != nil && v.Field.Required {
+			terms = append(terms, variantExpr(v, condExpr))
+		} else {
+			all = false
+		}
+	}
+	return all, strings.Join(terms, " || ")
 }
 
 // variantExpr is the Go condition under which variant v applies.
