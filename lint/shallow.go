@@ -244,7 +244,8 @@ func (p *docPlan) decodeScalar(raw []byte) (any, error) {
 }
 
 // decodeRaw decodes one JSON value as json.Unmarshal into any would, without
-// its machinery for the scalar values that rules read most.
+// its machinery for the scalar values that rules read most, and objects and
+// arrays with fast.Decode (json.Unmarshal only for what that declines).
 func decodeRaw(raw []byte) (any, error) {
 	switch raw[0] {
 	case '"':
@@ -263,7 +264,10 @@ func decodeRaw(raw []byte) (any, error) {
 	case 'n':
 		return nil, nil
 	case '{', '[':
-		var x any
+		if x, ok := fast.Decode(raw); ok {
+			return x, nil
+		}
+		var x any // what Decode declines: json.Unmarshal decides and explains
 		err := json.Unmarshal(raw, &x)
 		return x, err
 	}

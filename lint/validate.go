@@ -205,7 +205,10 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep bool) 
 	case plan.shallow:
 		doc.Value, err = plan.shallowValue(raw)
 	default:
-		err = json.Unmarshal(raw, &doc.Value)
+		var ok bool
+		if doc.Value, ok = fast.Decode(raw); !ok {
+			err = json.Unmarshal(raw, &doc.Value)
+		}
 	}
 	if err != nil {
 		// Well-formed text the decoder cannot hold (a number such as 1e999

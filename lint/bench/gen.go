@@ -48,7 +48,7 @@ type Defect struct {
 
 // Config says what to generate.
 type Config struct {
-	// Kind is KindCollector or KindWorklog.
+	// Kind is KindCollector, KindWorklog, KindLedger, KindIdle or KindVermas.
 	Kind string
 	// Lines is the number of lines (records and defective lines).
 	Lines int
@@ -358,8 +358,10 @@ func (g *gen) worklog(n int) {
 }
 
 // Generate writes cfg.Lines lines of cfg.Kind to w and returns the defective
-// lines it wrote, in line order. Lines are about 550 bytes on average and
-// end with "\n"; timestamps increase from 2026-02-14T19:00:00Z.
+// lines it wrote, in line order. Collector and worklog lines are about 550
+// bytes on average and end with "\n"; timestamps increase from
+// 2026-02-14T19:00:00Z. KindLedger, KindIdle and KindVermas logs carry no
+// defect (coherent.go; lint them at CoherentNow).
 func Generate(w io.Writer, cfg Config) ([]Defect, error) {
 	var defects []defect
 	var build func(g *gen, n int)
@@ -368,6 +370,11 @@ func Generate(w io.Writer, cfg Config) ([]Defect, error) {
 		defects, build = collectorDefects, (*gen).collector
 	case KindWorklog:
 		defects, build = worklogDefects, (*gen).worklog
+	case KindLedger, KindIdle:
+		return nil, writeCoherent(w, cfg.Kind, cfg.Lines)
+	case KindVermas:
+		_, err := GenerateVermas(w, cfg.Lines, vermasWorkOrders(cfg.Lines), cfg.Seed)
+		return nil, err
 	default:
 		return nil, fmt.Errorf("bench: cannot generate kind %q", cfg.Kind)
 	}

@@ -21,15 +21,11 @@ const streamLines = 100000
 //   - collector/event: one distinct event_id (UUID) per line, traces of 50
 //     spans each (every parent_span_id names the previous span), time
 //     increasing (CL100, CL101, CL102 and the trace count of the summary);
-//   - ledger/entry: one agent, sessions of 200 entries, time increasing
-//     (LG100, LG101, LG102's id sets);
-//   - idle/event: runs of 20 STATEs with a nested issue frame, then DONE
-//     (IL100, IL101).
+//   - ledger/entry and idle/event: Generate's logs (LedgerLine, IdleLine).
 func coherentLog(kind string, n int) []byte {
 	var b bytes.Buffer
 	for i := 0; i < n; i++ {
-		// Every record 50 ms after the previous one, from 00:00 (under 2 h
-		// for 100,000 records: idle STATEs stay fresh at benchNow).
+		// Every record 50 ms after the previous one, from 00:00.
 		ms := i * 50
 		hour, min, sec, frac := ms/3600000, ms/60000%60, ms/1000%60, ms%1000
 		switch kind {
@@ -42,21 +38,10 @@ func coherentLog(kind string, n int) []byte {
 			fmt.Fprintf(&b, `{"version":"1.0.0","event_type":"activity.progress","timestamp":"2026-02-14T%02d:%02d:%02d.%03dZ","agent_id":"@backend-engineer",`+
 				`"event_id":"6f1c2a3e-0b4d-4c8e-9a71-%012x","session_id":"pipeline-014","progress":0.4,"message":"Token bucket in place; wiring the 429 response",`+
 				`"correlation":{"trace_id":"trace-%06d","span_id":"span-%03d"%s,"root_agent_id":"@pm-agent"}}`+"\n", hour, min, sec, frac, i, i/50, span, parent)
-		case "ledger/entry":
-			fmt.Fprintf(&b, `{"ts":"2026-02-14T%02d:%02d:%02d.%03d+00:00","agent":"cls","session_id":"2026-02-14_cls_%03d","event":"task_result","task_id":"wo-%06d",`+
-				`"source":"gg_orchestrator","summary":"Redirect loop fixed; session refresh before redirect","data":{"status":"success","duration_sec":2520}}`+"\n",
-				hour, min, sec, frac, 1+i/200, i/10)
-		case "idle/event":
-			run := i / 21
-			if i%21 == 20 {
-				b.WriteString(`{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[]}` + "\n")
-				continue
-			}
-			fmt.Fprintf(&b, `{"schema":0,"event":"STATE","run_id":"grind-1771059600-%d","updated_at":"2026-02-14T%02d:%02d:%02d.%03dZ","stack":[`+
-				`{"id":"grind-1771059600-%d","mode":"grind","iter":%d,"max":100,"prompt_file":"/tmp/idle-grind-4242/prompt.txt","filter":"label:api"},`+
-				`{"id":"issue-auth-7-%d","mode":"issue","iter":%d,"max":100,"prompt_file":"/tmp/idle-issue-4242/prompt.txt","issue_id":"auth-7",`+
-				`"worktree_path":"/srv/project-a/.worktrees/idle/auth-7","branch":"idle/issue/auth-7","base_ref":"main"}]}`+"\n",
-				run, hour, min, sec, frac, run, 1+i%21/5, run, 1+i%21)
+		case KindLedger:
+			b.Write(LedgerLine(nil, i, n))
+		case KindIdle:
+			b.Write(IdleLine(nil, i, n))
 		}
 	}
 	return b.Bytes()
@@ -69,7 +54,7 @@ func coherentLog(kind string, n int) []byte {
 // run, on one worker and on all. The ratio stream/records is the relative
 // cost of the stream rules.
 func BenchmarkStreamRules(b *testing.B) {
-	for _, kind := range []string{KindCollector, "ledger/entry", "idle/event"} {
+	for _, kind := range []string{KindCollector, KindLedger, KindIdle} {
 		data := coherentLog(kind, streamLines)
 		for _, jobs := range []int{1, runtime.NumCPU()} {
 			for _, mode := range []string{"records", "stream"} {

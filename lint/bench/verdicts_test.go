@@ -2,8 +2,10 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -15,8 +17,13 @@ import (
 // benchmark measures exact verdicts. A kind without a validator yet (AL010)
 // is skipped.
 func TestGeneratedVerdicts(t *testing.T) {
-	for _, kind := range []string{KindWorklog, KindCollector} {
+	for _, kind := range []string{KindWorklog, KindCollector, KindLedger, KindIdle, KindVermas} {
 		t.Run(strings.ReplaceAll(kind, "/", "_"), func(t *testing.T) {
+			coherent := kind != KindWorklog && kind != KindCollector
+			var opts lint.Options
+			if coherent {
+				opts.Now = CoherentNow
+			}
 			var buf bytes.Buffer
 			n := Every * 13 // every defect of both kinds at least once
 			defects, err := Generate(&buf, Config{Kind: kind, Lines: n, Seed: 4})
@@ -26,13 +33,13 @@ func TestGeneratedVerdicts(t *testing.T) {
 			if c := bytes.Count(buf.Bytes(), []byte{'\n'}); c != n {
 				t.Fatalf("%d lines, want %d", c, n)
 			}
-			if avg := buf.Len() / n; avg < 500 || avg > 620 {
+			if avg := buf.Len() / n; !coherent && (avg < 500 || avg > 620) {
 				t.Errorf("average line length %d bytes, want about 550", avg)
 			}
 			got := map[int]envelope.Envelope{}
 			st, err := lint.Lint(func(yield func(lint.Input) bool) {
 				yield(lint.Input{Path: "log.jsonl", Reader: bytes.NewReader(buf.Bytes()), Kind: lint.Kind(kind)})
-			}, lint.LintConfig{Jobs: 2, Emit: func(e envelope.Envelope) error {
+			}, lint.LintConfig{Jobs: 2, Options: opts, Emit: func(e envelope.Envelope) error {
 				got[e.Details["line"].(int)] = e
 				return nil
 			}})
@@ -68,6 +75,44 @@ func TestGeneratedVerdicts(t *testing.T) {
 				t.Errorf("records %d denied %d, want %d and %d", st.Records, st.Denied, n, denied)
 			}
 		})
+	}
+}
+
+// TestCoherentAtScale: however long the ledger and idle logs of Generate,
+// the ledger's session counter stays three digits (LG003) and every record
+// lies within the two hours before CoherentNow (IL013: not stale), in order.
+func TestCoherentAtScale(t *testing.T) {
+	for _, n := range []int{1, 1000, 1000000, 5000000} {
+		first, last := LedgerLine(nil, 0, n), LedgerLine(nil, n-1, n)
+		var a, b struct {
+			TS        time.Time `json:"ts"`
+			SessionID string    `json:"session_id"`
+		}
+		if err := json.Unmarshal(first, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(last, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.SessionID, "2026-02-14_cls_") || len(b.SessionID) != len("2026-02-14_cls_001") {
+			t.Errorf("n=%d: last session_id %q, want 2026-02-14_cls_NNN", n, b.SessionID)
+		}
+		if a.TS.Before(CoherentNow.Add(-2*time.Hour)) || b.TS.Before(a.TS) || b.TS.After(CoherentNow) {
+			t.Errorf("n=%d: ts from %v to %v, want within the two hours before %v, in order", n, a.TS, b.TS, CoherentNow)
+		}
+		var s struct {
+			UpdatedAt time.Time `json:"updated_at"`
+		}
+		i := n - 1 // the last STATE (a DONE ends every 21st line)
+		if i%21 == 20 {
+			i--
+		}
+		if err := json.Unmarshal(IdleLine(nil, i, n), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.UpdatedAt.Before(CoherentNow.Add(-2*time.Hour)) || s.UpdatedAt.After(CoherentNow) {
+			t.Errorf("n=%d: a late STATE's updated_at %v, want within the two hours before %v", n, s.UpdatedAt, CoherentNow)
+		}
 	}
 }
 

@@ -155,7 +155,7 @@ func acceptPayloads(t *testing.T) [][]byte {
 			add(m.Raw)
 		}
 	}
-	for _, kind := range []string{bench.KindCollector, bench.KindWorklog} {
+	for _, kind := range []string{bench.KindCollector, bench.KindWorklog, bench.KindLedger, bench.KindIdle, bench.KindVermas} {
 		for _, line := range generated(t, kind, 3000) {
 			add(line)
 		}

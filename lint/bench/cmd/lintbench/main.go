@@ -1,10 +1,13 @@
-// Command lintbench is `make bench`: it generates collector event and
-// operator worklog logs of 100k and 1M lines (lint/bench.Generate, seed 4)
-// into a temporary directory and, for each, times the agentlint binary
-// (`agentlint lint --kind K -j N FILE`, a child process whose peak RSS is
-// its VmHWM) next to the floor measured in the same run:
-// jsontext.Value.IsValid on every line of the same file, on one goroutine.
-// It checks that agentlint denied exactly the generated defective lines and
+// Command lintbench is `make bench`: it generates logs of 100k and 1M lines
+// of each JSON Lines family's event kind (lint/bench.Generate, seed 4:
+// collector events and operator worklog entries with a defective line in
+// every thousand; ledger entries, idle events and VerMAS events without
+// defects, linted at bench.CoherentNow) into a temporary directory and, for
+// each, times the agentlint binary (`agentlint lint --kind K -j N FILE`, a
+// child process whose peak RSS is its VmHWM) next to the floor measured in
+// the same run: jsontext.Value.IsValid on every line of the same file, on
+// one goroutine. It checks that agentlint denied and warned about exactly
+// the generated defective lines (none, for the logs without defects) and
 // prints lines/s, MB/s, peak RSS, the ratio to the floor and the ratio of
 // peak RSS between the largest and the smallest log.
 //
@@ -44,7 +47,7 @@ import (
 
 func main() {
 	bin := flag.String("bin", "bin/agentlint", "the agentlint binary to measure")
-	kinds := flag.String("kinds", bench.KindCollector+","+bench.KindWorklog, "kinds to generate, comma-separated")
+	kinds := flag.String("kinds", strings.Join([]string{bench.KindCollector, bench.KindWorklog, bench.KindLedger, bench.KindIdle, bench.KindVermas}, ","), "kinds to generate, comma-separated")
 	sizes := flag.String("lines", "100000,1000000", "log sizes in lines, comma-separated")
 	jobs := flag.String("j", "1,"+strconv.Itoa(runtime.NumCPU()), "agentlint -j values, comma-separated")
 	dir := flag.String("dir", "", "where to write the logs (default: a new temporary directory, removed at the end)")
@@ -135,6 +138,9 @@ func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
 						continue
 					}
 					name, args := "j="+strconv.Itoa(j), []string{"-j", strconv.Itoa(j)}
+					if kind != bench.KindCollector && kind != bench.KindWorklog {
+						args = append(args, "--now", bench.CoherentNow.Format(time.RFC3339))
+					}
 					if !ids {
 						name, args = name+"-ids", append(args, "--config", noIDs)
 					}

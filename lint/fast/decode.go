@@ -1,0 +1,188 @@
+package fast
+
+import (
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Decode decodes the JSON value b (white space around it allowed) as
+// json.Unmarshal into an any does: objects as map[string]any, arrays as
+// []any, numbers as float64, strings unescaped, true, false and nil. It
+// reports false, having decoded nothing usable, for whatever it does not
+// decode exactly so: text that is not one well-formed value, a duplicate
+// member name, a number beyond float64's range, nesting deeper than
+// MaxDepth (the documents' own limit). The caller then asks json.Unmarshal, which decides and explains.
+//
+// It exists for speed (issue 12): the document rules of idle and VerMAS
+// records read nested values (a STATE's stack, an event's data), and
+// json.Unmarshal's reflection-driven decoding into any was a third of
+// linting an idle log. TestDecodeAgreesWithUnmarshal and FuzzDecode hold it
+// to json.Unmarshal.
+func Decode(b []byte) (any, bool) {
+	d := decoder{b: b}
+	i := SkipWS(b, 0)
+	if i >= len(b) {
+		return nil, false
+	}
+	x, j := d.value(i, 0)
+	if j < 0 || SkipWS(b, j) != len(b) {
+		return nil, false
+	}
+	return x, true
+}
+
+type decoder struct{ b []byte }
+
+// value decodes the value at b[i] (not white space) and returns it and the
+// index after it, or j < 0.
+func (d *decoder) value(i, depth int) (any, int) {
+	b := d.b
+	switch b[i] {
+	case '"':
+		return d.str(i)
+	case '{':
+		if depth >= MaxDepth {
+			return nil, -1
+		}
+		return d.object(i, depth+1)
+	case '[':
+		if depth >= MaxDepth {
+			return nil, -1
+		}
+		return d.array(i, depth+1)
+	case 't':
+		if len(b)-i >= 4 && string(b[i:i+4]) == "true" {
+			return true, i + 4
+		}
+	case 'f':
+		if len(b)-i >= 5 && string(b[i:i+5]) == "false" {
+			return false, i + 5
+		}
+	case 'n':
+		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
+			return nil, i + 4
+		}
+	default:
+		j, _ := Num(b, i)
+		if j < 0 {
+			return nil, -1
+		}
+		f, err := strconv.ParseFloat(string(b[i:j]), 64)
+		if err != nil {
+			return nil, -1 // out of range: json.Unmarshal reports it
+		}
+		return f, j
+	}
+	return nil, -1
+}
+
+// str decodes the string literal at b[i] == '"'.
+func (d *decoder) str(i int) (any, int) {
+	s, j := d.text(i)
+	if j < 0 {
+		return nil, -1
+	}
+	return s, j
+}
+
+// text decodes the string literal at b[i] == '"' into a string.
+func (d *decoder) text(i int) (string, int) {
+	j, esc := strEnd(d.b, i)
+	if j < 0 {
+		return "", -1
+	}
+	if !esc {
+		return string(d.b[i+1 : j-1]), j
+	}
+	u, err := jsontext.AppendUnquote(nil, d.b[i:j])
+	if err != nil {
+		return "", -1
+	}
+	return string(u), j
+}
+
+func (d *decoder) object(i, depth int) (any, int) {
+	b := d.b
+	m := map[string]any{}
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return m, i + 1
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return nil, -1
+		}
+		k, j := d.text(i)
+		if j < 0 {
+			return nil, -1
+		}
+		if _, dup := m[k]; dup {
+			return nil, -1
+		}
+		j = SkipWS(b, j)
+		if j >= len(b) || b[j] != ':' {
+			return nil, -1
+		}
+		j = SkipWS(b, j+1)
+		if j >= len(b) {
+			return nil, -1
+		}
+		v, j := d.value(j, depth)
+		if j < 0 {
+			return nil, -1
+		}
+		m[k] = v
+		var more bool
+		if i, more = d.after(j, '}'); !more {
+			if i < 0 {
+				return nil, -1
+			}
+			return m, i
+		}
+	}
+}
+
+func (d *decoder) array(i, depth int) (any, int) {
+	b := d.b
+	a := []any{}
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return a, i + 1
+	}
+	for {
+		if i >= len(b) {
+			return nil, -1
+		}
+		v, j := d.value(i, depth)
+		if j < 0 {
+			return nil, -1
+		}
+		a = append(a, v)
+		var more bool
+		if i, more = d.after(j, ']'); !more {
+			if i < 0 {
+				return nil, -1
+			}
+			return a, i
+		}
+	}
+}
+
+// after reads what follows a member or element ending at b[j] in an object
+// or array that end closes: a ',' (the index of the next one, more true),
+// end (the index after it), or anything else (-1).
+func (d *decoder) after(j int, end byte) (int, bool) {
+	b := d.b
+	j = SkipWS(b, j)
+	if j >= len(b) {
+		return -1, false
+	}
+	switch b[j] {
+	case ',':
+		return SkipWS(b, j+1), true
+	case end:
+		return j + 1, false
+	}
+	return -1, false
+}

@@ -1,0 +1,81 @@
+package fast_test
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/agentlint/agentlint/lint/fast"
+)
+
+// decodeEdges are texts where a hand-written decoder and json.Unmarshal
+// could part: numbers at and beyond float64's range, escapes, surrogates,
+// invalid UTF-8, duplicates, white space, nesting, truncation.
+var decodeEdges = []string{
+	`0`, `-0`, `1e308`, `1e309`, `-1e999`, `1E400`, `4.9e-324`, `1e-400`, `0.1`, `123456789012345678901234567890`,
+	`01`, `1.`, `.5`, `+1`, `-`, `1e`, `1e+`, `NaN`, `Infinity`,
+	`""`, `"\u0000"`, `"\ud83d\ude00"`, `"\ud800"`, `"\udc00x"`, `"\x"`, `"\/"`, `"a\"b"`, "\"\xff\"", "\"\xc3\xa9\"", "\"a\tb\"",
+	`{"a":1,"a":2}`, `{"a":1,"\u0061":2}`, `{"a":{"b":1,"b":1}}`, `[{"a":1},{"a":1}]`,
+	` {"a" : [ 1 , 2 ] } `, "\t[]\n", `{}`, `[]`, `[[]]`, `{"":{}}`, `[1,]`, `{"a":1,}`, `[1 2]`, `{"a" 1}`, `{1:2}`,
+	`true`, `false`, `null`, `tru`, `nul`, `truex`, `[true,false,null]`, `{"a":nullx}`, `1 2`, `{} {}`, ``, ` `,
+	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	strings.Repeat("[", 9999) + strings.Repeat("]", 9999),
+	strings.Repeat(`{"a":`, 200) + `1` + strings.Repeat(`}`, 200),
+}
+
+// checkDecode reports how fast.Decode and json.Unmarshal into any part on
+// raw: Decode must decode exactly what Unmarshal decodes, with the same
+// value, and decline exactly what Unmarshal rejects.
+func checkDecode(raw []byte) string {
+	x, ok := fast.Decode(raw)
+	var y any
+	err := json.Unmarshal(raw, &y)
+	switch {
+	case ok && err != nil:
+		return "Decode decoded text json.Unmarshal rejects: " + err.Error()
+	case !ok && err == nil:
+		return "Decode declined text json.Unmarshal decodes"
+	case ok && !reflect.DeepEqual(x, y):
+		return "values differ"
+	}
+	return ""
+}
+
+// TestDecodeAgreesWithUnmarshal: on every record of the acceptors' corpus
+// (testdata, ../shared, mutations, generated logs of every JSON Lines
+// family) and on the edge cases, fast.Decode and json.Unmarshal agree.
+func TestDecodeAgreesWithUnmarshal(t *testing.T) {
+	payloads := acceptPayloads(t)
+	for _, e := range decodeEdges {
+		payloads = append(payloads, []byte(e))
+	}
+	decoded := 0
+	for _, raw := range payloads {
+		if p := checkDecode(raw); p != "" {
+			t.Errorf("%.200q: %s", raw, p)
+		}
+		if _, ok := fast.Decode(raw); ok {
+			decoded++
+		}
+	}
+	if decoded < len(payloads)/2 {
+		t.Errorf("decoded %d of %d texts: the corpus exercises little", decoded, len(payloads))
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, e := range decodeEdges {
+		f.Add([]byte(e))
+	}
+	for _, line := range bytes.Split([]byte(acceptEdges[0]+"\n"+acceptEdges[1]), []byte("\n")) {
+		f.Add(line)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if p := checkDecode(raw); p != "" {
+			t.Fatalf("%q: %s", raw, p)
+		}
+	})
+}
