@@ -3,11 +3,9 @@ package lint
 import (
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/fast"
 	"github.com/agentlint/agentlint/rules"
@@ -243,33 +241,14 @@ func (p *docPlan) decodeScalar(raw []byte) (any, error) {
 	return x, err
 }
 
-// decodeRaw decodes one JSON value as json.Unmarshal into any would, without
-// its machinery for the scalar values that rules read most, and objects and
-// arrays with fast.Decode (json.Unmarshal only for what that declines).
+// decodeRaw decodes one JSON value as json.Unmarshal into any would: with
+// fast.Decode, and with json.Unmarshal (which explains the error) whatever
+// that declines.
 func decodeRaw(raw []byte) (any, error) {
-	switch raw[0] {
-	case '"':
-		b := raw[1 : len(raw)-1]
-		for _, c := range b {
-			if c == '\\' || c >= 0x80 {
-				s, err := jsontext.AppendUnquote(nil, raw)
-				return string(s), err
-			}
-		}
-		return string(b), nil
-	case 't':
-		return true, nil
-	case 'f':
-		return false, nil
-	case 'n':
-		return nil, nil
-	case '{', '[':
-		if x, ok := fast.Decode(raw); ok {
-			return x, nil
-		}
-		var x any // what Decode declines: json.Unmarshal decides and explains
-		err := json.Unmarshal(raw, &x)
-		return x, err
+	if x, ok := fast.Decode(raw); ok {
+		return x, nil
 	}
-	return strconv.ParseFloat(string(raw), 64)
+	var x any
+	err := json.Unmarshal(raw, &x)
+	return x, err
 }
