@@ -40,7 +40,7 @@ func (d *decoder) value(i, depth int) (any, int) {
 	b := d.b
 	switch b[i] {
 	case '"':
-		return d.str(i)
+		return d.text(i)
 	case '{':
 		if depth >= MaxDepth {
 			return nil, -1
@@ -52,17 +52,11 @@ func (d *decoder) value(i, depth int) (any, int) {
 		}
 		return d.array(i, depth+1)
 	case 't':
-		if len(b)-i >= 4 && string(b[i:i+4]) == "true" {
-			return true, i + 4
-		}
+		return true, Lit(b, i, "true")
 	case 'f':
-		if len(b)-i >= 5 && string(b[i:i+5]) == "false" {
-			return false, i + 5
-		}
+		return false, Lit(b, i, "false")
 	case 'n':
-		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
-			return nil, i + 4
-		}
+		return nil, Lit(b, i, "null")
 	default:
 		j, _ := Num(b, i)
 		if j < 0 {
@@ -74,16 +68,6 @@ func (d *decoder) value(i, depth int) (any, int) {
 		}
 		return f, j
 	}
-	return nil, -1
-}
-
-// str decodes the string literal at b[i] == '"'.
-func (d *decoder) str(i int) (any, int) {
-	s, j := d.text(i)
-	if j < 0 {
-		return nil, -1
-	}
-	return s, j
 }
 
 // text decodes the string literal at b[i] == '"' into a string.
@@ -134,7 +118,7 @@ func (d *decoder) object(i, depth int) (any, int) {
 		}
 		m[k] = v
 		var more bool
-		if i, more = d.after(j, '}'); !more {
+		if i, more = Next(b, j, '}'); !more {
 			if i < 0 {
 				return nil, -1
 			}
@@ -160,29 +144,11 @@ func (d *decoder) array(i, depth int) (any, int) {
 		}
 		a = append(a, v)
 		var more bool
-		if i, more = d.after(j, ']'); !more {
+		if i, more = Next(b, j, ']'); !more {
 			if i < 0 {
 				return nil, -1
 			}
 			return a, i
 		}
 	}
-}
-
-// after reads what follows a member or element ending at b[j] in an object
-// or array that end closes: a ',' (the index of the next one, more true),
-// end (the index after it), or anything else (-1).
-func (d *decoder) after(j int, end byte) (int, bool) {
-	b := d.b
-	j = SkipWS(b, j)
-	if j >= len(b) {
-		return -1, false
-	}
-	switch b[j] {
-	case ',':
-		return SkipWS(b, j+1), true
-	case end:
-		return j + 1, false
-	}
-	return -1, false
 }

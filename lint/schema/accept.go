@@ -333,16 +333,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 				// One branch per variant; a variant that does not
 				// declare the member reads it as undeclared.
 				for vi, v := range vs {
-					switch {
-					case len(vs) == 1:
-						b.WriteString("\t\t\t\t\t{\n")
-					case vi == 0:
-						fmt.Fprintf(b, "\t\t\t\t\tif %s {\n", variantExpr(v, condExpr))
-					case vi == len(vs)-1:
-						b.WriteString("\t\t\t\t\t} else {\n")
-					default:
-						fmt.Fprintf(b, "\t\t\t\t\t} else if %s {\n", variantExpr(v, condExpr))
-					}
+					variantBranch(b, "\t\t\t\t\t", vi, vs, condExpr)
 					if v.Field == nil {
 						fmt.Fprintf(b, "\t\t\t\t\t\tk = a.Undeclared(b, j, k, []byte(%q), mark, %s)\n", n, mode)
 						continue

@@ -507,6 +507,23 @@ func variantExpr(v Variant, condExpr func(int, bool) string) string {
 	return strings.Join(terms, " && ")
 }
 
+// variantBranch emits, at indent, the opening of the branch of variant k
+// of vs: a block when there is one variant, "if" for the first, "else if"
+// for the middle ones, "else" for the last (no condition holds). Both
+// generators (validators and acceptors) branch on variants so.
+func variantBranch(b *strings.Builder, indent string, k int, vs []Variant, condExpr func(int, bool) string) {
+	switch {
+	case len(vs) == 1:
+		fmt.Fprintf(b, "%s{\n", indent)
+	case k == 0:
+		fmt.Fprintf(b, "%sif %s {\n", indent, variantExpr(vs[k], condExpr))
+	case k == len(vs)-1:
+		fmt.Fprintf(b, "%s} else {\n", indent)
+	default:
+		fmt.Fprintf(b, "%s} else if %s {\n", indent, variantExpr(vs[k], condExpr))
+	}
+}
+
 // variantMember emits the case body of a member declared under conditions:
 // one branch per variant, the last (no condition holds) as the else branch;
 // a variant that does not declare the member treats it as unknown.
@@ -521,16 +538,7 @@ func (g *gen) variantMember(b *strings.Builder, o *Object, name string, i int, v
 		fmt.Fprintf(b, "\t\t\tspan%d.Start = d.Mark()\n", i)
 	}
 	for k, v := range vs {
-		switch {
-		case k == 0 && len(vs) == 1:
-			b.WriteString("\t\t\t{\n")
-		case k == 0:
-			fmt.Fprintf(b, "\t\t\tif %s {\n", variantExpr(v, condExpr))
-		case k == len(vs)-1:
-			b.WriteString("\t\t\t} else {\n")
-		default:
-			fmt.Fprintf(b, "\t\t\t} else if %s {\n", variantExpr(v, condExpr))
-		}
+		variantBranch(b, "\t\t\t", k, vs, condExpr)
 		if v.Field == nil {
 			fmt.Fprintf(b, "\t\t\t\td.Unknown(name, %v, %v)\n", o.Open || inCheck, o.AllowX)
 			continue
