@@ -85,7 +85,12 @@ func (e *FastEngine) validate(kind string, raw []byte, line1 int, strict bool) [
 type Options struct {
 	// Strict: unknown non-x_ fields and blank JSON Lines lines are violations.
 	Strict bool
-	// Now is the clock of time rules (--now).
+	// Now is the clock of time rules (--now). Zero: the data's own clock
+	// (rule IL013 compares a log's current STATE with the latest timestamp
+	// the log holds, and a lone document is never stale), so that `agentlint
+	// lint` gives the same verdicts at any wall-clock time; the runtime gates
+	// (`validate`, `replay`) set it to the current time when --now is not
+	// given.
 	Now time.Time
 	// MaxSkew is the tolerated future skew of heartbeats (--max-skew).
 	MaxSkew time.Duration
@@ -123,9 +128,6 @@ func NewValidator(opts Options, engine SchemaEngine) *Validator {
 	if opts.MaxSkew == 0 {
 		opts.MaxSkew = 60 * time.Second
 	}
-	if opts.Now.IsZero() {
-		opts.Now = time.Now()
-	}
 	fe, _ := engine.(*FastEngine)
 	return &Validator{opts: opts, engine: engine, fast: fe}
 }
@@ -146,7 +148,7 @@ func (v *Validator) Enabled(id string) bool { return v.opts.Severity[id] != "off
 // rules read values with checked accessors and skip what has not the type
 // they need.
 func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope.Violation, *rules.Doc) {
-	return v.record(kind, file, raw, line1, true)
+	return v.record(kind, file, raw, line1, true, false)
 }
 
 // RecordLine is Record for a JSON Lines record whose document the caller
@@ -154,13 +156,14 @@ func (v *Validator) Record(kind, file string, raw []byte, line1 int) ([]envelope
 // a record the acceptor read (the document rules read its values in place,
 // rules.Doc.Flat). The slice is reused by the next call.
 func (v *Validator) RecordLine(kind, file string, raw []byte, line1 int) []envelope.Violation {
-	vs, _ := v.record(kind, file, raw, line1, false)
+	vs, _ := v.record(kind, file, raw, line1, false, true)
 	return vs
 }
 
 // record is Record; keep says whether the returned document may outlive the
-// call (otherwise it is reused, and its values may point into raw).
-func (v *Validator) record(kind, file string, raw []byte, line1 int, keep bool) ([]envelope.Violation, *rules.Doc) {
+// call (otherwise it is reused, and its values may point into raw); inLog
+// says whether raw is one line of a JSON Lines log (rules.Doc.InLog).
+func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog bool) ([]envelope.Violation, *rules.Doc) {
 	plan := v.plan(kind)
 	if v.fast != nil {
 		v.fast.acc.Want = plan.want
@@ -191,10 +194,10 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep bool) 
 	}
 	var doc *rules.Doc
 	if keep {
-		doc = &rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts}
+		doc = &rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts, InLog: inLog}
 	} else {
 		doc = &v.ldoc
-		*doc = rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts}
+		*doc = rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts, InLog: inLog}
 	}
 	var err error
 	switch {

@@ -105,6 +105,12 @@ type Doc struct {
 	Raw     []byte
 	Value   any
 	Options *Options
+	// InLog is true for a record that is one line of a JSON Lines log,
+	// which the log's stream rules also see in context; false for a
+	// document (one payload, one JSON or TOML file). A rule about the last
+	// value of a log (IL013) checks documents only and leaves lines to its
+	// stream check.
+	InLog bool
 	// Flat, when set and Value is nil, holds the values a record's rules
 	// declared (Rule.Fields), found by the engine without decoding the
 	// record (issue 12: the hot path of large JSON Lines logs): DocStr reads

@@ -131,9 +131,17 @@ func checkIdleAnchorIteration(d *Doc, r *Reporter) {
 	}
 }
 
-// checkIdleStale: a STATE whose updated_at is more than IdleStateTTL before
-// --now is stale (IL013, warning).
+// checkIdleStale: a STATE document whose updated_at is more than
+// IdleStateTTL before --now is stale (IL013, warning). A lone document is
+// the current value of its loop:current topic (seed 002, Topic Naming:
+// last-value topics); without a clock (Options.Now zero: `agentlint lint`
+// without --now) it is its own latest timestamp and never stale. Lines of a
+// log are left to the stream check (idleStale), which judges only the log's
+// current STATE.
 func checkIdleStale(d *Doc, r *Reporter) {
+	if d.InLog {
+		return
+	}
 	root := d.Root()
 	if Str(root, "event") != "STATE" || d.Options == nil || d.Options.Now.IsZero() {
 		return
@@ -246,7 +254,9 @@ func idleRules() {
 		},
 		&Rule{
 			ID: "IL013", Name: "stale-state", Code: envelope.TaskTimeout, Severity: envelope.SeverityWarning, Kinds: il,
-			Summary:     "a STATE whose updated_at is more than 2 hours before --now is stale",
+			Scope:       ScopeFile,
+			Summary: "the current STATE of an idle log (its last STATE, when no DONE or ABORT follows it; a STATE document is its own) " +
+				"is stale: its updated_at is more than 2 hours before --now, or, without --now in `agentlint lint`, before the latest timestamp the log itself holds",
 			Source:      "seed 002 section 4.1 (TTL: 2 hours); CONTRACT.md section 4, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return idleState, fresh },
 			Check:  checkIdleStale,
@@ -269,4 +279,5 @@ func idleRules() {
 			Fields: idleDocFields,
 		},
 	)
+	registerStream("IL013", idleStale{})
 }

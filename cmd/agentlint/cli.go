@@ -82,6 +82,17 @@ type app struct {
 	progressDelay time.Duration
 	// noFastPath makes validate go through cobra (tests of validateFast).
 	noFastPath bool
+	// clock is the current time of the runtime gates (validate, replay)
+	// when --now is not given; nil: time.Now. `lint` never reads it.
+	clock func() time.Time
+}
+
+// now is the current time of validate and replay (app.clock).
+func (a *app) now() time.Time {
+	if a.clock != nil {
+		return a.clock()
+	}
+	return time.Now()
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

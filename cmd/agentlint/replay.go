@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +26,8 @@ writes) or ledger rows (a JSON array or JSON Lines). Each STREAM is an
 orchestrator output (its ledger_delta) or JSON Lines of deltas; several streams
 are concurrent: each is applied to BASE alone, then they are compared (D5).
 Every applied delta is checked against the task state machine; the resulting
-ledger is reconciled and, with --now, checked by the watchdog.
+ledger is reconciled and checked by the watchdog at --now (default: the
+current time).
 
 --emit-ledger writes the resulting ledger (an operator/reconcile document)
 atomically, only when the verdict allows. Input files are never written.
@@ -59,7 +59,7 @@ func (a *app) replay(base, emit string, streams []string) error {
 		return usagef("replay needs --ledger BASE")
 	}
 	if a.g.now == "" {
-		opts.Now = time.Time{} // no --now: no watchdog
+		opts.Now = a.now() // a runtime gate: the watchdog runs at the current time
 	}
 	names := append([]string{base}, streams...)
 	stdin := 0

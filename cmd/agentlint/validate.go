@@ -148,6 +148,9 @@ func (a *app) validate(file string) error {
 	if err != nil {
 		return err
 	}
+	if opts.Now.IsZero() {
+		opts.Now = a.now() // a runtime gate: time rules at the current time
+	}
 	if err := a.checkOutputs(file, a.g.assignment); err != nil {
 		return err
 	}
