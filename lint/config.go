@@ -31,10 +31,13 @@ const ConfigName = ".agentlint.toml"
 //	[vermas]           # event types and namespaces beyond seed 000
 //	event_types = ["team.standup"]
 type Config struct {
-	Path      string                `toml:"-"`
-	Dir       string                `toml:"-"`
-	Strict    bool                  `toml:"strict"`
-	Exclude   []string              `toml:"exclude"`
+	Path    string   `toml:"-"`
+	Dir     string   `toml:"-"`
+	Strict  bool     `toml:"strict"`
+	Exclude []string `toml:"exclude"`
+	// Baseline is the baseline file of `agentlint lint` (--baseline),
+	// relative to the config file's directory.
+	Baseline  string                `toml:"baseline"`
 	Kinds     map[string]string     `toml:"kinds"`
 	Rules     map[string]RuleConfig `toml:"rules"`
 	Collector rules.Extension       `toml:"collector"`

@@ -72,6 +72,7 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	g      globalFlags
+	adopt  adoptFlags // lint's --new-from-rev, --baseline, --write-baseline, --force-exclude
 
 	command string          // the subcommand run (lint, validate, replay)
 	outputs []string        // --output FORMAT=PATH
@@ -197,7 +198,7 @@ func (a *app) addGlobalFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&a.g.format, "format", "auto", formatHelp)
 	fs.StringVar(&a.g.color, "color", "auto", "color text output: auto, always or never (NO_COLOR is honored)")
 	fs.BoolVar(&a.g.strict, "strict", false, "reject unknown fields that do not start with x_, and blank JSON Lines lines")
-	fs.StringVar(&a.g.now, "now", "", "clock for time rules, RFC 3339 (default: the current time)")
+	fs.StringVar(&a.g.now, "now", "", "clock for time rules, RFC 3339 (default: validate and replay the current time; lint the data's own clock)")
 	fs.DurationVar(&a.g.maxSkew, "max-skew", 60*time.Second, "how far in the future a heartbeat may lie")
 	fs.StringVar(&a.g.engine, "engine", "fast", "schema engine: fast (generated from CUE) or cue (the CUE evaluator)")
 	fs.StringVar(&a.g.config, "config", "", "config file (default: .agentlint.toml found upward)")

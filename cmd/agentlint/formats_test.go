@@ -52,7 +52,8 @@ func TestSARIFValidatesAgainstOfficialSchema(t *testing.T) {
 		success bool
 	}{
 		{"demo", []string{"lint", "--now", "2026-02-14T20:00:00Z", filepath.Join(root, "demo")}, exitDeny, -1, true},
-		{"empty run", []string{"lint", empty}, exitOK, 0, true},
+		{"empty run", []string{"lint", "--skip-unknown", empty}, exitOK, 0, true},
+		{"empty gate", []string{"lint", empty}, exitUsage, 0, false},
 		{"validate deny", []string{"validate", "--kind", "operator/locks", badLocks}, exitDeny, -1, true},
 		{"replay", []string{"replay", "--ledger", filepath.Join(root, "replay", "base.json"), filepath.Join(root, "replay", "stream-a.json"), filepath.Join(root, "replay", "stream-b.json")}, exitDeny, -1, true},
 		{"usage: missing file", []string{"lint", filepath.Join(empty, "nope.jsonl")}, exitUsage, 0, false},

@@ -3,14 +3,18 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/baseline"
+	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/gitbase"
 	"github.com/agentlint/agentlint/lint/output"
 	"github.com/agentlint/agentlint/rules"
@@ -60,13 +64,36 @@ repository is the one that holds the first PATH (or the working directory);
 files outside it are not compared. A REV that does not resolve (a shallow
 clone that lacks it) is a usage error (exit 2) that says how to fetch it;
 --base HEAD in a repository without a commit yet compares nothing (there
-is no history to append to), so a pre-commit hook passes the first commit.`,
+is no history to append to), so a pre-commit hook passes the first commit.
+
+Adopting the gate where data already holds mistakes: with --new-from-rev
+REV (which implies --base REV), every rule still reads every record, but a
+finding is printed and counted only when it is about what changed since
+REV: a record appended to a log, a file added, a finding of a changed file
+that its version at REV did not have, and AL020. Exit status,
+--max-warnings and the summary count new findings; the summary also counts
+the older ones left out (older_findings). --write-baseline FILE records
+every current finding (rule, path, JSON Pointer, hash of the record's
+bytes; never a line number or a value) and --baseline FILE leaves those
+out. SARIF marks each result's baselineState (new or unchanged).
+
+Without --now, lint never reads the wall clock: time rules take the data's
+own clock (IL013: the latest timestamp of the log), so the same tree gives
+the same output at any time.
+
+A run whose paths held no file of a known kind exits 2 naming them (a
+mistyped path is not a green gate), unless --skip-unknown is given.
+--force-exclude applies the config's exclude globs to paths named on the
+command line too, as the pre-commit hooks do.`,
 		Example: `  agentlint lint testdata/demo
   agentlint lint --format text -j 4 worklogs/
   agentlint lint --quiet --max-warnings 0 .
   agentlint lint --verbose --format text .
   cat worklogs/T-12.jsonl | agentlint lint --kind operator/worklog -
   agentlint lint --base origin/main .
+  agentlint lint --new-from-rev origin/main .
+  agentlint lint --write-baseline .agentlint-baseline.json .
+  agentlint lint --baseline .agentlint-baseline.json .
   agentlint lint --skip-unknown --base HEAD $(git diff --cached --name-only)
   agentlint lint --format sarif . > agentlint.sarif
   agentlint lint --format github --output sarif=agentlint.sarif --output markdown=summary.md .`,
@@ -82,6 +109,7 @@ is no history to append to), so a pre-commit hook passes the first commit.`,
 	a.addCommonFlags(cmd)
 	cmd.Flags().BoolVar(&a.g.skipUnknown, "skip-unknown", false, "skip and count files named explicitly whose kind cannot be determined (as a walk does) instead of exit 2")
 	a.addOutputFlag(cmd)
+	a.addAdoptFlags(cmd)
 	return cmd
 }
 
@@ -117,6 +145,12 @@ func (a *app) lint(args []string) error {
 	newEngine, err := a.engineFactory()
 	if err != nil {
 		return err
+	}
+	if rev := a.adopt.newFromRev; rev != "" {
+		if a.g.base != "" && a.g.base != rev {
+			return usagef("--base %s and --new-from-rev %s name two revisions; --new-from-rev REV already checks the append-only logs against REV", a.g.base, rev)
+		}
+		a.g.base = rev
 	}
 	det := &lint.Detector{Forced: forced, Config: cfg}
 	resolved, err := a.resolveArgs(args, det)
@@ -175,11 +209,53 @@ func (a *app) lint(args []string) error {
 		lc.Emit = p.Record
 	}
 	lc.FileDone = fileDone(observed...)
+	filter, err := a.newFilter(cfg, opts, newEngine, base.Base)
+	if err != nil {
+		return err
+	}
+	if filter != nil {
+		// Every envelope goes through the filter, which passes on the new
+		// findings and counts both.
+		defer filter.Close()
+		next := lc.Emit
+		if next == nil {
+			next = p.Record
+		}
+		if lc.Quiet {
+			next = func(envelope.Envelope) error { return nil }
+		}
+		filter.New = next
+		filter.Unchanged = unchangedTo(observed...)
+		lc.Quiet, lc.Render, lc.Emit = false, nil, filter.Record
+	}
 	st, err := lint.Lint(inputs, lc)
 	if err != nil {
 		return usagef("cannot write the output: %v", err)
 	}
-	sum := st.Summary()
+	var sum envelope.Envelope
+	if filter != nil {
+		if a.adopt.writeBaseline != "" {
+			if err := baseline.Write(a.adopt.writeBaseline, filter.Fingerprints()); err != nil {
+				return usagef("--write-baseline %s: %v", a.adopt.writeBaseline, unwrapPath(err))
+			}
+		}
+		sum = a.adoptSummary(st, filter)
+	} else {
+		sum = st.Summary()
+	}
+	empty := st.Files == 0 && st.UnreadableFiles == 0 && st.Denied == 0 && st.Warnings == 0 && !a.g.skipUnknown
+	if empty {
+		// A mistyped path is not a green gate: the tool could not do its
+		// job (exit 2), and SARIF says so.
+		sum.Allow, sum.Code = false, envelope.MissingRequiredInput
+		sum.Reason = fmt.Sprintf("no file of a known kind in %s: nothing was linted (%s skipped); check the paths, or pass --skip-unknown when that is expected",
+			strings.Join(args, " "), plural(st.SkippedFiles, "file"))
+		for _, o := range append([]output.Printer{p}, observed...) {
+			if ab, ok := o.(output.Aborter); ok {
+				ab.Abort(sum)
+			}
+		}
+	}
 	a.overWarnings(&sum, st.Warnings)
 	if err := p.Summary(sum); err != nil {
 		return usagef("cannot write the output: %v", err)
@@ -199,7 +275,7 @@ func (a *app) lint(args []string) error {
 		a.skipNote(st.SkippedFiles, st.Files)
 	}
 	switch {
-	case st.UnreadableFiles > 0:
+	case st.UnreadableFiles > 0 || empty:
 		return errIncomplete
 	case !sum.Allow:
 		return errDenied
@@ -226,7 +302,11 @@ func (a *app) openBase(args []string, resolved []lintArg) (rules.AppendOnly, []s
 	}
 	b, err := gitbase.Open(dir, a.g.base)
 	if err != nil {
-		return rules.AppendOnly{}, nil, usagef("%v", err)
+		msg := err.Error()
+		if a.adopt.newFromRev != "" {
+			msg = strings.Replace(msg, "--base ", "--new-from-rev ", 1)
+		}
+		return rules.AppendOnly{}, nil, usagef("%s", msg)
 	}
 	var roots []string
 	for _, r := range resolved {
@@ -279,6 +359,12 @@ func (a *app) resolveArgs(args []string, det *lint.Detector) ([]lintArg, error) 
 				return nil, undetectable("-")
 			}
 			out = append(out, lintArg{in: lint.Input{Path: "-", Reader: br, Kind: kind}})
+			continue
+		}
+		if a.adopt.forceExclude && det.Config.Excluded(arg) {
+			if a.g.verbose {
+				a.skippedLine(arg, "excluded by the config (--force-exclude)")
+			}
 			continue
 		}
 		st, err := os.Stat(arg)

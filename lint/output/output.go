@@ -44,6 +44,16 @@ type Aborter interface {
 	Abort(e envelope.Envelope)
 }
 
+// BaselineMarker is a Printer that tells new findings from older ones
+// (SARIF's result.baselineState) when `agentlint lint` runs with
+// --new-from-rev or --baseline: after MarkBaseline, Record receives the new
+// findings and Unchanged the older ones, which other printers never see.
+type BaselineMarker interface {
+	Printer
+	MarkBaseline()
+	Unchanged(e envelope.Envelope) error
+}
+
 // FileObserver is a Printer that is told of every linted file, findings or
 // not (JUnit writes a test case per record, passing ones included).
 type FileObserver interface {

@@ -1,14 +1,11 @@
 package output
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -17,6 +14,7 @@ import (
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/fingerprint"
 )
 
 // SARIFInformationURI is tool.driver.informationUri of the SARIF log.
@@ -53,6 +51,7 @@ type SARIF struct {
 	ruleIdx  map[string]int
 	ruleList []RuleInfo
 	ruleSeen bool
+	baseline bool // results carry a baselineState (MarkBaseline)
 }
 
 // fpKey is what a result's fingerprint is made of.
@@ -61,8 +60,27 @@ type fpKey struct {
 	line                     int // a record's line in a JSON Lines file, else 0
 }
 
-// Record implements Printer.
+// Record implements Printer. With MarkBaseline, its results are
+// baselineState "new".
 func (p *SARIF) Record(e envelope.Envelope) error {
+	state := ""
+	if p.baseline {
+		state = "new"
+	}
+	return p.record(e, state)
+}
+
+// MarkBaseline implements BaselineMarker: every result gets a
+// baselineState.
+func (p *SARIF) MarkBaseline() { p.baseline = true }
+
+// Unchanged implements BaselineMarker: the findings of e were found before
+// the change (--new-from-rev) or are in the baseline (--baseline); they
+// become results of baselineState "unchanged", which code scanning shows
+// apart from the new ones.
+func (p *SARIF) Unchanged(e envelope.Envelope) error { return p.record(e, "unchanged") }
+
+func (p *SARIF) record(e envelope.Envelope, state string) error {
 	file, _ := e.Details["file"].(string)
 	vs, _ := e.Details["violations"].([]envelope.Violation)
 	if len(vs) == 0 {
@@ -78,7 +96,11 @@ func (p *SARIF) Record(e envelope.Envelope) error {
 		if vf, ok := v.Extra["file"].(string); ok && vf != "" {
 			f = vf // replay: each violation names the input it points into
 		}
-		p.results = append(p.results, p.result(e, v, f))
+		r := p.result(e, v, f)
+		if state != "" {
+			r.WithBaselineState(state)
+		}
+		p.results = append(p.results, r)
 	}
 	return nil
 }
@@ -334,57 +356,18 @@ func (p *SARIF) fingerprint() {
 }
 
 // hashLines returns the hex SHA-256 of the given 1-based lines of a file
-// (without "\n" or "\r\n"), reading it once, line by line, in memory
-// bounded by the buffer (long lines are hashed in pieces).
+// (without "\n" or "\r\n"), reading it once, forward (fingerprint.Lines).
 func hashLines(path string, want []int) map[int]string {
 	sort.Ints(want)
 	out := make(map[int]string, len(want))
-	f, err := os.Open(path)
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	i := 0
-	for line := 1; i < len(want); line++ {
-		for i < len(want) && want[i] < line {
-			i++
+	var l fingerprint.Lines
+	defer l.Close()
+	for _, n := range want {
+		if _, done := out[n]; done {
+			continue
 		}
-		if i == len(want) {
-			break
-		}
-		take := want[i] == line
-		h := sha256.New()
-		pendingCR := false
-		for {
-			chunk, err := br.ReadSlice('\n')
-			if take {
-				body := chunk
-				if err == nil {
-					body = body[:len(body)-1]
-				}
-				if pendingCR {
-					h.Write([]byte{'\r'})
-					pendingCR = false
-				}
-				if n := len(body); n > 0 && body[n-1] == '\r' {
-					body, pendingCR = body[:n-1], true
-				}
-				h.Write(body)
-			}
-			if err == nil {
-				break
-			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			if take && len(chunk) > 0 {
-				out[line] = fmt.Sprintf("%x", h.Sum(nil))
-			}
-			return out // end of file or a read error
-		}
-		if take {
-			out[line] = fmt.Sprintf("%x", h.Sum(nil))
+		if h := l.Hash(path, n); h != "" {
+			out[n] = h
 		}
 	}
 	return out

@@ -88,7 +88,7 @@ func (p *Text) AppendRecord(dst []byte, e envelope.Envelope) []byte {
 func (p *Text) Summary(e envelope.Envelope) error {
 	d := e.Details
 	var parts []string
-	for _, k := range []string{"files", "records", "denied", "warnings", "skipped_files", "blank_lines", "unreadable_files"} {
+	for _, k := range []string{"files", "records", "denied", "warnings", "skipped_files", "blank_lines", "unreadable_files", "older_findings", "baseline_absent"} {
 		if n, ok := d[k]; ok && (k != "unreadable_files" || n != 0) {
 			parts = append(parts, fmt.Sprintf("%s=%v", k, n))
 		}
@@ -103,6 +103,10 @@ func (p *Text) Summary(e envelope.Envelope) error {
 	}
 	if groups, ok := d["correlation_groups"].(map[string]int); ok && len(groups) > 0 {
 		line += " groups=" + joinCounts(groups)
+	}
+	if _, adopting := d["older_findings"]; adopting || d["files"] == 0 {
+		// What was left out, or why nothing was linted, in words.
+		line += " (" + e.Reason + ")"
 	}
 	_, err := fmt.Fprintln(p.W, line)
 	return err

@@ -1,0 +1,108 @@
+package gitbase
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Version is a file's version at the revision, as `agentlint lint
+// --new-from-rev REV` compares findings with it (README, "Adopting agentlint
+// in a repository that already has data").
+type Version struct {
+	// RepoPath is the slash-separated path inside the repository; "" when
+	// the file is outside the work tree.
+	RepoPath string
+	// Exists: the path was a regular file (a blob) at the revision.
+	Exists bool
+	// OID is the blob's object id and Size its size in bytes (Exists only).
+	OID  string
+	Size int64
+}
+
+// Top returns the real path of the work tree's top level.
+func (b *Base) Top() string { return b.top }
+
+// Version returns the version at the revision of the file at path
+// (relative to the working directory or absolute; symbolic links resolved).
+// Errors: the path cannot be resolved, git failed.
+func (b *Base) Version(path string) (Version, error) {
+	rel, ok, err := b.Rel(path)
+	if err != nil || !ok {
+		return Version{}, err
+	}
+	v := Version{RepoPath: rel}
+	var typ string
+	if strings.ContainsAny(rel, "\n\r") {
+		v.OID, typ, v.Size, err = b.lsTree(rel)
+	} else {
+		var w *worker
+		if w, err = b.acquire(); err != nil {
+			return v, err
+		}
+		v.OID, typ, v.Size, err = w.info.object(b.commit + ":" + rel)
+		b.release(w, err != nil)
+	}
+	if err != nil {
+		return v, err
+	}
+	v.Exists = typ == "blob"
+	return v, nil
+}
+
+// Identical reports whether the file at path holds now exactly the bytes
+// of v (git's object id of its content equals v.OID: the file is the same
+// size and hashes the same). It reads at most v.Size bytes of the file.
+func (b *Base) Identical(path string, v Version) (bool, error) {
+	if !v.Exists {
+		return false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() != v.Size {
+		return false, err
+	}
+	var h hash.Hash
+	switch len(v.OID) {
+	case 2 * sha1.Size:
+		h = sha1.New()
+	case 2 * sha256.Size:
+		h = sha256.New()
+	default:
+		return false, nil
+	}
+	fmt.Fprintf(h, "blob %d\x00", v.Size)
+	if _, err := io.CopyN(h, f, v.Size); err != nil {
+		return false, err
+	}
+	return hex.EncodeToString(h.Sum(nil)) == v.OID, nil
+}
+
+// WriteBlob writes the bytes of v, as committed, to w (`git cat-file blob`,
+// streamed: memory does not depend on the blob's size).
+func (b *Base) WriteBlob(v Version, w io.Writer) error {
+	if !v.Exists {
+		return fmt.Errorf("%s did not exist at %s", v.RepoPath, b.rev)
+	}
+	cmd := exec.Command(b.git, "cat-file", "blob", v.OID)
+	cmd.Dir, cmd.Env = b.top, b.env
+	stderr := &tail{}
+	cmd.Stdout, cmd.Stderr = w, stderr
+	if err := cmd.Run(); err != nil {
+		if s := strings.TrimSpace(stderr.String()); s != "" {
+			return fmt.Errorf("git cat-file blob %s: %w (%s)", v.OID, err, s)
+		}
+		return fmt.Errorf("git cat-file blob %s: %w", v.OID, err)
+	}
+	return nil
+}
