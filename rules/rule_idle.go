@@ -254,7 +254,7 @@ func idleRules() {
 		},
 		&Rule{
 			ID: "IL013", Name: "stale-state", Code: envelope.TaskTimeout, Severity: envelope.SeverityWarning, Kinds: il,
-			Scope:       ScopeFile,
+			Scope: ScopeFile,
 			Summary: "the current STATE of an idle log (its last STATE, when no DONE or ABORT follows it; a STATE document is its own) " +
 				"is stale: its updated_at is more than 2 hours before --now, or, without --now in `agentlint lint`, before the latest timestamp the log itself holds",
 			Source:      "seed 002 section 4.1 (TTL: 2 hours); CONTRACT.md section 4, idle",
