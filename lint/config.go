@@ -98,10 +98,11 @@ func FindConfig(dir string) string {
 // rawConfig is the file as decoded; exclude and [kinds] stay primitive
 // until checked, so that a bad value's line can be found (keyLine).
 type rawConfig struct {
-	Strict  bool                      `toml:"strict"`
-	Exclude toml.Primitive            `toml:"exclude"`
-	Kinds   map[string]toml.Primitive `toml:"kinds"`
-	Rules   map[string]RuleConfig     `toml:"rules"`
+	Strict   bool                      `toml:"strict"`
+	Exclude  toml.Primitive            `toml:"exclude"`
+	Baseline string                    `toml:"baseline"`
+	Kinds    map[string]toml.Primitive `toml:"kinds"`
+	Rules    map[string]RuleConfig     `toml:"rules"`
 	// [collector] and [vermas]: event types and namespaces beyond the seed.
 	Collector rules.Extension `toml:"collector"`
 	Vermas    rules.Extension `toml:"vermas"`
@@ -151,7 +152,7 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	c.Strict, c.Rules = raw.Strict, raw.Rules
+	c.Strict, c.Rules, c.Baseline = raw.Strict, raw.Rules, raw.Baseline
 	c.Collector, c.Vermas = raw.Collector, raw.Vermas
 	if md.IsDefined("exclude") {
 		if err := md.PrimitiveDecode(raw.Exclude, &c.Exclude); err != nil {

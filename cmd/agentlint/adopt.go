@@ -36,7 +36,8 @@ func (a *app) addAdoptFlags(cmd *cobra.Command) {
 	fs.BoolVar(&a.adopt.forceExclude, "force-exclude", false, "apply the config's exclude globs to paths named on the command line too (for hooks)")
 }
 
-// adopting reports whether findings go through a baseline.Filter.
+// adopting reports whether a flag asks for a baseline.Filter (the
+// config's baseline asks too).
 func (a *app) adopting() bool {
 	return a.adopt.newFromRev != "" || a.adopt.baseline != "" || a.adopt.writeBaseline != ""
 }
@@ -44,7 +45,7 @@ func (a *app) adopting() bool {
 // newFilter returns the Filter of the run, or nil when no adoption flag
 // is given. base is the repository at --base/--new-from-rev (nil without).
 func (a *app) newFilter(cfg *lint.Config, opts lint.Options, newEngine func() lint.SchemaEngine, base *gitbase.Base) (*baseline.Filter, error) {
-	if !a.adopting() {
+	if !a.adopting() && (cfg == nil || cfg.Baseline == "") {
 		return nil, nil
 	}
 	f := &baseline.Filter{Kind: func(name string) baseline.KindFacts {
@@ -184,4 +185,52 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// bindTree gives the Filter's Rev what it needs to lint the tree at the
+// revision the way this run lints the working tree: the run's paths inside
+// the repository, and the same arguments under the directory holding them
+// as committed.
+func (a *app) bindTree(f *baseline.Filter, base *gitbase.Base, resolved []lintArg, lc lint.LintConfig, cfg *lint.Config) {
+	if f == nil || f.Rev == nil {
+		return
+	}
+	type arg struct {
+		rel  string
+		dir  bool
+		kind *lint.KindInfo
+	}
+	var args []arg
+	for _, r := range resolved {
+		path := r.dir
+		if path == "" {
+			path = r.in.Path
+		}
+		if path == "" || path == "-" {
+			continue
+		}
+		rel := baseline.Rel(base.Top(), path)
+		if filepath.IsAbs(filepath.FromSlash(rel)) || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue // outside the repository
+		}
+		args = append(args, arg{rel: rel, dir: r.dir != "", kind: r.in.Kind})
+		f.Rev.Roots = append(f.Rev.Roots, rel)
+	}
+	f.Rev.LintTree = func(root string, emit func(envelope.Envelope) error) error {
+		walker := &lint.Walker{Config: cfg}
+		inputs := func(yield func(lint.Input) bool) {
+			for _, x := range args {
+				p := filepath.Join(root, filepath.FromSlash(x.rel))
+				if x.dir {
+					if _, err := os.Stat(p); err == nil && !walker.Walk(p, yield) {
+						return
+					}
+				} else if _, err := os.Stat(p); err == nil && !yield(lint.Input{Path: p, Kind: x.kind}) {
+					return
+				}
+			}
+		}
+		_, err := lint.Lint(inputs, lint.LintConfig{Options: lc.Options, NewEngine: lc.NewEngine, Jobs: lc.Jobs, Detector: lc.Detector, Emit: emit})
+		return err
+	}
 }

@@ -214,6 +214,7 @@ func (a *app) lint(args []string) error {
 		return err
 	}
 	if filter != nil {
+		a.bindTree(filter, base.Base, resolved, lc, cfg)
 		// Every envelope goes through the filter, which passes on the new
 		// findings and counts both.
 		defer filter.Close()

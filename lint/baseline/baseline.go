@@ -278,6 +278,7 @@ func (f *Filter) Record(env envelope.Envelope) error {
 	}
 	var judge *revFile
 	if f.Rev != nil && file != "" {
+		f.Rev.kind = f.Kind
 		judge = f.Rev.file(file, kind, facts.Lines)
 	}
 	var record string
@@ -292,7 +293,10 @@ func (f *Filter) Record(env envelope.Envelope) error {
 	for i := range vs {
 		v := &vs[i]
 		isNew := true
-		if judge != nil {
+		switch {
+		case judge != nil && v.Rule != "AL020" && isTreeRule(v.Rule):
+			isNew = f.Rev.treeNew(fp(v))
+		case judge != nil:
 			isNew = judge.isNew(v, line, fp)
 		}
 		if isNew && f.Baseline != nil && f.Baseline.Take(fp(v).Key()) {

@@ -23,9 +23,86 @@ type Rev struct {
 	// run's options, and passes each envelope to emit. Set by the command,
 	// which owns the engine.
 	LintVersion func(file, kind string, emit func(envelope.Envelope) error) error
+	// Roots are the run's paths inside the repository (slash-separated;
+	// "." for the whole tree): what LintTree lints at REV.
+	Roots []string
+	// LintTree lints root, a temporary directory holding the files of
+	// Roots as committed at REV at their repository paths, as the run
+	// lints its paths (the same arguments under root), and passes each
+	// envelope to emit. Rules across files (rules.TreeRule) are judged
+	// against its findings: such a finding is about several files, and is
+	// new when the tree at REV did not have it.
+	LintTree func(root string, emit func(envelope.Envelope) error) error
 
 	files map[string]*revFile
-	tmp   string // temporary root of the versions linted; "" until needed
+	tmp   string                 // temporary root of the versions linted; "" until needed
+	tree  *Set                   // fingerprints of the findings of rules across files at REV
+	kind  func(string) KindFacts // the Filter's
+}
+
+// isTreeRule reports whether rule id is checked across files.
+func isTreeRule(id string) bool {
+	_, ok := rules.Stream(id).(rules.TreeRule)
+	return ok
+}
+
+// treeNew judges a finding of a rule across files: new unless the tree at
+// REV had a finding with the same fingerprint.
+func (r *Rev) treeNew(fp fingerprint.Fingerprint) bool {
+	if r.tree == nil {
+		r.tree = NewSet()
+		if err := r.lintTree(); err != nil {
+			return true
+		}
+	}
+	return !r.tree.Take(fp.Key())
+}
+
+func (r *Rev) lintTree() error {
+	if r.LintTree == nil || r.Base == nil {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "agentlint-tree-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if err := r.Base.Extract(dir, r.Roots); err != nil {
+		return err
+	}
+	var hl fingerprint.Lines
+	defer hl.Close()
+	docs := map[string]string{}
+	return r.LintTree(dir, func(e envelope.Envelope) error {
+		vs, _ := e.Details["violations"].([]envelope.Violation)
+		file, _ := e.Details["file"].(string)
+		line, _ := e.Details["line"].(int)
+		if file == "" {
+			return nil
+		}
+		kind, _ := e.Details["kind"].(string)
+		record := ""
+		for i := range vs {
+			if !isTreeRule(vs[i].Rule) {
+				continue
+			}
+			if record == "" {
+				if line > 0 && r.kind != nil && r.kind(kind).Lines {
+					record = hl.Hash(file, line)
+				} else {
+					if docs[file] == "" {
+						docs[file] = fingerprint.File(file)
+					}
+					record = docs[file]
+				}
+			}
+			r.tree.Add(fingerprint.Fingerprint{Rule: vs[i].Rule, Path: Rel(dir, file), Pointer: vs[i].Pointer, Record: record}.Key())
+		}
+		return nil
+	})
 }
 
 // revClass is how a file's findings are judged.

@@ -1,6 +1,7 @@
 package gitbase
 
 import (
+	"archive/tar"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -105,4 +107,84 @@ func (b *Base) WriteBlob(v Version, w io.Writer) error {
 		return fmt.Errorf("git cat-file blob %s: %w", v.OID, err)
 	}
 	return nil
+}
+
+// Extract writes the regular files under each of rels (slash-separated
+// paths inside the repository; "" or "." for the whole tree) as they were
+// committed at the revision into the directory dst, at their repository
+// paths, streamed from `git archive`. Paths absent at the revision are
+// skipped; symbolic links and anything that would land outside dst are
+// never written. Errors: git failed, dst cannot be written.
+func (b *Base) Extract(dst string, rels []string) error {
+	var specs []string
+	for _, rel := range rels {
+		if rel == "" || rel == "." {
+			specs = []string{"."}
+			break
+		}
+		if _, err := b.output(b.top, "--literal-pathspecs", "cat-file", "-e", b.commit+":"+rel); err != nil {
+			continue // not at the revision
+		}
+		specs = append(specs, rel)
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	cmd := exec.Command(b.git, append([]string{"--literal-pathspecs", "archive", "--format=tar", b.commit, "--"}, specs...)...)
+	cmd.Dir, cmd.Env = b.top, b.env
+	stderr := &tail{}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting git archive: %w", err)
+	}
+	xerr := untar(out, dst)
+	io.Copy(io.Discard, out)
+	werr := cmd.Wait()
+	if xerr != nil {
+		return xerr
+	}
+	if werr != nil {
+		return fmt.Errorf("git archive: %w (%s)", werr, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// untar writes the regular files of a tar stream under dst.
+func untar(r io.Reader, dst string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		name := filepath.FromSlash(h.Name)
+		if !filepath.IsLocal(name) {
+			continue
+		}
+		p := filepath.Join(dst, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(f, tr)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
