@@ -45,9 +45,9 @@ func readHooks(t *testing.T) map[string]preCommitHook {
 }
 
 // TestPreCommitHooksFiles holds the `files` regex of every hook in
-// .pre-commit-hooks.yaml equal to the built-in globs (CONTRACT.md section 1,
-// lint.GlobKind) on paths made from each glob and on near misses: a file the
-// hook passes has a kind by its name, and every such file is passed. The
+// .pre-commit-hooks.yaml equal to the built-in globs (lint.GlobKind) and
+// the sniffed extensions (.json, .jsonl) on paths made from each glob and on
+// near misses: every file that has or may have a kind is passed. The
 // whole-tree hooks also run when .agentlint.toml changes. pre-commit
 // matches with Python's re.search; the regexes use only the syntax that
 // Python and Go's RE2 read alike.
@@ -87,7 +87,8 @@ func TestPreCommitHooksFiles(t *testing.T) {
 		if tree != (h.PassFilenames != nil && !*h.PassFilenames) {
 			t.Errorf("%s: pass_filenames %v", id, h.PassFilenames)
 		}
-		if !strings.Contains(h.Entry, "--base HEAD") || tree != strings.HasSuffix(h.Entry, " .") || tree == strings.Contains(h.Entry, "--skip-unknown") {
+		if !strings.Contains(h.Entry, "--new-from-rev HEAD") || !strings.Contains(h.Entry, "--force-exclude") ||
+			tree != strings.HasSuffix(h.Entry, " .") || !strings.Contains(h.Entry, "--skip-unknown") {
 			t.Errorf("%s: entry %q", id, h.Entry)
 		}
 		re, err := regexp.Compile(h.Files)
@@ -96,8 +97,11 @@ func TestPreCommitHooksFiles(t *testing.T) {
 			continue
 		}
 		for _, p := range paths {
-			if got, kind := re.MatchString(p), lint.GlobKind(p) != nil; got != kind {
-				t.Errorf("%s: files matches %s: %v, but it has a kind by a built-in glob: %v", id, p, got, kind)
+			// A file with a kind by a built-in glob, or any other JSON or
+			// JSON Lines file, whose first record is sniffed.
+			sniffed := strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".jsonl")
+			if got, kind := re.MatchString(p), lint.GlobKind(p) != nil || sniffed; got != kind {
+				t.Errorf("%s: files matches %s: %v, but it has a kind by a built-in glob or is sniffed: %v", id, p, got, kind)
 			}
 		}
 		for _, p := range []string{".agentlint.toml", "sub/.agentlint.toml"} {
@@ -289,12 +293,71 @@ func TestPreCommit(t *testing.T) {
 		t.Fatalf("appending a good line was blocked: %v\n%s", err, out)
 	}
 
+	// History that holds mistakes (committed past the hooks): lines 5 and 7
+	// of the demo's worklog (a secret, a bad task id) and a packet whose
+	// heartbeat is not below its timeout.
+	history := strings.Join(lines[:5], "") + lines[6]
+	writeTestFile(t, worklog, history)
+	packet, err := os.ReadFile(filepath.Join(root, "testdata", "demo", "packets", "t13-assignment.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(proj, "packets", "t13.json"), string(packet))
+	writeTestFile(t, filepath.Join(proj, ".agentlint.toml"), "exclude = [\"legacy/**\"]\n")
+	must(proj, "git", "add", "-A")
+	must(proj, "git", "commit", "-q", "--no-verify", "-m", "history with mistakes")
+
+	// A good line appended to the log with old mistakes commits, under both
+	// hooks, although the tree holds them.
+	writeTestFile(t, worklog, history+lines[7])
+	if out, err := commit("good line after old mistakes"); err != nil {
+		t.Fatalf("appending a good line to a log with old mistakes was blocked: %v\n%s", err, out)
+	}
+
+	// A bad line appended: blocked with exactly the new finding, by both
+	// hooks; the old ones are not shown.
+	writeTestFile(t, worklog, history+lines[7]+strings.Replace(lines[8], `"timestamp":"2026-02-14T19:26:30Z"`, `"timestamp":"2026-02-14 19:26:30"`, 1))
+	must(proj, "git", "add", "-A")
+	bout, err := sh(proj, "git", "commit", "-q", "-m", "bad line after old mistakes")
+	if err == nil {
+		t.Fatalf("a bad line appended to a log with old mistakes was not blocked:\n%s", bout)
+	}
+	for _, id := range []string{"agentlint", "agentlint-tree"} {
+		if !strings.Contains(bout, "- hook id: "+id+"\n- exit code: 1\n\nworklogs/T-12.jsonl:8:14: SCHEMA_INVALID ") {
+			t.Errorf("hook %s did not block the bad line with exactly its finding:\n%s", id, bout)
+		}
+	}
+	for _, old := range []string{"OP040", "OP005", "OP014"} {
+		if strings.Contains(bout, old+":") {
+			t.Errorf("an old finding (%s) was reported for a commit that did not touch it:\n%s", old, bout)
+		}
+	}
+	must(proj, "git", "reset", "-q", "--hard", "HEAD")
+
+	// A bad packet in a folder no built-in glob names: found by sniffing,
+	// blocked by both hooks.
+	writeTestFile(t, filepath.Join(proj, "packets", "t16.json"), string(packet))
+	must(proj, "git", "add", "-A")
+	bout, err = sh(proj, "git", "commit", "-q", "-m", "bad packet")
+	if err == nil || strings.Count(bout, "packets/t16.json:16:35: SCHEMA_INVALID OP014: ") != 2 {
+		t.Errorf("a bad packet in packets/ was not blocked by both hooks (%v):\n%s", err, bout)
+	}
+	must(proj, "git", "reset", "-q", "--hard", "HEAD")
+	os.Remove(filepath.Join(proj, "packets", "t16.json"))
+
+	// A file the config excludes is skipped by both hooks.
+	writeTestFile(t, filepath.Join(proj, "legacy", "t17.json"), string(packet))
+	if out, err := commit("excluded packet"); err != nil {
+		t.Errorf("an excluded file was checked by a hook: %v\n%s", err, out)
+	}
+
 	// The demo tree: every hook fails, the whole-tree hook with exactly
 	// the findings of agentlint lint on the tree.
 	demo := filepath.Join(tmp, "demo")
 	must(tmp, "git", "init", "-q", demo)
 	mustCopyTree(t, filepath.Join(root, "testdata", "demo"), demo)
-	writeTestFile(t, filepath.Join(demo, ".pre-commit-config.yaml"), config("        args: [--now, '2026-02-14T20:00:00Z']\n",
+	// A whole audit: no revision (--new-from-rev=), every finding.
+	writeTestFile(t, filepath.Join(demo, ".pre-commit-config.yaml"), config("        args: [--now, '2026-02-14T20:00:00Z', --new-from-rev=]\n",
 		"agentlint", "agentlint-tree", "agentlint-system", "agentlint-tree-system"))
 	// The language: system hooks run the agentlint on PATH: the one
 	// pre-commit built for the golang hooks.
