@@ -15,33 +15,41 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentlint
 	CGO_ENABLED=0 $(GO) build -trimpath -tags cueengine -ldflags '$(LDFLAGS)' -o $(BIN)-cue ./cmd/agentlint
 
-# The one test command (README, .ci/run): unit, golden, conformance,
-# agreement and CLI (testscript) tests.
-test:
-	$(GO) test ./...
+# The developer tools (the code generator lint/schema/gen, the benchmark
+# commands lint/bench/cmd/*) are behind the build tag devtools, so that a
+# user's `go install ./...` (pre-commit's golang hooks) builds only the
+# agentlint command; every target that builds, tests or checks them passes
+# the tag.
+TAGS      := -tags devtools
 
-# Lint the built-in demo tree, as a new user would.
-demo: build
-	./$(BIN) lint --format text --now 2026-02-14T20:00:00Z testdata/demo; test $$? -le 1
+# The one test command (README, .ci/run): unit, golden, conformance,
+# agreement and CLI (testscript) tests, the developer tools' too.
+test:
+	$(GO) test $(TAGS) ./...
+
+# Lint the built-in demo tree, as a new user would: builds only bin/agentlint.
+demo:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentlint
+	./$(BIN) lint --format text testdata/demo; test $$? -le 1
 
 # Benchmarks, not part of `make test`: agentlint on generated 100k- and
 # 1M-line logs next to the jsontext IsValid floor and ajv (installed into
 # .cache/tools/ajv by scripts/tools/ajv.sh), start-up against hello world and
 # replay (lint/bench/cmd/lintbench), then the Go benchmarks of the engine.
 bench: build
-	$(GO) run ./lint/bench/cmd/lintbench -bin $(BIN) -ajv "$$(scripts/tools/ajv.sh)"
-	$(GO) test -run '^$$' -bench . -benchmem ./lint/...
+	$(GO) run $(TAGS) ./lint/bench/cmd/lintbench -bin $(BIN) -ajv "$$(scripts/tools/ajv.sh)"
+	$(GO) test $(TAGS) -run '^$$' -bench . -benchmem ./lint/...
 
 # Static checks: gofmt, go vet, staticcheck (installed on demand).
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+	$(GO) vet $(TAGS) ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(TAGS) ./...
 
 # Regenerate the fast path and the exported JSON Schemas from cue/*.cue and the test schemas of
 # lint/fast/fasttest (a test fails when either is stale).
 generate:
-	$(GO) generate ./lint/fast/... ./lint/schemaexport
+	$(GO) generate $(TAGS) ./lint/fast/... ./lint/schemaexport
 
 # Go native fuzzing of every reader of untrusted bytes, FUZZTIME each
 # (`make fuzz FUZZTIME=30m`). `make test` runs their seed corpora
@@ -55,5 +63,5 @@ FUZZ_TARGETS := \
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		$(GO) test $(TAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done

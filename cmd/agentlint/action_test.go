@@ -205,16 +205,21 @@ func githubEnv(vars map[string]string) []string {
 }
 
 // TestAction runs action.yml's steps (runAction) on a pull request of a
-// repository holding the demo tree, whose branch also edited a committed
-// line of an append-only worklog, with base, sarif and the job summary on:
+// repository whose main branch holds the demo tree with its 21 mistakes;
+// the branch edits a committed line of an append-only worklog and appends a
+// bad ledger entry, with new-from-rev auto, sarif and the job summary on:
 // the step fails with exit 1; its annotations are exactly those of
-// `agentlint lint --format github` on the tree; the outputs denied and
-// warnings are the summary envelope's and exit-code is 1; the job summary
-// keeps what earlier steps wrote and gains the Markdown summary, with
-// links to the lines at GITHUB_SHA; the SARIF file validates against the
-// official schema and has one result per annotation. A clean tree with the summary and the cache off passes with
-// zero counts and leaves the job summary alone; a base that does not
-// resolve fails with exit-code 2.
+// `agentlint lint --format github --new-from-rev origin/main`, the pull
+// request's two findings and nothing older; the outputs denied, warnings
+// and older-findings are the summary envelope's and exit-code is 1; the job
+// summary keeps what earlier steps wrote and gains the Markdown summary,
+// headed by the verdict in words, with links to the lines at GITHUB_SHA;
+// the SARIF file validates against the official schema, its results marked
+// new (the annotations) or unchanged (the older findings). A clean tree with
+// the summary and the cache off passes with zero counts and leaves the job
+// summary alone; on a push, only what the pushed commits changed since the
+// event's "before" commit counts; a revision that does not resolve fails
+// with exit-code 2.
 func TestAction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds agentlint as the action does (-short)")
@@ -237,13 +242,17 @@ func TestAction(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 
-	// The repository of the pull request: the demo on main; the branch
-	// edits the first line of worklogs/T-12.jsonl.
+	// The repository of the pull request, cloned from one holding the demo
+	// (with its 21 planted mistakes) on main; the branch edits the first
+	// line of worklogs/T-12.jsonl (AL020) and appends a ledger entry of
+	// another agent (LG012). Only those two are the pull request's.
+	upstream := filepath.Join(tmp, "upstream")
+	git(tmp, "init", "-q", upstream)
+	mustCopyTree(t, filepath.Join(root, "testdata", "demo"), upstream)
+	git(upstream, "add", "-A")
+	git(upstream, "commit", "-q", "-m", "demo")
 	ws := filepath.Join(tmp, "workspace")
-	git(tmp, "init", "-q", ws)
-	mustCopyTree(t, filepath.Join(root, "testdata", "demo"), ws)
-	git(ws, "add", "-A")
-	git(ws, "commit", "-q", "-m", "demo")
+	git(tmp, "clone", "-q", upstream, ws)
 	git(ws, "checkout", "-q", "-b", "pr")
 	worklog := filepath.Join(ws, "worklogs", "T-12.jsonl")
 	b, err := os.ReadFile(worklog)
@@ -251,7 +260,13 @@ func TestAction(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTestFile(t, worklog, strings.Replace(string(b), "lock granted", "lock refused", 1))
-	git(ws, "commit", "-q", "-am", "rewrite history")
+	ledger := filepath.Join(ws, "g", "ledger", "cls", "2026-02-14.jsonl")
+	lb, err := os.ReadFile(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, ledger, string(lb)+`{"ts":"2026-02-14T16:55:00+07:00","agent":"andy","session_id":"2026-02-14_andy_001","event":"heartbeat","task_id":"system","source":"andy_agent","summary":"Heartbeat","data":{}}`+"\n")
+	git(ws, "commit", "-q", "-am", "rewrite history, append another agent's entry")
 	sha := git(ws, "rev-parse", "HEAD")
 
 	summary := filepath.Join(tmp, "step_summary.md")
@@ -260,12 +275,14 @@ func TestAction(t *testing.T) {
 	gh := map[string]string{
 		"GITHUB_WORKSPACE": ws, "GITHUB_STEP_SUMMARY": summary, "RUNNER_TEMP": filepath.Join(tmp, "runner"), "RUNNER_OS": "Linux",
 		"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "octo/agents", "GITHUB_SHA": sha, "GITHUB_ACTIONS": "true", "CI": "true",
+		"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "pr",
 	}
 	if err := os.MkdirAll(gh["RUNNER_TEMP"], 0o755); err != nil {
 		t.Fatal(err)
 	}
 	const now = "2026-02-14T20:00:00Z"
-	r := runAction(t, root, map[string]string{"base": "main", "args": "--now " + now, "sarif": "reports/agentlint.sarif"}, githubEnv(gh))
+	// new-from-rev is auto: the pull request's base, origin/main.
+	r := runAction(t, root, map[string]string{"args": "--now " + now, "sarif": "reports/agentlint.sarif"}, githubEnv(gh))
 
 	sf, err := os.ReadFile(filepath.Join(ws, "reports", "agentlint.sarif"))
 	if err != nil {
@@ -281,7 +298,7 @@ func TestAction(t *testing.T) {
 	t.Chdir(ws)
 	direct := func(format string) string {
 		var out bytes.Buffer
-		if code := run([]string{"lint", "--format", format, "--now", now, "--base", "main", "--max-warnings", "-1", "."}, nil, &out, &out); code != exitDeny {
+		if code := run([]string{"lint", "--format", format, "--now", now, "--new-from-rev", "origin/main", "--max-warnings", "-1", "."}, nil, &out, &out); code != exitDeny {
 			t.Fatalf("agentlint lint --format %s: exit %d\n%s", format, code, out.String())
 		}
 		return out.String()
@@ -292,6 +309,7 @@ func TestAction(t *testing.T) {
 		Details struct {
 			Denied   int `json:"denied"`
 			Warnings int `json:"warnings"`
+			Older    int `json:"older_findings"`
 		} `json:"details"`
 	}
 	if err := json.Unmarshal([]byte(jsonOut[len(jsonOut)-1]), &sum); err != nil {
@@ -304,17 +322,21 @@ func TestAction(t *testing.T) {
 	if got := r.stdout["lint"]; got != annotations {
 		t.Errorf("the action's annotations differ from agentlint lint --format github:\n--- action\n%s--- agentlint\n%s", got, annotations)
 	}
-	if !strings.Contains(annotations, "::error file=worklogs/T-12.jsonl,line=1,") || !strings.Contains(annotations, "AL020 NON_COMPLIANT") {
-		t.Errorf("no AL020 annotation on worklogs/T-12.jsonl line 1 (base main):\n%s", annotations)
+	// The pull request's two findings are the only annotations.
+	if n := countLines(annotations, "::error file=", "::warning file="); n != 2 ||
+		!strings.Contains(annotations, "::error file=worklogs/T-12.jsonl,line=1,") || !strings.Contains(annotations, "AL020 NON_COMPLIANT") ||
+		!strings.Contains(annotations, "::error file=g/ledger/cls/2026-02-14.jsonl,line=6,") || !strings.Contains(annotations, "LG012 LEDGER_INCONSISTENT") {
+		t.Errorf("the annotations are not exactly the pull request's AL020 and LG012:\n%s", annotations)
 	}
-	want := map[string]string{"denied": strconv.Itoa(sum.Details.Denied), "warnings": strconv.Itoa(sum.Details.Warnings), "exit-code": "1"}
+	want := map[string]string{"denied": strconv.Itoa(sum.Details.Denied), "warnings": strconv.Itoa(sum.Details.Warnings),
+		"older-findings": strconv.Itoa(sum.Details.Older), "exit-code": "1"}
 	for k, v := range want {
 		if r.outputs[k] != v {
 			t.Errorf("output %s = %q, want %q", k, r.outputs[k], v)
 		}
 	}
-	if sum.Details.Denied < 20 || sum.Details.Warnings != 2 {
-		t.Errorf("the demo with its edited worklog: denied %d, warnings %d; want at least 20 and 2 (the demo's 19 denied and 2 warnings, plus AL020)", sum.Details.Denied, sum.Details.Warnings)
+	if sum.Details.Denied != 2 || sum.Details.Warnings != 0 || sum.Details.Older != 21 {
+		t.Errorf("the pull request: denied %d, warnings %d, older %d; want 2, 0 and the demo's 21", sum.Details.Denied, sum.Details.Warnings, sum.Details.Older)
 	}
 	sb, err := os.ReadFile(summary)
 	if err != nil {
@@ -323,6 +345,12 @@ func TestAction(t *testing.T) {
 	if md := direct("markdown"); string(sb) != earlier+md {
 		t.Errorf("the job summary is not the earlier text plus agentlint's Markdown summary:\n%s\n--- want after the earlier text\n%s", sb, md)
 	}
+	if !strings.Contains(string(sb), "## agentlint lint: ❌ 2 new records denied: 2 new findings; 21 findings older than origin/main left out\n") {
+		t.Errorf("the job summary's headline does not state the verdict in words:\n%s", sb)
+	}
+	if strings.Contains(string(sb), "OP081") || strings.Contains(string(sb), "MISSING\\_REQUIRED\\_INPUT") {
+		t.Errorf("the job summary shows findings older than the pull request:\n%s", sb)
+	}
 	link := "https://github.com/octo/agents/blob/" + sha + "/worklogs/T-12.jsonl#L1"
 	if !strings.Contains(string(sb), link) {
 		t.Errorf("the job summary has no link %s:\n%s", link, sb)
@@ -330,14 +358,20 @@ func TestAction(t *testing.T) {
 	var sarif struct {
 		Version string `json:"version"`
 		Runs    []struct {
-			Results []json.RawMessage `json:"results"`
+			Results []struct {
+				BaselineState string `json:"baselineState"`
+			} `json:"results"`
 		} `json:"runs"`
 	}
 	if err := json.Unmarshal(sf, &sarif); err != nil || sarif.Version != "2.1.0" || len(sarif.Runs) != 1 {
 		t.Fatalf("SARIF: %v, version %q, %d runs", err, sarif.Version, len(sarif.Runs))
 	}
-	if n, a := len(sarif.Runs[0].Results), countLines(annotations, "::error file=", "::warning file="); n != a {
-		t.Errorf("SARIF has %d results, the annotations are %d", n, a)
+	states := map[string]int{}
+	for _, res := range sarif.Runs[0].Results {
+		states[res.BaselineState]++
+	}
+	if states["new"] != 2 || states["unchanged"] != sum.Details.Older || len(states) != 2 {
+		t.Errorf("SARIF baselineState counts %v; want new 2 (the annotations) and unchanged %d", states, sum.Details.Older)
 	}
 	cache := r.with["actions/cache@v4"]
 	if !strings.HasPrefix(cache["key"], "agentlint-Linux-go") || !strings.HasPrefix(cache["key"], cache["restore-keys"]) ||
@@ -345,11 +379,12 @@ func TestAction(t *testing.T) {
 		t.Errorf("actions/cache gets key %q, restore-keys %q, path %q", cache["key"], cache["restore-keys"], cache["path"])
 	}
 
-	// A clean tree: passes, zero counts, no job summary, no cache step.
+	// A clean tree, on a push without a commit before it (no revision):
+	// passes, zero counts, no job summary, no cache step.
 	clean := filepath.Join(tmp, "clean")
 	git(tmp, "init", "-q", clean)
 	mustCopyTree(t, filepath.Join(root, "testdata", "stream", "ledger", "LG102", "pass"), clean)
-	gh["GITHUB_WORKSPACE"] = clean
+	gh["GITHUB_WORKSPACE"], gh["GITHUB_BASE_REF"], gh["GITHUB_HEAD_REF"], gh["GITHUB_EVENT_NAME"] = clean, "", "", "push"
 	writeTestFile(t, summary, earlier)
 	r = runAction(t, root, map[string]string{"summary": "false", "cache": "false", "max-warnings": "0"}, githubEnv(gh))
 	if r.failed != "" || r.outputs["denied"] != "0" || r.outputs["warnings"] != "0" || r.outputs["exit-code"] != "0" ||
@@ -363,8 +398,27 @@ func TestAction(t *testing.T) {
 		t.Errorf("summary false: the job summary changed:\n%s", sb)
 	}
 
-	// A base that does not resolve: exit 2.
-	r = runAction(t, root, map[string]string{"base": "no-such-branch"}, githubEnv(gh))
+	// A push: only what the pushed commits changed since the commit before
+	// them (the event's "before") is judged.
+	git(clean, "add", "-A")
+	git(clean, "commit", "-q", "-m", "clean data")
+	mustCopyTree(t, filepath.Join(root, "testdata", "demo", "packets"), filepath.Join(clean, "old"))
+	git(clean, "add", "-A")
+	git(clean, "commit", "-q", "--no-verify", "-m", "packets with mistakes")
+	before2 := git(clean, "rev-parse", "HEAD")
+	mustCopyTree(t, filepath.Join(root, "testdata", "demo", "packets"), filepath.Join(clean, "new"))
+	git(clean, "add", "-A")
+	git(clean, "commit", "-q", "-m", "the same packets again")
+	event := filepath.Join(tmp, "event.json")
+	writeTestFile(t, event, "{\n  \"after\": \""+git(clean, "rev-parse", "HEAD")+"\",\n  \"before\": \""+before2+"\",\n  \"ref\": \"refs/heads/main\"\n}\n")
+	gh["GITHUB_EVENT_PATH"] = event
+	r = runAction(t, root, map[string]string{"summary": "false", "cache": "false"}, githubEnv(gh))
+	if r.failed != "lint" || r.outputs["denied"] != "3" || r.outputs["older-findings"] != "3" || strings.Contains(r.stdout["lint"], "file=old/") {
+		t.Errorf("a push: failed step %q, outputs %v; want the 3 denied packets of new/ and the 3 of old/ left out:\n%s", r.failed, r.outputs, r.stdout["lint"])
+	}
+
+	// A revision that does not resolve: exit 2.
+	r = runAction(t, root, map[string]string{"new-from-rev": "no-such-branch"}, githubEnv(gh))
 	if r.failed != "lint" || r.status != 2 || r.outputs["exit-code"] != "2" || r.outputs["denied"] != "0" {
 		t.Errorf("base no-such-branch: failed step %q exit %d, outputs %v; want lint, 2", r.failed, r.status, r.outputs)
 	}

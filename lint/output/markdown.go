@@ -14,7 +14,9 @@ import (
 const MarkdownFindings = 50
 
 // Markdown prints a GitHub job summary (`--format markdown`, for
-// $GITHUB_STEP_SUMMARY): a heading with the verdict, the counts, tables of
+// $GITHUB_STEP_SUMMARY): a heading with the verdict in words (the summary's
+// reason, e.g. "1 new record denied: 2 new findings; 21 findings older than
+// origin/main left out"), the primary code and the counts, tables of
 // findings by code and by rule, and the first MarkdownFindings findings as a
 // table with file:line links to the blob at GITHUB_SHA (when
 // GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_SHA are set; plain text
@@ -116,11 +118,13 @@ func (p *Markdown) Close() error {
 	case p.allow || p.verdicts == 0:
 		fmt.Fprintf(&b, "## %s: ✅ OK\n\n", cmd)
 	default:
-		fmt.Fprintf(&b, "## %s: ❌ %s\n\n%s\n\n", cmd, p.code, mdCell(p.reason))
+		// The verdict in words ("1 new record denied: 2 new findings");
+		// the primary code is part of the breakdown.
+		fmt.Fprintf(&b, "## %s: ❌ %s\n\nprimary code: %s\n\n", cmd, mdCell(p.reason), p.code)
 	}
 	if p.summary != nil {
 		var parts []string
-		for _, k := range []string{"files", "records", "denied", "warnings", "skipped_files", "unreadable_files"} {
+		for _, k := range []string{"files", "records", "denied", "warnings", "skipped_files", "unreadable_files", "older_findings", "baseline_absent"} {
 			if n, ok := p.summary[k]; ok {
 				parts = append(parts, fmt.Sprintf("%s: %v", strings.ReplaceAll(k, "_", " "), n))
 			}

@@ -32,7 +32,7 @@ func TestMarkdownSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if !strings.HasPrefix(out, "## agentlint lint: ❌ SCHEMA_INVALID\n") {
+	if !strings.HasPrefix(out, "## agentlint lint: ❌ 57 records denied\n\nprimary code: SCHEMA_INVALID\n") {
 		t.Fatalf("heading:\n%s", out)
 	}
 	rows := 0

@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command gen compiles cue/*.cue into lint/fast/zz_validators.go (run by
 // `go generate ./lint/fast`). It writes the file atomically and fails on any
 // CUE construct outside the supported subset (see package schema).

@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command hellodeps is the hello-world Go program of `make bench`'s start-up
 // figure, linked with every package outside the standard library that
 // agentlint links (cobra and pflag, BurntSushi/toml, go-json-experiment,

@@ -1,3 +1,5 @@
+//go:build devtools
+
 package main
 
 import (
@@ -14,7 +16,7 @@ import (
 // them.
 func thirdParty(t *testing.T, pkg string) []string {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg).Output()
+	out, err := exec.Command("go", "list", "-tags", "devtools", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg).Output()
 	if err != nil {
 		t.Fatalf("go list -deps %s: %v", pkg, err)
 	}

@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command lintbench is `make bench`: it generates logs of 100k and 1M lines
 // of each JSON Lines family's event kind (lint/bench.Generate, seed 4:
 // collector events and operator worklog entries with a defective line in

@@ -1,3 +1,5 @@
+//go:build devtools
+
 package main
 
 import (
@@ -77,7 +79,7 @@ func startup(bin, dir string) error {
 		{hello, ".", src},
 		{deps, "github.com/agentlint/agentlint/lint/bench/cmd/hellodeps", ""},
 	} {
-		build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", b.out, b.pkg)
+		build := exec.Command("go", "build", "-tags", "devtools", "-trimpath", "-ldflags", "-s -w", "-o", b.out, b.pkg)
 		build.Dir, build.Stderr = b.dir, os.Stderr
 		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build`
 		if err := build.Run(); err != nil {

@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command lintgen writes a generated log (lint/bench.Generate) and the list
 // of its defective lines (FILE.defects.tsv: line, code, severity, defect).
 //
