@@ -82,6 +82,10 @@ type app struct {
 	progressDelay time.Duration
 	// noFastPath makes validate go through cobra (tests of validateFast).
 	noFastPath bool
+	// stream is validate --stream; many is the state of a validate of
+	// several payloads (validate_many.go).
+	stream bool
+	many   *manyRun
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -175,7 +179,7 @@ could not do its job (bad flag, unreadable or undetectable file).`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
 	a.addGlobalFlags(root.PersistentFlags())
-	root.AddCommand(a.validateCmd(), a.lintCmd(), a.rulesCmd(), a.explainCmd(), a.kindsCmd(), a.versionCmd(), a.replayCmd(), a.schemaCmd(), a.summarizeCmd())
+	root.AddCommand(a.validateCmd(), a.lintCmd(), a.rulesCmd(), a.explainCmd(), a.kindsCmd(), a.versionCmd(), a.replayCmd(), a.schemaCmd(), a.summarizeCmd(), a.serveCmd())
 	a.registerCompletions(root)
 	return root
 }
