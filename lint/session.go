@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -252,4 +253,23 @@ func (s *Session) Close() envelope.Envelope {
 		sum.Details["violations"] = vs
 	}
 	return sum
+}
+
+// MemoryBytes estimates the memory the session retains, in bytes: its
+// buffers and the state of its cross-record rules (Go values reached from
+// them, and the tables those rules keep outside the Go heap), counted by
+// walking them. It is O(state) and meant for metrics, not for every line.
+func (s *Session) MemoryBytes() int64 {
+	if s.e == nil {
+		return int64(cap(s.buf))
+	}
+	var z sizer
+	n := int64(cap(s.buf))
+	for i := range s.e.runs {
+		n += z.of(reflect.ValueOf(s.e.runs[i].state))
+	}
+	for i := range s.e.trees {
+		n += z.of(reflect.ValueOf(s.e.trees[i].state))
+	}
+	return n
 }

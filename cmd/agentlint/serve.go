@@ -1,5 +1,223 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
 
-func (a *app) serveCmd() *cobra.Command { return &cobra.Command{Use: "serve", Hidden: true} }
+	"github.com/spf13/cobra"
+
+	"github.com/agentlint/agentlint/lint/server"
+)
+
+// serveFlags are the flags of `agentlint serve`.
+type serveFlags struct {
+	listen            string
+	allowRemote       bool
+	tokenFile         string
+	maxBody           int64
+	maxInFlight       int
+	maxSessions       int
+	sessionIdle       time.Duration
+	requestTimeout    time.Duration
+	shutdownTimeout   time.Duration
+	readHeaderTimeout time.Duration
+	readTimeout       time.Duration
+	writeTimeout      time.Duration
+	idleTimeout       time.Duration
+}
+
+func (a *app) serveCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve --listen unix:PATH|127.0.0.1:PORT",
+		Short: "Serve validate, lint, replay and live sessions over HTTP (JSON)",
+		Long: `Serve the validator over HTTP/1.1, so that an orchestrator validates
+without starting one process per payload. The verdict is the response body,
+the same envelope as the CLI; the HTTP status only says whether the request
+was served (200; 400 malformed request; 401 bad token; 404 unknown kind or
+session; 413 body over --max-body; 503 overloaded, with Retry-After).
+
+  POST   /v1/validate?kind=K[&strict=true][&now=T]   one payload, one envelope
+  POST   /v1/lint?kind=K                            JSON Lines: envelopes + summary
+  POST   /v1/replay[?now=T]                         {"ledger": BASE, "streams": [...]}
+  POST   /v1/sessions/{name}/records?kind=K         append JSON Lines to a live log
+  DELETE /v1/sessions/{name}                        end it: run-wide findings
+  GET    /v1/kinds  /v1/rules  /v1/schemas/{kind}
+  GET    /healthz  /readyz  /metrics (Prometheus)
+
+A Unix socket is created owner-only (0600). A TCP address must be loopback
+unless --allow-remote is given together with --token-file (bearer token).
+SIGTERM or SIGINT stops accepting, drains the requests in flight within
+--shutdown-timeout and exits 0. One log line per request goes to standard
+error; it never holds a payload value, a session name or a secret.`,
+		Example: `  agentlint serve --listen unix:/run/agentlint.sock
+  agentlint serve --listen 127.0.0.1:8765 --max-in-flight 8
+  agentlint serve --listen 0.0.0.0:8765 --allow-remote --token-file /etc/agentlint/token
+  curl --unix-socket /run/agentlint.sock -d @packets/t12.json 'http://x/v1/validate?kind=operator/assignment'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := a.noBase("serve"); err != nil {
+				return err
+			}
+			return a.serve(f)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.listen, "listen", "", "unix:PATH (a Unix socket, mode 0600) or HOST:PORT (loopback unless --allow-remote)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback TCP address (needs --token-file)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token every request but /healthz and /readyz must carry")
+	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBody, "longest request body in bytes (longer: 413)")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "requests validated at once (more: 503 with Retry-After)")
+	fs.IntVar(&f.maxSessions, "max-sessions", server.DefaultMaxSessions, "live sessions at most (more: 503 with Retry-After)")
+	fs.DurationVar(&f.sessionIdle, "session-idle", server.DefaultSessionIdle, "end a session idle for this long")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", server.DefaultRequestTimeout, "deadline of one request (past it: 503)")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight")
+	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
+	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "time to read a whole request")
+	fs.DurationVar(&f.writeTimeout, "write-timeout", 2*time.Minute, "time from the end of a request's headers to the end of its answer")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "how long a kept-alive connection waits for its next request")
+	a.addCommonFlags(cmd)
+	return cmd
+}
+
+// serve runs the server until SIGTERM or SIGINT.
+func (a *app) serve(f serveFlags) error {
+	if f.listen == "" {
+		return usagef("serve needs --listen unix:PATH or --listen 127.0.0.1:PORT")
+	}
+	for name, d := range map[string]time.Duration{"--session-idle": f.sessionIdle, "--request-timeout": f.requestTimeout,
+		"--shutdown-timeout": f.shutdownTimeout, "--read-header-timeout": f.readHeaderTimeout, "--read-timeout": f.readTimeout,
+		"--write-timeout": f.writeTimeout, "--idle-timeout": f.idleTimeout} {
+		if d <= 0 {
+			return usagef("%s must be positive", name)
+		}
+	}
+	if f.maxBody <= 0 || f.maxInFlight <= 0 || f.maxSessions <= 0 {
+		return usagef("--max-body, --max-in-flight and --max-sessions must be positive")
+	}
+	token := ""
+	if f.tokenFile != "" {
+		b, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return usagef("--token-file %s: cannot read: %v", f.tokenFile, unwrapPath(err))
+		}
+		if token = strings.TrimSpace(string(b)); token == "" || strings.ContainsAny(token, " \t\r\n") {
+			return usagef("--token-file %s must hold one token (no white space inside)", f.tokenFile)
+		}
+	}
+	network, addr, err := listenAddress(f.listen, f.allowRemote, token != "")
+	if err != nil {
+		return err
+	}
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	opts, err := a.options()
+	if err != nil {
+		return err
+	}
+	cfg.Apply(&opts)
+	ln, err := listen(network, addr)
+	if err != nil {
+		return usagef("--listen %s: %v", f.listen, err)
+	}
+	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	s := server.New(server.Config{Options: opts, MaxBody: f.maxBody, MaxInFlight: f.maxInFlight, MaxSessions: f.maxSessions,
+		SessionIdle: f.sessionIdle, RequestTimeout: f.requestTimeout, Token: token, Logger: log})
+	defer s.Close()
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: f.readHeaderTimeout, ReadTimeout: f.readTimeout,
+		WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout, MaxHeaderBytes: 64 << 10,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	shown := ln.Addr().String()
+	if network == "unix" {
+		shown = "unix:" + addr
+	}
+	log.Info("listening", "addr", shown, "max_body", f.maxBody, "max_in_flight", f.maxInFlight, "max_sessions", f.maxSessions, "auth", token != "")
+	select {
+	case err := <-served:
+		return usagef("serve: %v", err)
+	case <-ctx.Done():
+	}
+	stop()
+	s.Drain()
+	log.Info("shutting down", "shutdown_timeout", f.shutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("requests still in flight at the shutdown timeout were cut", "error", err.Error())
+		_ = hs.Close()
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// listenAddress parses --listen: unix:PATH, or HOST:PORT whose host must
+// be loopback unless remote is allowed, which needs a token.
+func listenAddress(listen string, allowRemote, token bool) (network, addr string, err error) {
+	if p, ok := strings.CutPrefix(listen, "unix:"); ok {
+		if p == "" {
+			return "", "", usagef("--listen unix:PATH needs a PATH")
+		}
+		return "unix", p, nil
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", "", usagef("--listen must be unix:PATH or HOST:PORT, not %q", listen)
+	}
+	loopback := host == "localhost"
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		loopback = true
+	}
+	if !loopback {
+		if !allowRemote {
+			return "", "", usagef("--listen %s is not a loopback address: anyone who reaches it could use the server; give --allow-remote with --token-file, or listen on 127.0.0.1 or a Unix socket", listen)
+		}
+		if !token {
+			return "", "", usagef("--allow-remote needs --token-file: a server reachable from other hosts requires a bearer token")
+		}
+	}
+	return "tcp", listen, nil
+}
+
+// listen opens the listener; a Unix socket is created owner-only (0600),
+// replacing a stale socket file that nothing listens on.
+func listen(network, addr string) (net.Listener, error) {
+	if network != "unix" {
+		return net.Listen(network, addr)
+	}
+	if fi, err := os.Lstat(addr); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s exists and is not a socket", addr)
+		}
+		if c, err := net.DialTimeout("unix", addr, time.Second); err == nil {
+			c.Close()
+			return nil, errors.New("another server listens on " + addr)
+		}
+		if err := os.Remove(addr); err != nil {
+			return nil, err
+		}
+	}
+	ln, err := listenUnix(addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(addr, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
