@@ -2,20 +2,36 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"log/slog"
+	"io"
 	"net"
-	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlint/agentlint/lint/server"
+	"github.com/agentlint/agentlint/lint"
+)
+
+// `agentlint serve` (README, "Orchestrators: validate without a process
+// per packet"). The server links net/http and the Prometheus client, whose
+// package initialisation would add ~12 ms to every start of this binary
+// (every `validate` of a hook): it lives in lint/server, linked only into
+// agentlint-serve, the same CLI built with -tags serveengine (`make build`
+// writes bin/agentlint-serve). This binary parses and checks the command
+// line, then hands it over (serve_handoff_*.go).
+
+// Defaults of the serve flags (those of lint/server, which this file
+// cannot import without linking it).
+const (
+	defaultMaxBody        = 16 << 20
+	defaultMaxSessions    = 64
+	defaultSessionIdle    = 15 * time.Minute
+	defaultRequestTimeout = 60 * time.Second
 )
 
 // serveFlags are the flags of `agentlint serve`.
@@ -75,11 +91,11 @@ error; it never holds a payload value, a session name or a secret.`,
 	fs.StringVar(&f.listen, "listen", "", "unix:PATH (a Unix socket, mode 0600) or HOST:PORT (loopback unless --allow-remote)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback TCP address (needs --token-file)")
 	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token every request but /healthz and /readyz must carry")
-	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBody, "longest request body in bytes (longer: 413)")
+	fs.Int64Var(&f.maxBody, "max-body", defaultMaxBody, "longest request body in bytes (longer: 413)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "requests validated at once (more: 503 with Retry-After)")
-	fs.IntVar(&f.maxSessions, "max-sessions", server.DefaultMaxSessions, "live sessions at most (more: 503 with Retry-After)")
-	fs.DurationVar(&f.sessionIdle, "session-idle", server.DefaultSessionIdle, "end a session idle for this long")
-	fs.DurationVar(&f.requestTimeout, "request-timeout", server.DefaultRequestTimeout, "deadline of one request (past it: 503)")
+	fs.IntVar(&f.maxSessions, "max-sessions", defaultMaxSessions, "live sessions at most (more: 503 with Retry-After)")
+	fs.DurationVar(&f.sessionIdle, "session-idle", defaultSessionIdle, "end a session idle for this long")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", defaultRequestTimeout, "deadline of one request (past it: 503)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
 	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "time to read a whole request")
@@ -89,20 +105,53 @@ error; it never holds a payload value, a session name or a secret.`,
 	return cmd
 }
 
-// serve runs the server until SIGTERM or SIGINT.
+// serveRun is what the server runs with: the fields of lint/server's
+// RunConfig, in its order, so that agentlint-serve converts one into the
+// other (serve_engine.go).
+type serveRun struct {
+	Listen            string
+	AllowRemote       bool
+	Token             string
+	Options           lint.Options
+	MaxBody           int64
+	MaxInFlight       int
+	MaxSessions       int
+	SessionIdle       time.Duration
+	RequestTimeout    time.Duration
+	ShutdownTimeout   time.Duration
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	Log               io.Writer
+}
+
+// serveImpl runs the server until ctx ends; nil in this binary, which
+// hands `serve` over to agentlint-serve (set by serve_engine.go there).
+var serveImpl func(ctx context.Context, r serveRun) error
+
+// serve checks the command line and runs the server until SIGTERM or
+// SIGINT (exit 0), or hands the command over to agentlint-serve.
 func (a *app) serve(f serveFlags) error {
 	if f.listen == "" {
 		return usagef("serve needs --listen unix:PATH or --listen 127.0.0.1:PORT")
 	}
-	for name, d := range map[string]time.Duration{"--session-idle": f.sessionIdle, "--request-timeout": f.requestTimeout,
-		"--shutdown-timeout": f.shutdownTimeout, "--read-header-timeout": f.readHeaderTimeout, "--read-timeout": f.readTimeout,
-		"--write-timeout": f.writeTimeout, "--idle-timeout": f.idleTimeout} {
-		if d <= 0 {
-			return usagef("%s must be positive", name)
+	durations := []struct {
+		name string
+		d    time.Duration
+	}{{"--session-idle", f.sessionIdle}, {"--request-timeout", f.requestTimeout}, {"--shutdown-timeout", f.shutdownTimeout},
+		{"--read-header-timeout", f.readHeaderTimeout}, {"--read-timeout", f.readTimeout}, {"--write-timeout", f.writeTimeout},
+		{"--idle-timeout", f.idleTimeout}}
+	for _, x := range durations {
+		if x.d <= 0 {
+			return usagef("%s must be positive", x.name)
 		}
 	}
 	if f.maxBody <= 0 || f.maxInFlight <= 0 || f.maxSessions <= 0 {
 		return usagef("--max-body, --max-in-flight and --max-sessions must be positive")
+	}
+	if a.g.engine != "fast" {
+		return usagef("serve runs the fast engine only (--engine fast)")
 	}
 	token := ""
 	if f.tokenFile != "" {
@@ -114,8 +163,7 @@ func (a *app) serve(f serveFlags) error {
 			return usagef("--token-file %s must hold one token (no white space inside)", f.tokenFile)
 		}
 	}
-	network, addr, err := listenAddress(f.listen, f.allowRemote, token != "")
-	if err != nil {
+	if err := checkListen(f.listen, f.allowRemote, token != ""); err != nil {
 		return err
 	}
 	cfg, err := a.loadConfig()
@@ -127,97 +175,66 @@ func (a *app) serve(f serveFlags) error {
 		return err
 	}
 	cfg.Apply(&opts)
-	ln, err := listen(network, addr)
-	if err != nil {
-		return usagef("--listen %s: %v", f.listen, err)
+	if serveImpl == nil {
+		return a.handOffServe()
 	}
-	log := slog.New(slog.NewTextHandler(a.stderr, nil))
-	s := server.New(server.Config{Options: opts, MaxBody: f.maxBody, MaxInFlight: f.maxInFlight, MaxSessions: f.maxSessions,
-		SessionIdle: f.sessionIdle, RequestTimeout: f.requestTimeout, Token: token, Logger: log})
-	defer s.Close()
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: f.readHeaderTimeout, ReadTimeout: f.readTimeout,
-		WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout, MaxHeaderBytes: 64 << 10,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	shown := ln.Addr().String()
-	if network == "unix" {
-		shown = "unix:" + addr
-	}
-	log.Info("listening", "addr", shown, "max_body", f.maxBody, "max_in_flight", f.maxInFlight, "max_sessions", f.maxSessions, "auth", token != "")
-	select {
-	case err := <-served:
+	err = serveImpl(ctx, serveRun{Listen: f.listen, AllowRemote: f.allowRemote, Token: token, Options: opts,
+		MaxBody: f.maxBody, MaxInFlight: f.maxInFlight, MaxSessions: f.maxSessions, SessionIdle: f.sessionIdle,
+		RequestTimeout: f.requestTimeout, ShutdownTimeout: f.shutdownTimeout, ReadHeaderTimeout: f.readHeaderTimeout,
+		ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout, Log: a.stderr})
+	if err != nil {
 		return usagef("serve: %v", err)
-	case <-ctx.Done():
 	}
-	stop()
-	s.Drain()
-	log.Info("shutting down", "shutdown_timeout", f.shutdownTimeout.String())
-	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		log.Warn("requests still in flight at the shutdown timeout were cut", "error", err.Error())
-		_ = hs.Close()
-	}
-	log.Info("stopped")
 	return nil
 }
 
-// listenAddress parses --listen: unix:PATH, or HOST:PORT whose host must
-// be loopback unless remote is allowed, which needs a token.
-func listenAddress(listen string, allowRemote, token bool) (network, addr string, err error) {
+// checkListen refuses a --listen that lint/server would refuse, before
+// the hand-over: unix:PATH, or HOST:PORT with a loopback HOST unless
+// --allow-remote and a token are given.
+func checkListen(listen string, allowRemote, token bool) error {
 	if p, ok := strings.CutPrefix(listen, "unix:"); ok {
 		if p == "" {
-			return "", "", usagef("--listen unix:PATH needs a PATH")
+			return usagef("--listen unix:PATH needs a PATH")
 		}
-		return "unix", p, nil
+		return nil
 	}
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
-		return "", "", usagef("--listen must be unix:PATH or HOST:PORT, not %q", listen)
+		return usagef("--listen must be unix:PATH or HOST:PORT, not %q", listen)
 	}
 	loopback := host == "localhost"
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		loopback = true
 	}
-	if !loopback {
-		if !allowRemote {
-			return "", "", usagef("--listen %s is not a loopback address: anyone who reaches it could use the server; give --allow-remote with --token-file, or listen on 127.0.0.1 or a Unix socket", listen)
-		}
-		if !token {
-			return "", "", usagef("--allow-remote needs --token-file: a server reachable from other hosts requires a bearer token")
-		}
+	switch {
+	case loopback:
+	case !allowRemote:
+		return usagef("--listen %s is not a loopback address: anyone who reaches it could use the server; give --allow-remote with --token-file, or listen on 127.0.0.1 or a Unix socket", listen)
+	case !token:
+		return usagef("--allow-remote needs --token-file: a server reachable from other hosts requires a bearer token")
 	}
-	return "tcp", listen, nil
+	return nil
 }
 
-// listen opens the listener; a Unix socket is created owner-only (0600),
-// replacing a stale socket file that nothing listens on.
-func listen(network, addr string) (net.Listener, error) {
-	if network != "unix" {
-		return net.Listen(network, addr)
-	}
-	if fi, err := os.Lstat(addr); err == nil {
-		if fi.Mode()&os.ModeSocket == 0 {
-			return nil, fmt.Errorf("%s exists and is not a socket", addr)
-		}
-		if c, err := net.DialTimeout("unix", addr, time.Second); err == nil {
-			c.Close()
-			return nil, errors.New("another server listens on " + addr)
-		}
-		if err := os.Remove(addr); err != nil {
-			return nil, err
+// serveBinary is the name of the build that links the server.
+const serveBinary = "agentlint-serve"
+
+// findServeBinary looks for agentlint-serve next to this executable, then
+// on PATH; "" when absent.
+func findServeBinary() string {
+	if self, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(self), serveBinary); isExecutable(p) {
+			return p
 		}
 	}
-	ln, err := listenUnix(addr)
-	if err != nil {
-		return nil, err
+	if p, err := exec.LookPath(serveBinary); err == nil {
+		return p
 	}
-	if err := os.Chmod(addr, 0o600); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	return ln, nil
+	return ""
+}
+
+func missingServeBinary() error {
+	return usagef("serve runs %s, which was found neither next to agentlint nor on PATH; build it with `make build` (bin/%s) or `go build -tags serveengine -o $(go env GOPATH)/bin/%s ./cmd/agentlint`", serveBinary, serveBinary, serveBinary)
 }
