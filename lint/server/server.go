@@ -259,8 +259,26 @@ func (s *Server) routes() {
 	metrics := promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{})
 	info("GET /metrics", true, metrics.ServeHTTP)
 	info("/", false, func(w http.ResponseWriter, r *http.Request) {
+		if allow := s.methods(r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			fail(w, http.StatusMethodNotAllowed, envelope.MissingRequiredInput, r.Method+" is not served at this path; "+strings.Join(allow, ", ")+" is")
+			return
+		}
 		fail(w, http.StatusNotFound, envelope.MissingRequiredInput, "no endpoint "+r.Method+" "+printable(r.URL.Path)+"; see GET /v1/kinds, POST /v1/validate?kind=K (README, \"Orchestrators: validate without a process per packet\")")
 	})
+}
+
+// methods returns the methods served at r's path.
+func (s *Server) methods(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // statusWriter remembers the status and size of a response.
