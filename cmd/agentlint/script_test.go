@@ -37,6 +37,11 @@ func TestMain(m *testing.M) {
 			}
 			os.Exit(code)
 		},
+		// agentlint-serve, the build with the server (serve_test.go).
+		"agentlint-serve": func() {
+			serveImpl = testServeImpl
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 	})
 }
 
