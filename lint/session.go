@@ -12,7 +12,9 @@ import (
 
 // SessionConfig configures a Session.
 type SessionConfig struct {
-	// Options configure the validator (strict mode, clock, severities).
+	// Options configure the validator (strict mode, severities, the
+	// clock of time rules: a zero Now is the time the session's kind was
+	// set, fixed for the session's life).
 	Options Options
 	// Engine is the schema engine; nil: the fast path.
 	Engine SchemaEngine

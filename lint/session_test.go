@@ -3,6 +3,7 @@ package lint_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -112,4 +113,36 @@ func sessionAgrees(t *testing.T, kind *lint.KindInfo, path string, data []byte) 
 func violationText(v envelope.Violation) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestSessionMemory: a session's memory grows with what its rules must
+// remember (distinct event ids), not with lines they need not remember.
+func TestSessionMemory(t *testing.T) {
+	event := func(i int) []byte {
+		return []byte(fmt.Sprintf(`{"version":"1.0.0","event_id":"%08x-9a57-4c3b-8d8e-1c2f3a4b5c6d","event_type":"activity.progress",`+
+			`"timestamp":"2025-12-13T00:01:00.000Z","agent_id":"@pm-agent"}`+"\n", i))
+	}
+	s, err := lint.NewSession("collector/event", lint.SessionConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := 0; i < 10; i++ {
+		if e := s.Record(event(i)); !e.Allow {
+			t.Fatalf("event %d: %v", i, e)
+		}
+	}
+	m0 := s.MemoryBytes()
+	for i := 0; i < 5000; i++ {
+		s.Record([]byte(`{"version": broken` + "\n"))
+	}
+	if m := s.MemoryBytes(); m > m0+4096 {
+		t.Errorf("5000 lines that are not records took the session from %d to %d bytes", m0, m)
+	}
+	for i := 10; i < 5010; i++ {
+		s.Record(event(i))
+	}
+	if m := s.MemoryBytes(); m < m0+5000*16 {
+		t.Errorf("5000 distinct event ids took the session from %d to only %d bytes", m0, m)
+	}
 }

@@ -208,7 +208,8 @@ func (a *app) validateStream(file string) error {
 		}
 	}
 	sum := s.Close()
-	a.overWarnings(&sum, countWarnings(sum))
+	warnings, _ := sum.Details["warnings"].(int) // every line's and the summary's
+	a.overWarnings(&sum, warnings)
 	if !sum.Allow {
 		m.worse(exitDeny)
 	}

@@ -49,11 +49,16 @@ import (
 	"github.com/agentlint/agentlint/lint/output"
 )
 
-// Defaults of Config.
+// Defaults of Config (README, "Orchestrators: validate without a process
+// per packet").
 const (
-	DefaultMaxBody        = 16 << 20 // bytes
-	DefaultMaxSessions    = 64
-	DefaultSessionIdle    = 15 * time.Minute
+	// DefaultMaxBody is the longest request body, in bytes (16 MiB).
+	DefaultMaxBody = 16 << 20
+	// DefaultMaxSessions is the number of live sessions at most.
+	DefaultMaxSessions = 64
+	// DefaultSessionIdle is how long a session lives without a request.
+	DefaultSessionIdle = 15 * time.Minute
+	// DefaultRequestTimeout is the deadline of one request.
 	DefaultRequestTimeout = 60 * time.Second
 )
 
@@ -375,9 +380,6 @@ func (c *countingBody) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
-
-// errTooLarge is returned by body when the body is longer than MaxBody.
-var errTooLarge = errors.New("body too large")
 
 // body reads the whole request body, at most MaxBody bytes: a longer body
 // answers 413 without reading the rest (the connection is then closed).
