@@ -270,3 +270,35 @@ func TestReplayEndpoint(t *testing.T) {
 		t.Errorf("malformed replay: %d %s", a.status, a.body)
 	}
 }
+
+// TestSessionConcurrentAppends: requests appending to one session at once
+// are applied one after the other; every line gets its own line number.
+func TestSessionConcurrentAppends(t *testing.T) {
+	s := newTest(t, Config{MaxInFlight: 8})
+	const workers, per = 4, 25
+	var wg sync.WaitGroup
+	errs := make(chan string, workers*per)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				a := do(s, "POST", "/v1/sessions/shared/records?kind=collector/event", []byte(ev2+"\n"))
+				if a.status != 200 {
+					errs <- a.body
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	a := do(s, "DELETE", "/v1/sessions/shared", nil)
+	e := a.envelopes(t)
+	// Every append after the first repeats ev2's event_id: CL100 each time.
+	if e[0].Details["lines"] != float64(workers*per) || e[0].Details["denied"] != float64(workers*per-1) {
+		t.Errorf("summary: %s", a.body)
+	}
+}
