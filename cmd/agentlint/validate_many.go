@@ -213,6 +213,17 @@ func (a *app) validateStream(file string) error {
 	if !sum.Allow {
 		m.worse(exitDeny)
 	}
+	if vs, _ := sum.Details["violations"].([]envelope.Violation); len(vs) > 0 && a.g.format != "json" {
+		// The run-wide findings, for the formats whose summary shows only
+		// counts (text, github, SARIF, JUnit, Markdown).
+		d := map[string]any{"file": file}
+		if k := s.Kind(); k != nil {
+			d["kind"] = k.Name
+		}
+		if err := p.Record(envelope.Verdict(append([]envelope.Violation(nil), vs...), "run-wide findings", d)); err != nil {
+			return err
+		}
+	}
 	if err := p.Summary(sum); err != nil {
 		return err
 	}
