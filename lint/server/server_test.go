@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -300,5 +301,34 @@ func TestSessionConcurrentAppends(t *testing.T) {
 	// Every append after the first repeats ev2's event_id: CL100 each time.
 	if e[0].Details["lines"] != float64(workers*per) || e[0].Details["denied"] != float64(workers*per-1) {
 		t.Errorf("summary: %s", a.body)
+	}
+}
+
+// TestRequestDeadline: a request still running at the deadline gets 503
+// with an envelope; its slot is held until its work ends.
+func TestRequestDeadline(t *testing.T) {
+	s := newTest(t, Config{RequestTimeout: 20 * time.Millisecond, MaxInFlight: 1})
+	pr, pw := io.Pipe() // a body that never ends until the test closes it
+	r := httptest.NewRequest("POST", "/v1/validate?kind=operator/assignment", pr)
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, r)
+	if w.Code != 503 || !strings.Contains(w.Body.String(), `"reason":"the request took longer than the deadline of 20ms`) {
+		t.Errorf("deadline: %d %s", w.Code, w.Body.String())
+	}
+	// The handler still waits for its body: its slot is taken (once its
+	// goroutine has started).
+	for deadline := time.Now().Add(10 * time.Second); len(s.slots) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the late request never took its slot")
+		}
+	}
+	if a := do(s, "POST", "/v1/validate?kind=operator/assignment", readDemo(t, "packets/t12-assignment.json")); a.status != 503 || !strings.Contains(a.body, "overloaded") {
+		t.Errorf("while the late request runs: %d %s", a.status, a.body)
+	}
+	pw.Close()
+	for deadline := time.Now().Add(10 * time.Second); len(s.slots) != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the late request never gave its slot back")
+		}
 	}
 }
