@@ -277,8 +277,12 @@ func TestServe(t *testing.T) {
 	}
 	// The log: one line per request, and neither payload values nor the
 	// session's name.
+	// 11 requests: the /healthz that found the server up, then 10. A
+	// request's line is written once its answer is sent: wait for it.
 	log := s.stderr.String()
-	// 11 requests: the /healthz that found the server up, then 10.
+	for deadline := time.Now().Add(waitLimit); strings.Count(log, "msg=request ") < 11 && time.Now().Before(deadline); log = s.stderr.String() {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := strings.Count(log, "msg=request "); n != 11 {
 		t.Errorf("%d request log lines for 11 requests:\n%s", n, log)
 	}
