@@ -138,7 +138,7 @@ func (s *Session) Record(line []byte) envelope.Envelope {
 	n := s.line
 	defer func() { s.off += int64(len(line)) + 1 }()
 	if s.kind == nil {
-		if isBlank(line) && !s.cfg.Options.Strict {
+		if isBlank(line) {
 			return s.blank(n)
 		}
 		k := Sniff(line)
@@ -154,7 +154,9 @@ func (s *Session) Record(line []byte) envelope.Envelope {
 	return s.record(line, n)
 }
 
-// blank is the envelope of a blank line that is not a record.
+// blank is the envelope of a blank line that is not a record (a blank
+// line before the kind is known, or in a stream of documents): AL008 in
+// strict mode.
 func (s *Session) blank(n int) envelope.Envelope {
 	d := map[string]any{"file": s.cfg.File, "line": n}
 	if s.kind != nil {
@@ -163,12 +165,22 @@ func (s *Session) blank(n int) envelope.Envelope {
 	if s.e != nil {
 		s.e.stats.BlankLines++
 	}
-	return envelope.Envelope{Allow: true, Code: envelope.OK, Reason: "blank line skipped", Details: d}
+	if !s.cfg.Options.Strict {
+		return envelope.Envelope{Allow: true, Code: envelope.OK, Reason: "blank line skipped", Details: d}
+	}
+	v := NewValidator(s.cfg.Options, noEngine{})
+	v.vs = append(v.vs[:0], envelope.Violation{Rule: "AL008", Line: n, Column: 1, Reason: "blank line (strict mode)"})
+	v.finish()
+	vs := append([]envelope.Violation(nil), v.vs...)
+	if s.e != nil {
+		s.e.stats.Add(vs)
+	}
+	return envelope.Verdict(vs, "blank line skipped", d)
 }
 
 // document validates line n as one JSON document.
 func (s *Session) document(line []byte, n int) envelope.Envelope {
-	if isBlank(line) && !s.cfg.Options.Strict {
+	if isBlank(line) {
 		return s.blank(n)
 	}
 	vs, _ := s.w.v.Document(s.kind.Name, s.cfg.File, bytes.TrimSuffix(line, []byte("\r")))
