@@ -14,14 +14,14 @@
 //	404  unknown kind, session or path
 //	405  wrong method for the path
 //	413  body longer than Config.MaxBody (not read further)
-//	501  not implemented
+//	500  the engine failed (not expected; the reason says how)
 //	503  overloaded (Config.MaxInFlight requests in flight, or
 //	     Config.MaxSessions sessions live), with Retry-After; or the
 //	     per-request deadline passed (Config.RequestTimeout)
 //
-// Every non-200 body is an envelope with allow false and code
-// MISSING_REQUIRED_INPUT (MISSING_VALIDATOR for an unknown kind) whose
-// reason says what to fix.
+// Every non-200 body (but /readyz's {"status":"draining"}) is an envelope
+// with allow false and code MISSING_REQUIRED_INPUT (MISSING_VALIDATOR for
+// an unknown kind) whose reason says what to fix.
 package server
 
 import (
