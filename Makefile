@@ -11,9 +11,12 @@ LDFLAGS   := -s -w -X main.gitCommit=$(COMMIT)
 # CGO_ENABLED=0: a static binary; pflag links package net, which would
 # otherwise link libc and start every process through the dynamic loader
 # (~1 ms of a one-record `validate`, issue 12).
+# bin/agentlint-serve is the same CLI with the HTTP server (lint/server and
+# the Prometheus client) linked in; `agentlint serve` hands over to it.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentlint
 	CGO_ENABLED=0 $(GO) build -trimpath -tags cueengine -ldflags '$(LDFLAGS)' -o $(BIN)-cue ./cmd/agentlint
+	CGO_ENABLED=0 $(GO) build -trimpath -tags serveengine -ldflags '$(LDFLAGS)' -o $(BIN)-serve ./cmd/agentlint
 
 # The developer tools (the code generator lint/schema/gen, the benchmark
 # commands lint/bench/cmd/*) are behind the build tag devtools, so that a

@@ -83,8 +83,12 @@ type app struct {
 	progressDelay time.Duration
 	// noFastPath makes validate go through cobra (tests of validateFast).
 	noFastPath bool
-	// clock is the current time of the runtime gates (validate, replay)
-	// when --now is not given; nil: time.Now. `lint` never reads it.
+	// stream is validate --stream; many is the state of a validate of
+	// several payloads (validate_many.go).
+	stream bool
+	many   *manyRun
+	// clock is the current time of the runtime gates (validate, replay,
+	// serve) when --now is not given; nil: time.Now. `lint` never reads it.
 	clock func() time.Time
 }
 
@@ -187,7 +191,7 @@ could not do its job (bad flag, unreadable or undetectable file).`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
 	a.addGlobalFlags(root.PersistentFlags())
-	root.AddCommand(a.validateCmd(), a.lintCmd(), a.rulesCmd(), a.explainCmd(), a.kindsCmd(), a.versionCmd(), a.replayCmd(), a.schemaCmd(), a.summarizeCmd())
+	root.AddCommand(a.validateCmd(), a.lintCmd(), a.rulesCmd(), a.explainCmd(), a.kindsCmd(), a.versionCmd(), a.replayCmd(), a.schemaCmd(), a.summarizeCmd(), a.serveCmd())
 	a.registerCompletions(root)
 	return root
 }

@@ -37,6 +37,15 @@ func TestMain(m *testing.M) {
 			}
 			os.Exit(code)
 		},
+		// agentlint-serve, the build with the server (serve_test.go).
+		"agentlint-serve": func() {
+			serveImpl = testServeImpl
+			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+			if f := os.Getenv(statusFileEnv); f != "" {
+				_ = os.WriteFile(f, []byte(strconv.Itoa(code)), 0o666)
+			}
+			os.Exit(code)
+		},
 	})
 }
 

@@ -148,7 +148,7 @@ func TestValidateTerminalStdin(t *testing.T) {
 	if code != exitUsage {
 		t.Errorf("exit status %d, want %d", code, exitUsage)
 	}
-	if !strings.Contains(stderr.String(), "Usage:\n  agentlint validate [FILE|-] [flags]") {
+	if !strings.Contains(stderr.String(), "Usage:\n  agentlint validate [FILE...|-] [flags]") {
 		t.Errorf("stderr has no usage: %q", stderr.String())
 	}
 	want := `{"allow":false,"code":"MISSING_REQUIRED_INPUT","reason":"validate needs a FILE, or a payload piped into standard input (standard input is a terminal)"}` + "\n"

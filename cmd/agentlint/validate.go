@@ -32,8 +32,11 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing file, unknown kind).`,
   agentlint validate --format text --strict packets/t12.json
   agentlint validate .work/templates/worker-execute.toml
   agentlint validate --format sarif --output junit=validate.xml packets/t12.json`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.stream || len(args) > 1 {
+				return a.validateMany(args) // validate_many.go
+			}
 			file := "-"
 			if len(args) == 1 {
 				file = args[0]
@@ -52,6 +55,7 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing file, unknown kind).`,
 	cmd.Flags().StringVar(&a.g.assignment, "assignment", "", "assignment packet a result is checked against (scope, task and run ids)")
 	a.addCommonFlags(cmd)
 	a.addOutputFlag(cmd)
+	a.addManyFlags(cmd) // validate_many.go
 	return cmd
 }
 
@@ -124,6 +128,9 @@ func (a *app) detect(file string, data []byte, cfg *lint.Config) (*lint.KindInfo
 // config, validator options and schema engine.
 func (a *app) setup() (output.Printer, *lint.Config, lint.Options, lint.SchemaEngine, error) {
 	var opts lint.Options
+	if a.many != nil && a.many.p != nil {
+		return a.many.setupResult() // validate_many.go: once per run
+	}
 	p, err := a.printer()
 	if err != nil {
 		return nil, nil, opts, nil, err
@@ -220,6 +227,9 @@ func (a *app) validate(file string) error {
 // record prints the one envelope of validate to --format and every
 // --output, and ends the printers that need the whole run.
 func (a *app) record(p output.Printer, env envelope.Envelope) error {
+	if a.many != nil {
+		return a.many.record(a, env) // validate_many.go: no close per payload
+	}
 	if err := p.Record(env); err != nil {
 		return err
 	}

@@ -1,0 +1,152 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agentlint/agentlint/lint"
+)
+
+// RunConfig configures Run: where to listen, the limits of Config and the
+// timeouts of the HTTP server. Durations must be positive.
+type RunConfig struct {
+	// Listen is "unix:PATH" (a Unix socket, created owner-only: mode 0600;
+	// a stale socket file nothing listens on is replaced) or "HOST:PORT"
+	// over TCP, whose HOST must be loopback (127.0.0.0/8, ::1, localhost)
+	// unless AllowRemote is set, which needs a Token.
+	Listen      string
+	AllowRemote bool
+	// Token is the bearer token (Config.Token); "" for none.
+	Token string
+	// Options, MaxBody, MaxInFlight, MaxSessions, SessionIdle and
+	// RequestTimeout are those of Config.
+	Options        lint.Options
+	MaxBody        int64
+	MaxInFlight    int
+	MaxSessions    int
+	SessionIdle    time.Duration
+	RequestTimeout time.Duration
+	// ShutdownTimeout bounds the drain when ctx ends; the HTTP server's
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout.
+	ShutdownTimeout   time.Duration
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	// Log receives the log lines (log/slog text): one when listening, one
+	// per request, and the shutdown's.
+	Log io.Writer
+}
+
+// Run serves until ctx ends (SIGTERM or SIGINT in `agentlint serve`), then
+// stops accepting, drains the requests in flight within ShutdownTimeout
+// (cutting those still running after it) and returns nil. It returns an
+// error, before serving, for a bad Listen, a non-loopback address without
+// AllowRemote and Token, or a listener that cannot be opened; and when
+// serving fails.
+func Run(ctx context.Context, rc RunConfig) error {
+	network, addr, err := ListenAddress(rc.Listen, rc.AllowRemote, rc.Token != "")
+	if err != nil {
+		return err
+	}
+	ln, err := listen(network, addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", rc.Listen, err)
+	}
+	log := slog.New(slog.NewTextHandler(rc.Log, nil))
+	s := New(Config{Options: rc.Options, MaxBody: rc.MaxBody, MaxInFlight: rc.MaxInFlight, MaxSessions: rc.MaxSessions,
+		SessionIdle: rc.SessionIdle, RequestTimeout: rc.RequestTimeout, Token: rc.Token, Logger: log})
+	defer s.Close()
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: rc.ReadHeaderTimeout, ReadTimeout: rc.ReadTimeout,
+		WriteTimeout: rc.WriteTimeout, IdleTimeout: rc.IdleTimeout, MaxHeaderBytes: 64 << 10,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	shown := ln.Addr().String()
+	if network == "unix" {
+		shown = "unix:" + addr
+	}
+	log.Info("listening", "addr", shown, "max_body", s.cfg.MaxBody, "max_in_flight", s.cfg.MaxInFlight,
+		"max_sessions", s.cfg.MaxSessions, "auth", rc.Token != "")
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	s.Drain()
+	log.Info("shutting down", "shutdown_timeout", rc.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), rc.ShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("requests still in flight at the shutdown timeout were cut", "error", err.Error())
+		_ = hs.Close()
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// ListenAddress parses a Listen value into a network ("unix" or "tcp")
+// and an address; a TCP host that is not loopback is refused unless
+// allowRemote and token are both true.
+func ListenAddress(listen string, allowRemote, token bool) (network, addr string, err error) {
+	if p, ok := strings.CutPrefix(listen, "unix:"); ok {
+		if p == "" {
+			return "", "", errors.New("--listen unix:PATH needs a PATH")
+		}
+		return "unix", p, nil
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", "", fmt.Errorf("--listen must be unix:PATH or HOST:PORT, not %q", listen)
+	}
+	loopback := host == "localhost"
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		loopback = true
+	}
+	if !loopback {
+		if !allowRemote {
+			return "", "", fmt.Errorf("--listen %s is not a loopback address: anyone who reaches it could use the server; give --allow-remote with --token-file, or listen on 127.0.0.1 or a Unix socket", listen)
+		}
+		if !token {
+			return "", "", errors.New("--allow-remote needs --token-file: a server reachable from other hosts requires a bearer token")
+		}
+	}
+	return "tcp", listen, nil
+}
+
+// listen opens the listener; a Unix socket is created owner-only (0600),
+// replacing a stale socket file that nothing listens on.
+func listen(network, addr string) (net.Listener, error) {
+	if network != "unix" {
+		return net.Listen(network, addr)
+	}
+	if fi, err := os.Lstat(addr); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s exists and is not a socket", addr)
+		}
+		if c, err := net.DialTimeout("unix", addr, time.Second); err == nil {
+			c.Close()
+			return nil, errors.New("another server listens on " + addr)
+		}
+		if err := os.Remove(addr); err != nil {
+			return nil, err
+		}
+	}
+	ln, err := listenUnix(addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(addr, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
