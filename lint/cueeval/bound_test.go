@@ -1,3 +1,5 @@
+//go:build cueengine || devtools
+
 package cueeval
 
 import (

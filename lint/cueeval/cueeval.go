@@ -1,3 +1,5 @@
+//go:build cueengine || devtools
+
 // Package cueeval is the reference engine behind `--engine cue`: it validates
 // a JSON payload by unifying it with the kind's CUE definition (cue/*.cue)
 // in the CUE evaluator, and maps CUE's errors to the same violations the

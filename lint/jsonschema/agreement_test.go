@@ -1,3 +1,5 @@
+//go:build devtools
+
 package jsonschema_test
 
 import (

@@ -1,3 +1,5 @@
+//go:build cueengine || devtools
+
 // Package schema compiles the CUE definitions of cue/*.cue into a small model
 // of JSON types: the input of the fast-path generator (lint/schema/gen) and
 // the map from CUE error paths to rules used by the CUE evaluator engine.

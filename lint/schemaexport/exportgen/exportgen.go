@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Package exportgen renders the JSON Schema files that lint/schemaexport
 // embeds, from the CUE model (lint/schema) and the headers of
 // schemaexport.HeaderFor. It is used by lint/schema/gen (go generate) and
