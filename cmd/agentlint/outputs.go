@@ -94,14 +94,38 @@ func (a *app) openOutputs() error {
 // are never written.
 func (a *app) checkOutputs(inputs ...string) error {
 	for _, o := range a.outs {
-		for _, in := range inputs {
-			if in != "" && in != "-" && sameFile(in, o.path) {
-				a.discardOutputs() // not even the usage error is written there
-				return usagef("--output %s=%s is an input of the run; inputs are never written: write elsewhere", o.format, o.path)
-			}
+		if err := refuseInput("--output "+o.format+"="+o.path, o.path, inputs); err != nil {
+			a.discardOutputs() // not even the usage error is written there
+			return err
 		}
 	}
 	return nil
+}
+
+// refuseInput is the one guard every writer of the tool goes through
+// (lint, validate and replay --output, replay --emit-ledger, summarize
+// --out): it returns a usage error naming flag when out is one of inputs,
+// whatever the spelling (relative or absolute, with `.` or `..`, a symbolic
+// link to it or a hard link: files are compared by device and inode).
+// Standard input ("-") and empty names are not files. Inputs are never
+// written.
+func refuseInput(flag, out string, inputs []string) error {
+	for _, in := range inputs {
+		if in != "" && in != "-" && sameFile(in, out) {
+			return usagef("%s is an input of the run; inputs are never written: write elsewhere", flag)
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether the paths name the same existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 func (a *app) discardOutputs() {

@@ -75,10 +75,8 @@ func (a *app) replay(base, emit string, streams []string) error {
 		return err
 	}
 	if emit != "" {
-		for _, n := range names {
-			if n != "-" && sameFile(n, emit) {
-				return usagef("--emit-ledger %s is an input of the replay; inputs are never written: write elsewhere, then rename", emit)
-			}
+		if err := refuseInput("--emit-ledger "+emit, emit, names); err != nil {
+			return err
 		}
 	}
 	inputs := make([]replay.Input, len(names))
@@ -157,14 +155,4 @@ func printReplay(p output.Printer, format string, w io.Writer, env envelope.Enve
 	}
 	_, err := fmt.Fprintln(w, line)
 	return err
-}
-
-// sameFile reports whether the paths name the same existing file.
-func sameFile(a, b string) bool {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
 }
