@@ -285,11 +285,11 @@ func (a *app) resolveArgs(args []string, det *lint.Detector) ([]lintArg, error) 
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				if target, lerr := os.Readlink(arg); lerr == nil {
-					return nil, usagef("%s: dangling symbolic link (-> %s)", arg, target)
+					return nil, fileUsagef(arg, "%s: dangling symbolic link (-> %s)", arg, target)
 				}
-				return nil, usagef("%s: no such file or directory", arg)
+				return nil, fileUsagef(arg, "%s: no such file or directory", arg)
 			}
-			return nil, usagef("%s: %v", arg, unwrapPath(err))
+			return nil, fileUsagef(arg, "%s: %v", arg, unwrapPath(err))
 		}
 		if st.IsDir() {
 			out = append(out, lintArg{dir: arg})
@@ -297,7 +297,7 @@ func (a *app) resolveArgs(args []string, det *lint.Detector) ([]lintArg, error) 
 		}
 		f, err := os.Open(arg)
 		if err != nil {
-			return nil, usagef("%s: cannot read: %v", arg, unwrapPath(err))
+			return nil, fileUsagef(arg, "%s: cannot read: %v", arg, unwrapPath(err))
 		}
 		kind := det.ByName(arg)
 		if kind == nil && det.Sniffs(arg) {

@@ -163,6 +163,9 @@ func (a *app) closeOutputs(ue *usageError) error {
 func finishPrinter(p output.Printer, format string, w io.Writer, ue *usageError) error {
 	if ue != nil {
 		e := envelope.Envelope{Allow: false, Code: ue.Code, Reason: ue.Reason}
+		if ue.File != "" {
+			e.Details = map[string]any{"file": ue.File}
+		}
 		switch ab := p.(type) {
 		case output.Aborter:
 			ab.Abort(e)

@@ -88,9 +88,9 @@ func (a *app) replay(base, emit string, streams []string) error {
 		f, err := os.Open(n)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return usagef("%s: no such file", n)
+				return fileUsagef(n, "%s: no such file", n)
 			}
-			return usagef("%s: cannot read: %v", n, unwrapPath(err))
+			return fileUsagef(n, "%s: cannot read: %v", n, unwrapPath(err))
 		}
 		defer f.Close()
 		inputs[i] = replay.Input{Name: n, R: f}
@@ -98,7 +98,7 @@ func (a *app) replay(base, emit string, streams []string) error {
 	res, err := replay.Run(inputs[0], inputs[1:], replay.Options{Options: opts, Engine: eng})
 	var ie *replay.InputError
 	if errors.As(err, &ie) {
-		return usagef("%s", ie.Error())
+		return fileUsagef(ie.Name, "%s", ie.Error())
 	}
 	if err != nil {
 		return err

@@ -108,20 +108,20 @@ func (a *app) summarizeFile(s *summarize.Summarizer, file string) error {
 		f, err := os.Open(file)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return usagef("%s: no such file", file)
+				return fileUsagef(file, "%s: no such file", file)
 			}
-			return usagef("%s: cannot read: %v", file, unwrapPath(err))
+			return fileUsagef(file, "%s: cannot read: %v", file, unwrapPath(err))
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return usagef("%s: is a directory; summarize takes ledger files (g/ledger/<agent>/YYYY-MM-DD.jsonl)", file)
+			return fileUsagef(file, "%s: is a directory; summarize takes ledger files (g/ledger/<agent>/YYYY-MM-DD.jsonl)", file)
 		}
 		r = f
 	}
 	err := s.Read(file, r)
 	var we *writeError
 	if err != nil && !errors.As(err, &we) {
-		return usagef("%s: cannot read: %v", file, unwrapPath(err))
+		return fileUsagef(file, "%s: cannot read: %v", file, unwrapPath(err))
 	}
 	return err
 }

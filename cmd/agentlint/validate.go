@@ -69,9 +69,9 @@ func (a *app) readInput(file string) ([]byte, error) {
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, usagef("%s: no such file", file)
+			return nil, fileUsagef(file, "%s: no such file", file)
 		default:
-			return nil, usagef("%s: cannot read: %v", file, unwrapPath(err))
+			return nil, fileUsagef(file, "%s: cannot read: %v", file, unwrapPath(err))
 		}
 	}
 	return data, nil
@@ -107,7 +107,7 @@ func (a *app) resolveKind(file string, cfg *lint.Config, sniff bool, head func()
 }
 
 func undetectable(file string) error {
-	return usagef("%s: cannot determine the kind; name it with --kind (agentlint kinds lists them)", file)
+	return fileUsagef(file, "%s: cannot determine the kind; name it with --kind (agentlint kinds lists them)", file)
 }
 
 // detect resolves the kind of an input already read into data; an

@@ -45,7 +45,13 @@ func (p *GitHub) AppendRecord(dst []byte, e envelope.Envelope) []byte {
 		if v.Pointer != "" {
 			msg += " [" + v.Pointer + "]"
 		}
-		dst = appendCommand(dst, level, file, v.Line, v.Column, v.Rule+" "+string(v.Code), msg)
+		f := file
+		if vf, ok := v.Extra["file"].(string); ok && vf != "" {
+			// A violation of a run over several files (replay: base
+			// ledger and streams) names its own.
+			f = vf
+		}
+		dst = appendCommand(dst, level, f, v.Line, v.Column, v.Rule+" "+string(v.Code), msg)
 	}
 	return dst
 }
