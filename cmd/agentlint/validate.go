@@ -156,7 +156,7 @@ func (a *app) validate(file string) error {
 		return err
 	}
 	kind, err := a.detect(file, data, cfg)
-	if err != nil && len(bytes.TrimSpace(data)) == 0 {
+	if err != nil && emptyPayload(data) {
 		// CONTRACT.md section 2: empty input to validate is SCHEMA_INVALID
 		// "empty payload" (exit 1) whatever its kind; the engine's AL005
 		// check does not need one.
@@ -188,15 +188,9 @@ func (a *app) validate(file string) error {
 			opts.Assignment = adoc
 		}
 	}
-	var vs []envelope.Violation
-	if trimmed := bytes.TrimSpace(data); kind.Format == lint.FormatJSONL && len(trimmed) > 0 && !jsontext.Value(trimmed).IsValid() {
-		// Not one JSON value (a record may also be pretty-printed): JSON Lines.
-		if vs, err = jsonLinesViolations(kind, file, data, opts, eng); err != nil {
-			return err
-		}
-	} else {
-		v := lint.NewValidator(opts, eng)
-		vs, _ = v.Document(kind.Name, file, data)
+	vs, err := payloadViolations(kind, file, data, opts, eng)
+	if err != nil {
+		return err
 	}
 	vs = append(append([]envelope.Violation(nil), vs...), pre...)
 	details := map[string]any{"file": file}
@@ -226,6 +220,28 @@ func (a *app) record(p output.Printer, env envelope.Envelope) error {
 		}
 	}
 	return closePrinter(p)
+}
+
+// utf8BOM is the UTF-8 byte-order mark, skipped (with a warning) at the
+// start of a payload.
+var utf8BOM = []byte("\ufeff")
+
+// emptyPayload reports whether a payload holds nothing but a byte-order mark
+// and white space: `validate` reports it as SCHEMA_INVALID "empty payload"
+// (AL005), whatever its kind and engine.
+func emptyPayload(data []byte) bool {
+	return len(bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))) == 0
+}
+
+// payloadViolations checks one payload of kind: a JSON Lines kind whose
+// payload is not one JSON value (a record may also be pretty-printed) record
+// by record, anything else, an empty payload included, as one document.
+func payloadViolations(kind *lint.KindInfo, file string, data []byte, opts lint.Options, eng lint.SchemaEngine) ([]envelope.Violation, error) {
+	if body := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM)); kind.Format == lint.FormatJSONL && len(body) > 0 && !jsontext.Value(body).IsValid() {
+		return jsonLinesViolations(kind, file, data, opts, eng)
+	}
+	vs, _ := lint.NewValidator(opts, eng).Document(kind.Name, file, data)
+	return vs, nil
 }
 
 // jsonLinesViolations checks a JSON Lines payload of kind record by record,
