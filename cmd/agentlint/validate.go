@@ -55,26 +55,46 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing file, unknown kind).`,
 	return cmd
 }
 
-// readInput reads a named file or stdin ("-"); a missing or unreadable file
-// is a usage error.
+// maxPayload is the largest payload validate reads: lint.MaxLine (64 MiB),
+// the longest JSON Lines record lint reads. Tests lower it.
+var maxPayload int64 = lint.MaxLine
+
+// readInput reads a named file or stdin ("-"), at most maxPayload bytes; a
+// missing or unreadable file, or a payload larger than maxPayload (read no
+// further), is a usage error (exit 2, MISSING_REQUIRED_INPUT): the tool does
+// not judge what it did not read.
 func (a *app) readInput(file string) ([]byte, error) {
-	if file == "-" {
-		data, err := io.ReadAll(a.stdin)
+	var r io.Reader = a.stdin
+	if file != "-" {
+		f, err := os.Open(file)
 		if err != nil {
-			return nil, usagef("cannot read standard input: %v", err)
-		}
-		return data, nil
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, fileUsagef(file, "%s: no such file", file)
-		default:
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fileUsagef(file, "%s: no such file", file)
+			}
 			return nil, fileUsagef(file, "%s: cannot read: %v", file, unwrapPath(err))
 		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxPayload+1))
+	if err != nil {
+		if file == "-" {
+			return nil, usagef("cannot read standard input: %v", err)
+		}
+		return nil, fileUsagef(file, "%s: cannot read: %v", file, unwrapPath(err))
+	}
+	if int64(len(data)) > maxPayload {
+		return nil, fileUsagef(file, "%s: the payload is larger than %s, the most validate reads; split it (JSON Lines: agentlint lint streams files of any length)", file, sizeText(maxPayload))
 	}
 	return data, nil
+}
+
+// sizeText writes a byte count as MiB when it is a whole number of them.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func unwrapPath(err error) error {
