@@ -28,7 +28,9 @@ envelope per denied or warned record, then one summary envelope.
 Directories are walked depth first in name order. Skipped: .git, what
 .gitignore files ignore (nested ones included), the config's exclude globs,
 and directories already walked through a symbolic link. A dangling symbolic
-link is reported (exit 2) and the walk goes on.
+link is reported (exit 2) and the walk goes on. A walk never leaves the
+directory it was given: a symbolic link that points outside it is skipped
+(listed by --verbose); a path named on the command line is followed.
 
 A file's kind comes from --kind, the config's [kinds] globs, the built-in
 globs, then the first record of a .json or .jsonl file. When a directory is
