@@ -51,7 +51,8 @@ FUZZ_TARGETS := \
 	./lint:FuzzChunkReader ./lint:FuzzLineReader ./lint:FuzzRecord ./lint:FuzzTemplate \
 	./lint:FuzzAssignment ./lint:FuzzConfig ./lint/jsonschema:FuzzCollectorSchema \
 	./lint/cueeval:FuzzAgreement ./lint/replay:FuzzReplay ./lint/gitbase:FuzzCompare \
-	./lint/summarize:FuzzSummarize ./lint/fast:FuzzNatives ./lint/fast:FuzzScanner ./lint/fast:FuzzAccept ./lint/fast:FuzzDecode
+	./lint/summarize:FuzzSummarize ./lint/fast:FuzzNatives ./lint/fast:FuzzScanner ./lint/fast:FuzzAccept ./lint/fast:FuzzDecode \
+	./lint/output:FuzzOutputSanitize ./lint:FuzzWalk ./lint/secrets:FuzzRedact
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \

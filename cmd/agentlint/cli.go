@@ -124,7 +124,7 @@ func (a *app) run(args []string) int {
 		a.printUsageError(ue)
 	}
 	if err := a.closeOutputs(ue); err != nil {
-		fmt.Fprintf(a.stderr, "agentlint: %v\n", err)
+		fmt.Fprintf(a.stderr, "agentlint: %s\n", output.Clean(err.Error()))
 		status = exitUsage
 	}
 	return status

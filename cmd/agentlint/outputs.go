@@ -172,7 +172,7 @@ func finishPrinter(p output.Printer, format string, w io.Writer, ue *usageError)
 		default:
 			switch format {
 			case "text":
-				_, err := fmt.Fprintf(w, "agentlint: %s: %s\n", ue.Code, ue.Reason)
+				_, err := fmt.Fprintf(w, "agentlint: %s: %s\n", ue.Code, output.Clean(ue.Reason))
 				return err
 			case "github":
 				// An ::error annotation, so the Actions log shows why the step failed.

@@ -153,6 +153,6 @@ func printReplay(p output.Printer, format string, w io.Writer, env envelope.Enve
 	if out, ok := d["emitted_ledger"].(string); ok {
 		line += "; ledger written to " + out
 	}
-	_, err := fmt.Fprintln(w, line)
+	_, err := fmt.Fprintln(w, output.Clean(line))
 	return err
 }

@@ -26,6 +26,7 @@ func (p *GitHub) Record(e envelope.Envelope) error {
 
 // AppendRecord implements Appender.
 func (p *GitHub) AppendRecord(dst []byte, e envelope.Envelope) []byte {
+	e = cleanEnvelopeWith(e, cleanLines)
 	file, _ := e.Details["file"].(string)
 	vs, _ := e.Details["violations"].([]envelope.Violation)
 	if len(vs) == 0 {
@@ -58,6 +59,7 @@ func (p *GitHub) AppendRecord(dst []byte, e envelope.Envelope) []byte {
 
 // Summary implements Printer.
 func (p *GitHub) Summary(e envelope.Envelope) error {
+	e = cleanEnvelopeWith(e, cleanLines)
 	level := "notice"
 	if !e.Allow {
 		level = "error"

@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -263,10 +264,15 @@ func (p *SARIF) Close() error {
 	}
 	run.Invocations = []*sarif.Invocation{inv}
 	rep := &sarif.Report{Version: "2.1.0", Schema: SARIFSchemaURI, Runs: []*sarif.Run{run}}
-	enc := json.NewEncoder(p.W)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	if err := enc.Encode(rep); err != nil {
+		return err
+	}
+	_, err := p.W.Write(escapeJSONControls(buf.Bytes())) // DEL and C1 controls too
+	return err
 }
 
 // sarifVersion makes a version start with an integer, as SARIF consumers
