@@ -190,11 +190,8 @@ func (a *app) lint(args []string) error {
 	if t, ok := p.(*tee); ok {
 		main = t.main
 	}
-	if err := closePrinter(main); err != nil {
-		return usagef("cannot write the output: %v", err)
-	}
-	if err := bw.Flush(); err != nil {
-		return usagef("cannot write the output: %v", err)
+	if err := a.finishRun(main, bw.Flush); err != nil {
+		return err
 	}
 	prog.Stop() // before the note, on the same terminal
 	if a.g.format == "text" {

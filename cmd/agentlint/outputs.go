@@ -78,7 +78,7 @@ func (a *app) openOutputs() error {
 			a.discardOutputs()
 			return usagef("--output %s: cannot write %s: %v", o, path, unwrapPath(err))
 		}
-		bw := bufio.NewWriterSize(pf, 64<<10)
+		bw := bufio.NewWriterSize(outputWriter(pf), 64<<10)
 		p, err := output.New(format, bw, false, a.runInfo())
 		if err != nil {
 			_ = pf.Cleanup()
@@ -86,6 +86,88 @@ func (a *app) openOutputs() error {
 			return usagef("%v", err)
 		}
 		a.outs = append(a.outs, &outFile{format: format, path: path, pf: pf, bw: bw, p: p})
+	}
+	return nil
+}
+
+// outputWriter is what an --output file is written through: the file
+// itself; tests make it fail as a full disk does.
+var outputWriter = func(f io.Writer) io.Writer { return f }
+
+// finishRun ends a run whose envelopes are all printed: main is the printer
+// of --format and flush writes what stdout holds (nil: nothing). The
+// --output files are written first (not yet renamed into place), so that a
+// late failure (a full disk) is still this run's verdict: exit 2, and the
+// last envelope printed says why (allow false), as an annotation of its own
+// in streaming formats and, in SARIF, a toolExecutionNotification with
+// executionSuccessful false. Then stdout is written; when that fails, each
+// --output file holds the failure instead of the run's results. The files
+// are renamed into place last.
+func (a *app) finishRun(main output.Printer, flush func() error) error {
+	if flush == nil {
+		flush = func() error { return nil }
+	}
+	if err := a.prepareOutputs(); err != nil {
+		ue := usagef("%v", err)
+		a.discardOutputs() // nothing half-written is left
+		if ab, ok := main.(output.Aborter); ok {
+			ab.Abort(envelope.Envelope{Allow: false, Code: ue.(*usageError).Code, Reason: ue.(*usageError).Reason})
+			if err := closePrinter(main); err != nil {
+				return usagef("cannot write the output: %v", err)
+			}
+			if err := flush(); err != nil {
+				return usagef("cannot write the output: %v", err)
+			}
+			return &exitStatus{exitUsage} // printed: the document says it
+		}
+		if err := flush(); err != nil {
+			return usagef("cannot write the output: %v", err)
+		}
+		return ue // printed by run, after what stdout holds: the last envelope
+	}
+	err := closePrinter(main)
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		// The --output files say the run failed, not what it found.
+		a.discardOutputs()
+		_ = a.openOutputs()
+		return usagef("cannot write the output: %v", err)
+	}
+	return a.commitOutputs()
+}
+
+// prepareOutputs writes the whole of every --output file (its format's
+// document ended, buffers flushed, data synced to disk) without renaming it.
+func (a *app) prepareOutputs() error {
+	for _, o := range a.outs {
+		err := finishPrinter(o.p, o.format, o.bw, nil)
+		if err == nil {
+			err = o.bw.Flush()
+		}
+		if err == nil {
+			err = o.pf.Sync()
+		}
+		if err != nil {
+			return fmt.Errorf("--output %s=%s: %w", o.format, o.path, err)
+		}
+	}
+	return nil
+}
+
+// commitOutputs renames every prepared --output file into place.
+func (a *app) commitOutputs() error {
+	var errs []error
+	for _, o := range a.outs {
+		if err := o.pf.CloseAtomicallyReplace(); err != nil {
+			_ = o.pf.Cleanup()
+			errs = append(errs, fmt.Errorf("--output %s=%s: %w", o.format, o.path, err))
+		}
+	}
+	a.outs = nil
+	if len(errs) > 0 {
+		return usagef("%v", errors.Join(errs...))
 	}
 	return nil
 }

@@ -111,16 +111,16 @@ func (a *app) replay(base, emit string, streams []string) error {
 		}
 		env.Details["emitted_ledger"] = emit
 	}
-	if err := printReplay(p, a.g.format, a.stdout, env); err != nil {
-		return err
-	}
-	if err := closePrinter(p); err != nil {
-		return err
-	}
 	for _, o := range a.outs {
 		if err := printReplay(o.p, o.format, o.bw, env); err != nil {
 			return err
 		}
+	}
+	if err := printReplay(p, a.g.format, a.stdout, env); err != nil {
+		return err
+	}
+	if err := a.finishRun(p, nil); err != nil {
+		return err
 	}
 	if !env.Allow {
 		return errDenied

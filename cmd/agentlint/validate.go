@@ -239,7 +239,7 @@ func (a *app) record(p output.Printer, env envelope.Envelope) error {
 			return err
 		}
 	}
-	return closePrinter(p)
+	return a.finishRun(p, nil)
 }
 
 // utf8BOM is the UTF-8 byte-order mark, skipped (with a warning) at the
