@@ -326,7 +326,7 @@ func fileDone(ps ...output.Printer) func(lint.FileResult) {
 		return nil
 	}
 	return func(f lint.FileResult) {
-		fi := output.FileInfo{Path: f.Path, Kind: f.Kind, Document: f.Document, Records: f.Records, SkipLines: f.SkipLines}
+		fi := output.FileInfo{Path: f.Path, Kind: f.Kind, Document: f.Document, Records: f.Records, SkipLines: f.SkipLines, Stat: f.Stat}
 		for _, o := range obs {
 			o.File(fi)
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -50,7 +51,8 @@ type SARIF struct {
 	notes    []*sarif.Notification
 	failed   bool
 	summary  map[string]any
-	jsonl    map[string]bool // paths of JSON Lines files (FileObserver)
+	jsonl    map[string]bool        // paths of JSON Lines files (FileObserver)
+	stats    map[string]fs.FileInfo // each file as it was read (FileObserver)
 	ruleIdx  map[string]int
 	ruleList []RuleInfo
 	ruleSeen bool
@@ -104,6 +106,12 @@ func (p *SARIF) File(f FileInfo) {
 		p.jsonl = map[string]bool{}
 	}
 	p.jsonl[f.Path] = true
+	if f.Stat != nil {
+		if p.stats == nil {
+			p.stats = map[string]fs.FileInfo{}
+		}
+		p.stats[f.Path] = f.Stat
+	}
 }
 
 // Abort implements Aborter: the run could not do its job (exit 2).
@@ -323,8 +331,16 @@ func (p *SARIF) fingerprint() {
 		}
 	}
 	hashes := map[string]map[int]string{}
-	for path, ls := range lines {
-		hashes[path] = hashLines(path, ls)
+	for _, path := range sortedKeys(nil, lines) {
+		h, changed := hashLines(path, lines[path], p.stats[path])
+		if changed {
+			// Hashes of another content would be fingerprints of nothing
+			// that was linted: none, and the run did not do its job.
+			p.failed = true
+			p.notes = append(p.notes, p.notification(envelope.Envelope{Code: envelope.MissingRequiredInput,
+				Reason: path + ": the file changed during the run; its results carry no record hash: lint it again once nothing writes to it"}, path))
+		}
+		hashes[path] = h
 	}
 	seen := map[string]int{}
 	for i, k := range p.keys {
@@ -342,14 +358,17 @@ func (p *SARIF) fingerprint() {
 // hashLines returns the hex SHA-256 of the given 1-based lines of a file
 // (without "\n" or "\r\n"), reading it once, line by line, in memory
 // bounded by the buffer (long lines are hashed in pieces).
-func hashLines(path string, want []int) map[int]string {
+func hashLines(path string, want []int, was fs.FileInfo) (hashes map[int]string, changed bool) {
 	sort.Ints(want)
 	out := make(map[int]string, len(want))
 	f, err := os.Open(path)
 	if err != nil {
-		return out
+		return out, was != nil
 	}
 	defer f.Close()
+	if now, err := f.Stat(); was != nil && (err != nil || !os.SameFile(was, now) || now.Size() != was.Size() || !now.ModTime().Equal(was.ModTime())) {
+		return out, true
+	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	i := 0
 	for line := 1; i < len(want); line++ {
@@ -387,11 +406,11 @@ func hashLines(path string, want []int) map[int]string {
 			if take && len(chunk) > 0 {
 				out[line] = fmt.Sprintf("%x", h.Sum(nil))
 			}
-			return out // end of file or a read error
+			return out, false // end of file or a read error
 		}
 		if take {
 			out[line] = fmt.Sprintf("%x", h.Sum(nil))
 		}
 	}
-	return out
+	return out, false
 }
