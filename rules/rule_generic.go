@@ -140,6 +140,15 @@ func genericRules() {
 			Source: "CONTRACT.md section 1 Detection (globs, sniffing keys); issue 11 item 3 (a decisions-*.jsonl that is no collector log)",
 		},
 		&Rule{
+			ID: "AL012", Name: "cue-engine-size", Code: envelope.MissingRequiredInput, Severity: envelope.SeverityError,
+			Kinds: []string{"*"},
+			Summary: "with --engine cue, a payload holding an object or array of more than 10,000 members or elements, or more " +
+				"than 100,000 in all, is not evaluated: the CUE evaluator's time grows with the square of an object's size " +
+				"(--engine fast checks it)",
+			Source:     "the README's Security section (bounded work on hostile input)",
+			JSONSchema: "not expressible in JSON Schema: a limit of one engine, not a property of the data",
+		},
+		&Rule{
 			ID: "AL010", Name: "missing-validator", Code: envelope.MissingValidator, Severity: envelope.SeverityError,
 			Kinds:   []string{"*"},
 			Summary: "the kind has no schema validator in this build (an internal error: report it)",
