@@ -93,7 +93,7 @@ func genericRules() {
 		&Rule{
 			ID: "AL005", Name: "empty-payload", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{"*"},
-			Summary:     "validate was given an empty payload (only white space)",
+			Summary:     "validate was given an empty payload (only white space, after a byte-order mark if any)",
 			Source:      "CONTRACT.md section 2, as in the reference validators",
 			JSONSchema:  "not expressible in JSON Schema: a property of the input, not of a value",
 			ExampleKind: "operator/locks",
