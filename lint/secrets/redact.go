@@ -15,16 +15,15 @@ const maxWindowSearch = 4096
 // still matches. s is returned unchanged, without allocating, when Scan
 // finds nothing.
 func Redact(s string) string {
-	p, ok := Scan(s)
-	if !ok {
+	if _, ok := Scan(s); !ok {
 		return s
 	}
 	s = redactQuoted(s)
-	if p, ok = Scan(s); !ok {
+	if _, ok := Scan(s); !ok {
 		return s
 	}
 	s = redactWords(s)
-	p, ok = Scan(s)
+	p, ok := Scan(s)
 	for n := 0; ok; n++ {
 		if len(s) > maxWindowSearch || n == 64 {
 			return "<secret: " + p + "> (the text is withheld: it holds a secret)"
