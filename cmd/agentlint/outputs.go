@@ -16,6 +16,7 @@ import (
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/secrets"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -244,7 +245,7 @@ func (a *app) closeOutputs(ue *usageError) error {
 // formats abort), then a whole-run format writes its document.
 func finishPrinter(p output.Printer, format string, w io.Writer, ue *usageError) error {
 	if ue != nil {
-		e := envelope.Envelope{Allow: false, Code: ue.Code, Reason: ue.Reason}
+		e := envelope.Envelope{Allow: false, Code: ue.Code, Reason: secrets.Redact(ue.Reason)} // a flag's value may be one
 		if ue.File != "" {
 			e.Details = map[string]any{"file": ue.File}
 		}
@@ -254,7 +255,7 @@ func finishPrinter(p output.Printer, format string, w io.Writer, ue *usageError)
 		default:
 			switch format {
 			case "text":
-				_, err := fmt.Fprintf(w, "agentlint: %s: %s\n", ue.Code, output.Clean(ue.Reason))
+				_, err := fmt.Fprintf(w, "agentlint: %s: %s\n", ue.Code, output.Clean(e.Reason))
 				return err
 			case "github":
 				// An ::error annotation, so the Actions log shows why the step failed.
