@@ -7,7 +7,8 @@ import (
 )
 
 // TestRefuseInputSpellings: every writer's guard refuses an output that is
-// an input, whatever the spelling, and accepts a different file.
+// an input, whatever the spelling, or that is not a regular file, and
+// accepts a different file.
 func TestRefuseInputSpellings(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -31,7 +32,13 @@ func TestRefuseInputSpellings(t *testing.T) {
 			t.Errorf("output %s: not refused", out)
 		}
 	}
-	for _, out := range []string{"other.jsonl", "sub", "-"} {
+	// Not a regular file: a rename would replace it.
+	for _, out := range []string{"sub", "/dev/null"} {
+		if err := refuseInput("--out "+out, out, nil); err == nil {
+			t.Errorf("output %s: not refused", out)
+		}
+	}
+	for _, out := range []string{"other.jsonl", "sub/new.jsonl"} {
 		if err := refuseInput("--out "+out, out, []string{"-", "led.jsonl", ""}); err != nil {
 			t.Errorf("output %s: refused: %v", out, err)
 		}

@@ -74,6 +74,10 @@ func (a *app) openOutputs() error {
 			a.discardOutputs()
 			return usagef("--output must be FORMAT=PATH with FORMAT one of %s, not %q", strings.Join(output.Formats, ", "), o)
 		}
+		if err := notAFile("--output "+o, path); err != nil {
+			a.discardOutputs()
+			return err
+		}
 		pf, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o644))
 		if err != nil {
 			a.discardOutputs()
@@ -197,6 +201,16 @@ func refuseInput(flag, out string, inputs []string) error {
 		if in != "" && in != "-" && sameFile(in, out) {
 			return usagef("%s is an input of the run; inputs are never written: write elsewhere", flag)
 		}
+	}
+	return notAFile(flag, out)
+}
+
+// notAFile refuses an output path that exists and is not a regular file:
+// every writer replaces its file by a rename, which would replace a device
+// (/dev/full, /dev/stdout), a pipe or a directory itself.
+func notAFile(flag, out string) error {
+	if st, err := os.Stat(out); err == nil && !st.Mode().IsRegular() {
+		return usagef("%s: %s is not a regular file; it is written atomically (temporary file, then rename): name a file", flag, out)
 	}
 	return nil
 }
