@@ -113,14 +113,22 @@ func (a *app) finishRun(main output.Printer, flush func() error) error {
 		flush = func() error { return nil }
 	}
 	if err := a.prepareOutputs(); err != nil {
-		ue := usagef("%v", err)
-		a.discardOutputs() // nothing half-written is left
+		ue := &usageError{Code: envelope.MissingRequiredInput, Reason: err.Error()}
+		// Nothing half-written is left; each --output file will hold the
+		// failure instead of the results (run writes it; a file that
+		// cannot be written is reported on stderr and left out).
+		a.discardOutputs()
+		_ = a.openOutputs()
 		if ab, ok := main.(output.Aborter); ok {
-			ab.Abort(envelope.Envelope{Allow: false, Code: ue.(*usageError).Code, Reason: ue.(*usageError).Reason})
-			if err := closePrinter(main); err != nil {
-				return usagef("cannot write the output: %v", err)
+			ab.Abort(envelope.Envelope{Allow: false, Code: ue.Code, Reason: ue.Reason})
+			err := closePrinter(main)
+			if err == nil {
+				err = flush()
 			}
-			if err := flush(); err != nil {
+			if cerr := a.closeOutputs(ue); cerr != nil {
+				fmt.Fprintf(a.stderr, "agentlint: %s\n", output.Clean(cerr.Error()))
+			}
+			if err != nil {
 				return usagef("cannot write the output: %v", err)
 			}
 			return &exitStatus{exitUsage} // printed: the document says it

@@ -33,9 +33,15 @@ const statusFileEnv = "AGENTLINT_TEST_STATUS_FILE"
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"agentlint": func() {
-			if os.Getenv("AGENTLINT_TEST_OUTPUT_ENOSPC") != "" {
-				// A disk that is full for the --output files only.
-				outputWriter = func(w io.Writer) io.Writer { return enospcWriter{} }
+			if full := os.Getenv("AGENTLINT_TEST_OUTPUT_ENOSPC"); full != "" {
+				// A disk that is full for the --output files whose name
+				// holds the variable's value.
+				outputWriter = func(w io.Writer) io.Writer {
+					if f, ok := w.(interface{ Name() string }); ok && strings.Contains(filepath.Base(f.Name()), full) {
+						return enospcWriter{}
+					}
+					return w
+				}
 			}
 			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 			if f := os.Getenv(statusFileEnv); f != "" {
