@@ -47,7 +47,9 @@ bench: build
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(TAGS) ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(TAGS) ./...
+	$(GO) vet -tags cueengine ./cmd/agentlint
+	$(GO) vet -tags serveengine ./cmd/agentlint
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags devtools,serveengine ./...
 
 # Regenerate the fast path and the exported JSON Schemas from cue/*.cue and the test schemas of
 # lint/fast/fasttest (a test fails when either is stale).
@@ -62,7 +64,8 @@ FUZZ_TARGETS := \
 	./lint:FuzzChunkReader ./lint:FuzzLineReader ./lint:FuzzRecord ./lint:FuzzTemplate \
 	./lint:FuzzAssignment ./lint:FuzzConfig ./lint/jsonschema:FuzzCollectorSchema \
 	./lint/cueeval:FuzzAgreement ./lint/replay:FuzzReplay ./lint/gitbase:FuzzCompare \
-	./lint/summarize:FuzzSummarize ./lint/fast:FuzzNatives ./lint/fast:FuzzScanner ./lint/fast:FuzzAccept ./lint/fast:FuzzDecode
+	./lint/summarize:FuzzSummarize ./lint/fast:FuzzNatives ./lint/fast:FuzzScanner ./lint/fast:FuzzAccept ./lint/fast:FuzzDecode \
+	./lint/output:FuzzOutputSanitize ./lint:FuzzWalk ./lint/secrets:FuzzRedact
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \

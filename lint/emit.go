@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"os"
 	"sort"
 
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -359,11 +360,42 @@ func (e *emitter) finishFile() error {
 	if err := e.findings(fs, func(string) *fileRun { return f }); err != nil {
 		return err
 	}
+	if why := changedSince(f.path, f.stat); why != "" {
+		e.stats.UnreadableFiles++
+		e.stats.worse(envelope.MissingRequiredInput)
+		err := e.write(envelope.Envelope{Allow: false, Code: envelope.MissingRequiredInput,
+			Reason:  f.path + ": the file changed during the run (" + why + "); its findings may not match its content: lint it again once nothing writes to it",
+			Details: map[string]any{"file": f.path}})
+		if err != nil {
+			return err
+		}
+	}
 	if e.p.cfg.FileDone != nil {
 		e.p.cfg.FileDone(FileResult{Path: f.path, Kind: f.kind.Name, Document: e.doc,
-			Records: e.stats.Records - e.records0, SkipLines: append([]int(nil), e.skip...)})
+			Records: e.stats.Records - e.records0, SkipLines: append([]int(nil), e.skip...), Stat: f.stat})
 	}
 	return nil
+}
+
+// changedSince says how the file at path differs from the file opened as
+// was (identity, size, modification time): "" when it does not, or when was
+// is nil (standard input, a pipe: read once). Findings, the records stream
+// rules read again and the record hashes of SARIF fingerprints must all
+// come from one content.
+func changedSince(path string, was os.FileInfo) string {
+	if was == nil {
+		return ""
+	}
+	now, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return "it was deleted or can no longer be read"
+	case !os.SameFile(was, now):
+		return "it was replaced"
+	case now.Size() != was.Size() || !now.ModTime().Equal(was.ModTime()):
+		return "it was written to"
+	}
+	return ""
 }
 
 // closeSource closes the current file's rules.Source.

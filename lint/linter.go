@@ -2,6 +2,7 @@ package lint
 
 import (
 	"io"
+	"os"
 
 	"github.com/agentlint/agentlint/rules"
 
@@ -114,6 +115,9 @@ type FileResult struct {
 	// lines 1..Records+len(SkipLines) without them. Memory is proportional
 	// to such lines, never to the records.
 	SkipLines []int
+	// Stat is the file as the engine opened it (nil: standard input, a
+	// pipe): whoever reads it again checks it is still that file.
+	Stat os.FileInfo
 }
 
 // Lint lints inputs, in order, and returns the run's counts (the summary

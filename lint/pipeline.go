@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -45,6 +46,9 @@ type fileRun struct {
 	reread bool
 	// size is the file's size in bytes when reread (rules.Expecter).
 	size int64
+	// stat is the file as the engine opened it, when reread: at its end,
+	// the path must still name that file, unchanged (changedSince).
+	stat os.FileInfo
 }
 
 // item is one unit of the pipeline, in input order.

@@ -148,6 +148,7 @@ func (p *pipeline) readFile(in Input) bool {
 	var file *os.File
 	reread := false
 	var size int64
+	var stat os.FileInfo
 	if r == nil {
 		if kind == nil {
 			kind = det.ByName(in.Path)
@@ -164,7 +165,7 @@ func (p *pipeline) readFile(in Input) bool {
 		// Only a regular file can be read again at an offset (rules.Source):
 		// not a named pipe or /dev/stdin given by its path.
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			reread, size = true, st.Size()
+			reread, size, stat = true, st.Size(), st
 		}
 	}
 	if prog := p.cfg.Progress; prog != nil {
@@ -187,7 +188,7 @@ func (p *pipeline) readFile(in Input) bool {
 		p.cfg.Progress.skippedUnread(file, n)
 		return p.skip(in.Path, ReasonNoKind)
 	}
-	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind], reread: reread, size: size}
+	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind], reread: reread, size: size, stat: stat}
 	if kind.Format != FormatJSONL {
 		return p.readDocument(f, r, buf, n, eof)
 	}

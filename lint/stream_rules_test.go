@@ -189,7 +189,12 @@ func TestWorklogOutcomeRules(t *testing.T) {
 		{"blocked with code", lines(worklogRec(1, "blocked", code)), nil},
 		{"blocked without code", lines(worklogRec(1, " Blocked ", "")), []string{"1:OP081"}},
 		{"failed with an empty next_step", lines(strings.Replace(worklogRec(1, "failed", code), `"next_step":"n"`, `"next_step":" "`, 1)), []string{"1:OP081"}},
-		{"blocked, then entries without code", lines(worklogRec(1, "blocked", code), worklogRec(2, "alive", "")), []string{"2:OP082"}},
+		// The blocked entry carries its code and next_step: work goes on,
+		// whatever words the later results use (seed 001, Worklog Entry).
+		{"blocked with code, then more work", lines(worklogRec(1, "blocked", code), worklogRec(2, "alive", "")), nil},
+		{"failed with code, then free-text work", lines(worklogRec(1, "failed", code), worklogRec(2, "added 6 tests", ""), worklogRec(3, "2 failed: DELETE returns 200", "")), nil},
+		{"blocked without code, then an entry with code", lines(worklogRec(1, "blocked", ""), worklogRec(2, "alive", code)), []string{"1:OP081"}},
+		{"blocked with code but no next_step, then more work", lines(strings.Replace(worklogRec(1, "blocked", code), `"next_step":"n"`, `"next_step":""`, 1), worklogRec(2, "alive", "")), []string{"1:OP081", "2:OP082"}},
 		{"blocked, then final entry with code", lines(worklogRec(1, "blocked", code), worklogRec(2, "alive", ""), worklogRec(3, "still blocked", code)), nil},
 		{"blocked, then done", lines(worklogRec(1, "blocked", code), worklogRec(2, "in_progress", ""), worklogRec(3, "tests pass", "")), nil},
 		{"blocked without code at the end: OP081 only", lines(worklogRec(1, "ok", ""), worklogRec(2, "failed", "")), []string{"2:OP081"}},

@@ -3,13 +3,16 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/secrets"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -297,6 +300,7 @@ func (v *Validator) fill(vs []envelope.Violation) {
 			panic(fmt.Sprintf("lint: violation of unregistered rule %s", x.Rule))
 		}
 		x.Code, x.Severity = r.Code, r.Severity
+		redact(x)
 		switch v.opts.Severity[x.Rule] {
 		case "warning":
 			x.Severity = envelope.SeverityWarning
@@ -304,6 +308,28 @@ func (v *Validator) fill(vs []envelope.Violation) {
 			x.Severity = envelope.SeverityError
 		case "off":
 			x.Severity = "off"
+		}
+	}
+}
+
+// redact replaces every secret that the violation's reason or details
+// quote with the name of its pattern: a reason quotes values of any field,
+// not only those scanned for secrets (an AWS key as a task id), and a
+// secret is never echoed. Every violation is finished here (fill); only a
+// reason that quotes (a '"') and string details are scanned.
+func redact(x *envelope.Violation) {
+	if strings.IndexByte(x.Reason, '"') >= 0 {
+		x.Reason = secrets.Redact(x.Reason)
+	}
+	copied := false
+	for k, val := range x.Extra {
+		if s, ok := val.(string); ok {
+			if r := secrets.Redact(s); r != s {
+				if !copied { // the map may be shared: change a copy
+					x.Extra, copied = maps.Clone(x.Extra), true
+				}
+				x.Extra[k] = r
+			}
 		}
 	}
 }

@@ -213,3 +213,46 @@ var vmDemoPlants = []string{
 	".work/work_orders.jsonl:1:357: DEPENDENCY_NOT_MET VM120",  // dependencies: blocked by an in_progress work order
 	".work/work_orders.jsonl:2:166: LEDGER_INCONSISTENT VM130", // across files: priority 1, replayed 0
 }
+
+// TestVermasReferences: every reference of seed 000's event data names
+// something an earlier event of the same log created: mail.delivered and
+// mail.read a message of a mail.sent (VM113); process.step_started,
+// process.step_completed and process.completed a process of a
+// process.created or verify.started (VM114); agent.started's
+// assigned_work_order, agent.working's and process.created's work_order_id
+// a work order of a work_order.created (VM110). An invalid creation still
+// registers its id (no cascade).
+func TestVermasReferences(t *testing.T) {
+	sent := `{"message_id":"msg-m1","from":"w/slot0","to":"sup","subject":"WORKER_DONE","message_type":"WORKER_DONE"}`
+	log := vmE("1", 0, "work_order.created", "", vmCreatedData("wo-a1", 2)) +
+		vmE("2", 1, "mail.sent", "", sent) +
+		vmE("3", 2, "mail.delivered", "", `{"message_id":"msg-m1","recipient":"sup"}`) +
+		vmE("4", 3, "mail.read", "", `{"message_id":"msg-m1","reader":"sup","read_at":"2026-02-14T09:00:03.000Z"}`) +
+		vmE("5", 4, "mail.delivered", "", `{"message_id":"msg-m2","recipient":"sup"}`) +
+		vmE("6", 5, "mail.read", "", `{"message_id":"msg-m3","reader":"sup","read_at":"2026-02-14T09:00:05.000Z"}`) +
+		vmE("7", 6, "process.created", "", `{"process_id":"proc-p1","template":"worker-execute","work_order_id":"wo-a1"}`) +
+		vmE("8", 7, "process.step_started", "", `{"process_id":"proc-p1","step_id":"implement"}`) +
+		vmE("9", 8, "process.step_completed", "", `{"process_id":"proc-p1","step_id":"implement","status":"completed"}`) +
+		vmE("10", 9, "process.completed", "", `{"process_id":"proc-p1","summary":"ok"}`) +
+		vmE("11", 10, "process.step_started", "", `{"process_id":"proc-p2","step_id":"implement"}`) +
+		vmE("12", 11, "process.step_completed", "", `{"process_id":"proc-p2","step_id":"implement","status":"completed"}`) +
+		vmE("13", 12, "process.completed", "", `{"process_id":"proc-p2","summary":"ok"}`) +
+		vmE("14", 13, "process.created", "", `{"process_id":"proc-p3","template":"worker-execute","work_order_id":"wo-zz"}`) +
+		vmE("15", 14, "agent.working", "", `{"work_order_id":"wo-zz"}`) +
+		vmE("16", 15, "agent.working", "", `{"work_order_id":"wo-a1"}`) +
+		vmE("17", 16, "agent.started", "", `{"session_name":"s","worktree":"/w","profile":"worker","assigned_work_order":"wo-zz"}`) +
+		vmE("18", 17, "verify.started", "", `{"work_order_id":"wo-a1","process_id":"proc-v1"}`) +
+		vmE("19", 18, "process.step_started", "", `{"process_id":"proc-v1","step_id":"judge"}`) +
+		vmE("20", 19, "mail.sent", "", `{"message_id":"msg-m4","from":"w/slot0"}`) + // invalid: registers msg-m4
+		vmE("21", 20, "mail.read", "", `{"message_id":"msg-m4","reader":"sup","read_at":"2026-02-14T09:00:20.000Z"}`)
+	got := vmFindings(t, "vermas/event", "events.jsonl", log, Options{})
+	checkFindings(t, "references", got,
+		`5:136 VM113 /data/message_id: mail.delivered of message "msg-m2", which no earlier mail.sent of this log sent`,
+		`6:131 VM113 /data/message_id: mail.read of message "msg-m3", which no earlier mail.sent of this log sent`,
+		`11:142 VM114 /data/process_id: process.step_started of process "proc-p2", which no earlier process.created or verify.started of this log created`,
+		`12:144 VM114 /data/process_id: process.step_completed of process "proc-p2", which no earlier process.created or verify.started of this log created`,
+		`13:139 VM114 /data/process_id: process.completed of process "proc-p2", which no earlier process.created or verify.started of this log created`,
+		`14:191 VM110 /data/work_order_id: process.created for work order "wo-zz", which no earlier work_order.created of this log created`,
+		`15:138 VM110 /data/work_order_id: agent.working for work order "wo-zz", which no earlier work_order.created of this log created`,
+		`17:198 VM110 /data/assigned_work_order: agent.started for work order "wo-zz", which no earlier work_order.created of this log created`)
+}

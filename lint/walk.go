@@ -29,6 +29,11 @@ import (
 //   - what the config file's `exclude` globs match (files and directories);
 //   - files that are neither regular files nor symbolic links to one
 //     (sockets, pipes, devices);
+//   - symbolic links whose target, all links resolved, lies outside the
+//     walked directory (a link to /, to a parent, to a file beside the tree):
+//     a walk never leaves the directory it was given. Links that resolve
+//     inside it are followed; a path named on the command line is the
+//     user's choice and is followed wherever it points;
 //   - directories seen before, by device and inode: a symbolic link to a
 //     directory is followed once, so that link loops end.
 //
@@ -50,6 +55,7 @@ const (
 	ReasonIgnored  = "ignored by a .gitignore file"
 	ReasonExcluded = "excluded by the config's exclude globs"
 	ReasonSpecial  = "not a regular file"
+	ReasonOutside  = "symbolic link to a path outside the walked directory"
 )
 
 // Walk yields every file to lint under the directory root, in order, until
@@ -60,7 +66,7 @@ func (w *Walker) Walk(root string, yield func(Input) bool) bool {
 		return yield(Input{Path: root, Err: err, Root: root})
 	}
 	rel, patterns := ancestorPatterns(root)
-	ws := &walkState{w: w, root: root, yield: yield, seen: map[fileID]bool{}}
+	ws := &walkState{w: w, root: root, yield: yield, seen: map[fileID]bool{}, real: realPath(root)}
 	if id, ok := idOf(root, fi); ok {
 		ws.seen[id] = true
 	}
@@ -72,12 +78,39 @@ type walkState struct {
 	root  string // the directory walked (Input.Root)
 	yield func(Input) bool
 	seen  map[fileID]bool
+	real  string // root, absolute, every symbolic link resolved ("" unknown)
+}
+
+// realPath is p absolute with every symbolic link resolved; "" when it
+// cannot be resolved.
+func realPath(p string) string {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	if r, err = filepath.Abs(r); err != nil {
+		return ""
+	}
+	return r
+}
+
+// inside reports whether the symbolic link p resolves to the walked
+// directory or a path under it.
+func (s *walkState) inside(p string) bool {
+	r := realPath(p)
+	if r == "" || s.real == "" {
+		return false
+	}
+	rel, err := filepath.Rel(s.real, r)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // dir walks one directory whose path components relative to the ignore base
 // are rel, with the patterns of its ancestors.
 func (s *walkState) dir(path string, rel []string, patterns []gitignore.Pattern) bool {
-	patterns = append(patterns[:len(patterns):len(patterns)], readIgnoreFile(filepath.Join(path, ".gitignore"), rel)...)
+	if ig := filepath.Join(path, ".gitignore"); s.ignoreFileInside(ig) {
+		patterns = append(patterns[:len(patterns):len(patterns)], readIgnoreFile(ig, rel)...)
+	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
 		return s.yield(Input{Path: path, Err: err, Root: s.root})
@@ -105,6 +138,8 @@ func (s *walkState) dir(path string, rel []string, patterns []gitignore.Pattern)
 		isDir := typ.IsDir()
 		reason := ""
 		switch {
+		case fi != nil && !s.inside(p):
+			reason = ReasonOutside
 		case m.Match(r, isDir):
 			reason = ReasonIgnored
 		case s.w.Config.Excluded(p):
@@ -143,6 +178,16 @@ func (s *walkState) dir(path string, rel []string, patterns []gitignore.Pattern)
 		}
 	}
 	return true
+}
+
+// ignoreFileInside reports whether the .gitignore file p may be read: it
+// is not a symbolic link out of the walked directory.
+func (s *walkState) ignoreFileInside(p string) bool {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return false
+	}
+	return fi.Mode()&fs.ModeSymlink == 0 || s.inside(p)
 }
 
 // symlinkError explains a symbolic link that cannot be followed.

@@ -79,7 +79,6 @@ func TestWalk(t *testing.T) {
 		"b/anchored.jsonl",
 		"ERR dangling: dangling symbolic link (dangling -> nowhere.jsonl: no such file or directory); fix or remove the link, or exclude it",
 		"keep.tmp",
-		"sub/ext/o.jsonl",
 		"z.jsonl",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -113,5 +112,41 @@ func TestWalkSymlinkLoopOnly(t *testing.T) {
 	got := walk(t, &Walker{}, root, root)
 	if strings.Join(got, ",") != "d/f.jsonl" {
 		t.Errorf("walk: %v", got)
+	}
+}
+
+// TestWalkStaysInRoot: a symbolic link whose target lies outside the
+// walked directory (the whole machine, a file beside the tree) is skipped,
+// and reported as skipped with ReportSkipped; links that resolve inside the
+// root, even through a path that leaves it and comes back, are followed.
+func TestWalkStaysInRoot(t *testing.T) {
+	outside := tree(t, "o.jsonl=", "d/p.jsonl=")
+	root := tree(t, "a/in.jsonl=",
+		"slash -> /", "up -> ..", "ext.jsonl -> "+filepath.Join(outside, "o.jsonl"), "extdir -> "+filepath.Join(outside, "d"),
+		"back -> ../"+"ROOT"+"/a", "rel.jsonl -> a/in.jsonl")
+	// "back" leaves the root by name and comes back into it.
+	back := filepath.Join(root, "back")
+	if err := os.Remove(back); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", filepath.Base(root), "a"), back); err != nil {
+		t.Fatal(err)
+	}
+	got := walk(t, &Walker{}, root, root)
+	want := "a/in.jsonl,rel.jsonl"
+	if strings.Join(got, ",") != want {
+		t.Errorf("walk: %v, want %s", got, want)
+	}
+	var skipped []string
+	(&Walker{ReportSkipped: true}).Walk(root, func(in Input) bool {
+		if in.Skipped != "" {
+			rel, _ := filepath.Rel(root, in.Path)
+			skipped = append(skipped, rel+": "+in.Skipped)
+		}
+		return true
+	})
+	wantSkipped := []string{"ext.jsonl: " + ReasonOutside, "extdir: " + ReasonOutside, "slash: " + ReasonOutside, "up: " + ReasonOutside}
+	if strings.Join(skipped, "\n") != strings.Join(wantSkipped, "\n") {
+		t.Errorf("skipped:\n%s\nwant:\n%s", strings.Join(skipped, "\n"), strings.Join(wantSkipped, "\n"))
 	}
 }

@@ -93,7 +93,7 @@ func genericRules() {
 		&Rule{
 			ID: "AL005", Name: "empty-payload", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{"*"},
-			Summary:     "validate was given an empty payload (only white space)",
+			Summary:     "validate was given an empty payload (only white space, after a byte-order mark if any)",
 			Source:      "CONTRACT.md section 2, as in the reference validators",
 			JSONSchema:  "not expressible in JSON Schema: a property of the input, not of a value",
 			ExampleKind: "operator/locks",
@@ -138,6 +138,15 @@ func genericRules() {
 				"with none of the kind's identifying keys; one finding for the file, whose records are not checked " +
 				"(exclude it or give it a kind: exclude / [kinds] in .agentlint.toml, or --kind)",
 			Source: "CONTRACT.md section 1 Detection (globs, sniffing keys); issue 11 item 3 (a decisions-*.jsonl that is no collector log)",
+		},
+		&Rule{
+			ID: "AL012", Name: "cue-engine-size", Code: envelope.MissingRequiredInput, Severity: envelope.SeverityError,
+			Kinds: []string{"*"},
+			Summary: "with --engine cue, a payload holding an object or array of more than 10,000 members or elements, or more " +
+				"than 100,000 in all, is not evaluated: the CUE evaluator's time grows with the square of an object's size " +
+				"(--engine fast checks it)",
+			Source:     "the README's Security section (bounded work on hostile input)",
+			JSONSchema: "not expressible in JSON Schema: a limit of one engine, not a property of the data",
 		},
 		&Rule{
 			ID: "AL010", Name: "missing-validator", Code: envelope.MissingValidator, Severity: envelope.SeverityError,

@@ -68,6 +68,8 @@ const (
 	evSubject
 	evMsgType
 	evReadAt
+	evProc
+	evAssignedWO
 )
 
 var vmEventFields = []Field{
@@ -91,6 +93,8 @@ var vmEventFields = []Field{
 	{"/data/subject", FieldString},
 	{"/data/message_type", FieldString},
 	{"/data/read_at", FieldTime},
+	{"/data/process_id", FieldString},
+	{"/data/assigned_work_order", FieldString},
 }
 
 // Fields of a work order (work_orders.jsonl).
@@ -196,7 +200,7 @@ func (c *vermasCheck) NewFile(file string, opts *Options) FileState { return vmN
 func (*vermasCheck) NewKindFile(file, kind string, _ *Options) FileState {
 	switch kind {
 	case vmKindEvent:
-		return &vmEvents{file: file, ids: newIDTable(), wos: newIDTable(), msgs: newIDTable(), in: interner{}}
+		return &vmEvents{file: file, ids: newIDTable(), wos: newIDTable(), msgs: newIDTable(), procs: newIDTable(), in: interner{}}
 	case vmKindWorkOrder:
 		return &vmWorkOrders{file: file, ids: newIDTable(), in: interner{}}
 	case vmKindMessage:
@@ -282,6 +286,7 @@ type vmEvents struct {
 	wo       []vmWO
 	msgs     *idTable // message id → index into sent
 	sent     []vmSent
+	procs    *idTable // process id → line of its process.created or verify.started
 	in       interner
 }
 
@@ -361,23 +366,74 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 	case "work_order.created":
 		s.created(rec, r)
 	case "work_order.updated", "work_order.status_changed", "work_order.assigned", "work_order.closed", "verify.started", "verify.verdict":
-		w := &v[evWO]
-		wo := s.wo4(w.Str)
-		if wo == nil {
-			s.reps.as(r, "VM110").Report(StreamFinding{Line: rec.Line, Column: w.Column, Pointer: "/data/work_order_id",
-				Reason: string(typ) + " for work order " + strconv.Quote(string(w.Str)) + ", which no earlier work_order.created of this log created",
-				Extra:  map[string]any{"work_order_id": string(w.Str)}})
-			return
+		if string(typ) == "verify.started" {
+			s.processCreated(rec) // the verification process it starts
 		}
-		s.apply(wo, string(typ), rec, r)
+		if wo := s.woRef(rec, r, evWO, "/data/work_order_id"); wo != nil {
+			s.apply(wo, string(typ), rec, r)
+		}
+	case "process.created":
+		s.processCreated(rec)
+		s.woRef(rec, r, evWO, "/data/work_order_id")
+	case "agent.working":
+		s.woRef(rec, r, evWO, "/data/work_order_id")
+	case "agent.started":
+		s.woRef(rec, r, evAssignedWO, "/data/assigned_work_order")
+	case "process.step_started", "process.step_completed", "process.completed":
+		// VM114: the process was created earlier in this log.
+		if p := &v[evProc]; p.Kind == ValueString {
+			if _, ok := s.procs.get(p.Str); !ok {
+				s.reps.as(r, "VM114").Report(StreamFinding{Line: rec.Line, Column: p.Column, Pointer: "/data/process_id",
+					Reason: string(typ) + " of process " + strconv.Quote(string(p.Str)) + ", which no earlier process.created or verify.started of this log created",
+					Extra:  map[string]any{"process_id": string(p.Str)}})
+			}
+		}
 	case "mail.sent":
 		s.mailSent(rec, true)
-	case "mail.read":
-		if m := s.sent4(v[evMsg].Str); m != nil {
-			t := &v[evReadAt]
-			m.readAt = append(m.readAt[:0], t.Str...)
-			m.readTime, m.readLine, m.readCol, m.readUnknown = t.Time, line, uint32(t.Column), false
+	case "mail.delivered", "mail.read":
+		m := &v[evMsg]
+		if m.Kind != ValueString {
+			return
 		}
+		sent := s.sent4(m.Str)
+		if sent == nil {
+			// VM113: the message was sent earlier in this log.
+			s.reps.as(r, "VM113").Report(StreamFinding{Line: rec.Line, Column: m.Column, Pointer: "/data/message_id",
+				Reason: string(typ) + " of message " + strconv.Quote(string(m.Str)) + ", which no earlier mail.sent of this log sent",
+				Extra:  map[string]any{"message_id": string(m.Str)}})
+			return
+		}
+		if string(typ) == "mail.read" {
+			t := &v[evReadAt]
+			sent.readAt = append(sent.readAt[:0], t.Str...)
+			sent.readTime, sent.readLine, sent.readCol, sent.readUnknown = t.Time, line, uint32(t.Column), false
+		}
+	}
+}
+
+// woRef returns the work order that the field at index i (pointer ptr) of
+// a valid event names, or reports VM110 and returns nil when no earlier
+// work_order.created of this log created it. A field that is not a string
+// names nothing (nil, no finding: per-record validation reports it).
+func (s *vmEvents) woRef(rec *StreamRecord, r *StreamReporter, i int, ptr string) *vmWO {
+	w := &rec.Values[i]
+	if w.Kind != ValueString {
+		return nil
+	}
+	wo := s.wo4(w.Str)
+	if wo == nil {
+		s.reps.as(r, "VM110").Report(StreamFinding{Line: rec.Line, Column: w.Column, Pointer: ptr,
+			Reason: string(rec.Values[evType].Str) + " for work order " + strconv.Quote(string(w.Str)) + ", which no earlier work_order.created of this log created",
+			Extra:  map[string]any{ptr[len("/data/"):]: string(w.Str)}})
+	}
+	return wo
+}
+
+// processCreated registers the process a process.created or verify.started
+// event (valid or not) creates.
+func (s *vmEvents) processCreated(rec *StreamRecord) {
+	if p := &rec.Values[evProc]; p.Kind == ValueString {
+		s.procs.add(p.Str, uint32(rec.Line))
 	}
 }
 
@@ -529,6 +585,8 @@ func (s *vmEvents) invalid(rec *StreamRecord) {
 		case "work_order.assigned":
 			wo.assigneeLine = 0
 		}
+	case typ == "process.created" || typ == "verify.started":
+		s.processCreated(rec)
 	case typ == "mail.sent":
 		s.mailSent(rec, false)
 	case typ == "mail.read":
@@ -853,6 +911,11 @@ const (
 	vmCreated = `{"work_order_id":"wo-abc123","title":"Implement feature X","issue_type":"feature","priority":2,"created_by":"ceo"}`
 	vmUpdated = `{"work_order_id":"wo-abc123","changes":{"priority":1}}`
 	vmStarted = `{"work_order_id":"wo-abc123","from_status":"open","to_status":"in_progress"}`
+
+	vmSentData    = `{"message_id":"msg-xyz789","from":"project-a/workers/slot0","to":"project-a/supervisor","subject":"WORKER_DONE","message_type":"WORKER_DONE"}`
+	vmRead        = `{"message_id":"msg-xyz789","reader":"project-a/supervisor","read_at":"2026-01-06T12:05:00.000Z"}`
+	vmProcCreated = `{"process_id":"proc-abc123","template":"worker-execute","work_order_id":"wo-abc123"}`
+	vmStepData    = `{"process_id":"proc-abc123","step_id":"implement"}`
 )
 
 // vmWorkOrderLine returns one line of work_orders.jsonl; deps are the
@@ -946,13 +1009,37 @@ func vermasStreamRules() {
 		},
 		&Rule{
 			ID: "VM110", Name: "work-order-never-created", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
-			Scope:       ScopeFile,
-			Kinds:       []string{vmKindEvent},
-			Summary:     "a work_order.* or verify.* event names a work order that no earlier work_order.created of the log created",
-			Source:      `seed 000 "Work Order Events", "Verification Events"; ISSUE 4 "VerMAS work-order history"`,
+			Scope: ScopeFile,
+			Kinds: []string{vmKindEvent},
+			Summary: "an event names a work order that no earlier work_order.created of the log created: work_order.* and verify.* " +
+				"(work_order_id), agent.working and process.created (work_order_id), agent.started (assigned_work_order)",
+			Source:      `seed 000 "Work Order Events", "Verification Events", "Agent Events", "Process Events"`,
 			ExampleKind: vmKindEvent,
 			examples: func() (string, string) {
 				return vmEv("a2", 1, "work_order.updated", "", vmUpdated), ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated)
+			},
+		},
+		&Rule{
+			ID: "VM113", Name: "message-never-sent", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope:       ScopeFile,
+			Kinds:       []string{vmKindEvent},
+			Summary:     "a mail.delivered or mail.read event names a message_id that no earlier mail.sent of the log sent",
+			Source:      `seed 000 "Mail Events" (mail.sent, mail.delivered, mail.read); LEDGER_INCONSISTENT (dangling references)`,
+			ExampleKind: vmKindEvent,
+			examples: func() (string, string) {
+				return vmEv("a2", 1, "mail.read", "", vmRead), vmEv("a1", 0, "mail.sent", "", vmSentData) + vmEv("a2", 1, "mail.read", "", vmRead)
+			},
+		},
+		&Rule{
+			ID: "VM114", Name: "process-never-created", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
+			Scope: ScopeFile,
+			Kinds: []string{vmKindEvent},
+			Summary: "a process.step_started, process.step_completed or process.completed event names a process_id that no earlier " +
+				"process.created (or verify.started, which starts a verification process) of the log created",
+			Source:      `seed 000 "Process Events", "Verification Events"; LEDGER_INCONSISTENT (dangling references)`,
+			ExampleKind: vmKindEvent,
+			examples: func() (string, string) {
+				return ev1 + vmEv("a2", 1, "process.step_started", "", vmStepData), ev1 + vmEv("a2", 1, "process.created", "", vmProcCreated) + vmEv("a3", 2, "process.step_started", "", vmStepData)
 			},
 		},
 		&Rule{
@@ -1012,7 +1099,7 @@ func vermasStreamRules() {
 			},
 		},
 	)
-	for _, id := range []string{"VM100", "VM101", "VM102", "VM103", "VM104", "VM105", "VM110", "VM111", "VM112", "VM120", "VM121", "VM122"} {
+	for _, id := range []string{"VM100", "VM101", "VM102", "VM103", "VM104", "VM105", "VM110", "VM111", "VM112", "VM113", "VM114", "VM120", "VM121", "VM122"} {
 		registerStream(id, theVermasCheck)
 	}
 }

@@ -68,7 +68,7 @@ func TestVermasCheckFields(t *testing.T) {
 			}
 		}
 	}
-	if n != 19 {
-		t.Errorf("%d VM1nn rules, want 19", n)
+	if n != 21 {
+		t.Errorf("%d VM1nn rules, want 21", n)
 	}
 }

@@ -235,7 +235,7 @@ func TestVermasRuleMetadata(t *testing.T) {
 			t.Errorf("%s: a warning needs a document or stream rule", r.ID)
 		}
 	}
-	if n != 26+19 {
-		t.Errorf("%d vermas rules, want 26 per record and 19 across records", n)
+	if n != 26+21 {
+		t.Errorf("%d vermas rules, want 26 per record and 21 across records", n)
 	}
 }

@@ -10,9 +10,8 @@ import (
 
 // Blocked and failed outcomes of a worklog (seed 001 "Artifact: Worklog
 // Entry": "blocked/failed outcomes MUST append a final entry with code and
-// next_step"; CONTRACT.md section 3, NON_COMPLIANT: "a worklog entry whose
-// result is blocked or failed without code and next_step"; issue 4,
-// Worklog).
+// next_step"; NON_COMPLIANT in the README's codes: "a worklog entry whose
+// result is blocked or failed without code and next_step").
 //
 // The outcome an entry records is its result when that is a task status of
 // seed 001 (todo, in_progress, blocked, done, failed, canceled), compared
@@ -23,11 +22,14 @@ import (
 //   - OP081 (per entry, also for `agentlint validate`): an entry whose result
 //     is blocked or failed carries a non-empty code and next_step.
 //   - OP082 (per worklog): when the worklog's last outcome is blocked or
-//     failed, its final entry carries a non-empty code and next_step, so a
-//     reader of the log's end knows why the task stopped and what comes
-//     next. Reported at the final entry, naming the outcome's line; not
-//     reported when the outcome is itself the final entry (OP081 covers it).
-//     The final entry is the file's last record, valid or not.
+//     failed, an entry carrying a non-empty code and next_step closes it:
+//     the outcome's own entry or one appended after it, so a reader knows
+//     why the task stopped and what comes next. Once the outcome is closed,
+//     more work may follow, whatever words its free-text results use.
+//     Reported at the final entry, naming the outcome's line, when no entry
+//     from the outcome on carries both; not reported when the outcome is
+//     itself the final entry (OP081 covers it). Entries after the outcome
+//     count valid or not.
 
 // worklogOutcome returns the task status an entry's result records, or "".
 func worklogOutcome(result string) string {
@@ -81,6 +83,7 @@ func (worklogFinal) NewFile(string, *Options) FileState { return &worklogFinalSt
 type worklogFinalState struct {
 	outcome     string // the last outcome of a valid entry
 	outcomeLine int
+	closed      bool   // an entry from the outcome on carries code and next_step
 	lastLine    int    // the last entry, valid or not
 	lastMissing string // what it lacks (missingCodeNext)
 }
@@ -91,8 +94,11 @@ func (s *worklogFinalState) Observe(rec *StreamRecord, _ *StreamReporter) {
 	s.lastMissing = missingCodeNext(valueString(code), valueString(next))
 	if rec.Valid {
 		if out := worklogOutcome(valueString(result)); out != "" {
-			s.outcome, s.outcomeLine = out, rec.Line
+			s.outcome, s.outcomeLine, s.closed = out, rec.Line, false
 		}
+	}
+	if s.lastMissing == "" {
+		s.closed = true
 	}
 }
 
@@ -108,7 +114,7 @@ func valueString(v *Value) string {
 }
 
 func (s *worklogFinalState) Finish(r *StreamReporter) {
-	if (s.outcome != "blocked" && s.outcome != "failed") || s.lastLine == s.outcomeLine || s.lastMissing == "" {
+	if (s.outcome != "blocked" && s.outcome != "failed") || s.lastLine == s.outcomeLine || s.closed {
 		return
 	}
 	r.Report(StreamFinding{
@@ -141,13 +147,14 @@ func worklogStreamRules() {
 		&Rule{
 			ID: "OP082", Name: "blocked-final-entry", Code: envelope.NonCompliant, Severity: envelope.SeverityError, Kinds: wl,
 			Scope:   ScopeFile,
-			Summary: "a worklog whose last outcome (a result that is a task status) is blocked or failed ends with an entry carrying code and next_step",
-			Source:  "seed 001 Artifact: Worklog Entry (blocked/failed outcomes MUST append a final entry with code and next_step); issue 4, Worklog",
-			// A heartbeat after the blocked entry: the log no longer ends
-			// with the code; the fix appends the final entry again.
+			Summary: "a worklog whose last outcome (a result that is a task status) is blocked or failed has an entry carrying code and next_step from that outcome on (the outcome's own or a later one); more work may follow it",
+			Source:  "seed 001 Artifact: Worklog Entry (blocked/failed outcomes MUST append a final entry with code and next_step)",
+			// A blocked entry without its code, then more work: nothing
+			// says why the task stopped; the fix appends an entry with
+			// code and next_step (work may go on after it).
 			ExampleKind: "operator/worklog",
 			examples: func() (string, string) {
-				return entry("05", "blocked", code) + "\n" + entry("10", "still waiting", ""), entry("05", "blocked", code) + "\n" + entry("10", "still waiting", "") + "\n" + entry("11", "blocked", code)
+				return entry("05", "blocked", "") + "\n" + entry("10", "still waiting", ""), entry("05", "blocked", "") + "\n" + entry("10", "still waiting", code) + "\n" + entry("11", "added 6 tests", "")
 			},
 		},
 	)

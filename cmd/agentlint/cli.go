@@ -30,12 +30,25 @@ const (
 type usageError struct {
 	Code   envelope.Code
 	Reason string
+	// File is the input the error is about (details.file), "" for none.
+	File string
 }
 
 func (e *usageError) Error() string { return e.Reason }
 
 func usagef(format string, args ...any) error {
 	return &usageError{Code: envelope.MissingRequiredInput, Reason: fmt.Sprintf(format, args...)}
+}
+
+// fileUsagef is usagef about one input file named on the command line
+// (missing, unreadable, undetectable): its envelope's details.file names it,
+// as the envelope of an unreadable file found by a walk does. Standard
+// input ("-") is not a file.
+func fileUsagef(file, format string, args ...any) error {
+	if file == "-" {
+		file = ""
+	}
+	return &usageError{Code: envelope.MissingRequiredInput, Reason: fmt.Sprintf(format, args...), File: file}
 }
 
 // exitStatus ends a command with an exit status whose output was already
@@ -127,7 +140,7 @@ func (a *app) run(args []string) int {
 		a.printUsageError(ue)
 	}
 	if err := a.closeOutputs(ue); err != nil {
-		fmt.Fprintf(a.stderr, "agentlint: %v\n", err)
+		fmt.Fprintf(a.stderr, "agentlint: %s\n", output.Clean(err.Error()))
 		status = exitUsage
 	}
 	return status

@@ -50,8 +50,3 @@ func (a *app) newCUEEngine() (lint.SchemaEngine, error) {
 	}
 	return nil, usagef("--engine cue: running %s: %v", path, err)
 }
-
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
-}

@@ -32,7 +32,9 @@ envelope per denied or warned record, then one summary envelope.
 Directories are walked depth first in name order. Skipped: .git, what
 .gitignore files ignore (nested ones included), the config's exclude globs,
 and directories already walked through a symbolic link. A dangling symbolic
-link is reported (exit 2) and the walk goes on.
+link is reported (exit 2) and the walk goes on. A walk never leaves the
+directory it was given: a symbolic link that points outside it is skipped
+(listed by --verbose); a path named on the command line is followed.
 
 A file's kind comes from --kind, the config's [kinds] globs, the built-in
 globs, then the first record of a .json or .jsonl file. When a directory is
@@ -265,11 +267,8 @@ func (a *app) lint(args []string) error {
 	if t, ok := p.(*tee); ok {
 		main = t.main
 	}
-	if err := closePrinter(main); err != nil {
-		return usagef("cannot write the output: %v", err)
-	}
-	if err := bw.Flush(); err != nil {
-		return usagef("cannot write the output: %v", err)
+	if err := a.finishRun(main, bw.Flush); err != nil {
+		return err
 	}
 	prog.Stop() // before the note, on the same terminal
 	if a.g.format == "text" {
@@ -372,11 +371,11 @@ func (a *app) resolveArgs(args []string, det *lint.Detector) ([]lintArg, error) 
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				if target, lerr := os.Readlink(arg); lerr == nil {
-					return nil, usagef("%s: dangling symbolic link (-> %s)", arg, target)
+					return nil, fileUsagef(arg, "%s: dangling symbolic link (-> %s)", arg, target)
 				}
-				return nil, usagef("%s: no such file or directory", arg)
+				return nil, fileUsagef(arg, "%s: no such file or directory", arg)
 			}
-			return nil, usagef("%s: %v", arg, unwrapPath(err))
+			return nil, fileUsagef(arg, "%s: %v", arg, unwrapPath(err))
 		}
 		if st.IsDir() {
 			out = append(out, lintArg{dir: arg})
@@ -384,7 +383,7 @@ func (a *app) resolveArgs(args []string, det *lint.Detector) ([]lintArg, error) 
 		}
 		f, err := os.Open(arg)
 		if err != nil {
-			return nil, usagef("%s: cannot read: %v", arg, unwrapPath(err))
+			return nil, fileUsagef(arg, "%s: cannot read: %v", arg, unwrapPath(err))
 		}
 		kind := det.ByName(arg)
 		if kind == nil && det.Sniffs(arg) {

@@ -60,6 +60,12 @@ func TestRealData(t *testing.T) {
 			agree++
 			continue
 		}
+		if strings.Contains(cols[len(cols)-1], referenceNote) && exit == 1 && code == "LEDGER_INCONSISTENT" && onlyReferenceRules(stdout.Bytes()) {
+			// The case's note allows it: a one-line excerpt names what
+			// no earlier event of it created.
+			agree++
+			continue
+		}
 		t.Errorf("%s --kind %s %s: exit %d code %s, want exit %d code %s (%s)\n%s%s",
 			cmd, kind, path, exit, code, wantExit, wantCode, cols[len(cols)-1], tail(stdout.String(), 3000), stderr.String())
 	}
@@ -70,6 +76,39 @@ func TestRealData(t *testing.T) {
 		t.Fatal("expect.tsv holds no case")
 	}
 	t.Logf("real data: agentlint agrees on %d/%d cases", agree, total)
+}
+
+// referenceNote marks the cases of expect.tsv whose one-line excerpt of a
+// log may be denied for its references alone (LEDGER_INCONSISTENT).
+const referenceNote = "stream rules may object to references that are not in this one-line file"
+
+// onlyReferenceRules reports whether every error of the JSON Lines output
+// is a dangling reference of a VerMAS event log (VM104 caused_by, VM110
+// work order, VM113 message, VM114 process).
+func onlyReferenceRules(out []byte) bool {
+	n := 0
+	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		var env struct {
+			Details struct {
+				Violations []struct{ Rule, Severity string } `json:"violations"`
+			} `json:"details"`
+		}
+		if json.Unmarshal(line, &env) != nil {
+			return false
+		}
+		for _, v := range env.Details.Violations {
+			if v.Severity != "error" {
+				continue
+			}
+			switch v.Rule {
+			case "VM104", "VM110", "VM113", "VM114":
+				n++
+			default:
+				return false
+			}
+		}
+	}
+	return n > 0
 }
 
 // lastCode returns the code of the last envelope of JSON Lines output.

@@ -75,10 +75,8 @@ func (a *app) replay(base, emit string, streams []string) error {
 		return err
 	}
 	if emit != "" {
-		for _, n := range names {
-			if n != "-" && sameFile(n, emit) {
-				return usagef("--emit-ledger %s is an input of the replay; inputs are never written: write elsewhere, then rename", emit)
-			}
+		if err := refuseInput("--emit-ledger "+emit, emit, names); err != nil {
+			return err
 		}
 	}
 	inputs := make([]replay.Input, len(names))
@@ -90,9 +88,9 @@ func (a *app) replay(base, emit string, streams []string) error {
 		f, err := os.Open(n)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return usagef("%s: no such file", n)
+				return fileUsagef(n, "%s: no such file", n)
 			}
-			return usagef("%s: cannot read: %v", n, unwrapPath(err))
+			return fileUsagef(n, "%s: cannot read: %v", n, unwrapPath(err))
 		}
 		defer f.Close()
 		inputs[i] = replay.Input{Name: n, R: f}
@@ -100,7 +98,7 @@ func (a *app) replay(base, emit string, streams []string) error {
 	res, err := replay.Run(inputs[0], inputs[1:], replay.Options{Options: opts, Engine: eng})
 	var ie *replay.InputError
 	if errors.As(err, &ie) {
-		return usagef("%s", ie.Error())
+		return fileUsagef(ie.Name, "%s", ie.Error())
 	}
 	if err != nil {
 		return err
@@ -113,16 +111,16 @@ func (a *app) replay(base, emit string, streams []string) error {
 		}
 		env.Details["emitted_ledger"] = emit
 	}
-	if err := printReplay(p, a.g.format, a.stdout, env); err != nil {
-		return err
-	}
-	if err := closePrinter(p); err != nil {
-		return err
-	}
 	for _, o := range a.outs {
 		if err := printReplay(o.p, o.format, o.bw, env); err != nil {
 			return err
 		}
+	}
+	if err := printReplay(p, a.g.format, a.stdout, env); err != nil {
+		return err
+	}
+	if err := a.finishRun(p, nil); err != nil {
+		return err
 	}
 	if !env.Allow {
 		return errDenied
@@ -155,16 +153,6 @@ func printReplay(p output.Printer, format string, w io.Writer, env envelope.Enve
 	if out, ok := d["emitted_ledger"].(string); ok {
 		line += "; ledger written to " + out
 	}
-	_, err := fmt.Fprintln(w, line)
+	_, err := fmt.Fprintln(w, output.Clean(line))
 	return err
-}
-
-// sameFile reports whether the paths name the same existing file.
-func sameFile(a, b string) bool {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
 }

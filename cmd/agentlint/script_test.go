@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -31,6 +33,16 @@ const statusFileEnv = "AGENTLINT_TEST_STATUS_FILE"
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"agentlint": func() {
+			if full := os.Getenv("AGENTLINT_TEST_OUTPUT_ENOSPC"); full != "" {
+				// A disk that is full for the --output files whose name
+				// holds the variable's value.
+				outputWriter = func(w io.Writer) io.Writer {
+					if f, ok := w.(interface{ Name() string }); ok && strings.Contains(filepath.Base(f.Name()), full) {
+						return enospcWriter{}
+					}
+					return w
+				}
+			}
 			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 			if f := os.Getenv(statusFileEnv); f != "" {
 				_ = os.WriteFile(f, []byte(strconv.Itoa(code)), 0o666)
@@ -100,6 +112,11 @@ func TestScript(t *testing.T) {
 		},
 	})
 }
+
+// enospcWriter fails every write as a full disk does.
+type enospcWriter struct{}
+
+func (enospcWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
 
 func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {

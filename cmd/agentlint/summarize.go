@@ -92,7 +92,7 @@ func (a *app) summarize(files []string, session, out string) error {
 	case len(sessions) == 0 && s.Denied() == 0:
 		return usagef("no ledger entries in %s", strings.Join(files, ", "))
 	}
-	if err := a.writeSummaries(sessions, out); err != nil {
+	if err := a.writeSummaries(sessions, out, files); err != nil {
 		return err
 	}
 	if s.Denied() > 0 {
@@ -108,20 +108,20 @@ func (a *app) summarizeFile(s *summarize.Summarizer, file string) error {
 		f, err := os.Open(file)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return usagef("%s: no such file", file)
+				return fileUsagef(file, "%s: no such file", file)
 			}
-			return usagef("%s: cannot read: %v", file, unwrapPath(err))
+			return fileUsagef(file, "%s: cannot read: %v", file, unwrapPath(err))
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return usagef("%s: is a directory; summarize takes ledger files (g/ledger/<agent>/YYYY-MM-DD.jsonl)", file)
+			return fileUsagef(file, "%s: is a directory; summarize takes ledger files (g/ledger/<agent>/YYYY-MM-DD.jsonl)", file)
 		}
 		r = f
 	}
 	err := s.Read(file, r)
 	var we *writeError
 	if err != nil && !errors.As(err, &we) {
-		return usagef("%s: cannot read: %v", file, unwrapPath(err))
+		return fileUsagef(file, "%s: cannot read: %v", file, unwrapPath(err))
 	}
 	return err
 }
@@ -130,15 +130,18 @@ func (a *app) summarizeFile(s *summarize.Summarizer, file string) error {
 // opposed to a failure to read a ledger.
 type writeError struct{ error }
 
-// writeSummaries prints the summaries on stdout, or writes them under out.
-func (a *app) writeSummaries(sessions []*summarize.Session, out string) error {
+// writeSummaries prints the summaries on stdout, or writes them under out;
+// inputs are the ledgers read, never written. A summary that cannot be
+// written (a file name longer than the file system allows) does not stop
+// the others: every failure is reported in the one usage error returned.
+func (a *app) writeSummaries(sessions []*summarize.Session, out string, inputs []string) error {
 	if out == "" {
 		return summarize.Write(a.stdout, sessions)
 	}
 	st, err := os.Stat(out)
 	isDir := err == nil && st.IsDir()
 	if len(sessions) == 1 && !isDir && !strings.HasSuffix(out, string(filepath.Separator)) {
-		return writeSummary(out, sessions[0])
+		return writeSummary(out, sessions[0], inputs)
 	}
 	if err == nil && !isDir {
 		return usagef("--out %s: %d sessions need a directory, and %s is a file (or pick one with --session)", out, len(sessions), out)
@@ -146,16 +149,24 @@ func (a *app) writeSummaries(sessions []*summarize.Session, out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return usagef("--out %s: %v", out, unwrapPath(err))
 	}
+	var failed []string
 	for _, ss := range sessions {
-		if err := writeSummary(filepath.Join(out, ss.FileName()), ss); err != nil {
-			return err
+		if err := writeSummary(filepath.Join(out, ss.FileName()), ss, inputs); err != nil {
+			failed = append(failed, err.Error())
 		}
+	}
+	if len(failed) > 0 {
+		return usagef("%s", strings.Join(failed, "; "))
 	}
 	return nil
 }
 
-// writeSummary writes one summary atomically (temporary file, rename).
-func writeSummary(path string, ss *summarize.Session) error {
+// writeSummary writes one summary atomically (temporary file, rename),
+// unless path is one of the inputs.
+func writeSummary(path string, ss *summarize.Session, inputs []string) error {
+	if err := refuseInput("--out "+path, path, inputs); err != nil {
+		return err
+	}
 	err := replay.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(ss.Markdown())
 		return err

@@ -33,3 +33,10 @@ func (a *app) loadConfig() (*lint.Config, error) {
 	}
 	return c, nil
 }
+
+// isExecutable reports whether p is a file with an execute bit (the
+// agentlint-cue and agentlint-serve binaries found next to agentlint).
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}

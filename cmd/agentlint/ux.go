@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/output"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -228,5 +229,5 @@ func (a *app) skipNote(skipped, files int) {
 
 // skippedLine prints one left-out input for --verbose.
 func (a *app) skippedLine(path, reason string) {
-	fmt.Fprintf(a.stderr, "agentlint: skipped %s: %s\n", path, strings.TrimSpace(reason))
+	fmt.Fprintf(a.stderr, "agentlint: skipped %s: %s\n", output.Clean(path), output.Clean(strings.TrimSpace(reason)))
 }

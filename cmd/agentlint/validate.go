@@ -59,26 +59,46 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing file, unknown kind).`,
 	return cmd
 }
 
-// readInput reads a named file or stdin ("-"); a missing or unreadable file
-// is a usage error.
+// maxPayload is the largest payload validate reads: lint.MaxLine (64 MiB),
+// the longest JSON Lines record lint reads. Tests lower it.
+var maxPayload int64 = lint.MaxLine
+
+// readInput reads a named file or stdin ("-"), at most maxPayload bytes; a
+// missing or unreadable file, or a payload larger than maxPayload (read no
+// further), is a usage error (exit 2, MISSING_REQUIRED_INPUT): the tool does
+// not judge what it did not read.
 func (a *app) readInput(file string) ([]byte, error) {
-	if file == "-" {
-		data, err := io.ReadAll(a.stdin)
+	var r io.Reader = a.stdin
+	if file != "-" {
+		f, err := os.Open(file)
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fileUsagef(file, "%s: no such file", file)
+			}
+			return nil, fileUsagef(file, "%s: cannot read: %v", file, unwrapPath(err))
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxPayload+1))
+	if err != nil {
+		if file == "-" {
 			return nil, usagef("cannot read standard input: %v", err)
 		}
-		return data, nil
+		return nil, fileUsagef(file, "%s: cannot read: %v", file, unwrapPath(err))
 	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, usagef("%s: no such file", file)
-		default:
-			return nil, usagef("%s: cannot read: %v", file, unwrapPath(err))
-		}
+	if int64(len(data)) > maxPayload {
+		return nil, fileUsagef(file, "%s: the payload is larger than %s, the most validate reads; split it (JSON Lines: agentlint lint streams files of any length)", file, sizeText(maxPayload))
 	}
 	return data, nil
+}
+
+// sizeText writes a byte count as MiB when it is a whole number of them.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func unwrapPath(err error) error {
@@ -111,7 +131,7 @@ func (a *app) resolveKind(file string, cfg *lint.Config, sniff bool, head func()
 }
 
 func undetectable(file string) error {
-	return usagef("%s: cannot determine the kind; name it with --kind (agentlint kinds lists them)", file)
+	return fileUsagef(file, "%s: cannot determine the kind; name it with --kind (agentlint kinds lists them)", file)
 }
 
 // detect resolves the kind of an input already read into data; an
@@ -166,7 +186,7 @@ func (a *app) validate(file string) error {
 		return err
 	}
 	kind, err := a.detect(file, data, cfg)
-	if err != nil && len(bytes.TrimSpace(data)) == 0 {
+	if err != nil && emptyPayload(data) {
 		// CONTRACT.md section 2: empty input to validate is SCHEMA_INVALID
 		// "empty payload" (exit 1) whatever its kind; the engine's AL005
 		// check does not need one.
@@ -198,15 +218,9 @@ func (a *app) validate(file string) error {
 			opts.Assignment = adoc
 		}
 	}
-	var vs []envelope.Violation
-	if trimmed := bytes.TrimSpace(data); kind.Format == lint.FormatJSONL && len(trimmed) > 0 && !jsontext.Value(trimmed).IsValid() {
-		// Not one JSON value (a record may also be pretty-printed): JSON Lines.
-		if vs, err = jsonLinesViolations(kind, file, data, opts, eng); err != nil {
-			return err
-		}
-	} else {
-		v := lint.NewValidator(opts, eng)
-		vs, _ = v.Document(kind.Name, file, data)
+	vs, err := payloadViolations(kind, file, data, opts, eng)
+	if err != nil {
+		return err
 	}
 	vs = append(append([]envelope.Violation(nil), vs...), pre...)
 	details := map[string]any{"file": file}
@@ -238,7 +252,29 @@ func (a *app) record(p output.Printer, env envelope.Envelope) error {
 			return err
 		}
 	}
-	return closePrinter(p)
+	return a.finishRun(p, nil)
+}
+
+// utf8BOM is the UTF-8 byte-order mark, skipped (with a warning) at the
+// start of a payload.
+var utf8BOM = []byte("\ufeff")
+
+// emptyPayload reports whether a payload holds nothing but a byte-order mark
+// and white space: `validate` reports it as SCHEMA_INVALID "empty payload"
+// (AL005), whatever its kind and engine.
+func emptyPayload(data []byte) bool {
+	return len(bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))) == 0
+}
+
+// payloadViolations checks one payload of kind: a JSON Lines kind whose
+// payload is not one JSON value (a record may also be pretty-printed) record
+// by record, anything else, an empty payload included, as one document.
+func payloadViolations(kind *lint.KindInfo, file string, data []byte, opts lint.Options, eng lint.SchemaEngine) ([]envelope.Violation, error) {
+	if body := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM)); kind.Format == lint.FormatJSONL && len(body) > 0 && !jsontext.Value(body).IsValid() {
+		return jsonLinesViolations(kind, file, data, opts, eng)
+	}
+	vs, _ := lint.NewValidator(opts, eng).Document(kind.Name, file, data)
+	return vs, nil
 }
 
 // jsonLinesViolations checks a JSON Lines payload of kind record by record,

@@ -261,6 +261,9 @@ func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envel
 	if len(parse) > 0 {
 		return parse
 	}
+	if vs := tooLarge(raw, line1); vs != nil {
+		return vs
+	}
 	expr, err := cuejson.Extract("payload.json", raw)
 	if err != nil {
 		return []envelope.Violation{{Rule: fast.RuleSyntax, Parse: true, Line: line1, Column: 1,

@@ -26,6 +26,7 @@ func (p *GitHub) Record(e envelope.Envelope) error {
 
 // AppendRecord implements Appender.
 func (p *GitHub) AppendRecord(dst []byte, e envelope.Envelope) []byte {
+	e = cleanEnvelopeWith(e, cleanLines)
 	file, _ := e.Details["file"].(string)
 	vs, _ := e.Details["violations"].([]envelope.Violation)
 	if len(vs) == 0 {
@@ -45,13 +46,20 @@ func (p *GitHub) AppendRecord(dst []byte, e envelope.Envelope) []byte {
 		if v.Pointer != "" {
 			msg += " [" + v.Pointer + "]"
 		}
-		dst = appendCommand(dst, level, file, v.Line, v.Column, v.Rule+" "+string(v.Code), msg)
+		f := file
+		if vf, ok := v.Extra["file"].(string); ok && vf != "" {
+			// A violation of a run over several files (replay: base
+			// ledger and streams) names its own.
+			f = vf
+		}
+		dst = appendCommand(dst, level, f, v.Line, v.Column, v.Rule+" "+string(v.Code), msg)
 	}
 	return dst
 }
 
 // Summary implements Printer.
 func (p *GitHub) Summary(e envelope.Envelope) error {
+	e = cleanEnvelopeWith(e, cleanLines)
 	level := "notice"
 	if !e.Allow {
 		level = "error"

@@ -179,7 +179,7 @@ func appendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
+			if b >= 0x20 && b != '"' && b != '\\' && b != 0x7f {
 				i++
 				continue
 			}
@@ -208,6 +208,13 @@ func appendString(dst []byte, s string) []byte {
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r >= 0x80 && r <= 0x9f { // C1 controls: escaped like C0
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xF])
 			i += size
 			start = i
 			continue

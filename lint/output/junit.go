@@ -59,6 +59,7 @@ func (p *JUnit) suite(path string) *junitSuite {
 
 // Record implements Printer.
 func (p *JUnit) Record(e envelope.Envelope) error {
+	e = cleanEnvelope(e)
 	file, _ := e.Details["file"].(string)
 	if file == "" {
 		file = p.Run.Command
@@ -98,6 +99,7 @@ func (p *JUnit) Summary(envelope.Envelope) error { return nil }
 
 // File implements FileObserver.
 func (p *JUnit) File(f FileInfo) {
+	f.Path = Clean(f.Path)
 	s := p.suite(f.Path)
 	s.info = &f
 	if s.kind == "" {
@@ -106,7 +108,10 @@ func (p *JUnit) File(f FileInfo) {
 }
 
 // Abort implements Aborter.
-func (p *JUnit) Abort(e envelope.Envelope) { p.abort = &e }
+func (p *JUnit) Abort(e envelope.Envelope) {
+	e = cleanEnvelope(e)
+	p.abort = &e
+}
 
 // each calls yield with the test cases of the suite in order: one for a
 // document; for a JSON Lines file the file-level case (line 0) if any, then

@@ -46,6 +46,7 @@ type mdFinding struct {
 
 // Record implements Printer.
 func (p *Markdown) Record(e envelope.Envelope) error {
+	e = cleanEnvelope(e)
 	p.verdicts++
 	if p.verdicts == 1 {
 		p.allow = true
@@ -93,6 +94,7 @@ func (p *Markdown) Record(e envelope.Envelope) error {
 
 // Summary implements Printer: the summary decides the verdict.
 func (p *Markdown) Summary(e envelope.Envelope) error {
+	e = cleanEnvelope(e)
 	p.verdicts++
 	p.allow, p.code, p.reason, p.summary = e.Allow, e.Code, e.Reason, e.Details
 	return nil
@@ -100,6 +102,7 @@ func (p *Markdown) Summary(e envelope.Envelope) error {
 
 // Abort implements Aborter.
 func (p *Markdown) Abort(e envelope.Envelope) {
+	e = cleanEnvelope(e)
 	p.aborted, p.allow, p.code, p.reason = true, false, e.Code, e.Reason
 }
 

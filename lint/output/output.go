@@ -6,6 +6,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -70,6 +71,10 @@ type FileInfo struct {
 	// file that are not records (blank, too long), in order.
 	Records   int
 	SkipLines []int
+	// Stat is the file as it was read (nil: standard input, a pipe): a
+	// format that reads the file again (SARIF's record hashes) checks it is
+	// still that file.
+	Stat fs.FileInfo
 }
 
 // RuleInfo is one rule of the registry as formats that list rules (SARIF)

@@ -1,11 +1,14 @@
 package output
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -47,7 +50,8 @@ type SARIF struct {
 	notes    []*sarif.Notification
 	failed   bool
 	summary  map[string]any
-	jsonl    map[string]bool // paths of JSON Lines files (FileObserver)
+	jsonl    map[string]bool        // paths of JSON Lines files (FileObserver)
+	stats    map[string]fs.FileInfo // each file as it was read (FileObserver)
 	ruleIdx  map[string]int
 	ruleList []RuleInfo
 	ruleSeen bool
@@ -125,6 +129,12 @@ func (p *SARIF) File(f FileInfo) {
 		p.jsonl = map[string]bool{}
 	}
 	p.jsonl[f.Path] = true
+	if f.Stat != nil {
+		if p.stats == nil {
+			p.stats = map[string]fs.FileInfo{}
+		}
+		p.stats[f.Path] = f.Stat
+	}
 }
 
 // Abort implements Aborter: the run could not do its job (exit 2).
@@ -285,10 +295,15 @@ func (p *SARIF) Close() error {
 	}
 	run.Invocations = []*sarif.Invocation{inv}
 	rep := &sarif.Report{Version: "2.1.0", Schema: SARIFSchemaURI, Runs: []*sarif.Run{run}}
-	enc := json.NewEncoder(p.W)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	if err := enc.Encode(rep); err != nil {
+		return err
+	}
+	_, err := p.W.Write(escapeJSONControls(buf.Bytes())) // DEL and C1 controls too
+	return err
 }
 
 // sarifVersion makes a version start with an integer, as SARIF consumers
@@ -339,8 +354,16 @@ func (p *SARIF) fingerprint() {
 		}
 	}
 	hashes := map[string]map[int]string{}
-	for path, ls := range lines {
-		hashes[path] = hashLines(path, ls)
+	for _, path := range sortedKeys(nil, lines) {
+		h, changed := hashLines(path, lines[path], p.stats[path])
+		if changed {
+			// Hashes of another content would be fingerprints of nothing
+			// that was linted: none, and the run did not do its job.
+			p.failed = true
+			p.notes = append(p.notes, p.notification(envelope.Envelope{Code: envelope.MissingRequiredInput,
+				Reason: path + ": the file changed during the run; its results carry no record hash: lint it again once nothing writes to it"}, path))
+		}
+		hashes[path] = h
 	}
 	seen := map[string]int{}
 	for i, k := range p.keys {
@@ -357,9 +380,18 @@ func (p *SARIF) fingerprint() {
 
 // hashLines returns the hex SHA-256 of the given 1-based lines of a file
 // (without "\n" or "\r\n"), reading it once, forward (fingerprint.Lines).
-func hashLines(path string, want []int) map[int]string {
+// was, when non-nil, is the file as it was linted: a file replaced, written
+// to or deleted since then is not read (changed true), so that no
+// fingerprint hashes other content than the findings were about.
+func hashLines(path string, want []int, was fs.FileInfo) (hashes map[int]string, changed bool) {
 	sort.Ints(want)
 	out := make(map[int]string, len(want))
+	if was != nil {
+		now, err := os.Stat(path)
+		if err != nil || !os.SameFile(was, now) || now.Size() != was.Size() || !now.ModTime().Equal(was.ModTime()) {
+			return out, true
+		}
+	}
 	var l fingerprint.Lines
 	defer l.Close()
 	for _, n := range want {
@@ -370,5 +402,5 @@ func hashLines(path string, want []int) map[int]string {
 			out[n] = h
 		}
 	}
-	return out
+	return out, false
 }

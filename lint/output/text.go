@@ -38,6 +38,7 @@ func (p *Text) Record(e envelope.Envelope) error {
 // AppendRecord implements Appender: one line per violation, or one line for
 // an envelope without violations (green when it allows, red otherwise).
 func (p *Text) AppendRecord(dst []byte, e envelope.Envelope) []byte {
+	e = cleanEnvelope(e)
 	file, _ := e.Details["file"].(string)
 	if file == "" {
 		file = "-"
@@ -86,6 +87,7 @@ func (p *Text) AppendRecord(dst []byte, e envelope.Envelope) []byte {
 
 // Summary implements Printer.
 func (p *Text) Summary(e envelope.Envelope) error {
+	e = cleanEnvelope(e)
 	d := e.Details
 	var parts []string
 	for _, k := range []string{"files", "records", "denied", "warnings", "skipped_files", "blank_lines", "unreadable_files", "older_findings", "baseline_absent"} {

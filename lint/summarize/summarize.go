@@ -23,6 +23,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/output"
 )
 
 // Kind is the kind every summarized line is validated as.
@@ -343,8 +344,10 @@ func writeEvent(b *bytes.Buffer, e Event) {
 
 var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\u2028", " ", "\u2029", " ")
 
-// oneLine keeps free text on its Markdown line.
-func oneLine(s string) string { return lineBreaks.Replace(s) }
+// oneLine keeps free text on its Markdown line, its other control
+// characters written as visible escapes (output.Clean): a summary printed
+// on a terminal cannot carry an escape sequence.
+func oneLine(s string) string { return output.Clean(lineBreaks.Replace(s)) }
 
 // codeSpan writes s as a CommonMark code span: delimited by one backtick
 // more than its longest run of backticks, padded with a space when it starts
