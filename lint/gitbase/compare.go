@@ -131,16 +131,10 @@ func terminated(cur io.Reader) (ok bool, next int, err error) {
 // "compare byte by byte"; r is then read partway. It reads at most size+2
 // bytes of r.
 func sameBlob(r io.Reader, oid string, size int64, buf []byte) (bool, error) {
-	var h hash.Hash
-	switch len(oid) {
-	case 2 * sha1.Size:
-		h = sha1.New()
-	case 2 * sha256.Size:
-		h = sha256.New()
-	default:
+	h := blobHash(oid, size)
+	if h == nil {
 		return false, nil
 	}
-	fmt.Fprintf(h, "blob %d\x00", size)
 	var last byte
 	for off := int64(0); off < size; {
 		n := int64(len(buf))
@@ -216,3 +210,20 @@ func discard(r io.Reader, n int64) error {
 }
 
 var errProtocol = errors.New("git cat-file: unexpected output")
+
+// blobHash returns git's object hash of a blob of size bytes, its header
+// "blob <size>\0" written, for an object id of oid's length (SHA-1, or
+// SHA-256 in a sha256 repository); nil for an id of another length.
+func blobHash(oid string, size int64) hash.Hash {
+	var h hash.Hash
+	switch len(oid) {
+	case 2 * sha1.Size:
+		h = sha1.New()
+	case 2 * sha256.Size:
+		h = sha256.New()
+	default:
+		return nil
+	}
+	fmt.Fprintf(h, "blob %d\x00", size)
+	return h
+}

@@ -2,11 +2,8 @@ package gitbase
 
 import (
 	"archive/tar"
-	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"io"
 	"os"
 	"os/exec"
@@ -74,16 +71,10 @@ func (b *Base) Identical(path string, v Version) (bool, error) {
 	if err != nil || fi.Size() != v.Size {
 		return false, err
 	}
-	var h hash.Hash
-	switch len(v.OID) {
-	case 2 * sha1.Size:
-		h = sha1.New()
-	case 2 * sha256.Size:
-		h = sha256.New()
-	default:
+	h := blobHash(v.OID, v.Size)
+	if h == nil {
 		return false, nil
 	}
-	fmt.Fprintf(h, "blob %d\x00", v.Size)
 	if _, err := io.CopyN(h, f, v.Size); err != nil {
 		return false, err
 	}
