@@ -44,7 +44,12 @@ func FuzzWalk(f *testing.F) {
 			p := filepath.Join(dir, names[int(ops[i+1])%len(names)]+string(rune('0'+i%10)))
 			switch ops[i] % 6 {
 			case 0:
-				_ = os.WriteFile(p, []byte("{}\n"), 0o644)
+				// A new file only: writing to a FIFO made earlier would
+				// block until a reader comes.
+				if f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+					_, _ = f.WriteString("{}\n")
+					f.Close()
+				}
 			case 1:
 				if os.Mkdir(p, 0o755) == nil {
 					dirs = append(dirs, p)
