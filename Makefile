@@ -10,7 +10,7 @@ LDFLAGS   := -s -w -X main.gitCommit=$(COMMIT)
 # default binary runs it for --engine cue (linking CUE costs ~3.5 ms of start-up).
 # CGO_ENABLED=0: a static binary; pflag links package net, which would
 # otherwise link libc and start every process through the dynamic loader
-# (~1 ms of a one-record `validate`, issue 12).
+# (~1 ms of a one-record `validate`).
 # bin/agentlint-serve is the same CLI with the HTTP server (lint/server and
 # the Prometheus client) linked in; `agentlint serve` hands over to it.
 build:

@@ -8,7 +8,7 @@ import (
 )
 
 // Append-only checks against a git revision (`agentlint lint --base REV`;
-// CONTRACT.md sections 3 and 6; rule AL020, lint/gitbase).
+// README, Codes and precedence; Usage; rule AL020, lint/gitbase).
 
 // bindRun replaces, in every stream plan, each check that depends on the
 // run (rules.RunBinder: AL020 and --base, the correlation groups of the

@@ -17,7 +17,7 @@ import (
 // ConfigName is the config file looked up from the working directory upward.
 const ConfigName = ".agentlint.toml"
 
-// Config is the parsed .agentlint.toml (CONTRACT.md section 6):
+// Config is the parsed .agentlint.toml (README, Usage):
 //
 //	strict = true
 //	exclude = ["vendor/**"]
@@ -47,7 +47,7 @@ type Config struct {
 // isNamespace and isEventType say what a declared namespace and event type
 // must look like: seed 000's event type grammar (which seed 004's fits in),
 // `^[a-z][a-z0-9_]*$` and `^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`. Written
-// out so that no regular expression is compiled at start-up (issue 12).
+// out so that no regular expression is compiled at start-up.
 func isNamespace(s string) bool {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return false

@@ -14,7 +14,7 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// peerCodes maps the reference validator's own codes to ours (issue 2).
+// peerCodes maps the reference validator's own codes to ours.
 var peerCodes = map[string]envelope.Code{
 	"R-WD-001": envelope.TaskTimeout,
 	"R-WD-002": envelope.SchemaInvalid,
@@ -80,7 +80,7 @@ func TestConformance(t *testing.T) {
 
 // TestHandoffTemplate: the reference ships a handoff template without a
 // verdict. Its dependencies and open_blockers name T-2, which is not in its
-// ledger: CONTRACT.md section 4 ("handoff ... must name tasks of the
+// ledger: README, Kinds ("handoff ... must name tasks of the
 // ledger") makes that LEDGER_INCONSISTENT.
 //
 // The template is testdata/agreement/peer-handoff-template.json, a copy of

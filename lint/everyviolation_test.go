@@ -17,7 +17,7 @@ import (
 // TestEveryViolationAlways: for every rule of the registry with a failing
 // example that is one record or document (stream rules have their own
 // tests), the example with an unrelated schema error added elsewhere in the
-// same record still reports the rule (issue 11 item 1; CONTRACT.md section
+// same record still reports the rule (README section
 // 2: details.violations lists every violation). The unrelated error is made
 // per kind from the example itself: each top-level member that the rule
 // neither reports at nor declares in Fields is given a value of the wrong
@@ -255,7 +255,7 @@ func describeVs(vs []envelope.Violation) string {
 
 // TestSecretOutranksSchemaFindings: a done result with an empty
 // acceptance_check (ACCEPTANCE_FAILED, found by the schema) and a secret in
-// notes_for_orchestrator is UNTRUSTED_CONTEXT_BLOCK (CONTRACT.md section 2
+// notes_for_orchestrator is UNTRUSTED_CONTEXT_BLOCK (README, Codes and precedence
 // precedence); with an ill-typed changes member as well it is SCHEMA_INVALID,
 // which ranks higher. Both list every violation.
 func TestSecretOutranksSchemaFindings(t *testing.T) {

@@ -18,8 +18,7 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-// Fuzz targets of the readers of untrusted bytes in package lint (issue 11,
-// "Readers under fuzzing"). Each checks invariants against a naive
+// Fuzz targets of the readers of untrusted bytes in package lint. Each checks invariants against a naive
 // reference, not only the absence of a panic. Seed corpora are in
 // testdata/fuzz/FuzzX/ (run by `go test`); `make fuzz` runs each target.
 

@@ -25,7 +25,7 @@ const (
 	FormatText  Format = "text"
 )
 
-// KindInfo describes one kind (CONTRACT.md section 1): its name, the seed it
+// KindInfo describes one kind (README, Kinds): its name, the seed it
 // comes from, its record unit, its built-in globs and the top-level keys that
 // sniffing looks for.
 type KindInfo struct {
@@ -38,7 +38,7 @@ type KindInfo struct {
 	OKReason string
 }
 
-// Kinds lists every kind agentlint validates, in CONTRACT.md order.
+// Kinds lists every kind agentlint validates, in README order.
 var Kinds = []*KindInfo{
 	{Name: "operator/assignment", Seed: "001", Format: FormatJSON, Sniff: "packet_type", OKReason: "assignment packet valid"},
 	{Name: "operator/orchestrator-output", Seed: "001", Format: FormatJSON, Sniff: "ledger_delta", OKReason: "orchestrator output valid"},
@@ -76,7 +76,7 @@ func Kind(name string) *KindInfo {
 }
 
 // GlobKind returns the kind whose built-in glob matches the slash-separated
-// path p (CONTRACT.md section 1, "Detection"), or nil. A glob `**/x` also
+// path p (README, Kinds, "Detection"), or nil. A glob `**/x` also
 // matches a relative path that starts with x.
 func GlobKind(p string) *KindInfo {
 	p = filepath.ToSlash(p)
@@ -99,7 +99,7 @@ func MatchGlob(pattern, p string) bool {
 }
 
 // identifyingKeys are, per JSON Lines kind, the top-level members that
-// identify its records: the sniffing keys of CONTRACT.md section 1, and for
+// identify its records: the sniffing keys of README, Kinds, and for
 // the kinds that are not sniffed the members their seed requires of every
 // record. A file that a glob gives the kind and whose first record is a JSON
 // object with none of them is plainly another format (rule AL011).
@@ -135,7 +135,7 @@ func OtherFormat(k *KindInfo, head []byte) bool {
 }
 
 // Sniff returns the kind named by the top-level keys of the first JSON object
-// in data (CONTRACT.md section 1, "Sniffing"), or nil. Only the first value is
+// in data (README, Kinds, "Sniffing"), or nil. Only the first value is
 // read; a syntax error ends sniffing with what was seen so far.
 func Sniff(data []byte) *KindInfo {
 	keys := topKeys(data)

@@ -122,7 +122,7 @@ type FileResult struct {
 
 // Lint lints inputs, in order, and returns the run's counts (the summary
 // envelope is Stats.Summary). It is the engine of `agentlint lint`
-// (CONTRACT.md sections 2 and 6):
+// (README, Codes and precedence; Usage):
 //
 //   - JSON Lines files are streamed: a reader cuts each file into chunks of
 //     whole lines, with a bounded number of buffers in flight, so memory is

@@ -8,7 +8,7 @@ import (
 )
 
 // Stats counts what a lint run saw: the details of the summary envelope
-// (CONTRACT.md section 2).
+// (README, Codes and precedence).
 type Stats struct {
 	// Files linted (skipped and unreadable ones excluded).
 	Files int
@@ -30,7 +30,7 @@ type Stats struct {
 	// Worst is the highest-precedence primary code among denied verdicts.
 	Worst envelope.Code
 	// Groups counts the distinct correlation groups of the run by group
-	// name (issue 4: correlation groups are reported in the summary):
+	// name (correlation groups are reported in the summary):
 	// "trace_id", the distinct correlation.trace_id values of the collector
 	// logs (counted by CL101's check). Set by Lint after the last file; nil
 	// when no log had one.
@@ -103,7 +103,7 @@ func (s *Stats) reset() {
 	*s = Stats{ByCode: byCode, ByRule: byRule}
 }
 
-// Summary returns the summary envelope (CONTRACT.md section 2): it allows
+// Summary returns the summary envelope (README, Codes and precedence): it allows
 // when no verdict denied and no input was unreadable; its code is the
 // highest-precedence primary code among the denying verdicts (OK if none);
 // its details count files, skipped_files, unreadable_files, records,

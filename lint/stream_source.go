@@ -12,7 +12,7 @@ import (
 // by its path: it opens the file again on first use (the reader has closed
 // its own handle by then) and reads single records at their offsets, for
 // the stream rules that confirm a possible repeat by reading the earlier
-// record (issue 12). The emitter closes it after the file's last record.
+// record. The emitter closes it after the file's last record.
 type fileSource struct {
 	path  string
 	f     *os.File

@@ -145,7 +145,7 @@ func (v *Validator) Enabled(id string) bool { return v.opts.Severity[id] != "off
 // otherwise). The slice is reused by the next call.
 //
 // Document rules run on every record that is well-formed JSON, whatever
-// the schema found (CONTRACT.md section 2: details.violations lists every
+// the schema found (README, Codes and precedence: details.violations lists every
 // violation, and the primary code follows the precedence): a secret in an
 // untrusted field is reported even when another field is ill-typed. The
 // rules read values with checked accessors and skip what has not the type
@@ -346,7 +346,7 @@ func dropOff(vs []envelope.Violation) []envelope.Violation {
 
 // Document validates a whole file's content as one payload of kind: a UTF-8
 // byte-order mark is skipped with a warning (AL006) and an empty payload is
-// AL005 (CONTRACT.md sections 2 and 4). A kind of format TOML or text (the
+// AL005 (README, Codes and precedence; Kinds). A kind of format TOML or text (the
 // vermas template and assignment) is converted into its JSON equivalent
 // first (formats.go): a TOML syntax error is VM030, a malformed assignment
 // line VM020, and the violations of the JSON text are reported at the

@@ -14,7 +14,7 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-// The VerMAS stream-rule benchmark (issue 4): a 1,000,000-line event log over
+// The VerMAS stream-rule benchmark: a 1,000,000-line event log over
 // about 10,000 work orders, generated once per process.
 const (
 	vmBenchLines      = 1_000_000

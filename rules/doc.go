@@ -95,7 +95,7 @@ func ExtendHint(family string) string {
 // Doc is one decoded JSON document (or JSON Lines record) of a known kind.
 // Value holds the decoded JSON: map[string]any, []any, string, float64, bool
 // or nil. Document rules run on every document that is well-formed JSON,
-// also when the schema rejected it (CONTRACT.md section 2: every violation
+// also when the schema rejected it (README, Codes and precedence: every violation
 // is reported), so they may not rely on types or on required members: read
 // values with the checked accessors (Obj, Arr, Str, v.(T) with ok) and skip
 // what is absent or has another type; the schema reports it.
@@ -113,15 +113,14 @@ type Doc struct {
 	InLog bool
 	// Flat, when set and Value is nil, holds the values a record's rules
 	// declared (Rule.Fields), found by the engine without decoding the
-	// record (issue 12: the hot path of large JSON Lines logs): DocStr reads
+	// record (the hot path of large JSON Lines logs): DocStr reads
 	// a string from them directly, and Root builds Value from them on first
 	// use. Set only for records that are valid JSON.
 	Flat []Flat
 
 	// ledger memoizes opReadLedger for the ledger array it was read from
 	// (ledgerOf, ledgerLen): the six reconcile rules of a document share
-	// one reading instead of building six maps of every task (issue 12:
-	// at 10,000 tasks the replayer's reconciliation allocated ~30 MB).
+	// one reading instead of building six maps of every task (at 10,000 tasks the replayer's reconciliation allocated ~30 MB).
 	ledger    *opLedger
 	ledgerOf  *any
 	ledgerLen int
@@ -241,7 +240,7 @@ func Str(m map[string]any, key string) string {
 
 // escapeToken writes the reference token t escaped (RFC 6901 section 3: "~"
 // as "~0", "/" as "~1") to b. (No strings.Replacer: one built at package
-// initialisation cost every process start, issue 12.)
+// initialisation cost every process start.)
 func escapeToken(b *strings.Builder, t string) {
 	for i := 0; i < len(t); i++ {
 		switch t[i] {

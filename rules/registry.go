@@ -26,7 +26,7 @@ type Rule struct {
 	// Name is a short kebab-case slug.
 	Name string
 	// Code is the primary code a violation of this rule carries
-	// (CONTRACT.md section 3). The config may change the severity, never the code.
+	// (README, Codes and precedence). The config may change the severity, never the code.
 	Code envelope.Code
 	// Severity is the default: error denies, warning only reports.
 	Severity envelope.Severity
@@ -38,7 +38,7 @@ type Rule struct {
 	Source string
 	// Scope, for a rule across records (a stream or tree rule), says over
 	// which records it decides and whether its verdict depends on which
-	// files were linted or in which order (issue 11 item 2: such a finding
+	// files were linted or in which order (such a finding
 	// is a warning or is resolved over the whole run); `agentlint explain`
 	// prints it. Empty for a rule on one record or document.
 	Scope string
@@ -47,7 +47,7 @@ type Rule struct {
 	// whose examples are built (from a base payload, by a helper) sets
 	// examples instead: Lookup and All fill Example and Fixed from it on
 	// first use, so that loading a group of rules builds no example (a
-	// one-record validate runs rules, it does not print them; issue 12).
+	// one-record validate runs rules, it does not print them).
 	ExampleKind string
 	Example     string
 	Fixed       string
@@ -123,7 +123,7 @@ const (
 // The registry is built on first use, one group of rules at a time: built
 // at package initialisation it cost every process start, a one-record
 // `agentlint validate` and `agentlint version` included, about a third of a
-// millisecond (issue 12). A group holds the rules of one ID prefix: AL (any
+// millisecond. A group holds the rules of one ID prefix: AL (any
 // kind) and one per family of kinds (CL collector, IL idle, LG ledger, OP
 // operator, VM vermas, RP the replayer), and a rule of a family's group
 // applies to that family's kinds only (register checks both). So ForKind
@@ -291,7 +291,7 @@ func Register(rs ...*Rule) {
 // register is Register within a change of the registry (regMu held). Field
 // pointers are checked by TestRegistryWellFormed, not here: parsing every
 // pointer of every rule cost a one-record `validate` a measurable share of
-// its start-up (issue 12).
+// its start-up.
 func register(rs ...*Rule) {
 	for _, r := range rs {
 		if r.ID == "" || next.rules[r.ID] != nil {

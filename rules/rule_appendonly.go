@@ -89,7 +89,7 @@ func appendOnlyRules() {
 		Kinds: AppendOnlyKinds,
 		Summary: "with --base REV, a JSON Lines log that existed at REV no longer starts with the bytes it had there (as committed or as checked out): " +
 			"a line was edited or removed, a line ending changed, or the file was truncated or deleted; only appending is allowed",
-		Source: "CONTRACT.md section 3 NON_COMPLIANT and section 6 --base; issue 4, Across files of one tree, Append-only; seed 001 Worklog Contract",
+		Source: "README, Codes and precedence (NON_COMPLIANT) and Usage (--base); seed 001 Worklog Contract",
 		// No Example/Fixed: the rule compares a file with its version in git
 		// (lint/gitbase), which a single document cannot show; lint/gitbase's
 		// tests and testdata/script/lint_base.txtar build the failing and

@@ -7,7 +7,7 @@ import (
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
 
-// Collector rules (seed 004 "JSONL Event System Specification", CONTRACT.md
+// Collector rules (seed 004 "JSONL Event System Specification", README
 // section 4 "collector"). CL001–CL007 are schema rules named by
 // cue/collector.cue; the rules below need the reference table of event types.
 
@@ -16,7 +16,7 @@ const collectorEvent = `{"version":"1.0.0","event_type":"lifecycle.started","tim
 
 // CollectorEventTypes maps each of the 26 known event types (the rows of
 // seed 004's "Complete Event Type Reference", whose heading says 22; the rows
-// win, CONTRACT.md section 4 "collector") to its legacy status equivalent,
+// win, README, Kinds "collector") to its legacy status equivalent,
 // "" where the table shows "-".
 var CollectorEventTypes = map[string]string{
 	"lifecycle.started":       "started",
@@ -90,7 +90,7 @@ func checkUnknownEventType(d *Doc, r *Reporter) {
 }
 
 // checkUnknownEventTypeStrict: ... and SCHEMA_INVALID (CL011) with --strict
-// (CONTRACT.md section 4, All families).
+// (README, Kinds, All families).
 func checkUnknownEventTypeStrict(d *Doc, r *Reporter) {
 	if d.Options != nil && d.Options.Strict {
 		unknownEventType(d, r)
@@ -129,13 +129,13 @@ func collectorRules() {
 		&Rule{
 			ID: "CL001", Name: "collector-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "version must be a string whose major version is 1 (fail closed on other majors, numbers and null)",
-			Source:      "seed 004 Schema Version; CONTRACT.md section 3, UNKNOWN_SCHEMA_VERSION",
+			Source:      "seed 004 Schema Version; README, Codes and precedence, UNKNOWN_SCHEMA_VERSION",
 			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"1.0.0"`, `"2.0.0"`), collectorEvent },
 		},
 		&Rule{
 			ID: "CL002", Name: "collector-version-format", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     `a major-1 version must match the seed's pattern ^\d+\.\d+\.\d+$ ("1.0" is malformed)`,
-			Source:      "seed 004 JSON Schema (version.pattern); CONTRACT.md section 3, UNKNOWN_SCHEMA_VERSION (a known major with a malformed rest)",
+			Source:      "seed 004 JSON Schema (version.pattern); README, Codes and precedence, UNKNOWN_SCHEMA_VERSION (a known major with a malformed rest)",
 			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"1.0.0"`, `"1.0"`), collectorEvent },
 		},
 		&Rule{
@@ -147,7 +147,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL004", Name: "collector-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "timestamp is an RFC 3339 date-time with an offset",
-			Source:      "seed 004 JSON Schema (timestamp format date-time); CONTRACT.md section 4, All families and collector",
+			Source:      "seed 004 JSON Schema (timestamp format date-time); README, Kinds, All families and collector",
 			ExampleKind: "collector/event", examples: func() (string, string) {
 				return ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13 20:45:00"`), collectorEvent
 			},
@@ -155,13 +155,13 @@ func collectorRules() {
 		&Rule{
 			ID: "CL005", Name: "collector-agent-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "agent_id is a string of at least one character",
-			Source:      "seed 004 JSON Schema (agent_id.minLength 1); CONTRACT.md section 3 (collector: only absence is MISSING_REQUIRED_INPUT)",
+			Source:      "seed 004 JSON Schema (agent_id.minLength 1); README, Codes and precedence (collector: only absence is MISSING_REQUIRED_INPUT)",
 			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"@backend-engineer"`, `""`), collectorEvent },
 		},
 		&Rule{
 			ID: "CL006", Name: "collector-event-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "event_id is a UUID in the 8-4-4-4-12 form",
-			Source:      "seed 004 JSON Schema (event_id format uuid); CONTRACT.md section 4, collector",
+			Source:      "seed 004 JSON Schema (event_id format uuid); README, Kinds, collector",
 			ExampleKind: "collector/event",
 			examples: func() (string, string) {
 				return ev(`"session_id"`, `"event_id":"550e8400e29b41d4a716446655440000","session_id"`), ev(`"session_id"`, `"event_id":"550e8400-e29b-41d4-a716-446655440000","session_id"`)
@@ -178,7 +178,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL010", Name: "unknown-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: cl,
 			Summary:     "event_type is in a known namespace but is not one of the 26 event types of seed 004 (with --strict: CL011)",
-			Source:      "seed 004 Complete Event Type Reference (26 rows); CONTRACT.md section 4, All families and collector",
+			Source:      "seed 004 Complete Event Type Reference (26 rows); README, Kinds, All families and collector",
 			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"lifecycle.started"`, `"lifecycle.paused"`), collectorEvent },
 			Check:   checkUnknownEventType,
 			InPlace: true,
@@ -187,7 +187,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL011", Name: "unknown-event-type-strict", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "with --strict, event_type must be one of the 26 event types of seed 004",
-			Source:      "seed 004 Complete Event Type Reference; CONTRACT.md section 4, All families (unknown event types: --strict makes them SCHEMA_INVALID)",
+			Source:      "seed 004 Complete Event Type Reference; README, Kinds, All families (unknown event types: --strict makes them SCHEMA_INVALID)",
 			ExampleKind: "collector/event", Options: []string{"--strict"},
 			examples: func() (string, string) { return ev(`"lifecycle.started"`, `"lifecycle.paused"`), collectorEvent },
 			Check:    checkUnknownEventTypeStrict,
@@ -197,7 +197,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL012", Name: "legacy-status", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: cl,
 			Summary:     "a legacy status must not contradict the event type's status equivalent",
-			Source:      "seed 004 Backward Compatibility and Complete Event Type Reference (Status Equivalent); CONTRACT.md section 4, collector",
+			Source:      "seed 004 Backward Compatibility and Complete Event Type Reference (Status Equivalent); README, Kinds, collector",
 			ExampleKind: "collector/event", examples: func() (string, string) {
 				return ev(`"source"`, `"status":"completed","source"`), ev(`"source"`, `"status":"started","source"`)
 			},
@@ -208,7 +208,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL013", Name: "collector-leap-second", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "a leap second in timestamp must fall at 23:59:60 UTC",
-			Source:      "seed 004 JSON Schema (format date-time, asserted); RFC 3339 section 5.7; CONTRACT.md section 4, collector",
+			Source:      "seed 004 JSON Schema (format date-time, asserted); RFC 3339 section 5.7; README, Kinds, collector",
 			ExampleKind: "collector/event", examples: func() (string, string) {
 				return ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13T20:45:60Z"`), ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-31T23:59:60Z"`)
 			},

@@ -141,7 +141,7 @@ func TestTraceGroups(t *testing.T) {
 
 // TestStreamRulesHaveScope: every rule with a stream check says in its
 // Scope (printed by `agentlint explain`) over which records it decides; a
-// run-wide rule is a warning (issue 11 item 2: a finding that depends on
+// run-wide rule is a warning (a finding that depends on
 // which files were linted is a warning or is resolved over the whole run).
 func TestStreamRulesHaveScope(t *testing.T) {
 	for _, r := range All() {

@@ -12,8 +12,7 @@ import (
 )
 
 // Stream rules of collector logs (seed 004 "JSONL Event System
-// Specification"; issue 4, "Within one log"; issue 11, "Cross-record rules
-// that match how logs are written"). Seed 004 "File Naming Convention"
+// Specification"), written to match how logs are written. Seed 004 "File Naming Convention"
 // names daily logs (events-{date}.jsonl) and per-agent logs
 // (events-{agent_id}-{date}.jsonl): one trace spans several files, and a
 // parent span is often in another agent's log or in yesterday's.
@@ -38,7 +37,7 @@ import (
 // its event_id and span_id when they are strings; only valid records are
 // checked for dangling parents and time order.
 //
-// Memory (issue 12): CL100 keeps 20 bytes a distinct UUID in an exact
+// Memory: CL100 keeps 20 bytes a distinct UUID in an exact
 // open-addressing table while its log is read; CL101 keeps each distinct
 // trace_id once and each span as a 12-byte entry for the whole run, plus
 // the references not yet resolved (rules/internal/idtab).
@@ -321,8 +320,7 @@ func (s *collectorDupIDState) Finish(r *StreamReporter) {
 // (RunBinder), it keeps the spans of every collector log of the run in one
 // spanRun, resolves each parent_span_id against all of them after the last
 // file (a TreeRule) and counts the run's distinct trace_id values, valid
-// records or not, for the summary's correlation_groups.trace_id (issue 4:
-// correlation groups are reported in the summary).
+// records or not, for the summary's correlation_groups.trace_id (correlation groups are reported in the summary).
 type collectorParentSpan struct {
 	run *spanRun // nil in the registered value
 }
@@ -708,7 +706,7 @@ func collectorStreamRules() {
 			ID: "CL100", Name: "duplicate-event-id", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: cl,
 			Scope:   ScopeFile + " A daily and a per-agent log may both record one event (seed 004 File Naming Convention), so event_ids of different logs are not compared.",
 			Summary: "an event_id appears once per collector log (UUIDs compared as 128-bit values); the finding names the line of the first occurrence",
-			Source:  "seed 004 Optional Fields (event_id: UUID for this event); issue 4, Duplicate ids; CONTRACT.md section 3, LEDGER_INCONSISTENT",
+			Source:  "seed 004 Optional Fields (event_id: UUID for this event); README, Codes and precedence, LEDGER_INCONSISTENT",
 			// The third event reuses the first one's id, in upper case.
 			ExampleKind: "collector/event",
 			examples: func() (string, string) {
@@ -720,7 +718,7 @@ func collectorStreamRules() {
 			Scope: "the run: every collector log linted together, before or after the child; decided after the last file. Whether a parent is found depends on which logs were linted (per-agent and daily logs share traces), so it is a warning.",
 			Summary: "correlation.parent_span_id names a span_id of the same trace_id in a collector log of the run, before or after the child " +
 				"(a span is not its own parent)",
-			Source:      "seed 004 Correlation Object, Multi-Agent Pipeline example and File Naming Convention; issue 4, References; issue 11 item 2; CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references across records)",
+			Source:      "seed 004 Correlation Object, Multi-Agent Pipeline example and File Naming Convention; README, Codes and precedence, LEDGER_INCONSISTENT (dangling references across records)",
 			ExampleKind: "collector/event",
 			examples: func() (string, string) {
 				return collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], `"parent_span_id":"span-001"`, `"parent_span_id":"span-000"`, 1), collectorTrace[0] + "\n" + collectorTrace[1]
@@ -730,7 +728,7 @@ func collectorStreamRules() {
 			ID: "CL102", Name: "collector-time-order", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityWarning, Kinds: cl,
 			Scope:       ScopeFile,
 			Summary:     "a collector event's timestamp is earlier than the previous event's of the same log (each log is append-only, in time order); both lines are named",
-			Source:      "seed 004 Overview (audit trails, one event per line); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
+			Source:      "seed 004 Overview (audit trails, one event per line); README, Codes and precedence, LEDGER_INCONSISTENT",
 			ExampleKind: "collector/event",
 			examples: func() (string, string) {
 				return collectorTrace[0] + "\n" + strings.Replace(collectorTrace[1], "2025-12-13T20:00:05.000Z", "2025-12-13T19:59:05.000Z", 1), collectorTrace[0] + "\n" + collectorTrace[1]

@@ -11,7 +11,7 @@ import (
 )
 
 // Stream rules of idle loop event logs (seed 002 "Event Schema (v0)";
-// issue 4, "Within one log"; CONTRACT.md section 3, INVALID_TRANSITION: "an
+// README, Codes and precedence, INVALID_TRANSITION: "an
 // idle run that goes on after its DONE/ABORT"). One log is one file.
 //
 // DONE and ABORT carry no run_id (seed 002 sections 4.2 and 4.3): they end
@@ -233,7 +233,7 @@ func idleStreamRules() {
 			ID: "IL100", Name: "state-after-end", Code: envelope.InvalidTransition, Severity: envelope.SeverityError, Kinds: il,
 			Scope:   ScopeFile,
 			Summary: "a STATE of a run that a DONE or ABORT already ended (DONE and ABORT end the run of the latest STATE before them in the log)",
-			Source:  "seed 002 sections 3 and 4 (DONE signals completion, ABORT cancellation; neither carries run_id); issue 4, idle; CONTRACT.md section 3, INVALID_TRANSITION",
+			Source:  "seed 002 sections 3 and 4 (DONE signals completion, ABORT cancellation; neither carries run_id); README, Codes and precedence, INVALID_TRANSITION",
 			// The examples are outside the TTL of --now: IL013 warns, as it should.
 			ExampleKind: "idle/event",
 			examples: func() (string, string) {
@@ -244,7 +244,7 @@ func idleStreamRules() {
 			ID: "IL101", Name: "frame-iter-order", Code: envelope.InvalidTransition, Severity: envelope.SeverityError, Kinds: il,
 			Scope:       ScopeFile,
 			Summary:     "within one run, a stack frame's iter is lower than in an earlier STATE of the run (iterations never go back)",
-			Source:      "seed 002 section 5 (iter: current iteration, 1-based); issue 4, idle; CONTRACT.md section 3, INVALID_TRANSITION",
+			Source:      "seed 002 section 5 (iter: current iteration, 1-based); README, Codes and precedence, INVALID_TRANSITION",
 			ExampleKind: "idle/event",
 			examples:    func() (string, string) { return state("3") + "\n" + state("2"), state("2") + "\n" + state("3") },
 		},

@@ -7,7 +7,7 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// Ledger rules (seed 003 "Agent Ledger Schema Reference", CONTRACT.md
+// Ledger rules (seed 003 "Agent Ledger Schema Reference", README
 // section 4 "ledger"). LG001–LG005 are schema rules named by cue/ledger.cue;
 // the rules below need two fields or the record's path.
 
@@ -20,7 +20,7 @@ const ledgerStatus = `{"agent":"cls","state":"idle","last_heartbeat":"2025-11-16
 // SplitSessionID splits a ledger session id YYYY-MM-DD_<agent>_NNN into its
 // date, agent and counter: the date is the first ten bytes, the counter the
 // text after the last "_", the agent what lies between (it may itself hold
-// "_"), as CONTRACT.md section 4 "ledger" says. ok is false when id is too
+// "_"), as README, Kinds "ledger" says. ok is false when id is too
 // short or lacks either separator; the parts are not validated (the schema,
 // cue/ledger.cue, checks the layout).
 func SplitSessionID(id string) (date, agent, counter string, ok bool) {
@@ -54,7 +54,7 @@ func ownerFolder(file, parent string, isBase func(string) bool) string {
 }
 
 // isDayFile reports whether base is YYYY-MM-DD.jsonl (digits only; the
-// built-in glob of ledger/entry, CONTRACT.md section 1).
+// built-in glob of ledger/entry, README, Kinds).
 func isDayFile(base string) bool {
 	if len(base) != len("2025-11-16.jsonl") || !strings.HasSuffix(base, ".jsonl") {
 		return false
@@ -142,7 +142,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG001", Name: "ledger-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "ts and last_heartbeat are RFC 3339 date-times with an offset (a naive timestamp is not accepted)",
-			Source:      "seed 003 Timestamp Format; CONTRACT.md section 4, ledger and All families",
+			Source:      "seed 003 Timestamp Format; README, Kinds, ledger and All families",
 			ExampleKind: "ledger/entry", examples: func() (string, string) {
 				return entry(`"2025-11-16T02:10:00+07:00"`, `"2025-11-16T02:10:00"`), ledgerEntry
 			},
@@ -156,7 +156,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG003", Name: "session-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "session_id is YYYY-MM-DD_<agent>_NNN: a calendar date, the agent alphabet, a three-digit counter",
-			Source:      "seed 003 Session ID Format; CONTRACT.md section 4, ledger",
+			Source:      "seed 003 Session ID Format; README, Kinds, ledger",
 			ExampleKind: "ledger/entry", examples: func() (string, string) { return entry(`"2025-11-16_cls_001"`, `"2025-11-16-cls-1"`), ledgerEntry },
 		},
 		&Rule{
@@ -174,7 +174,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG010", Name: "session-agent", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "the agent part of session_id must equal agent",
-			Source:      "seed 003 Session ID Format; CONTRACT.md section 4, ledger",
+			Source:      "seed 003 Session ID Format; README, Kinds, ledger",
 			ExampleKind: "ledger/entry", examples: func() (string, string) { return entry(`"2025-11-16_cls_001"`, `"2025-11-16_andy_001"`), ledgerEntry },
 			Check:  checkSessionAgent,
 			Fields: []string{"/agent", "/session_id"},
@@ -182,7 +182,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG011", Name: "session-date", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: []string{"ledger/entry"},
 			Summary:     "the date of session_id should equal the date of ts in ts's own offset",
-			Source:      "CONTRACT.md section 4, ledger",
+			Source:      "README, Kinds, ledger",
 			ExampleKind: "ledger/entry", examples: func() (string, string) {
 				return entry(`"2025-11-16T02:10:00+07:00"`, `"2025-11-17T02:10:00+07:00"`), ledgerEntry
 			},
@@ -192,7 +192,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG012", Name: "ledger-folder", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: []string{"ledger/entry"},
 			Summary:     "an entry of ledger/<agent>/YYYY-MM-DD.jsonl must have agent = <agent>",
-			Source:      "seed 003 File Pattern g/ledger/<agent>/YYYY-MM-DD.jsonl; CONTRACT.md sections 3 and 4, ledger",
+			Source:      "seed 003 File Pattern g/ledger/<agent>/YYYY-MM-DD.jsonl; README, Codes and precedence; Kinds, ledger",
 			ExampleKind: "ledger/entry", ExampleFile: "g/ledger/andy/2025-11-16.jsonl",
 			examples: func() (string, string) { return ledgerEntry, strings.ReplaceAll(ledgerEntry, "cls", "andy") },
 			Check:    checkEntryFolder,
@@ -201,7 +201,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG013", Name: "status-folder", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: []string{"ledger/status"},
 			Summary:     "agents/<agent>/status.json must have agent = <agent>",
-			Source:      "seed 003 File Pattern agents/<agent>/status.json; CONTRACT.md section 3, LEDGER_INCONSISTENT (a record vs its own file path)",
+			Source:      "seed 003 File Pattern agents/<agent>/status.json; README, Codes and precedence, LEDGER_INCONSISTENT (a record vs its own file path)",
 			ExampleKind: "ledger/status", ExampleFile: "agents/andy/status.json",
 			examples: func() (string, string) { return ledgerStatus, strings.ReplaceAll(ledgerStatus, "cls", "andy") },
 			Check:    checkStatusFolder,
@@ -209,7 +209,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG014", Name: "error-without-last-error", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: []string{"ledger/status"},
 			Summary:     `state "error" should come with a non-null last_error`,
-			Source:      "seed 003 Status File Validation 5 (should); CONTRACT.md section 4, ledger",
+			Source:      "seed 003 Status File Validation 5 (should); README, Kinds, ledger",
 			ExampleKind: "ledger/status", examples: func() (string, string) {
 				return status(`"idle"`, `"error"`), strings.Replace(status(`"idle"`, `"error"`), `"last_error":null`, `"last_error":"Task failed"`, 1)
 			},

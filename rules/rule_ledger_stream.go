@@ -8,8 +8,8 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// Stream rules of agent ledgers (seed 003 "Agent Ledger Schema Reference";
-// issue 4, Ordering): each ledger/<agent>/YYYY-MM-DD.jsonl file is one log,
+// Stream rules of agent ledgers (seed 003 "Agent Ledger Schema Reference",
+// Ordering): each ledger/<agent>/YYYY-MM-DD.jsonl file is one log,
 // checked on its own.
 //
 //   - LG100: ts never goes backwards (warning, both lines named).
@@ -101,7 +101,7 @@ func ledgerStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{"ledger/entry"},
 			Summary:     "a ledger entry's ts is earlier than the previous entry's (a ledger is append-only, in time order); both lines are named",
-			Source:      "seed 003 Ledger Entry Schema (JSONL, one file per agent and day); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
+			Source:      "seed 003 Ledger Entry Schema (JSONL, one file per agent and day); README, Codes and precedence, LEDGER_INCONSISTENT",
 			ExampleKind: "ledger/entry",
 			examples: func() (string, string) {
 				return entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001"), entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001")
@@ -112,7 +112,7 @@ func ledgerStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{"ledger/entry"},
 			Summary:     "the session counter NNN of session_id never goes back for one agent and date (an entry of session 001 after one of session 002)",
-			Source:      "seed 003 Session ID Format (counter 001, 002, ...); issue 4, Ordering; CONTRACT.md section 3, LEDGER_INCONSISTENT",
+			Source:      "seed 003 Session ID Format (counter 001, 002, ...); README, Codes and precedence, LEDGER_INCONSISTENT",
 			ExampleKind: "ledger/entry",
 			examples: func() (string, string) {
 				return entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_002") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_001"), entry("2025-11-16T02:10:00+07:00", "2025-11-16_cls_001") + "\n" + entry("2025-11-16T02:12:00+07:00", "2025-11-16_cls_002")

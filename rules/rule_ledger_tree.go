@@ -12,7 +12,7 @@ import (
 
 // LG102, across the files of one run (seed 003 "Status File Schema":
 // last_task_id is the agent's current or last task, session_id its current
-// session; issue 4, "Across files of one tree", Ledger; CONTRACT.md section
+// session; README section
 // 3, LEDGER_INCONSISTENT: dangling references across files):
 // agents/<agent>/status.json names in last_task_id a task_id and in
 // session_id a session_id that appear in that agent's ledger.
@@ -34,8 +34,8 @@ import (
 //     null last_task_id and session_id are not checked (they are optional).
 //   - Because the check runs only over a complete ledger folder, its
 //     verdict does not depend on which files were named: it stays an error
-//     (issue 11 item 2), and the pre-commit tree hook blocks a status file
-//     naming a task that no ledger entry holds (issue 9).
+//    , and the pre-commit tree hook blocks a status file
+//     naming a task that no ledger entry holds.
 //
 // Memory: the distinct task_id and session_id values of each agent's
 // ledger.
@@ -243,7 +243,7 @@ func ledgerTreeRules() {
 		Scope:       "the agent's whole ledger folder, decided after the last file, and only when the run walked every folder holding that agent's ledger files (agentlint lint DIR): when ledger files are named one by one (a pre-commit hook passing the changed files) the check is skipped, so the verdict never depends on which daily files were named.",
 		Kinds:       []string{"ledger/entry", "ledger/status"},
 		Summary:     "agents/<agent>/status.json names a last_task_id or session_id that no entry of that agent's ledger (ledger/<agent>/*.jsonl linted in the same run) has",
-		Source:      "seed 003 Status File Schema (last_task_id, session_id) and File Patterns; issue 4, Across files of one tree, Ledger; CONTRACT.md section 3, LEDGER_INCONSISTENT",
+		Source:      "seed 003 Status File Schema (last_task_id, session_id) and File Patterns; README, Codes and precedence, LEDGER_INCONSISTENT",
 		ExampleTree: "testdata/stream/ledger/LG102",
 	})
 	registerStream("LG102", theLedgerRefs)

@@ -10,7 +10,7 @@ import (
 )
 
 // Lock rules of the operator family (seed 001 "Identifier Rules": "resource
-// is a normalized path-like string"; CONTRACT.md section 4, operator, "Lock
+// is a normalized path-like string"; README, Kinds, operator, "Lock
 // resources", and section 3, LOCK_CONFLICT and SCOPE_VIOLATION).
 //
 // Every resource is normalized with lockpath.Normalize. A resource that does
@@ -283,7 +283,7 @@ func lockRules() {
 			ID: "OP030", Name: "lock-resource-empty", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       opLockKinds,
 			Summary:     "a lock resource (lock_scope, forbidden_scope, active_locks, locks) or change resource is empty after normalization",
-			Source:      `CONTRACT.md section 4, operator, "Lock resources" ("Empty after that: SCHEMA_INVALID")`,
+			Source:      `README, Kinds, operator, "Lock resources" ("Empty after that: SCHEMA_INVALID")`,
 			ExampleKind: "operator/assignment",
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["  "]`, 1), minimalAssignment
@@ -294,7 +294,7 @@ func lockRules() {
 			ID: "OP031", Name: "resource-escapes-root", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
 			Kinds:       opLockKinds,
 			Summary:     `a lock or change resource escapes the root: ".." is its first element after cleaning`,
-			Source:      `CONTRACT.md section 3, SCOPE_VIOLATION ("any resource that escapes the root"); section 4, operator, "Lock resources"`,
+			Source:      `README, Codes and precedence, SCOPE_VIOLATION ("any resource that escapes the root"); section 4, operator, "Lock resources"`,
 			ExampleKind: "operator/assignment",
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests/../../test_api.py"]`, 1), minimalAssignment
@@ -305,7 +305,7 @@ func lockRules() {
 			ID: "OP032", Name: "lock-scope-overlap", Code: envelope.LockConflict, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/assignment", "operator/handoff"},
 			Summary:     "two entries of one lock_scope overlap (equal, or one is a path prefix of the other)",
-			Source:      "CONTRACT.md section 3, LOCK_CONFLICT (\"two overlapping entries inside one lock_scope\")",
+			Source:      "README, Codes and precedence, LOCK_CONFLICT (\"two overlapping entries inside one lock_scope\")",
 			ExampleKind: "operator/assignment",
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests", "tests/test_api.py"]`, 1), minimalAssignment
@@ -316,7 +316,7 @@ func lockRules() {
 			ID: "OP033", Name: "forbidden-scope-overlap", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/assignment"},
 			Summary:     "a task.forbidden_scope entry overlaps a task.lock_scope entry",
-			Source:      "CONTRACT.md section 3, SCOPE_VIOLATION (\"forbidden_scope overlaps lock_scope\")",
+			Source:      "README, Codes and precedence, SCOPE_VIOLATION (\"forbidden_scope overlaps lock_scope\")",
 			ExampleKind: "operator/assignment",
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"forbidden_scope": ["src/"]`, `"forbidden_scope": ["src/", "tests/"]`, 1), minimalAssignment
@@ -327,7 +327,7 @@ func lockRules() {
 			ID: "OP034", Name: "active-lock-conflict", Code: envelope.LockConflict, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/assignment", "operator/orchestrator-output", "operator/handoff", "operator/locks", "operator/reconcile"},
 			Summary:     "a resource overlaps an active lock of another task (assignment: task.lock_scope vs active_locks; elsewhere: active locks of different tasks)",
-			Source:      `CONTRACT.md section 3, LOCK_CONFLICT; section 4, operator, "Lock resources" (locks of one task_id never conflict)`,
+			Source:      `README, Codes and precedence, LOCK_CONFLICT; section 4, operator, "Lock resources" (locks of one task_id never conflict)`,
 			ExampleKind: "operator/assignment",
 			examples: func() (string, string) {
 				return lockedTests, strings.Replace(lockedTests, `"resource": "tests/../tests", "active": true`, `"resource": "tests/../tests", "active": false`, 1)

@@ -8,7 +8,7 @@ import (
 )
 
 // Ledger reconciliation rules (seed 001 "Ledger Delta Application
-// Semantics", reconciliation requirement; CONTRACT.md section 4, operator,
+// Semantics", reconciliation requirement; README, Kinds, operator,
 // "handoff" and task state machine; section 3, LEDGER_INCONSISTENT and
 // DEPENDENCY_NOT_MET). They run on operator/reconcile (the input of the
 // reference reconciliation validator) and operator/handoff.
@@ -257,7 +257,7 @@ func reconcileRules() {
 			ID: "OP050", Name: "duplicate-task-id", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "two ledger rows have the same task_id",
-			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (duplicate ids)",
+			Source:      "README, Codes and precedence, LEDGER_INCONSISTENT (duplicate ids)",
 			ExampleKind: "operator/reconcile",
 			examples: func() (string, string) {
 				return opReconcileExample(t12Done+ledgerSep+t13Todo+ledgerSep+`{"task_id": "T-12", "status": "todo", "owner": ""}`, "", evts), opReconcileExample(t12Done+ledgerSep+t13Todo+ledgerSep+`{"task_id": "T-14", "status": "todo", "owner": ""}`, "", evts)
@@ -268,7 +268,7 @@ func reconcileRules() {
 			ID: "OP051", Name: "in-progress-without-owner", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "a ledger row is in_progress without an owner (absent or blank)",
-			Source:      "CONTRACT.md section 4, operator, task state machine (\"Entering in_progress needs ... an owner\")",
+			Source:      "README, Kinds, operator, task state machine (\"Entering in_progress needs ... an owner\")",
 			ExampleKind: "operator/reconcile",
 			examples: func() (string, string) {
 				return strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": " "`, 1), strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1)
@@ -279,7 +279,7 @@ func reconcileRules() {
 			ID: "OP052", Name: "unknown-dependency", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "a dependency (or, in a handoff, a dependencies/open_blockers/acceptance_targets/active_locks entry) names a task that is not in the ledger",
-			Source:      `CONTRACT.md section 4, operator, "handoff" (entries must name tasks of the ledger); section 3, LEDGER_INCONSISTENT (dangling references)`,
+			Source:      `README, Kinds, operator, "handoff" (entries must name tasks of the ledger); section 3, LEDGER_INCONSISTENT (dangling references)`,
 			ExampleKind: "operator/reconcile",
 			examples: func() (string, string) {
 				return strings.Replace(valid, `"dependencies": ["T-12"]`, `"dependencies": ["T-12", "T-11"]`, 1), valid
@@ -290,7 +290,7 @@ func reconcileRules() {
 			ID: "OP053", Name: "dependency-not-done", Code: envelope.DependencyNotMet, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "a task that is in_progress or done depends on a task that is not done",
-			Source:      "CONTRACT.md section 4, operator, task state machine (\"Entering in_progress needs every dependency done\"); section 3, DEPENDENCY_NOT_MET",
+			Source:      "README, Kinds, operator, task state machine (\"Entering in_progress needs every dependency done\"); section 3, DEPENDENCY_NOT_MET",
 			ExampleKind: "operator/reconcile",
 			examples: func() (string, string) {
 				return strings.Replace(strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1),
@@ -302,7 +302,7 @@ func reconcileRules() {
 			ID: "OP054", Name: "terminal-task-holds-lock", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "an active lock belongs to a task that is done, failed or canceled",
-			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (terminal task holding a lock)",
+			Source:      "README, Codes and precedence, LEDGER_INCONSISTENT (terminal task holding a lock)",
 			ExampleKind: "operator/reconcile",
 			examples: func() (string, string) {
 				return opReconcileExample(t12Done+ledgerSep+t13Todo, `{"task_id": "T-12", "resource": "tests/test_api.py", "active": true}`, evts), opReconcileExample(t12Done+ledgerSep+t13Todo, `{"task_id": "T-12", "resource": "tests/test_api.py", "active": false}`, evts)
@@ -313,7 +313,7 @@ func reconcileRules() {
 			ID: "OP055", Name: "unknown-event-task", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/reconcile"},
 			Summary:     "an event names a task that is not in the ledger",
-			Source:      "CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)",
+			Source:      "README, Codes and precedence, LEDGER_INCONSISTENT (dangling references)",
 			ExampleKind: "operator/reconcile",
 			examples: func() (string, string) {
 				return strings.Replace(valid, `{"task_id": "T-13", "event_type": "created"}`, `{"task_id": "T-14", "event_type": "created"}`, 1), valid

@@ -7,7 +7,7 @@ import (
 )
 
 // Rules of the ledger-delta replayer (`agentlint replay`, package
-// lint/replay; CONTRACT.md section 5, seed 001 "Ledger Delta Application
+// lint/replay; README, Replaying ledger deltas, seed 001 "Ledger Delta Application
 // Semantics"). They are not document rules (Check is nil): the replayer
 // reports them while it applies streams of deltas to a ledger. Besides
 // these, a replay reports the reconciliation rules OP050-OP054 and the
@@ -40,8 +40,8 @@ func replayRules() {
   {"task_id": "T-2", "status": "todo", "owner": "", "dependencies": ["T-1"]}
 ]`
 		start   = `{"task_id": "T-2", "status": "in_progress", "owner": "agent-2", "reason": "assigned", "delta_id": "d-1"}`
-		src     = `CONTRACT.md section 5; seed 001 "Ledger Delta Application Semantics"`
-		machine = `CONTRACT.md section 4, operator, "Task state machine"; section 5 ("every applied delta is checked against the state machine")`
+		src     = `README, Replaying ledger deltas; seed 001 "Ledger Delta Application Semantics"`
+		machine = `README, Kinds, operator, "Task state machine"; section 5 ("every applied delta is checked against the state machine")`
 	)
 	ex := func(stream string) string { return ReplayExample("base.json", base, "stream.jsonl", stream) }
 	kinds := []string{ReplayKind}
@@ -60,7 +60,7 @@ func replayRules() {
 			ID: "RP002", Name: "delta-id-reused", Code: envelope.ConcurrencyConflict, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "a delta_id comes back with different content (D2): earlier in its stream or recorded as applied in BASE (the delta is rejected), or in another stream",
-			Source:      src + " D2; CONTRACT.md section 3, CONCURRENCY_CONFLICT (one delta_id reused with different content)",
+			Source:      src + " D2; README, Codes and precedence, CONCURRENCY_CONFLICT (one delta_id reused with different content)",
 			ExampleKind: ReplayKind,
 			examples: func() (string, string) {
 				return ex(start + "\n" + strings.Replace(start, `"assigned"`, `"reassigned"`, 1)), ex(start + "\n" + start)

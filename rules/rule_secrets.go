@@ -12,7 +12,7 @@ import (
 )
 
 // Untrusted-data rules of the operator family (seed 001 "Data Trust
-// Classification"; CONTRACT.md section 3, UNTRUSTED_CONTEXT_BLOCK).
+// Classification"; README, Codes and precedence, UNTRUSTED_CONTEXT_BLOCK).
 
 // opText is one untrusted string field of a document.
 type opText struct {
@@ -25,7 +25,7 @@ type opText struct {
 
 // opUntrusted returns the untrusted string fields of d in a fixed order.
 // criteria adds task.acceptance_criteria[] (untrusted, but not among the
-// fields CONTRACT.md section 3 scans for secrets).
+// fields README, Codes and precedence scans for secrets).
 // out is where the fields are appended (a caller's buffer: no allocation
 // for a worklog entry).
 func opUntrusted(d *Doc, criteria bool, out []opText) []opText {
@@ -87,7 +87,7 @@ func checkSecretMaterial(d *Doc, r *Reporter) {
 }
 
 // opControlKeys are the control-plane keys an untrusted string must not
-// carry as a JSON object (CONTRACT.md section 3, UNTRUSTED_CONTEXT_BLOCK),
+// carry as a JSON object (README, Codes and precedence, UNTRUSTED_CONTEXT_BLOCK),
 // sorted.
 var opControlKeys = []string{
 	"active_locks", "allow", "assignments", "code", "ledger_delta", "packet_type",
@@ -135,7 +135,7 @@ func secretRules() {
 			ID: "OP040", Name: "secret-material", Code: envelope.UntrustedContextBlock, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/result", "operator/worklog", "operator/assignment"},
 			Summary:     "secret material (API keys, tokens, private keys, JWTs, password assignments) in notes_for_orchestrator, worklog decision/result or context_package[].value",
-			Source:      `seed 001 "Envelope: Subagent Result" (scrubbed for secrets), "Artifact: Worklog Entry"; CONTRACT.md section 3, UNTRUSTED_CONTEXT_BLOCK; section 4, operator, "Secrets"`,
+			Source:      `seed 001 "Envelope: Subagent Result" (scrubbed for secrets), "Artifact: Worklog Entry"; README, Codes and precedence, UNTRUSTED_CONTEXT_BLOCK; section 4, operator, "Secrets"`,
 			ExampleKind: "operator/result",
 			examples: func() (string, string) {
 				return strings.Replace(minimalResult, `["No conflicts, ready for merge"]`,
@@ -150,7 +150,7 @@ func secretRules() {
 			ID: "OP041", Name: "control-plane-injection", Code: envelope.UntrustedContextBlock, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/assignment", "operator/result", "operator/worklog"},
 			Summary:     "an untrusted string (acceptance_criteria[], context_package[].value, notes_for_orchestrator[], worklog decision/result) is a JSON object with control-plane keys",
-			Source:      `seed 001 "Data Trust Classification"; CONTRACT.md section 3, UNTRUSTED_CONTEXT_BLOCK`,
+			Source:      `seed 001 "Data Trust Classification"; README, Codes and precedence, UNTRUSTED_CONTEXT_BLOCK`,
 			ExampleKind: "operator/assignment",
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `{"kind": "constraint", "value": "Do not edit src/api.py"}`,

@@ -10,7 +10,7 @@ import (
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
 
-// Rules of the vermas family (seed 000 "VerMAS Data Schemas", CONTRACT.md
+// Rules of the vermas family (seed 000 "VerMAS Data Schemas", README
 // section 4 "vermas"). The per-record constraints CUE can say are in
 // cue/vermas.cue and name the schema rules registered here; the document
 // rules below say the rest. Checks across records or files (duplicate ids,
@@ -28,7 +28,7 @@ const (
 // VermasEventTypes are the event types of seed 000 "Event Types", the
 // types whose data cue/vermas.cue types (a test keeps both lists equal).
 // Another type is unknown: a warning (VM003), SCHEMA_INVALID with --strict
-// (VM004), CONTRACT.md section 4 "All families".
+// (VM004), README, Kinds "All families".
 var VermasEventTypes = []string{
 	"work_order.created", "work_order.updated", "work_order.status_changed", "work_order.assigned", "work_order.closed",
 	"mail.sent", "mail.delivered", "mail.read",
@@ -39,7 +39,7 @@ var VermasEventTypes = []string{
 
 // VermasTimestamps lists, per vermas kind, the date-time fields whose value
 // should carry milliseconds (seed 000 "ISO 8601 with milliseconds";
-// CONTRACT.md section 4: without them, a warning), as JSON Pointers where
+// README, Kinds: without them, a warning), as JSON Pointers where
 // "*" stands for every array element. An event's data fields are keyed
 // "event_type:pointer": they apply to that event type only. A test keeps the
 // list equal to the #DateTime fields of cue/vermas.cue.
@@ -444,7 +444,7 @@ func vermasRules() {
 			ID: "VM001", Name: "event-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent},
 			Summary:     "event_id (and caused_by, which names an event) must match ^evt-[A-Za-z0-9]+$",
-			Source:      `seed 000 "Base Event"; CONTRACT.md section 4, vermas "Ids"`,
+			Source:      `seed 000 "Base Event"; README, Kinds, vermas "Ids"`,
 			ExampleKind: kEvent,
 			examples: func() (string, string) {
 				return vermasRepl(vermasEvent, `"evt-abc123def456"`, `"evt_abc123def456"`), vermasEvent
@@ -464,7 +464,7 @@ func vermasRules() {
 			ID: "VM010", Name: "work-order-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent, kWO, kProc},
 			Summary:     "a work order id must match ^[a-z][a-z0-9]*-[A-Za-z0-9]+(\\.[0-9]+)*$ (wo-{hash}, wo-{hash}.{n}); a prefix other than wo is allowed per record, routes.jsonl is checked across files",
-			Source:      `seed 000 "Work Order Schema" (id); CONTRACT.md section 4, vermas "Ids"`,
+			Source:      `seed 000 "Work Order Schema" (id); README, Kinds, vermas "Ids"`,
 			ExampleKind: kWO,
 			examples: func() (string, string) {
 				return vermasRepl(vermasWorkOrder, `"id":"wo-abc123"`, `"id":"WO_abc123"`), vermasWorkOrder
@@ -474,7 +474,7 @@ func vermasRules() {
 			ID: "VM011", Name: "work-order-title", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent, kWO},
 			Summary:     "a work order title has 1 to 100 characters (Unicode code points)",
-			Source:      `seed 000 "Field Definitions" (title: max 100 chars); CONTRACT.md section 4 (code points)`,
+			Source:      `seed 000 "Field Definitions" (title: max 100 chars); README, Kinds (code points)`,
 			ExampleKind: kWO,
 			examples: func() (string, string) {
 				return vermasRepl(vermasWorkOrder, `"Implement feature X"`, `"`+strings.Repeat("é", 101)+`"`), vermasWorkOrder
@@ -494,7 +494,7 @@ func vermasRules() {
 			ID: "VM013", Name: "message-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent, kMsg},
 			Summary:     "a message id must match ^msg-[A-Za-z0-9]+$",
-			Source:      `seed 000 "Message Schema" (msg-{random}); CONTRACT.md section 4, vermas "Ids"`,
+			Source:      `seed 000 "Message Schema" (msg-{random}); README, Kinds, vermas "Ids"`,
 			ExampleKind: kMsg,
 			examples: func() (string, string) {
 				return vermasRepl(vermasMessage, `"msg-xyz789"`, `"message-xyz789"`), vermasMessage
@@ -504,7 +504,7 @@ func vermasRules() {
 			ID: "VM014", Name: "process-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent, kProc},
 			Summary:     "a process id must match ^proc-[A-Za-z0-9-]+$",
-			Source:      `seed 000 "Process Schema"; CONTRACT.md section 4, vermas "Ids"`,
+			Source:      `seed 000 "Process Schema"; README, Kinds, vermas "Ids"`,
 			ExampleKind: kProc,
 			examples: func() (string, string) {
 				return vermasRepl(vermasProcess, `"proc-abc123"`, `"process/abc123"`), vermasProcess
@@ -514,7 +514,7 @@ func vermasRules() {
 			ID: "VM015", Name: "verdict-pass-with-failures", Code: envelope.AcceptanceFailed, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent},
 			Summary:     "a verify.verdict PASS must have criteria_failed 0",
-			Source:      `seed 000 "Verification Events"; CONTRACT.md section 3, ACCEPTANCE_FAILED`,
+			Source:      `seed 000 "Verification Events"; README, Codes and precedence, ACCEPTANCE_FAILED`,
 			ExampleKind: kEvent,
 			examples: func() (string, string) {
 				return vermasRepl(verdict, `"criteria_failed":0`, `"criteria_failed":2`), verdict
@@ -533,7 +533,7 @@ func vermasRules() {
 			ID: "VM022", Name: "assignment-reference", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kAssign},
 			Summary:     "an assignment's reference is an id of its type: a work order id, msg-… or proc-…",
-			Source:      `seed 000 "Assignment Types"; CONTRACT.md section 4, vermas "Ids"`,
+			Source:      `seed 000 "Assignment Types"; README, Kinds, vermas "Ids"`,
 			ExampleKind: kAssign,
 			Example:     "mail:wo-abc123\n",
 			Fixed:       "mail:msg-xyz789\n",
@@ -542,7 +542,7 @@ func vermasRules() {
 			ID: "VM031", Name: "template-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError,
 			Kinds:       []string{kTmpl},
 			Summary:     "a template's version must be the integer 1 (another value or type fails closed)",
-			Source:      `seed 000 "Template Fields"; CONTRACT.md sections 3 (UNKNOWN_SCHEMA_VERSION) and 4, vermas`,
+			Source:      `seed 000 "Template Fields"; README, Codes and precedence (UNKNOWN_SCHEMA_VERSION) and 4, vermas`,
 			ExampleKind: kTmpl,
 			examples: func() (string, string) {
 				return vermasRepl(vermasTemplate, "version = 1", "version = 2"), vermasTemplate
@@ -552,7 +552,7 @@ func vermasRules() {
 			ID: "VM032", Name: "template-steps", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kTmpl},
 			Summary:     "a template has at least one step, each a table",
-			Source:      `seed 000 "Template Fields"; CONTRACT.md section 4, vermas`,
+			Source:      `seed 000 "Template Fields"; README, Kinds, vermas`,
 			ExampleKind: kTmpl,
 			Example:     "template = \"empty\"\ndescription = \"Nothing to do\"\nversion = 1\nsteps = []\n",
 			Fixed:       vermasTemplate,
@@ -561,7 +561,7 @@ func vermasRules() {
 			ID: "VM050", Name: "route-prefix", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kRoute},
 			Summary:     "a route prefix is a work order id prefix: a lowercase letter, then lowercase letters and digits",
-			Source:      `seed 000 "Route Schema"; CONTRACT.md section 4, vermas "Ids"`,
+			Source:      `seed 000 "Route Schema"; README, Kinds, vermas "Ids"`,
 			ExampleKind: kRoute,
 			Example:     `{"prefix": "wo-", "path": "/path/to/project-a/.work", "factory": "project-a"}`,
 			Fixed:       `{"prefix": "wo", "path": "/path/to/project-a/.work", "factory": "project-a"}`,
@@ -602,7 +602,7 @@ func vermasRules() {
 			ID: "VM002", Name: "event-id-length", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
 			Kinds:       []string{kEvent},
 			Summary:     "event_id should have 12 characters after evt- (evt-{random12})",
-			Source:      `seed 000 "Base Event"; CONTRACT.md section 4, vermas "Ids"`,
+			Source:      `seed 000 "Base Event"; README, Kinds, vermas "Ids"`,
 			ExampleKind: kEvent,
 			examples: func() (string, string) {
 				return vermasRepl(vermasEvent, `"evt-abc123def456"`, `"evt-abc123"`), vermasEvent
@@ -614,7 +614,7 @@ func vermasRules() {
 			ID: "VM003", Name: "unknown-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
 			Kinds:       []string{kEvent},
 			Summary:     "event_type is not one of the 19 types of seed 000 (with --strict: VM004)",
-			Source:      `seed 000 "Event Types"; CONTRACT.md section 4, All families`,
+			Source:      `seed 000 "Event Types"; README, Kinds, All families`,
 			ExampleKind: kEvent,
 			examples: func() (string, string) {
 				return vermasEventOf("work_order.archived", `{"work_order_id":"wo-abc123"}`), vermasEventOf("work_order.closed", `{"work_order_id":"wo-abc123","reason":"Archived"}`)
@@ -626,7 +626,7 @@ func vermasRules() {
 			ID: "VM004", Name: "unknown-event-type-strict", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent},
 			Summary:     "with --strict, an event_type that is not one of the 19 types of seed 000",
-			Source:      `seed 000 "Event Types"; CONTRACT.md section 4, All families`,
+			Source:      `seed 000 "Event Types"; README, Kinds, All families`,
 			ExampleKind: kEvent,
 			Options:     []string{"--strict"},
 			examples: func() (string, string) {
@@ -639,7 +639,7 @@ func vermasRules() {
 			ID: "VM006", Name: "timestamp-milliseconds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
 			Kinds:       []string{kEvent, kWO, kMsg, kProc},
 			Summary:     "a timestamp should carry milliseconds (2026-01-06T12:00:00.000Z)",
-			Source:      `seed 000 "Base Event" (ISO 8601 with milliseconds); CONTRACT.md section 4, vermas`,
+			Source:      `seed 000 "Base Event" (ISO 8601 with milliseconds); README, Kinds, vermas`,
 			ExampleKind: kMsg,
 			examples: func() (string, string) {
 				return vermasRepl(vermasMessage, `"2026-01-06T12:00:00.000Z"`, `"2026-01-06T12:00:00Z"`), vermasMessage
@@ -663,7 +663,7 @@ func vermasRules() {
 			ID: "VM033", Name: "template-step-ids-unique", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kTmpl},
 			Summary:     "the steps of a template have distinct ids",
-			Source:      `seed 000 "Step Fields" (Unique step ID); CONTRACT.md section 4, vermas`,
+			Source:      `seed 000 "Step Fields" (Unique step ID); README, Kinds, vermas`,
 			ExampleKind: kTmpl,
 			examples: func() (string, string) {
 				return vermasRepl(vermasTemplate, `id = "implement"`, `id = "understand"`), vermasTemplate
@@ -674,7 +674,7 @@ func vermasRules() {
 			ID: "VM034", Name: "template-needs", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kTmpl},
 			Summary:     "every entry of a step's needs names a step of the same template",
-			Source:      `seed 000 "Step Fields" (needs); CONTRACT.md sections 3 and 4, vermas`,
+			Source:      `seed 000 "Step Fields" (needs); README, Codes and precedence; Kinds, vermas`,
 			ExampleKind: kTmpl,
 			examples: func() (string, string) {
 				return vermasRepl(vermasTemplate, `needs = ["understand"]`, `needs = ["understnad"]`), vermasTemplate
@@ -685,7 +685,7 @@ func vermasRules() {
 			ID: "VM035", Name: "template-cycle", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kTmpl},
 			Summary:     "the needs of a template's steps form no cycle (the cycle is named)",
-			Source:      `seed 000 "Step Fields" (Step IDs that must complete first); CONTRACT.md sections 3 and 4, vermas`,
+			Source:      `seed 000 "Step Fields" (Step IDs that must complete first); README, Codes and precedence; Kinds, vermas`,
 			ExampleKind: kTmpl,
 			examples:    func() (string, string) { return cyclic, vermasTemplate },
 			Check:       checkVermasTemplateCycle,

@@ -10,7 +10,7 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// Cross-record rules of the vermas family (issue 4; seed 000 "VerMAS Data
+// Cross-record rules of the vermas family (seed 000 "VerMAS Data
 // Schemas": "Events are the source of truth. All other data is derived from
 // events."). One check, vermasCheck, reads every file of a VerMAS .work/
 // directory once, in input order, and serves every rule below:
@@ -937,7 +937,7 @@ func vmMessageLine(id string) string {
 
 // vermasStreamRules defines the rules of this file (group VM, loaded on first use: see groups).
 func vermasStreamRules() {
-	const within = `CONTRACT.md section 3, LEDGER_INCONSISTENT (duplicate ids); ISSUE 4 "Within one log"`
+	const within = `README, Codes and precedence, LEDGER_INCONSISTENT (duplicate ids); ISSUE 4 "Within one log"`
 	ev1 := vmEv("a1", 0, "work_order.created", "", vmCreated)
 	register(
 		&Rule{
@@ -956,7 +956,7 @@ func vermasStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{vmKindWorkOrder},
 			Summary:     "work_orders.jsonl is a projection: one line per work order id (the finding names the first line)",
-			Source:      `seed 000 "Work Order Schema" (id: Unique ID); CONTRACT.md section 4, vermas (projections); ` + within,
+			Source:      `seed 000 "Work Order Schema" (id: Unique ID); README, Kinds, vermas (projections); ` + within,
 			ExampleKind: vmKindWorkOrder,
 			examples: func() (string, string) {
 				return vmWorkOrderLine("wo-abc123", "open") + vmWorkOrderLine("wo-abc123", "closed"), vmWorkOrderLine("wo-abc123", "closed") + vmWorkOrderLine("wo-def456", "open")
@@ -967,7 +967,7 @@ func vermasStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{vmKindMessage},
 			Summary:     "messages.jsonl is a projection: one line per message id (the finding names the first line)",
-			Source:      `seed 000 "Message Schema" (id: Unique ID); CONTRACT.md section 4, vermas (projections); ` + within,
+			Source:      `seed 000 "Message Schema" (id: Unique ID); README, Kinds, vermas (projections); ` + within,
 			ExampleKind: vmKindMessage,
 			examples: func() (string, string) {
 				return vmMessageLine("msg-xyz789") + vmMessageLine("msg-xyz789"), vmMessageLine("msg-xyz789") + vmMessageLine("msg-xyz790")
@@ -990,7 +990,7 @@ func vermasStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{vmKindEvent},
 			Summary:     "caused_by names an event_id of an earlier event of the same log",
-			Source:      `seed 000 "Base Event" (caused_by: Event that triggered this); CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)`,
+			Source:      `seed 000 "Base Event" (caused_by: Event that triggered this); README, Codes and precedence, LEDGER_INCONSISTENT (dangling references)`,
 			ExampleKind: vmKindEvent,
 			examples: func() (string, string) {
 				return ev1 + vmEv("a2", 1, "work_order.updated", `"caused_by":"evt-k7q2m9x4p1a9",`, vmUpdated), ev1 + vmEv("a2", 1, "work_order.updated", `"caused_by":"evt-k7q2m9x4p1a1",`, vmUpdated)
@@ -1059,7 +1059,7 @@ func vermasStreamRules() {
 			Kinds: []string{vmKindEvent},
 			Summary: "work_order.status_changed: from_status is the work order's status replayed from the earlier events " +
 				"(created: open; updated changes.status, status_changed to_status, closed: closed; assigned keeps it)",
-			Source:      `seed 000 "Work Order Events" (work_order.status_changed); CONTRACT.md section 3, INVALID_TRANSITION`,
+			Source:      `seed 000 "Work Order Events" (work_order.status_changed); README, Codes and precedence, INVALID_TRANSITION`,
 			ExampleKind: vmKindEvent,
 			examples: func() (string, string) {
 				return ev1 + vmEv("a2", 1, "work_order.status_changed", "", strings.Replace(vmStarted, `"open"`, `"assigned"`, 1)), ev1 + vmEv("a2", 1, "work_order.status_changed", "", vmStarted)
@@ -1070,7 +1070,7 @@ func vermasStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{vmKindWorkOrder},
 			Summary:     "a work order in_progress or closed has every blocks dependency (type blocks or absent) closed",
-			Source:      `seed 000 "Work Order Schema" (dependencies; class Dependency: type defaults to "blocks"); CONTRACT.md section 3, DEPENDENCY_NOT_MET`,
+			Source:      `seed 000 "Work Order Schema" (dependencies; class Dependency: type defaults to "blocks"); README, Codes and precedence, DEPENDENCY_NOT_MET`,
 			ExampleKind: vmKindWorkOrder,
 			examples: func() (string, string) {
 				return vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "in_progress", "wo-dep456"), vmWorkOrderLine("wo-dep456", "closed") + vmWorkOrderLine("wo-abc123", "in_progress", "wo-dep456")
@@ -1081,7 +1081,7 @@ func vermasStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{vmKindWorkOrder},
 			Summary:     "a dependency's depends_on_id names a work order of the same work_orders.jsonl",
-			Source:      `seed 000 "Work Order Schema" (dependencies[].depends_on_id); CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references)`,
+			Source:      `seed 000 "Work Order Schema" (dependencies[].depends_on_id); README, Codes and precedence, LEDGER_INCONSISTENT (dangling references)`,
 			ExampleKind: vmKindWorkOrder,
 			examples: func() (string, string) {
 				return vmWorkOrderLine("wo-abc123", "open", "wo-dep456"), vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456")

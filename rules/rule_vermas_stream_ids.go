@@ -5,7 +5,7 @@ import "bytes"
 // idTable maps ids (event_id, work order id, message id, route prefix) to a
 // small number (a line, or an index into a slice of states) with compact
 // keys, so that a stream rule's memory is proportional to the number of
-// distinct ids, not to the size of the file (issue 4): an id of at most 16
+// distinct ids, not to the size of the file: an id of at most 16
 // bytes without a NUL byte (every id of seed 000's examples: evt-{random12}
 // is 16 bytes) is stored inline in a fixed-size key, without an allocation
 // of its own; a longer one is stored as a string. Lookups with a []byte key

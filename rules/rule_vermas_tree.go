@@ -673,7 +673,7 @@ func vermasTreeRules() {
 			Kinds: []string{vmKindWorkOrder, vmKindEvent},
 			Summary: "work_orders.jsonl equals the replay of events.jsonl of the same .work/ for status, assignee, title and priority " +
 				"(the fields that differ and the lines that set them are named); every work order is on both sides",
-			Source:      `seed 000 "Event Schema" (Events are the source of truth. All other data is derived from events), "Work Order Schema"; CONTRACT.md section 3, LEDGER_INCONSISTENT (projection ≠ replay)`,
+			Source:      `seed 000 "Event Schema" (Events are the source of truth. All other data is derived from events), "Work Order Schema"; README, Codes and precedence, LEDGER_INCONSISTENT (projection ≠ replay)`,
 			ExampleTree: tree("VM130"),
 		},
 		&Rule{
@@ -682,7 +682,7 @@ func vermasTreeRules() {
 			Kinds: []string{vmKindMessage, vmKindEvent},
 			Summary: "messages.jsonl agrees with the mail events of events.jsonl: a mail.sent with the same from, to, subject and " +
 				"message_type, read_at of the mail.read (null without one); every sent message is on both sides",
-			Source:      `seed 000 "Mail Events", "Message Schema"; CONTRACT.md section 3, LEDGER_INCONSISTENT (projection ≠ replay)`,
+			Source:      `seed 000 "Mail Events", "Message Schema"; README, Codes and precedence, LEDGER_INCONSISTENT (projection ≠ replay)`,
 			ExampleTree: tree("VM131"),
 		},
 		&Rule{
@@ -690,7 +690,7 @@ func vermasTreeRules() {
 			Scope:       ScopeWork,
 			Kinds:       []string{vmKindProcess, vmKindTemplate, vmKindWorkOrder},
 			Summary:     "a process names a template of templates/ (by its template field) and a work order of work_orders.jsonl of the same .work/",
-			Source:      `seed 000 "Process Schema (JSON)" (template: Source template name; work_order_id: Attached work order); CONTRACT.md section 3, LEDGER_INCONSISTENT`,
+			Source:      `seed 000 "Process Schema (JSON)" (template: Source template name; work_order_id: Attached work order); README, Codes and precedence, LEDGER_INCONSISTENT`,
 			ExampleTree: tree("VM132"),
 		},
 		&Rule{
@@ -698,7 +698,7 @@ func vermasTreeRules() {
 			Scope:       ScopeWork,
 			Kinds:       []string{vmKindProcess, vmKindTemplate},
 			Summary:     "a process's step ids are its template's step ids (missing and unknown steps are named)",
-			Source:      `seed 000 "Process Schema (JSON)" (steps: Step instances), "Template Schema (TOML)"; CONTRACT.md section 3, LEDGER_INCONSISTENT`,
+			Source:      `seed 000 "Process Schema (JSON)" (steps: Step instances), "Template Schema (TOML)"; README, Codes and precedence, LEDGER_INCONSISTENT`,
 			ExampleTree: tree("VM133"),
 		},
 		&Rule{
@@ -706,7 +706,7 @@ func vermasTreeRules() {
 			Scope:       ScopeWork,
 			Kinds:       []string{vmKindProcess, vmKindTemplate},
 			Summary:     "a process step in_progress or completed has every step its template needs completed",
-			Source:      `seed 000 "Step Fields" (needs: Step IDs that must complete first), "Step Status Values"; CONTRACT.md section 3, DEPENDENCY_NOT_MET`,
+			Source:      `seed 000 "Step Fields" (needs: Step IDs that must complete first), "Step Status Values"; README, Codes and precedence, DEPENDENCY_NOT_MET`,
 			ExampleTree: tree("VM134"),
 		},
 		&Rule{
@@ -714,7 +714,7 @@ func vermasTreeRules() {
 			Scope:       ScopeWork,
 			Kinds:       kinds,
 			Summary:     "an assignment file names a work order, message or process that exists in the same .work/",
-			Source:      `seed 000 "Assignment Schema", "Assignment Types"; CONTRACT.md section 3, LEDGER_INCONSISTENT (dangling references across files)`,
+			Source:      `seed 000 "Assignment Schema", "Assignment Types"; README, Codes and precedence, LEDGER_INCONSISTENT (dangling references across files)`,
 			ExampleTree: tree("VM135"),
 		},
 		&Rule{
@@ -722,7 +722,7 @@ func vermasTreeRules() {
 			Scope:       ScopeWork,
 			Kinds:       []string{vmKindWorkOrder, vmKindEvent, vmKindRoute},
 			Summary:     "a work order id's prefix is wo or a prefix declared in routes.jsonl of the same .work/",
-			Source:      `seed 000 "Route Schema"; CONTRACT.md section 4, vermas "Ids"`,
+			Source:      `seed 000 "Route Schema"; README, Kinds, vermas "Ids"`,
 			ExampleTree: tree("VM136"),
 		},
 	)

@@ -137,7 +137,7 @@ func worklogStreamRules() {
 		&Rule{
 			ID: "OP081", Name: "blocked-entry-code", Code: envelope.NonCompliant, Severity: envelope.SeverityError, Kinds: wl,
 			Summary:     "a worklog entry whose result is blocked or failed carries a non-empty code and next_step",
-			Source:      "seed 001 Artifact: Worklog Entry (code: error code for blocked/failed step); CONTRACT.md section 3, NON_COMPLIANT",
+			Source:      "seed 001 Artifact: Worklog Entry (code: error code for blocked/failed step); README, Codes and precedence, NON_COMPLIANT",
 			ExampleKind: "operator/worklog",
 			examples:    func() (string, string) { return entry("05", "blocked", ""), entry("05", "blocked", code) },
 			Check:       checkBlockedEntry,

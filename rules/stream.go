@@ -7,7 +7,7 @@ import (
 
 // Stream rules need the records of a JSON Lines file in input order:
 // duplicate ids, references to earlier records, timestamps that never go
-// backwards, replays (CONTRACT.md section 6, "Stream-level rules ... run
+// backwards, replays (README, Usage, "Stream-level rules ... run
 // here"). `agentlint lint` runs them in a sequential stage after the parallel
 // workers have validated the records:
 //
@@ -34,7 +34,7 @@ import (
 // each rule with StreamReporter.As. A KindRule extracts different fields
 // from each kind and knows the kind of each file.
 //
-// No cascades (issue 4): a record that failed per-record validation but is
+// No cascades: a record that failed per-record validation but is
 // still a JSON object is observed too, with Valid false and its values
 // extracted as far as its bytes allow, so that it still registers the ids it
 // carries and one mistake gives one finding. A rule checks relations
@@ -57,7 +57,7 @@ const (
 	FieldString FieldType = iota
 	// FieldNumber: a JSON number (Value.Num).
 	FieldNumber
-	// FieldTime: a JSON string holding an RFC 3339 date-time (CONTRACT.md
+	// FieldTime: a JSON string holding an RFC 3339 date-time (README
 	// section 4, "All families"), parsed to Value.Time (Unix nanoseconds)
 	// and Value.Str; a string that is not a date-time has Kind ValueString.
 	FieldTime
@@ -140,7 +140,7 @@ type StreamRecord struct {
 // Source re-reads the records of a file being linted, so that a stream
 // rule may keep a hash and an offset of each id instead of the id and
 // confirm a possible repeat exactly by reading the earlier record again
-// (issue 12: "a possible repeat must be confirmed exactly"). The engine
+// ("a possible repeat must be confirmed exactly"). The engine
 // gives one for the files it opens itself, valid until the end of the
 // run's sequential stage.
 type Source interface {
@@ -254,14 +254,14 @@ type FileState interface {
 // record of the batch). Deciding a batch at once lets a rule whose tables
 // exceed the caches load the slots the batch's lookups read together, so
 // that their cache misses overlap instead of stalling one record at a time
-// (issue 12: the exact id sets of CL100 and CL101).
+// (the exact id sets of CL100 and CL101).
 type Flusher interface {
 	Flush(r *StreamReporter)
 }
 
 // Expecter is a FileState that remembers something of every record (an
 // exact id set) and can make room for a whole file at once instead of
-// growing its tables as it reads (issue 12: growing reads every entry
+// growing its tables as it reads (growing reads every entry
 // again). The engine calls Expect once, after the first batch of a file
 // that it reads from disk, with the number of records the file holds by
 // its size and the first batch's bytes per record; the state reserves room

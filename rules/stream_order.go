@@ -6,13 +6,13 @@ import (
 )
 
 // Building blocks of the stream rules of the collector, ledger and idle
-// families (issue 4, "Within one log"): timestamps that never go backwards
+// families ("Within one log"): timestamps that never go backwards
 // and ids seen before. They keep compact keys and line numbers, never
 // records: memory grows with the number of distinct ids, not with the
 // length of the log.
 
 // timeOrder is a stream check "the timestamps of an append-only log never go
-// backwards" (issue 4, Ordering; ISSUE4.md: a warning naming both lines).
+// backwards" (Ordering; ISSUE4.md: a warning naming both lines).
 // Each valid record's timestamp at Pointer is compared with the previous
 // valid record's; an invalid record, or one without a date-time there, is
 // not compared and does not become the previous one. An equal timestamp is

@@ -18,7 +18,7 @@ import (
 	"github.com/agentlint/agentlint/lint/output"
 )
 
-// Exit statuses (CONTRACT.md section 2).
+// Exit statuses (README, Codes and precedence).
 const (
 	exitOK    = 0
 	exitDeny  = 1
@@ -229,7 +229,7 @@ func (a *app) preRun() {
 // validateFast runs a plain `agentlint validate [flags] FILE` command line
 // without building the command tree: the tree of nine commands, their flags
 // and cobra's completion commands took a tenth of a one-record validate's
-// start-up (issue 12). It parses args with the validate command's own flags
+// start-up. It parses args with the validate command's own flags
 // and the global ones, as cobra would, and runs the same RunE after the same
 // PersistentPreRun. Anything else (another command, a flag before the
 // command, no FILE or more than one, --help, a flag that does not parse)
@@ -275,7 +275,7 @@ func (a *app) printer() (output.Printer, error) {
 	switch a.g.format {
 	case "json", "text", "github":
 		// These formats do not describe the run: no working directory nor
-		// build information to read (issue 12, start-up).
+		// build information to read (start-up).
 	default:
 		info = a.runInfo()
 	}

@@ -34,7 +34,7 @@ func progressWidth(w io.Writer) int {
 // once the total is known (total > 0) the total, a bar, the percentage and
 // the time left at the mean rate so far ("?" before any byte), padded with
 // blanks to width or, when that is too narrow for a bar, cut to it. The
-// layout is cheggaaa/pb's, which drew it before issue 12 (pb opened
+// layout is cheggaaa/pb's, which drew it before (pb opened
 // /dev/tty and set up five packages at every process start).
 func renderProgress(prefix string, done, total int64, elapsed time.Duration, width int) string {
 	var b strings.Builder

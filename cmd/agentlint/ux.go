@@ -79,7 +79,7 @@ func flagError(_ *cobra.Command, err error) error {
 	return err
 }
 
-// addCommonFlags adds the flags CONTRACT.md section 6 lists as common
+// addCommonFlags adds the flags README, Usage lists as common
 // (-j, --quiet, --max-warnings, --base) to a checking command: every one
 // is accepted by validate, lint and replay, so that a hook may pass the
 // same flags to each; what each means per command is in README.md

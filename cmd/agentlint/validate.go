@@ -109,7 +109,7 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// resolveKind applies CONTRACT.md section 1 "Detection" in order: --kind,
+// resolveKind applies README, Kinds "Detection" in order: --kind,
 // the config's globs, the built-in globs, then sniffing of head (when sniff
 // is true). It returns nil, nil when the kind cannot be determined.
 func (a *app) resolveKind(file string, cfg *lint.Config, sniff bool, head func() []byte) (*lint.KindInfo, error) {
@@ -187,7 +187,7 @@ func (a *app) validate(file string) error {
 	}
 	kind, err := a.detect(file, data, cfg)
 	if err != nil && emptyPayload(data) {
-		// CONTRACT.md section 2: empty input to validate is SCHEMA_INVALID
+		// README, Codes and precedence: empty input to validate is SCHEMA_INVALID
 		// "empty payload" (exit 1) whatever its kind; the engine's AL005
 		// check does not need one.
 		kind, err = &lint.KindInfo{}, nil

@@ -37,7 +37,7 @@ const (
 const Every = 1000
 
 // Defect is one defective line the generator wrote: its 1-based line, the
-// primary code CONTRACT.md section 3 gives it and the severity of that code's
+// primary code README, Codes and precedence gives it and the severity of that code's
 // finding (a warning does not deny the record).
 type Defect struct {
 	Line     int
@@ -175,7 +175,7 @@ const (
 	warnS = envelope.SeverityWarning
 )
 
-// collectorDefects follow CONTRACT.md sections 3 and 4 (collector): absent
+// collectorDefects follow README, Codes and precedence; Kinds (collector): absent
 // required fields are MISSING_REQUIRED_INPUT, every other schema failure
 // SCHEMA_INVALID, a version with another major UNKNOWN_SCHEMA_VERSION.
 var collectorDefects = []defect{
@@ -199,7 +199,7 @@ var collectorDefects = []defect{
 	}},
 }
 
-// worklogDefects follow CONTRACT.md sections 3 and 4 (operator).
+// worklogDefects follow README, Codes and precedence; Kinds (operator).
 var worklogDefects = []defect{
 	{name: "truncated line", code: envelope.SchemaInvalid, severity: errS, raw: truncate},
 	{name: "run_id absent", code: envelope.MissingRequiredInput, severity: errS, mutate: func(r *record) { r.drop("run_id") }},

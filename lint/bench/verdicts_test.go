@@ -13,7 +13,7 @@ import (
 )
 
 // TestGeneratedVerdicts: linting a generated log flags exactly the lines
-// the generator lists, with the code CONTRACT.md gives each defect, so the
+// the generator lists, with the code README gives each defect, so the
 // benchmark measures exact verdicts. A kind without a validator yet (AL010)
 // is skipped.
 func TestGeneratedVerdicts(t *testing.T) {
@@ -133,7 +133,7 @@ func TestGenerateDeterministic(t *testing.T) {
 
 // TestGeneratedAgainstJSONSchema: on a generated collector log, the lines
 // agentlint denies are exactly the lines seed 004's JSON Schema rejects
-// (lint/jsonschema, formats asserted), plus the defects CONTRACT.md makes us
+// (lint/jsonschema, formats asserted), plus the defects README makes us
 // stricter about, each named: a version whose major is not 1 (section 3,
 // UNKNOWN_SCHEMA_VERSION). No valid line is denied; no line the schema
 // rejects is allowed.
@@ -151,7 +151,7 @@ func TestGeneratedAgainstJSONSchema(t *testing.T) {
 	stricter := map[int]string{}
 	for _, d := range defects {
 		if d.Code == envelope.UnknownSchemaVersion {
-			stricter[d.Line] = "CONTRACT.md section 3: a version major other than 1 is UNKNOWN_SCHEMA_VERSION"
+			stricter[d.Line] = "README, Codes and precedence: a version major other than 1 is UNKNOWN_SCHEMA_VERSION"
 		}
 	}
 	denied := map[int]bool{}

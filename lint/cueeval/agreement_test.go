@@ -30,12 +30,12 @@ import (
 
 // The agreement test runs the fast path (lint/fast) and the CUE engine on
 // every payload below and fails on any difference in allow, primary code or
-// the set of error pointers (CONTRACT.md section 2: the verdict of a record).
+// the set of error pointers (README, Codes and precedence: the verdict of a record).
 //
 // Payload sources:
 //
 //	(a) every *.json file under testdata/ whose kind a built-in glob
-//	    names or that can be sniffed (CONTRACT.md section 1 "Detection")
+//	    names or that can be sniffed (README, Kinds "Detection")
 //	    and every line of a *.jsonl file a built-in glob names (worklogs,
 //	    vermas .work/*.jsonl); invalid JSON is a parse case;
 //	(b) the conformance inputs ../shared/conformance/operator-peer/*.json and
@@ -49,7 +49,7 @@ import (
 // inputs, so that (c) does not depend on ../shared.
 
 // knownDisagreements are the payloads on which the engines disagree because
-// the fast path is wrong (CUE and CONTRACT.md agree with the CUE engine).
+// the fast path is wrong (CUE and README agree with the CUE engine).
 // Each entry recognizes its cases from the payload and both verdicts; the
 // tests log them instead of failing, so that everything else still runs.
 // Remove an entry when lint/fast is fixed: the cases then simply agree.
@@ -117,7 +117,7 @@ func testEngine(t testing.TB) *Engine {
 }
 
 // sniff returns the kind of a JSON text from the top-level keys of its first
-// object (CONTRACT.md section 1 "Sniffing"), or "". Keys are read until the
+// object (README, Kinds "Sniffing"), or "". Keys are read until the
 // first syntax error, so that an invalid document still gets a kind.
 func sniff(raw []byte) string {
 	keys := topKeys(raw)

@@ -1,5 +1,5 @@
 // Package envelope defines the validator envelope of seed 001 ("Validator Output
-// Contract") as refined by CONTRACT.md section 2: the fourteen codes, their
+// Contract") as refined by README, Codes and precedence: the fourteen codes, their
 // precedence, violations and the {allow, code, reason, details} object.
 //
 // The package knows nothing of files, rules or output formats; it only orders
@@ -11,10 +11,10 @@ import (
 )
 
 // Code is one of the fourteen primary codes of seed 001's ecosystem
-// (CONTRACT.md section 3), or OK.
+// (README, Codes and precedence), or OK.
 type Code string
 
-// The codes, in CONTRACT.md section 2 precedence order (OK first, then the
+// The codes, in README, Codes and precedence precedence order (OK first, then the
 // order in which a denied verdict picks its primary code).
 const (
 	OK                    Code = "OK"
@@ -46,7 +46,7 @@ var Codes = []Code{
 // Rank is the position of c in the precedence order: 1 for the highest
 // (UNKNOWN_SCHEMA_VERSION), 14 for MISSING_VALIDATOR, 0 for OK or an unknown code.
 // (A search of Codes, not a map built at package initialisation: every
-// process start paid for the map, issue 12.)
+// process start paid for the map.)
 func Rank(c Code) int {
 	for i, x := range Codes {
 		if x == c {
@@ -62,7 +62,7 @@ func Valid(c Code) bool { return Rank(c) != 0 }
 // Severity of a violation: SeverityError denies, SeverityWarning only reports.
 type Severity string
 
-// Severities (CONTRACT.md section 3: "error denies; warning only reports").
+// Severities (README, Codes and precedence: "error denies; warning only reports").
 const (
 	SeverityError   Severity = "error"
 	SeverityWarning Severity = "warning"
@@ -71,7 +71,7 @@ const (
 // Violation is one finding: which rule, which code, where (1-based line and
 // column of the value in its file, 0 when unknown; an RFC 6901 JSON Pointer)
 // and why. Parse is true for input that is not well-formed JSON/TOML/text;
-// such violations outrank every other (CONTRACT.md section 2).
+// such violations outrank every other (README, Codes and precedence).
 type Violation struct {
 	Code     Code           `json:"code"`
 	Rule     string         `json:"rule"`
@@ -91,7 +91,7 @@ func (v *Violation) order() int {
 	return Rank(v.Code)
 }
 
-// Sort orders violations as CONTRACT.md section 2 requires: errors before
+// Sort orders violations as README, Codes and precedence requires: errors before
 // warnings, then by code precedence (parse errors first), then by position
 // (line, column), pointer, rule and reason, so that output is deterministic.
 func Sort(vs []Violation) {

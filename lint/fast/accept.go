@@ -10,7 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Acceptors: the one-pass form of the generated validators (issue 12).
+// Acceptors: the one-pass form of the generated validators.
 //
 // A validator (Validators) reads a record token by token and reports every
 // violation with its pointer, position and reason. Most records of a log

@@ -14,7 +14,7 @@ import (
 // member name, a number beyond float64's range, nesting deeper than
 // MaxDepth (the documents' own limit). The caller then asks json.Unmarshal, which decides and explains.
 //
-// It exists for speed (issue 12): the document rules of idle and VerMAS
+// It exists for speed: the document rules of idle and VerMAS
 // records read nested values (a STATE's stack, an event's data), and
 // json.Unmarshal's reflection-driven decoding into any was a third of
 // linting an idle log. TestDecodeAgreesWithUnmarshal and FuzzDecode hold it

@@ -3,7 +3,7 @@ package fast
 // Exact comparison of JSON number literals. float64 rounds: 9007199254740993
 // and 9007199254740992 are the same float, and 1.0000000000000001 equals 1.
 // The CUE evaluator and JSON Schema validators compare decimals exactly, so
-// the fast path must too (CONTRACT.md section 2: engines agree). Rounding is
+// the fast path must too (README, Codes and precedence: engines agree). Rounding is
 // monotone, so a float comparison that finds x < y or x > y is right; only
 // when the floats are equal does CompareNumbers decide, from the literals.
 

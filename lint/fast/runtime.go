@@ -152,7 +152,7 @@ type Dec struct {
 	scratch []byte
 	scan    []byte // unquoted strings of the Conds pre-scan
 	// Strict rejects unknown fields that are not x_ extensions (seed 001
-	// "Extension Policy", CONTRACT.md section 4).
+	// "Extension Policy", README, Kinds).
 	Strict bool
 	// Out collects the violations of the current run.
 	Out []envelope.Violation

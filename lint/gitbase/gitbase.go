@@ -1,7 +1,7 @@
 // Package gitbase checks that append-only JSON Lines logs really were only
 // appended to since a git revision: `agentlint lint --base REV`
-// (CONTRACT.md section 6), rule AL020 append-only, code NON_COMPLIANT
-// (CONTRACT.md section 3; issue 4, "Across files of one tree", Append-only).
+// (README, Usage), rule AL020 append-only, code NON_COMPLIANT
+// (README, Codes and precedence).
 // Every log that existed at REV must still start with exactly the bytes it
 // had there: as committed, or as `git checkout REV` writes them (smudge
 // filters, core.autocrlf), so that a Windows checkout with CRLF is not
@@ -47,7 +47,7 @@ import (
 )
 
 // Sentinel errors of Open, for errors.Is; the *Error that wraps them carries
-// the message to print (a usage error: exit status 2, CONTRACT.md section 2).
+// the message to print (a usage error: exit status 2, README, Codes and precedence).
 var (
 	// ErrGitNotFound: the git executable is not on PATH.
 	ErrGitNotFound = errors.New("git not found")

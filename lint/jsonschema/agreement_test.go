@@ -25,7 +25,7 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-// The three-engine agreement test for collector/event (CONTRACT.md section
+// The three-engine agreement test for collector/event (README section
 // 4 "collector": the seed's JSON Schema is authoritative).
 //
 // For every collector record under testdata/ and a mutation set, strict and
@@ -42,7 +42,7 @@ import (
 // Every clause names the contract text it implements and must be needed by
 // at least one case, so that none is a blanket excuse.
 
-// clause is one place where CONTRACT.md makes the verdict differ from the
+// clause is one place where README makes the verdict differ from the
 // JSON Schema's. apply changes the JSON Schema verdict (as the contract
 // would) and reports whether it applied.
 type clause struct {
@@ -143,7 +143,7 @@ var versionMajor1 = regexp.MustCompile(`^1(\.|$)`)
 var clauses = []clause{
 	{
 		name: "version-major",
-		text: `CONTRACT.md section 3 UNKNOWN_SCHEMA_VERSION: "a version field whose major version ... this tool does not know, ` +
+		text: `README, Codes and precedence UNKNOWN_SCHEMA_VERSION: "a version field whose major version ... this tool does not know, ` +
 			`or a version field of the wrong type (fail closed): ... collector version with a major other than 1"`,
 		apply: func(c record, v *verdict) bool {
 			ver, present := c.value["version"]
@@ -157,7 +157,7 @@ var clauses = []clause{
 	},
 	{
 		name: "integer-literal",
-		text: `CONTRACT.md section 4 All families: "A JSON number with a fraction or exponent is not the value of an integer field ` +
+		text: `README, Kinds All families: "A JSON number with a fraction or exponent is not the value of an integer field ` +
 			`(1200.0 is SCHEMA_INVALID)"; the schema library takes 1.0 and 1e2 as integers (JSON Schema draft 7: a number with a zero fractional part)`,
 		apply: func(c record, v *verdict) bool {
 			applied := false
@@ -175,7 +175,7 @@ var clauses = []clause{
 	},
 	{
 		name: "date-time-digits",
-		text: `CONTRACT.md section 4 All families: "Timestamps are RFC 3339 date-time", whose fields are exactly two DIGITs ` +
+		text: `README, Kinds All families: "Timestamps are RFC 3339 date-time", whose fields are exactly two DIGITs ` +
 			`(RFC 3339 section 5.6); the schema library's format checker reads them with strconv.Atoi and so takes a sign ("20:+0:00")`,
 		apply: func(c record, v *verdict) bool {
 			applied := false
@@ -192,7 +192,7 @@ var clauses = []clause{
 	},
 	{
 		name: "strict-unknown-member",
-		text: `CONTRACT.md section 3 SCHEMA_INVALID: "an unknown field in strict mode"; section 4 operator extension policy ` +
+		text: `README, Codes and precedence SCHEMA_INVALID: "an unknown field in strict mode"; section 4 operator extension policy ` +
 			`(x_ fields always allowed), applied to the objects the schema declares properties for (metadata, tool_input and raw_payload stay open)`,
 		apply: func(c record, v *verdict) bool {
 			if !c.strict {
@@ -222,7 +222,7 @@ var clauses = []clause{
 	},
 	{
 		name: "strict-unknown-event-type",
-		text: `CONTRACT.md section 4 All families: "Unknown event types in a known namespace (vermas, collector): warning; with --strict: ` +
+		text: `README, Kinds All families: "Unknown event types in a known namespace (vermas, collector): warning; with --strict: ` +
 			`SCHEMA_INVALID" (rule CL011, a document rule: it runs on every record that is well-formed JSON)`,
 		apply: func(c record, v *verdict) bool {
 			t, _ := c.value["event_type"].(string)

@@ -1,5 +1,5 @@
 // Package lockpath normalizes lock resources and decides whether two of them
-// overlap, as decided in CONTRACT.md section 4 (operator, seed 001), "Lock
+// overlap, as decided in README, Kinds (operator, seed 001), "Lock
 // resources".
 //
 // Seed 001 calls a resource "a normalized path-like string" without saying
@@ -19,18 +19,18 @@ import (
 )
 
 // ErrEmpty is returned by Normalize for a resource that is empty or only
-// white space. Callers report it as SCHEMA_INVALID (CONTRACT.md section 4,
+// white space. Callers report it as SCHEMA_INVALID (README, Kinds,
 // "Lock resources": "Empty after that: SCHEMA_INVALID"; conformance case
 // 01-assignment-invalid-empty-normalized-lock).
 var ErrEmpty = errors.New("lockpath: empty resource")
 
 // ErrEscapesRoot is returned by Normalize for a relative resource whose first
 // element after cleaning is ".." ("..", "../x", "a/../../b"). Callers report
-// it as SCOPE_VIOLATION (CONTRACT.md section 3, SCOPE_VIOLATION: "any
+// it as SCOPE_VIOLATION (README, Codes and precedence, SCOPE_VIOLATION: "any
 // resource that escapes the root ('..' first after cleaning)").
 var ErrEscapesRoot = errors.New("lockpath: resource escapes the root")
 
-// Normalize returns the normalized form of a lock resource (CONTRACT.md
+// Normalize returns the normalized form of a lock resource (README
 // section 4, "Lock resources"):
 //
 //  1. trim leading and trailing white space (strings.TrimSpace, Unicode
@@ -67,7 +67,7 @@ func Normalize(resource string) (string, error) {
 
 // Overlap reports whether two normalized resources (results of Normalize
 // without error) overlap, that is, whether locks on both would cover a
-// common path (CONTRACT.md section 4, "Lock resources": "Overlap is by path
+// common path (README, Kinds, "Lock resources": "Overlap is by path
 // element"):
 //
 //   - equal resources overlap;

@@ -9,7 +9,7 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// GitHub prints GitHub Actions workflow commands (CONTRACT.md section 6,
+// GitHub prints GitHub Actions workflow commands (README, Usage,
 // `--format github`): one `::error` or `::warning` annotation per violation,
 // with file, line, column and title (rule and code), so that a pull request
 // shows each finding on its line; `::notice` for an envelope without

@@ -280,7 +280,7 @@ const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>` + "\n"
 // attr escapes s for an XML attribute value (and replaces characters XML
 // cannot hold), as encoding/xml's EscapeText does (TestAttrIsEscapeText).
 // The package is not imported: its initialisation (two entity maps) cost
-// every process start (issue 12).
+// every process start.
 func attr(s string) string {
 	var b strings.Builder
 	last := 0

@@ -13,7 +13,7 @@ import (
 )
 
 // Text prints one line per violation, `file:line:col: CODE RULE: reason`
-// (CONTRACT.md section 6), warnings marked, and a one-line verdict for a
+// (README, Usage), warnings marked, and a one-line verdict for a
 // document without violations. Color is used only when enabled.
 type Text struct {
 	W     io.Writer

@@ -16,7 +16,7 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// The mutable fields of a ledger row (seed 001 D3; CONTRACT.md section 5):
+// The mutable fields of a ledger row (seed 001 D3; README, Replaying ledger deltas):
 // the last applied delta wins for each.
 const (
 	fStatus = iota

@@ -1,4 +1,4 @@
-// Package replay is the ledger-delta replayer of CONTRACT.md section 5 (seed
+// Package replay is the ledger-delta replayer of README, Replaying ledger deltas (seed
 // 001, "Ledger Delta Application Semantics"): it applies streams of ledger
 // deltas to a base ledger, checks every applied delta against the task state
 // machine, reconciles the resulting ledger and, with a clock, runs the
@@ -15,7 +15,7 @@
 // orchestrator output); an invalid input stops the replay and the verdict
 // lists the violations of every invalid input.
 //
-// Semantics (CONTRACT.md section 5):
+// Semantics (README, Replaying ledger deltas):
 //
 //   - D1: the deltas of a stream apply in listed order.
 //   - D2: a delta_id seen before (earlier in the stream, or recorded in
@@ -73,7 +73,7 @@ import (
 // end and does not close it. A STREAM whose R is also an io.ReaderAt and an
 // io.Seeker (a regular *os.File, a *bytes.Reader; not a pipe or terminal)
 // is read again at byte offsets, from the offset R was at, by Run and by
-// Result.WriteLedger (CONTRACT.md section 5, D2: see Run), so it must stay
+// Result.WriteLedger (README, Replaying ledger deltas, D2: see Run), so it must stay
 // open and unchanged until the ledger is written.
 type Input struct {
 	Name string
@@ -97,7 +97,7 @@ type Options struct {
 
 // InputError is a problem that keeps the replay from starting at all: an
 // input that cannot be read or whose form cannot be determined. The CLI
-// reports it with exit status 2 (CONTRACT.md section 2).
+// reports it with exit status 2 (README, Codes and precedence).
 type InputError struct {
 	Name   string
 	Reason string

@@ -31,13 +31,13 @@
 //
 // Field attributes: `@rule(ID)` names the registry rule of the field's value
 // constraints; `@rule(ID,empty=ID2)` attributes an empty string or empty list
-// to ID2 (CONTRACT.md section 3, MISSING_REQUIRED_INPUT for empty top-level
+// to ID2 (README, Codes and precedence, MISSING_REQUIRED_INPUT for empty top-level
 // strings and arrays); `@rule(ID,null=ID2)` attributes null in a required
 // field to ID2 instead of AL002 (collector: the seed's JSON Schema makes null
 // a wrong type, not an absent field); `@rule(ID,rest=ID2)` attributes to ID2
 // the violations of a string that has the right type and matches the
 // field's first pattern (a version whose major is known but whose rest is
-// malformed, CONTRACT.md section 3 UNKNOWN_SCHEMA_VERSION).
+// malformed, README, Codes and precedence UNKNOWN_SCHEMA_VERSION).
 //
 // Definition attributes: `@desc("...")` says what a one-pattern definition
 // means (for reasons); `@format("date-time"|"uuid")` names the JSON Schema
@@ -64,7 +64,7 @@ import (
 )
 
 // JSONKind is a bit set of JSON value kinds. Int is a number written without
-// fraction or exponent (CONTRACT.md section 4: 1200.0 is not an integer).
+// fraction or exponent (README, Kinds: 1200.0 is not an integer).
 type JSONKind uint8
 
 // The JSON kinds.

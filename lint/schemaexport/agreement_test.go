@@ -201,7 +201,7 @@ var mutationValues = func() map[string][]string {
 // leapSecondWhy is the one expected difference where the JSON Schema denies
 // what agentlint allows.
 const leapSecondWhy = `JSON Schema's format date-time (RFC 3339 section 5.7) takes second 60 only at 23:59:60 UTC; ` +
-	`agentlint accepts any :60 (CONTRACT.md section 4, All families: "leap second :60 accepted"), and holds collector ` +
+	`agentlint accepts any :60 (README, Kinds, All families: "leap second :60 accepted"), and holds collector ` +
 	`timestamps to the format by rule CL013`
 
 // leapSecondsMoved returns v with every date-time string whose second is
@@ -302,7 +302,7 @@ func agree(t *testing.T, recs []record, what string) map[string]int {
 // and a mutation corpus of them, the exported collector/event schema gives
 // the verdict of seed 004's own JSON Schema (cue/collector.schema.json,
 // draft-07), except where the contract is stricter than the seed, each
-// named: a version whose major is not 1 (CONTRACT.md section 3,
+// named: a version whose major is not 1 (README, Codes and precedence,
 // UNKNOWN_SCHEMA_VERSION, rule CL001).
 func TestCollectorEqualsSeedSchema(t *testing.T) {
 	seedSrc, err := os.ReadFile(filepath.Join(root, "cue", "collector.schema.json"))

@@ -76,7 +76,7 @@ func decode(raw []byte) (any, error) {
 	return v, nil
 }
 
-// TestDoneWhen is issue 10's done-when: the exported operator/assignment
+// TestDoneWhen: the exported operator/assignment
 // schema accepts seed 001's minimal assignment example with a standard JSON
 // Schema validator and rejects it when task.lock_scope is empty.
 func TestDoneWhen(t *testing.T) {

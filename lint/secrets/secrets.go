@@ -1,8 +1,8 @@
 // Package secrets detects secret material in untrusted strings.
 //
-// It backs the UNTRUSTED_CONTEXT_BLOCK code of CONTRACT.md section 3 ("secret
+// It backs the UNTRUSTED_CONTEXT_BLOCK code of README, Codes and precedence ("secret
 // material in notes_for_orchestrator, worklog decision/result, or
-// context_package[].value") and the "Secrets" decision of CONTRACT.md
+// context_package[].value") and the "Secrets" decision of README
 // section 4 (operator, seed 001): at least AWS access keys, OpenAI/Anthropic
 // keys, GitHub tokens, Slack tokens, private key blocks, JWTs and
 // key|secret|token|password = value assignments.
@@ -10,7 +10,7 @@
 // The detectors are hand-written byte scanners: no regular expression is
 // compiled or run, and Scan does not allocate. Scan reports the name of the
 // pattern that matched, never the matched text, so that a caller can build a
-// verdict without echoing the secret (CONTRACT.md section 2: "A secret is
+// verdict without echoing the secret (README, Codes and precedence: "A secret is
 // never echoed: name the pattern and the pointer instead").
 package secrets
 
@@ -81,7 +81,7 @@ var detectors = [...]detector{
 }
 
 // Patterns lists the patterns Scan recognizes, in match order: specific token
-// formats first, the generic secret_assignment last (CONTRACT.md section 4,
+// formats first, the generic secret_assignment last (README, Kinds,
 // "Secrets"). It is a copy for documentation (agentlint explain, README);
 // changing it does not change Scan.
 var Patterns = func() []Pattern {

@@ -7,7 +7,7 @@
 // used that package directly; its other file (dir.go, reading the global git
 // configuration) links github.com/go-git/gcfg and through it encoding/gob,
 // whose package initialisation every agentlint process paid (~0.1 ms of a
-// one-record `validate`, issue 12). The matching is the same code, so the
+// one-record `validate`). The matching is the same code, so the
 // same files are skipped.
 package gitignore
 

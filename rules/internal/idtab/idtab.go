@@ -1,5 +1,5 @@
 // Package idtab holds the exact sets of the stream rules that remember
-// every distinct id of a run (issue 12, "exact id rules in bounded
+// every distinct id of a run ("exact id rules in bounded
 // memory"): open-addressing hash tables of fixed-size entries of W uint32
 // words, instead of Go maps of strings (a map entry costs about twice its
 // key, and a growing map leaves its old buckets to the garbage collector).
@@ -153,7 +153,7 @@ func (t *Table) Probe(h uint64) Cursor {
 // Line returns the first word of hash h's home bucket (nil when its shard
 // is empty), so that a batch of lookups can load their cache lines
 // together before they probe: the loads of a loop over Line results do not
-// depend on each other, and their cache misses overlap (issue 12).
+// depend on each other, and their cache misses overlap.
 func (t *Table) Line(h uint64) *uint32 {
 	s := t.shard(h)
 	if s.nb == 0 {

@@ -5,7 +5,7 @@
 // agentlint links (cobra and pflag, BurntSushi/toml, go-json-experiment,
 // fatih/color and what they bring, doublestar, go-sarif, renameio): the
 // floor that any `agentlint validate` built from these dependencies starts
-// from, before a line of agentlint runs (issue 12: the Go runtime runs the
+// from, before a line of agentlint runs (the Go runtime runs the
 // init of every linked package, and a larger program faults in more pages).
 // TestLinksWhatAgentlintLinks keeps the list equal to agentlint's.
 package main

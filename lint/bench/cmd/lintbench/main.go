@@ -99,13 +99,13 @@ func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
 		dir = d
 	}
 	// The stream rules that remember every distinct id (duplicate event_id,
-	// parent spans) hold memory proportional to the ids of the log (issue 4);
+	// parent spans) hold memory proportional to the ids of the log;
 	// the "-ids" runs switch them off to show the streaming bound.
 	noIDs := filepath.Join(dir, "no-id-rules.toml")
 	if err := os.WriteFile(noIDs, []byte("[rules.CL100]\nseverity = \"off\"\n[rules.CL101]\nseverity = \"off\"\n"), 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("lintbench: %s, %d CPUs, %s/%s, %s; bars (issue 12): collector events >= 4.5x ajv, exact verdicts; peak RSS <= 64 MiB every rule on, <= 32 MiB id rules off, 1M/100k <= 1.2\n\n",
+	fmt.Printf("lintbench: %s, %d CPUs, %s/%s, %s; bars: collector events >= 4.5x ajv, exact verdicts; peak RSS <= 64 MiB every rule on, <= 32 MiB id rules off, 1M/100k <= 1.2\n\n",
 		runtime.Version(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format(time.RFC3339))
 	fmt.Printf("%-17s %9s %8s %-8s %9s %10s %8s %8s  %10s %8s  %7s %6s  %s\n",
 		"kind", "lines", "MB", "run", "seconds", "lines/s", "MB/s", "RSS MiB", "floor l/s", "floor/s", "x floor", "x ajv", "verdicts")

@@ -25,9 +25,9 @@ var (
 
 // ajvLenient are the generated collector defects that seed 004's JSON
 // Schema, as ajv reads it, lets through and the contract does not: a
-// version of another major (UNKNOWN_SCHEMA_VERSION, CONTRACT.md section
+// version of another major (UNKNOWN_SCHEMA_VERSION, README section
 // 3), a duplicate member name (JSON.parse keeps the last; agentlint reads
-// RFC 7493 I-JSON, CONTRACT.md section 2) and a date-time with a space for
+// RFC 7493 I-JSON, README, Codes and precedence) and a date-time with a space for
 // "T" (ajv-formats accepts RFC 3339's note; the seed's examples and our
 // date-time do not).
 var ajvLenient = map[string]bool{"version 2.0.0": true, "duplicate key": true, "timestamp with a space": true}
