@@ -125,6 +125,12 @@ type Doc struct {
 	ledger    *opLedger
 	ledgerOf  *any
 	ledgerLen int
+
+	// res memoizes the lock resources of the document (opLockScopes,
+	// opForbidden, opLocks, opAllResources) during one Runner.RunRules:
+	// five lock rules share one reading. nil outside RunRules, where every
+	// call reads the document again.
+	res *opResMemo
 }
 
 // Flat is one declared value of a record (Doc.Flat): its JSON Pointer, as

@@ -3,6 +3,8 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -52,6 +54,16 @@ func opNewResource(ptr, list, where string, index int, raw string) opResource {
 	return opResource{ptr: ptr, list: list, where: where, index: index, raw: raw, norm: n, err: err}
 }
 
+// opResMemo holds the lock resources of a document read once during one
+// Runner.RunRules (Doc.res); each is valid when its ok flag is set.
+type opResMemo struct {
+	scopes                [][]opResource
+	forbidden, locks, all []opResource
+	scopesOK, forbiddenOK bool
+	locksOK, allOK        bool
+	locksKey              string
+}
+
 // opStringList returns the resources of a string array at m[key]; path is
 // the pointer prefix of m and label its name in reasons.
 func opStringList(m map[string]any, key string, path []any, label string) []opResource {
@@ -60,7 +72,7 @@ func opStringList(m map[string]any, key string, path []any, label string) []opRe
 	for i, v := range Arr(m, key) {
 		s, _ := v.(string)
 		ptr := Ptr(append(append([]any{}, path...), key, i)...)
-		out = append(out, opNewResource(ptr, list, fmt.Sprintf("%s[%d]", list, i), i, s))
+		out = append(out, opNewResource(ptr, list, list+"["+strconv.Itoa(i)+"]", i, s))
 	}
 	return out
 }
@@ -90,9 +102,32 @@ func opLockKey(kind string) string {
 	return ""
 }
 
+// opDocLocks returns the lock entries of d's member key (opLocks), read
+// once per Runner.RunRules.
+func opDocLocks(d *Doc, key string) []opResource {
+	if m := d.res; m != nil {
+		if !m.locksOK || m.locksKey != key {
+			m.locks, m.locksKey, m.locksOK = opLocks(d.Root(), key), key, true
+		}
+		return m.locks
+	}
+	return opLocks(d.Root(), key)
+}
+
 // opLockScopes returns the lock_scope lists of a document: the assignment's
-// task.lock_scope, or one per handoff ledger row.
+// task.lock_scope, or one per handoff ledger row. Read once per
+// Runner.RunRules: callers must not change the resources.
 func opLockScopes(d *Doc) [][]opResource {
+	if m := d.res; m != nil {
+		if !m.scopesOK {
+			m.scopes, m.scopesOK = opReadLockScopes(d), true
+		}
+		return m.scopes
+	}
+	return opReadLockScopes(d)
+}
+
+func opReadLockScopes(d *Doc) [][]opResource {
 	root := d.Root()
 	switch d.Kind {
 	case "operator/assignment":
@@ -107,8 +142,19 @@ func opLockScopes(d *Doc) [][]opResource {
 	return nil
 }
 
-// opForbidden returns the assignment's task.forbidden_scope entries.
+// opForbidden returns the assignment's task.forbidden_scope entries. Read
+// once per Runner.RunRules: callers must not change them.
 func opForbidden(d *Doc) []opResource {
+	if m := d.res; m != nil {
+		if !m.forbiddenOK {
+			m.forbidden, m.forbiddenOK = opReadForbidden(d), true
+		}
+		return m.forbidden
+	}
+	return opReadForbidden(d)
+}
+
+func opReadForbidden(d *Doc) []opResource {
 	if d.Kind != "operator/assignment" {
 		return nil
 	}
@@ -117,15 +163,25 @@ func opForbidden(d *Doc) []opResource {
 
 // opAllResources returns every resource of d that OP030 and OP031 check, in
 // a fixed order: lock_scope lists, forbidden_scope, lock entries, result
-// changes.
+// changes. Read once per Runner.RunRules: callers must not change them.
 func opAllResources(d *Doc) []opResource {
+	if m := d.res; m != nil {
+		if !m.allOK {
+			m.all, m.allOK = opReadAllResources(d), true
+		}
+		return m.all
+	}
+	return opReadAllResources(d)
+}
+
+func opReadAllResources(d *Doc) []opResource {
 	var out []opResource
 	for _, l := range opLockScopes(d) {
 		out = append(out, l...)
 	}
 	out = append(out, opForbidden(d)...)
 	if key := opLockKey(d.Kind); key != "" {
-		out = append(out, opLocks(d.Root(), key)...)
+		out = append(out, opDocLocks(d, key)...)
 	}
 	if d.Kind == "operator/result" {
 		for i, v := range Arr(d.Root(), "changes") {
@@ -222,11 +278,12 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 	if key == "" {
 		return
 	}
-	locks := opLocks(d.Root(), key)
+	locks := opDocLocks(d, key)
 	if d.Kind == "operator/assignment" {
-		// (a) the task's lock_scope against other tasks' active locks.
+		// (a) the task's lock_scope against other tasks' active locks (a
+		// copy: each is given the task's id, for opConflict).
 		taskID := Str(Obj(d.Root()["task"]), "task_id")
-		scope := opLockScopes(d)[0]
+		scope := slices.Clone(opLockScopes(d)[0])
 		for i := range scope {
 			s := &scope[i]
 			if s.err != nil {
