@@ -27,9 +27,9 @@ var opLockKinds = []string{
 
 // opResource is one resource found in a document.
 type opResource struct {
-	ptr   string // RFC 6901 pointer of the resource string
+	at    string // RFC 6901 pointer of the list: "/task/lock_scope", "/active_locks"
 	list  string // the list it belongs to, for reasons: "task.lock_scope", "active_locks"
-	where string // the element, for reasons: "task.lock_scope[0]", "active_locks[2].resource"
+	sub   string // the member of the element holding the resource ("resource"), or ""
 	index int    // index in its list
 	raw   string // the value as written
 	norm  string // normalized (valid only when err == nil)
@@ -49,9 +49,31 @@ func (r *opResource) show() string {
 	return fmt.Sprintf("%q", r.raw)
 }
 
-func opNewResource(ptr, list, where string, index int, raw string) opResource {
+// ptr is the RFC 6901 pointer of the resource string (built only for a
+// finding).
+func (r *opResource) ptr() string {
+	p := r.at + "/" + strconv.Itoa(r.index)
+	if r.sub != "" {
+		p += "/" + r.sub
+	}
+	return p
+}
+
+// where names the element for reasons: "task.lock_scope[0]",
+// "active_locks[2].resource".
+func (r *opResource) where() string {
+	w := r.list + "[" + strconv.Itoa(r.index) + "]"
+	if r.sub != "" {
+		w += "." + r.sub
+	}
+	return w
+}
+
+// opNewResource is element index of the list at pointer at, named list in
+// reasons, holding raw (in its member sub, when not "").
+func opNewResource(at, list, sub string, index int, raw string) opResource {
 	n, err := lockpath.Normalize(raw)
-	return opResource{ptr: ptr, list: list, where: where, index: index, raw: raw, norm: n, err: err}
+	return opResource{at: at, list: list, sub: sub, index: index, raw: raw, norm: n, err: err}
 }
 
 // opResMemo holds the lock resources of a document read once during one
@@ -67,12 +89,16 @@ type opResMemo struct {
 // opStringList returns the resources of a string array at m[key]; path is
 // the pointer prefix of m and label its name in reasons.
 func opStringList(m map[string]any, key string, path []any, label string) []opResource {
-	var out []opResource
+	arr := Arr(m, key)
+	if len(arr) == 0 {
+		return nil
+	}
+	out := make([]opResource, 0, len(arr))
 	list := label + key
-	for i, v := range Arr(m, key) {
+	at := Ptr(append(append([]any{}, path...), key)...)
+	for i, v := range arr {
 		s, _ := v.(string)
-		ptr := Ptr(append(append([]any{}, path...), key, i)...)
-		out = append(out, opNewResource(ptr, list, list+"["+strconv.Itoa(i)+"]", i, s))
+		out = append(out, opNewResource(at, list, "", i, s))
 	}
 	return out
 }
@@ -80,9 +106,10 @@ func opStringList(m map[string]any, key string, path []any, label string) []opRe
 // opLocks returns the lock entries of the array root[key] (active_locks or locks).
 func opLocks(root map[string]any, key string) []opResource {
 	var out []opResource
+	at := Ptr(key)
 	for i, v := range Arr(root, key) {
 		m := Obj(v)
-		r := opNewResource(Ptr(key, i, "resource"), key, fmt.Sprintf("%s[%d].resource", key, i), i, Str(m, "resource"))
+		r := opNewResource(at, key, "resource", i, Str(m, "resource"))
 		r.isLock = true
 		r.taskID = Str(m, "task_id")
 		r.active, _ = m["active"].(bool)
@@ -185,7 +212,7 @@ func opReadAllResources(d *Doc) []opResource {
 	}
 	if d.Kind == "operator/result" {
 		for i, v := range Arr(d.Root(), "changes") {
-			out = append(out, opNewResource(Ptr("changes", i, "resource"), "changes", fmt.Sprintf("changes[%d].resource", i), i, Str(Obj(v), "resource")))
+			out = append(out, opNewResource("/changes", "changes", "resource", i, Str(Obj(v), "resource")))
 		}
 	}
 	return out
@@ -200,7 +227,7 @@ func checkLockResourceEmpty(d *Doc, r *Reporter) {
 		if res.isLock {
 			extra["task_id"] = res.taskID
 		}
-		r.Reportf(res.ptr, extra, "%s contains empty resource after normalization (%s is %q)", res.list, res.where, res.raw)
+		r.Reportf(res.ptr(), extra, "%s contains empty resource after normalization (%s is %q)", res.list, res.where(), res.raw)
 	}
 }
 
@@ -213,7 +240,7 @@ func checkResourceEscapesRoot(d *Doc, r *Reporter) {
 		if res.isLock {
 			extra["task_id"] = res.taskID
 		}
-		r.Reportf(res.ptr, extra, "%s %q escapes the root: it normalizes to %q, which starts with \"..\"", res.where, res.raw, res.norm)
+		r.Reportf(res.ptr(), extra, "%s %q escapes the root: it normalizes to %q, which starts with \"..\"", res.where(), res.raw, res.norm)
 	}
 }
 
@@ -229,9 +256,9 @@ func checkLockScopeOverlap(d *Doc, r *Reporter) {
 				if a.err != nil || !lockpath.Overlap(a.norm, b.norm) {
 					continue
 				}
-				r.Reportf(b.ptr, map[string]any{
+				r.Reportf(b.ptr(), map[string]any{
 					"index": j, "resource": b.raw, "other_index": i, "other_resource": a.raw,
-				}, "%s %s overlaps %s %s of the same lock_scope", b.where, b.show(), a.where, a.show())
+				}, "%s %s overlaps %s %s of the same lock_scope", b.where(), b.show(), a.where(), a.show())
 			}
 		}
 	}
@@ -253,9 +280,9 @@ func checkForbiddenScopeOverlap(d *Doc, r *Reporter) {
 			if l.err != nil || !lockpath.Overlap(f.norm, l.norm) {
 				continue
 			}
-			r.Reportf(f.ptr, map[string]any{
+			r.Reportf(f.ptr(), map[string]any{
 				"index": k, "resource": f.raw, "lock_scope_index": i, "lock_scope_resource": l.raw,
-			}, "%s %s overlaps %s %s: a task may not lock what it is forbidden to touch", f.where, f.show(), l.where, l.show())
+			}, "%s %s overlaps %s %s: a task may not lock what it is forbidden to touch", f.where(), f.show(), l.where(), l.show())
 		}
 	}
 }
@@ -301,8 +328,8 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 				names = append(names, fmt.Sprintf("the active lock %s[%d] of %s on %s", key, k, l.taskID, l.show()))
 			}
 			if len(conflicts) > 0 {
-				r.Reportf(s.ptr, map[string]any{"index": i, "resource": s.raw, "conflicts": conflicts},
-					"%s %s of task %s overlaps %s", s.where, s.show(), taskID, strings.Join(names, ", "))
+				r.Reportf(s.ptr(), map[string]any{"index": i, "resource": s.raw, "conflicts": conflicts},
+					"%s %s of task %s overlaps %s", s.where(), s.show(), taskID, strings.Join(names, ", "))
 			}
 		}
 		return
@@ -324,7 +351,7 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 			names = append(names, fmt.Sprintf("the active lock %s[%d] of %s on %s", key, i, a.taskID, a.show()))
 		}
 		if len(conflicts) > 0 {
-			r.Reportf(b.ptr, map[string]any{"index": j, "task_id": b.taskID, "resource": b.raw, "conflicts": conflicts},
+			r.Reportf(b.ptr(), map[string]any{"index": j, "task_id": b.taskID, "resource": b.raw, "conflicts": conflicts},
 				"overlapping active locks: %s[%d] of %s on %s overlaps %s", key, j, b.taskID, b.show(), strings.Join(names, ", "))
 		}
 	}
