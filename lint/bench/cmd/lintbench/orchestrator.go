@@ -107,6 +107,14 @@ func orchestratorBench(bin, dir string) error {
 			return fmt.Errorf("orchestrator.py: %v", err)
 		}
 	}
+	if orchStream > 0 {
+		r, err := streamFile(abs, dir)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+		printOrch(r, results)
+	}
 	if orchServeGo > 0 {
 		r, err := serveGo(abs, dir)
 		if err != nil {
@@ -128,12 +136,44 @@ func printOrch(r orchResult, all []orchResult) {
 		}
 	}
 	lat := func(v float64) string {
-		if r.Way == "stream-pipelined" {
+		if r.Way == "stream-pipelined" || r.Way == "stream-file" {
 			return "-"
 		}
 		return fmt.Sprintf("%.3f", v)
 	}
 	fmt.Printf("%-18s %8d %9.3f %12.0f %9s %9s %7d %9s  %s\n", r.Way, r.N, r.Seconds, r.PerS, lat(r.P50ms), lat(r.P99ms), r.Errors, ratio, r.Note)
+}
+
+// streamFile times `agentlint validate --stream` reading orchStream
+// packets, one per line, from a file and writing to a pipe this harness
+// drains: the co-process's own throughput, without a client in the loop
+// (faster of two runs).
+func streamFile(bin, dir string) (orchResult, error) {
+	r := orchResult{Way: "stream-file", N: orchStream, Note: "agentlint validate --stream FILE, no client: the co-process's own ceiling"}
+	data, err := os.ReadFile(orchPacket)
+	if err != nil {
+		return r, err
+	}
+	var line bytes.Buffer
+	if err := json.Compact(&line, data); err != nil {
+		return r, err
+	}
+	line.WriteByte('\n')
+	path := filepath.Join(dir, "orch-packets.jsonl")
+	if err := os.WriteFile(path, bytes.Repeat(line.Bytes(), orchStream), 0o644); err != nil {
+		return r, err
+	}
+	defer os.Remove(path)
+	m, err := measureCmd(bin, "validate", "--stream", "--kind", "operator/assignment", path)
+	if err != nil {
+		return r, err
+	}
+	r.Seconds = m.wall.Seconds()
+	r.PerS = float64(r.N) / r.Seconds
+	if !bytes.Contains(m.summary, []byte(`"allow":true`)) {
+		r.Errors = 1 // the summary does not allow: some packet was denied
+	}
+	return r, nil
 }
 
 // serveGo starts `agentlint serve` on a Unix socket and sends orchServeGo
