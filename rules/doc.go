@@ -249,6 +249,10 @@ func Str(m map[string]any, key string) string {
 // as "~0", "/" as "~1") to b. (No strings.Replacer: one built at package
 // initialisation cost every process start, issue 12.)
 func escapeToken(b *strings.Builder, t string) {
+	if !strings.ContainsAny(t, "~/") {
+		b.WriteString(t)
+		return
+	}
 	for i := 0; i < len(t); i++ {
 		switch t[i] {
 		case '~':
@@ -264,6 +268,17 @@ func escapeToken(b *strings.Builder, t string) {
 // Ptr builds an RFC 6901 JSON Pointer from member names and array indexes.
 func Ptr(parts ...any) string {
 	var b strings.Builder
+	n := 0
+	for _, p := range parts {
+		n++ // '/'
+		switch p := p.(type) {
+		case int:
+			n += 4
+		case string:
+			n += len(p)
+		}
+	}
+	b.Grow(n)
 	for _, p := range parts {
 		b.WriteByte('/')
 		switch p := p.(type) {
