@@ -73,7 +73,7 @@ func TestServeLoad(t *testing.T) {
 	}
 	duration := time.Duration(seconds * float64(time.Second))
 	s := startServe(t, "--max-in-flight", strconv.Itoa(loadMaxInFlight), "--max-body", strconv.Itoa(loadMaxBody),
-		"--read-header-timeout", "300ms", "--shutdown-timeout", "20s")
+		"--read-header-timeout", "1s", "--shutdown-timeout", "20s")
 	payload, err := os.ReadFile(filepath.Join("..", "..", "testdata", "demo", "packets", "t12-assignment.json"))
 	if err != nil {
 		t.Fatal(err)
