@@ -38,7 +38,9 @@ demo:
 # Benchmarks, not part of `make test`: agentlint on generated 100k- and
 # 1M-line logs next to the jsontext IsValid floor and ajv (installed into
 # .cache/tools/ajv by scripts/tools/ajv.sh), start-up against hello world and
-# replay (lint/bench/cmd/lintbench), then the Go benchmarks of the engine.
+# replay, then an orchestrator in Python 3 validating packets one process
+# each, through the validate --stream co-process and through agentlint-serve
+# (lint/bench/cmd/lintbench), then the Go benchmarks of the engine.
 bench: build
 	$(GO) run $(TAGS) ./lint/bench/cmd/lintbench -bin $(BIN) -ajv "$$(scripts/tools/ajv.sh)"
 	$(GO) test $(TAGS) -run '^$$' -bench . -benchmem ./lint/...

@@ -1,7 +1,11 @@
 package lint_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/agentlint/agentlint/lint"
@@ -29,5 +33,32 @@ func BenchmarkSessionRecord(b *testing.B) {
 			b.StartTimer()
 		}
 		s.Record(lines[i%len(lines)])
+	}
+}
+
+// BenchmarkSessionAssignment: the cost of one operator/assignment packet
+// (testdata/demo/packets/t12-assignment.json, compacted to one line)
+// through a Session, as `validate --stream --kind operator/assignment`.
+func BenchmarkSessionAssignment(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "demo", "packets", "t12-assignment.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, data); err != nil {
+		b.Fatal(err)
+	}
+	line := append(buf.Bytes(), '\n')
+	s, err := lint.NewSession("operator/assignment", lint.SessionConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if e := s.Record(line); !e.Allow {
+		b.Fatalf("the packet is denied: %s", e.Reason)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.Record(line)
 	}
 }

@@ -124,6 +124,12 @@ type Doc struct {
 	ledger    *opLedger
 	ledgerOf  *any
 	ledgerLen int
+
+	// res memoizes the lock resources of the document (opLockScopes,
+	// opForbidden, opLocks, opAllResources) during one Runner.RunRules:
+	// five lock rules share one reading. nil outside RunRules, where every
+	// call reads the document again.
+	res *opResMemo
 }
 
 // Flat is one declared value of a record (Doc.Flat): its JSON Pointer, as
@@ -242,6 +248,10 @@ func Str(m map[string]any, key string) string {
 // as "~0", "/" as "~1") to b. (No strings.Replacer: one built at package
 // initialisation cost every process start.)
 func escapeToken(b *strings.Builder, t string) {
+	if !strings.ContainsAny(t, "~/") {
+		b.WriteString(t)
+		return
+	}
 	for i := 0; i < len(t); i++ {
 		switch t[i] {
 		case '~':
@@ -257,6 +267,17 @@ func escapeToken(b *strings.Builder, t string) {
 // Ptr builds an RFC 6901 JSON Pointer from member names and array indexes.
 func Ptr(parts ...any) string {
 	var b strings.Builder
+	n := 0
+	for _, p := range parts {
+		n++ // '/'
+		switch p := p.(type) {
+		case int:
+			n += 4
+		case string:
+			n += len(p)
+		}
+	}
+	b.Grow(n)
 	for _, p := range parts {
 		b.WriteByte('/')
 		switch p := p.(type) {

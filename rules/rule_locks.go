@@ -3,6 +3,8 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -25,9 +27,9 @@ var opLockKinds = []string{
 
 // opResource is one resource found in a document.
 type opResource struct {
-	ptr   string // RFC 6901 pointer of the resource string
+	at    string // RFC 6901 pointer of the list: "/task/lock_scope", "/active_locks"
 	list  string // the list it belongs to, for reasons: "task.lock_scope", "active_locks"
-	where string // the element, for reasons: "task.lock_scope[0]", "active_locks[2].resource"
+	sub   string // the member of the element holding the resource ("resource"), or ""
 	index int    // index in its list
 	raw   string // the value as written
 	norm  string // normalized (valid only when err == nil)
@@ -47,20 +49,56 @@ func (r *opResource) show() string {
 	return fmt.Sprintf("%q", r.raw)
 }
 
-func opNewResource(ptr, list, where string, index int, raw string) opResource {
+// ptr is the RFC 6901 pointer of the resource string (built only for a
+// finding).
+func (r *opResource) ptr() string {
+	p := r.at + "/" + strconv.Itoa(r.index)
+	if r.sub != "" {
+		p += "/" + r.sub
+	}
+	return p
+}
+
+// where names the element for reasons: "task.lock_scope[0]",
+// "active_locks[2].resource".
+func (r *opResource) where() string {
+	w := r.list + "[" + strconv.Itoa(r.index) + "]"
+	if r.sub != "" {
+		w += "." + r.sub
+	}
+	return w
+}
+
+// opNewResource is element index of the list at pointer at, named list in
+// reasons, holding raw (in its member sub, when not "").
+func opNewResource(at, list, sub string, index int, raw string) opResource {
 	n, err := lockpath.Normalize(raw)
-	return opResource{ptr: ptr, list: list, where: where, index: index, raw: raw, norm: n, err: err}
+	return opResource{at: at, list: list, sub: sub, index: index, raw: raw, norm: n, err: err}
+}
+
+// opResMemo holds the lock resources of a document read once during one
+// Runner.RunRules (Doc.res); each is valid when its ok flag is set.
+type opResMemo struct {
+	scopes                [][]opResource
+	forbidden, locks, all []opResource
+	scopesOK, forbiddenOK bool
+	locksOK, allOK        bool
+	locksKey              string
 }
 
 // opStringList returns the resources of a string array at m[key]; path is
 // the pointer prefix of m and label its name in reasons.
 func opStringList(m map[string]any, key string, path []any, label string) []opResource {
-	var out []opResource
+	arr := Arr(m, key)
+	if len(arr) == 0 {
+		return nil
+	}
+	out := make([]opResource, 0, len(arr))
 	list := label + key
-	for i, v := range Arr(m, key) {
+	at := Ptr(append(append([]any{}, path...), key)...)
+	for i, v := range arr {
 		s, _ := v.(string)
-		ptr := Ptr(append(append([]any{}, path...), key, i)...)
-		out = append(out, opNewResource(ptr, list, fmt.Sprintf("%s[%d]", list, i), i, s))
+		out = append(out, opNewResource(at, list, "", i, s))
 	}
 	return out
 }
@@ -68,9 +106,10 @@ func opStringList(m map[string]any, key string, path []any, label string) []opRe
 // opLocks returns the lock entries of the array root[key] (active_locks or locks).
 func opLocks(root map[string]any, key string) []opResource {
 	var out []opResource
+	at := Ptr(key)
 	for i, v := range Arr(root, key) {
 		m := Obj(v)
-		r := opNewResource(Ptr(key, i, "resource"), key, fmt.Sprintf("%s[%d].resource", key, i), i, Str(m, "resource"))
+		r := opNewResource(at, key, "resource", i, Str(m, "resource"))
 		r.isLock = true
 		r.taskID = Str(m, "task_id")
 		r.active, _ = m["active"].(bool)
@@ -90,9 +129,32 @@ func opLockKey(kind string) string {
 	return ""
 }
 
+// opDocLocks returns the lock entries of d's member key (opLocks), read
+// once per Runner.RunRules.
+func opDocLocks(d *Doc, key string) []opResource {
+	if m := d.res; m != nil {
+		if !m.locksOK || m.locksKey != key {
+			m.locks, m.locksKey, m.locksOK = opLocks(d.Root(), key), key, true
+		}
+		return m.locks
+	}
+	return opLocks(d.Root(), key)
+}
+
 // opLockScopes returns the lock_scope lists of a document: the assignment's
-// task.lock_scope, or one per handoff ledger row.
+// task.lock_scope, or one per handoff ledger row. Read once per
+// Runner.RunRules: callers must not change the resources.
 func opLockScopes(d *Doc) [][]opResource {
+	if m := d.res; m != nil {
+		if !m.scopesOK {
+			m.scopes, m.scopesOK = opReadLockScopes(d), true
+		}
+		return m.scopes
+	}
+	return opReadLockScopes(d)
+}
+
+func opReadLockScopes(d *Doc) [][]opResource {
 	root := d.Root()
 	switch d.Kind {
 	case "operator/assignment":
@@ -107,8 +169,19 @@ func opLockScopes(d *Doc) [][]opResource {
 	return nil
 }
 
-// opForbidden returns the assignment's task.forbidden_scope entries.
+// opForbidden returns the assignment's task.forbidden_scope entries. Read
+// once per Runner.RunRules: callers must not change them.
 func opForbidden(d *Doc) []opResource {
+	if m := d.res; m != nil {
+		if !m.forbiddenOK {
+			m.forbidden, m.forbiddenOK = opReadForbidden(d), true
+		}
+		return m.forbidden
+	}
+	return opReadForbidden(d)
+}
+
+func opReadForbidden(d *Doc) []opResource {
 	if d.Kind != "operator/assignment" {
 		return nil
 	}
@@ -117,19 +190,29 @@ func opForbidden(d *Doc) []opResource {
 
 // opAllResources returns every resource of d that OP030 and OP031 check, in
 // a fixed order: lock_scope lists, forbidden_scope, lock entries, result
-// changes.
+// changes. Read once per Runner.RunRules: callers must not change them.
 func opAllResources(d *Doc) []opResource {
+	if m := d.res; m != nil {
+		if !m.allOK {
+			m.all, m.allOK = opReadAllResources(d), true
+		}
+		return m.all
+	}
+	return opReadAllResources(d)
+}
+
+func opReadAllResources(d *Doc) []opResource {
 	var out []opResource
 	for _, l := range opLockScopes(d) {
 		out = append(out, l...)
 	}
 	out = append(out, opForbidden(d)...)
 	if key := opLockKey(d.Kind); key != "" {
-		out = append(out, opLocks(d.Root(), key)...)
+		out = append(out, opDocLocks(d, key)...)
 	}
 	if d.Kind == "operator/result" {
 		for i, v := range Arr(d.Root(), "changes") {
-			out = append(out, opNewResource(Ptr("changes", i, "resource"), "changes", fmt.Sprintf("changes[%d].resource", i), i, Str(Obj(v), "resource")))
+			out = append(out, opNewResource("/changes", "changes", "resource", i, Str(Obj(v), "resource")))
 		}
 	}
 	return out
@@ -144,7 +227,7 @@ func checkLockResourceEmpty(d *Doc, r *Reporter) {
 		if res.isLock {
 			extra["task_id"] = res.taskID
 		}
-		r.Reportf(res.ptr, extra, "%s contains empty resource after normalization (%s is %q)", res.list, res.where, res.raw)
+		r.Reportf(res.ptr(), extra, "%s contains empty resource after normalization (%s is %q)", res.list, res.where(), res.raw)
 	}
 }
 
@@ -157,7 +240,7 @@ func checkResourceEscapesRoot(d *Doc, r *Reporter) {
 		if res.isLock {
 			extra["task_id"] = res.taskID
 		}
-		r.Reportf(res.ptr, extra, "%s %q escapes the root: it normalizes to %q, which starts with \"..\"", res.where, res.raw, res.norm)
+		r.Reportf(res.ptr(), extra, "%s %q escapes the root: it normalizes to %q, which starts with \"..\"", res.where(), res.raw, res.norm)
 	}
 }
 
@@ -173,9 +256,9 @@ func checkLockScopeOverlap(d *Doc, r *Reporter) {
 				if a.err != nil || !lockpath.Overlap(a.norm, b.norm) {
 					continue
 				}
-				r.Reportf(b.ptr, map[string]any{
+				r.Reportf(b.ptr(), map[string]any{
 					"index": j, "resource": b.raw, "other_index": i, "other_resource": a.raw,
-				}, "%s %s overlaps %s %s of the same lock_scope", b.where, b.show(), a.where, a.show())
+				}, "%s %s overlaps %s %s of the same lock_scope", b.where(), b.show(), a.where(), a.show())
 			}
 		}
 	}
@@ -197,9 +280,9 @@ func checkForbiddenScopeOverlap(d *Doc, r *Reporter) {
 			if l.err != nil || !lockpath.Overlap(f.norm, l.norm) {
 				continue
 			}
-			r.Reportf(f.ptr, map[string]any{
+			r.Reportf(f.ptr(), map[string]any{
 				"index": k, "resource": f.raw, "lock_scope_index": i, "lock_scope_resource": l.raw,
-			}, "%s %s overlaps %s %s: a task may not lock what it is forbidden to touch", f.where, f.show(), l.where, l.show())
+			}, "%s %s overlaps %s %s: a task may not lock what it is forbidden to touch", f.where(), f.show(), l.where(), l.show())
 		}
 	}
 }
@@ -222,11 +305,12 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 	if key == "" {
 		return
 	}
-	locks := opLocks(d.Root(), key)
+	locks := opDocLocks(d, key)
 	if d.Kind == "operator/assignment" {
-		// (a) the task's lock_scope against other tasks' active locks.
+		// (a) the task's lock_scope against other tasks' active locks (a
+		// copy: each is given the task's id, for opConflict).
 		taskID := Str(Obj(d.Root()["task"]), "task_id")
-		scope := opLockScopes(d)[0]
+		scope := slices.Clone(opLockScopes(d)[0])
 		for i := range scope {
 			s := &scope[i]
 			if s.err != nil {
@@ -244,8 +328,8 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 				names = append(names, fmt.Sprintf("the active lock %s[%d] of %s on %s", key, k, l.taskID, l.show()))
 			}
 			if len(conflicts) > 0 {
-				r.Reportf(s.ptr, map[string]any{"index": i, "resource": s.raw, "conflicts": conflicts},
-					"%s %s of task %s overlaps %s", s.where, s.show(), taskID, strings.Join(names, ", "))
+				r.Reportf(s.ptr(), map[string]any{"index": i, "resource": s.raw, "conflicts": conflicts},
+					"%s %s of task %s overlaps %s", s.where(), s.show(), taskID, strings.Join(names, ", "))
 			}
 		}
 		return
@@ -267,7 +351,7 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 			names = append(names, fmt.Sprintf("the active lock %s[%d] of %s on %s", key, i, a.taskID, a.show()))
 		}
 		if len(conflicts) > 0 {
-			r.Reportf(b.ptr, map[string]any{"index": j, "task_id": b.taskID, "resource": b.raw, "conflicts": conflicts},
+			r.Reportf(b.ptr(), map[string]any{"index": j, "task_id": b.taskID, "resource": b.raw, "conflicts": conflicts},
 				"overlapping active locks: %s[%d] of %s on %s overlaps %s", key, j, b.taskID, b.show(), strings.Join(names, ", "))
 		}
 	}

@@ -1,7 +1,7 @@
 package rules
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -43,19 +43,22 @@ func opUntrusted(d *Doc, criteria bool, out []opText) []opText {
 		if criteria {
 			for i, v := range Arr(Obj(root["task"]), "acceptance_criteria") {
 				s, _ := v.(string)
-				out = append(out, opText{Ptr("task", "acceptance_criteria", i), "task.acceptance_criteria",
-					fmt.Sprintf("task.acceptance_criteria[%d]", i), i, s})
+				n := strconv.Itoa(i)
+				out = append(out, opText{"/task/acceptance_criteria/" + n, "task.acceptance_criteria",
+					"task.acceptance_criteria[" + n + "]", i, s})
 			}
 		}
 		for i, v := range Arr(root, "context_package") {
-			out = append(out, opText{Ptr("context_package", i, "value"), "context_package.value",
-				fmt.Sprintf("context_package[%d].value", i), i, Str(Obj(v), "value")})
+			n := strconv.Itoa(i)
+			out = append(out, opText{"/context_package/" + n + "/value", "context_package.value",
+				"context_package[" + n + "].value", i, Str(Obj(v), "value")})
 		}
 	case "operator/result":
 		for i, v := range Arr(root, "notes_for_orchestrator") {
 			s, _ := v.(string)
-			out = append(out, opText{Ptr("notes_for_orchestrator", i), "notes_for_orchestrator",
-				fmt.Sprintf("notes_for_orchestrator[%d]", i), i, s})
+			n := strconv.Itoa(i)
+			out = append(out, opText{"/notes_for_orchestrator/" + n, "notes_for_orchestrator",
+				"notes_for_orchestrator[" + n + "]", i, s})
 		}
 	}
 	return out

@@ -27,6 +27,14 @@
 // also of an earlier binary, as ratios). -kinds= -startup 0 measures the
 // replay alone.
 //
+// Last, the orchestrator benchmark (orchestrator.go): per operator/assignment
+// packet, from a Python 3 orchestrator (lintbench/orchestrator.py, skipped
+// with a reason without python3), one `agentlint validate` process per
+// packet, the `validate --stream` co-process and `agentlint serve` on a Unix
+// socket with -orch-clients concurrent clients (Python threads, then Go
+// goroutines): packets/s, p50/p99 latency, errors, and the ratios to the
+// process per packet. -kinds= -startup 0 -deltas 0 measures it alone.
+//
 //	go run ./lint/bench/cmd/lintbench -bin bin/agentlint -ajv "$(scripts/tools/ajv.sh)"
 package main
 
@@ -58,6 +66,11 @@ func main() {
 	flag.IntVar(&replayDeltas, "deltas", 1000000, "replay: number of deltas (0: skip)")
 	flag.IntVar(&replayTasks, "tasks", 10000, "replay: number of tasks")
 	flag.StringVar(&replayBefore, "replay-before", "", "replay: another agentlint binary (e.g. built from the previous commit) to replay the same input in the same run, for a ratio")
+	flag.IntVar(&orchProcs, "orch-procs", 200, "orchestrator: packets validated by one agentlint process each (0: skip the orchestrator benchmark)")
+	flag.IntVar(&orchStream, "orch-stream", 20000, "orchestrator: packets through the validate --stream co-process")
+	flag.IntVar(&orchServe, "orch-serve", 32000, "orchestrator: validations sent to agentlint serve by the Python clients")
+	flag.IntVar(&orchServeGo, "orch-serve-go", 200000, "orchestrator: validations sent to agentlint serve by this harness's Go clients (0: none)")
+	flag.IntVar(&orchClients, "orch-clients", 32, "orchestrator: concurrent clients of agentlint serve")
 	flag.Parse()
 	if err := run(*bin, split(*kinds), ints(*sizes), ints(*jobs), *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "lintbench:", err)
@@ -188,6 +201,12 @@ func run(bin string, kinds []string, sizes, jobs []int, dir string) error {
 	if replayDeltas > 0 {
 		fmt.Println()
 		if err := replayBench(bin, dir, keep); err != nil {
+			return err
+		}
+	}
+	if orchProcs > 0 {
+		fmt.Println()
+		if err := orchestratorBench(bin, dir); err != nil {
 			return err
 		}
 	}
