@@ -3,6 +3,17 @@
 // runs the document rules of the registry and produces violations with file,
 // line, column and JSON Pointer. It knows nothing of output formats
 // (lint/output renders them).
+//
+// # Progress
+//
+// **Progress without cost on the hot path.** `lint.LintConfig.Progress` is three
+// atomic counters (files done, bytes read, records validated) that the pipeline
+// advances once per chunk or file, never per record: the reader counts bytes
+// through a wrapper of the file's reader, the emitter adds each chunk's record
+// count. With no display the pointer is nil (one test per chunk). The CLI's
+// ticker reads them every 100 ms and draws; a second walk of the same inputs (stat
+// only, in the background) gives the totals. When stdout is the same terminal,
+// the line is erased before each write of output and redrawn at the next tick.
 package lint
 
 import (

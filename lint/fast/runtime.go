@@ -1,15 +1,3 @@
-// Package fast is the hot path: validators generated from the CUE
-// definitions (zz_validators.go, by lint/schema/gen) run over a JSON token
-// stream (github.com/go-json-experiment/json/jsontext) and validate while they
-// parse: no generic maps, no per-record allocation on valid input.
-//
-// The runtime in this file reads tokens, tracks the JSON Pointer of the value
-// being read without building strings, and reports violations with their
-// byte offset; line and column are computed only when a violation is reported.
-// Objects with conditional fields are pre-scanned for their discriminators
-// (Dec.Conds) so that a member may come before the field that types it.
-// Violations carry a rule ID and a reason; the engine fills in code and
-// severity from the rule registry (rules.Registry).
 package fast
 
 import (
