@@ -126,9 +126,8 @@ type Doc struct {
 	ledgerLen int
 
 	// res memoizes the lock resources of the document (opLockScopes,
-	// opForbidden, opLocks, opAllResources) during one Runner.RunRules:
-	// five lock rules share one reading. nil outside RunRules, where every
-	// call reads the document again.
+	// opForbidden, opDocLocks, opAllResources), made on first use: the lock
+	// rules share one reading.
 	res *opResMemo
 }
 

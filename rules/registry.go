@@ -492,8 +492,6 @@ func (x *Runner) Run(d *Doc, enabled func(id string) bool) []Finding {
 func (x *Runner) RunRules(d *Doc, rs []*Rule, enabled func(id string) bool) []Finding {
 	x.out = x.out[:0]
 	x.rep.out = &x.out
-	d.res = &opResMemo{}
-	defer func() { d.res = nil }()
 	for _, r := range rs {
 		if enabled != nil && !enabled(r.ID) {
 			continue

@@ -76,14 +76,31 @@ func opNewResource(at, list, sub string, index int, raw string) opResource {
 	return opResource{at: at, list: list, sub: sub, index: index, raw: raw, norm: n, err: err}
 }
 
-// opResMemo holds the lock resources of a document read once during one
-// Runner.RunRules (Doc.res); each is valid when its ok flag is set.
+// opResMemo holds the lock resources of a document, read once for all the
+// lock rules that check it (Doc.res, made on first use: a Doc is one record
+// and is reset for the next); each is valid when its ok flag is set.
 type opResMemo struct {
 	scopes                [][]opResource
 	forbidden, locks, all []opResource
 	scopesOK, forbiddenOK bool
 	locksOK, allOK        bool
 	locksKey              string
+}
+
+// lockMemo returns d's opResMemo, made on first use.
+func (d *Doc) lockMemo() *opResMemo {
+	if d.res == nil {
+		d.res = &opResMemo{}
+	}
+	return d.res
+}
+
+// memoOnce returns *v, set by read(d) on first use (*ok records it).
+func memoOnce[T any](d *Doc, v *T, ok *bool, read func(*Doc) T) T {
+	if !*ok {
+		*v, *ok = read(d), true
+	}
+	return *v
 }
 
 // opStringList returns the resources of a string array at m[key]; path is
@@ -130,28 +147,21 @@ func opLockKey(kind string) string {
 }
 
 // opDocLocks returns the lock entries of d's member key (opLocks), read
-// once per Runner.RunRules.
+// once per document.
 func opDocLocks(d *Doc, key string) []opResource {
-	if m := d.res; m != nil {
-		if !m.locksOK || m.locksKey != key {
-			m.locks, m.locksKey, m.locksOK = opLocks(d.Root(), key), key, true
-		}
-		return m.locks
+	m := d.lockMemo()
+	if !m.locksOK || m.locksKey != key {
+		m.locks, m.locksKey, m.locksOK = opLocks(d.Root(), key), key, true
 	}
-	return opLocks(d.Root(), key)
+	return m.locks
 }
 
 // opLockScopes returns the lock_scope lists of a document: the assignment's
-// task.lock_scope, or one per handoff ledger row. Read once per
-// Runner.RunRules: callers must not change the resources.
+// task.lock_scope, or one per handoff ledger row. Read once per document:
+// callers must not change the resources.
 func opLockScopes(d *Doc) [][]opResource {
-	if m := d.res; m != nil {
-		if !m.scopesOK {
-			m.scopes, m.scopesOK = opReadLockScopes(d), true
-		}
-		return m.scopes
-	}
-	return opReadLockScopes(d)
+	m := d.lockMemo()
+	return memoOnce(d, &m.scopes, &m.scopesOK, opReadLockScopes)
 }
 
 func opReadLockScopes(d *Doc) [][]opResource {
@@ -170,15 +180,10 @@ func opReadLockScopes(d *Doc) [][]opResource {
 }
 
 // opForbidden returns the assignment's task.forbidden_scope entries. Read
-// once per Runner.RunRules: callers must not change them.
+// once per document: callers must not change them.
 func opForbidden(d *Doc) []opResource {
-	if m := d.res; m != nil {
-		if !m.forbiddenOK {
-			m.forbidden, m.forbiddenOK = opReadForbidden(d), true
-		}
-		return m.forbidden
-	}
-	return opReadForbidden(d)
+	m := d.lockMemo()
+	return memoOnce(d, &m.forbidden, &m.forbiddenOK, opReadForbidden)
 }
 
 func opReadForbidden(d *Doc) []opResource {
@@ -190,15 +195,10 @@ func opReadForbidden(d *Doc) []opResource {
 
 // opAllResources returns every resource of d that OP030 and OP031 check, in
 // a fixed order: lock_scope lists, forbidden_scope, lock entries, result
-// changes. Read once per Runner.RunRules: callers must not change them.
+// changes. Read once per document: callers must not change them.
 func opAllResources(d *Doc) []opResource {
-	if m := d.res; m != nil {
-		if !m.allOK {
-			m.all, m.allOK = opReadAllResources(d), true
-		}
-		return m.all
-	}
-	return opReadAllResources(d)
+	m := d.lockMemo()
+	return memoOnce(d, &m.all, &m.allOK, opReadAllResources)
 }
 
 func opReadAllResources(d *Doc) []opResource {

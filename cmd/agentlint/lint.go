@@ -137,6 +137,11 @@ func (a *app) lint(args []string) error {
 	if err := a.checkOutputs(args...); err != nil {
 		return err
 	}
+	if out := a.adopt.writeBaseline; out != "" {
+		if err := refuseInput("--write-baseline "+out, out, args); err != nil {
+			return err
+		}
+	}
 	jobs := a.g.jobs
 	if jobs < 0 {
 		return usagef("-j must be a positive number of workers, not %d", jobs)

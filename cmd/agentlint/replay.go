@@ -51,15 +51,12 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing or undetectable input).`,
 }
 
 func (a *app) replay(base, emit string, streams []string) error {
-	p, _, opts, eng, err := a.setup()
+	p, _, opts, eng, err := a.setupGate()
 	if err != nil {
 		return err
 	}
 	if base == "" {
 		return usagef("replay needs --ledger BASE")
-	}
-	if a.g.now == "" {
-		opts.Now = a.now() // a runtime gate: the watchdog runs at the current time
 	}
 	names := append([]string{base}, streams...)
 	stdin := 0

@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/server"
 )
 
 // update rewrites the golden files inside testdata/script/*.txtar whose `cmp`
@@ -51,7 +52,7 @@ func TestMain(m *testing.M) {
 		},
 		// agentlint-serve, the build with the server (serve_test.go).
 		"agentlint-serve": func() {
-			serveImpl = testServeImpl
+			serveImpl = server.Run // the test binary stands in for agentlint-serve (serve_engine.go)
 			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 			if f := os.Getenv(statusFileEnv); f != "" {
 				_ = os.WriteFile(f, []byte(strconv.Itoa(code)), 0o666)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/server/serveconf"
 )
 
 // `agentlint serve` (README, "Orchestrators: validate without a process
@@ -24,15 +23,6 @@ import (
 // agentlint-serve, the same CLI built with -tags serveengine (`make build`
 // writes bin/agentlint-serve). This binary parses and checks the command
 // line, then hands it over (serve_handoff_*.go).
-
-// Defaults of the serve flags (those of lint/server, which this file
-// cannot import without linking it).
-const (
-	defaultMaxBody        = 16 << 20
-	defaultMaxSessions    = 64
-	defaultSessionIdle    = 15 * time.Minute
-	defaultRequestTimeout = 60 * time.Second
-)
 
 // serveFlags are the flags of `agentlint serve`.
 type serveFlags struct {
@@ -91,11 +81,11 @@ error; it never holds a payload value, a session name or a secret.`,
 	fs.StringVar(&f.listen, "listen", "", "unix:PATH (a Unix socket, mode 0600) or HOST:PORT (loopback unless --allow-remote)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback TCP address (needs --token-file)")
 	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token every request but /healthz and /readyz must carry")
-	fs.Int64Var(&f.maxBody, "max-body", defaultMaxBody, "longest request body in bytes (longer: 413)")
+	fs.Int64Var(&f.maxBody, "max-body", serveconf.DefaultMaxBody, "longest request body in bytes (longer: 413)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 4, "requests validated at once (more: 503 with Retry-After)")
-	fs.IntVar(&f.maxSessions, "max-sessions", defaultMaxSessions, "live sessions at most (more: 503 with Retry-After)")
-	fs.DurationVar(&f.sessionIdle, "session-idle", defaultSessionIdle, "end a session idle for this long")
-	fs.DurationVar(&f.requestTimeout, "request-timeout", defaultRequestTimeout, "deadline of one request (past it: 503)")
+	fs.IntVar(&f.maxSessions, "max-sessions", serveconf.DefaultMaxSessions, "live sessions at most (more: 503 with Retry-After)")
+	fs.DurationVar(&f.sessionIdle, "session-idle", serveconf.DefaultSessionIdle, "end a session idle for this long")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", serveconf.DefaultRequestTimeout, "deadline of one request (past it: 503)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
 	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "time to read a whole request")
@@ -105,30 +95,9 @@ error; it never holds a payload value, a session name or a secret.`,
 	return cmd
 }
 
-// serveRun is what the server runs with: the fields of lint/server's
-// RunConfig, in its order, so that agentlint-serve converts one into the
-// other (serve_engine.go).
-type serveRun struct {
-	Listen            string
-	AllowRemote       bool
-	Token             string
-	Options           lint.Options
-	MaxBody           int64
-	MaxInFlight       int
-	MaxSessions       int
-	SessionIdle       time.Duration
-	RequestTimeout    time.Duration
-	ShutdownTimeout   time.Duration
-	ReadHeaderTimeout time.Duration
-	ReadTimeout       time.Duration
-	WriteTimeout      time.Duration
-	IdleTimeout       time.Duration
-	Log               io.Writer
-}
-
 // serveImpl runs the server until ctx ends; nil in this binary, which
 // hands `serve` over to agentlint-serve (set by serve_engine.go there).
-var serveImpl func(ctx context.Context, r serveRun) error
+var serveImpl func(ctx context.Context, r serveconf.RunConfig) error
 
 // serve checks the command line and runs the server until SIGTERM or
 // SIGINT (exit 0), or hands the command over to agentlint-serve.
@@ -180,7 +149,7 @@ func (a *app) serve(f serveFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	err = serveImpl(ctx, serveRun{Listen: f.listen, AllowRemote: f.allowRemote, Token: token, Options: opts,
+	err = serveImpl(ctx, serveconf.RunConfig{Listen: f.listen, AllowRemote: f.allowRemote, Token: token, Options: opts,
 		MaxBody: f.maxBody, MaxInFlight: f.maxInFlight, MaxSessions: f.maxSessions, SessionIdle: f.sessionIdle,
 		RequestTimeout: f.requestTimeout, ShutdownTimeout: f.shutdownTimeout, ReadHeaderTimeout: f.readHeaderTimeout,
 		ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout, Log: a.stderr})

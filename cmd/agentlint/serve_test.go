@@ -17,15 +17,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agentlint/agentlint/lint/server"
 )
-
-// testServeImpl is what agentlint-serve runs (serve_engine.go): the test
-// binary stands in for it (TestMain).
-func testServeImpl(ctx context.Context, r serveRun) error {
-	return server.Run(ctx, server.RunConfig(r))
-}
 
 // waitLimit bounds every wait of these tests on another process; reaching
 // it fails the test (a hang), it is never a measurement.

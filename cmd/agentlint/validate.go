@@ -170,13 +170,22 @@ func (a *app) setup() (output.Printer, *lint.Config, lint.Options, lint.SchemaEn
 	return p, cfg, opts, eng, err
 }
 
-func (a *app) validate(file string) error {
+// setupGate is setup for the runtime gates (validate, validate --stream,
+// replay): their time rules run at --now, by default the current time
+// (`lint` never reads the wall clock: README, "Adopting agentlint in a
+// repository that already has data").
+func (a *app) setupGate() (output.Printer, *lint.Config, lint.Options, lint.SchemaEngine, error) {
 	p, cfg, opts, eng, err := a.setup()
+	if err == nil && opts.Now.IsZero() {
+		opts.Now = a.now()
+	}
+	return p, cfg, opts, eng, err
+}
+
+func (a *app) validate(file string) error {
+	p, cfg, opts, eng, err := a.setupGate()
 	if err != nil {
 		return err
-	}
-	if opts.Now.IsZero() {
-		opts.Now = a.now() // a runtime gate: time rules at the current time
 	}
 	if err := a.checkOutputs(file, a.g.assignment); err != nil {
 		return err

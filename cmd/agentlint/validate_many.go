@@ -96,12 +96,9 @@ func (a *app) validateMany(files []string) error {
 		}
 		return a.validateStream(file)
 	}
-	p, cfg, opts, eng, err := a.setup()
+	p, cfg, opts, eng, err := a.setupGate()
 	if err != nil {
 		return err
-	}
-	if opts.Now.IsZero() {
-		opts.Now = a.now() // a runtime gate: time rules at the current time
 	}
 	m := &manyRun{p: p, cfg: cfg, opts: opts, eng: eng}
 	a.many = m
@@ -154,12 +151,9 @@ func flush(w io.Writer) {
 
 // validateStream is `agentlint validate --stream [FILE|-]`.
 func (a *app) validateStream(file string) error {
-	p, cfg, opts, eng, err := a.setup()
+	p, cfg, opts, eng, err := a.setupGate()
 	if err != nil {
 		return err
-	}
-	if opts.Now.IsZero() {
-		opts.Now = a.now() // a runtime gate: time rules at the current time
 	}
 	if err := a.checkOutputs(file); err != nil {
 		return err

@@ -43,6 +43,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/renameio/v2"
+
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fingerprint"
 )
@@ -124,8 +126,8 @@ func Read(path string) (*Set, error) {
 }
 
 // Write writes fps as a baseline file at path: sorted, equal fingerprints
-// counted once, atomically (a temporary file in the same directory, then
-// rename), so that a reader never sees half a file.
+// counted once, atomically (renameio: a temporary file in the same
+// directory, synced, then renamed), so that a reader never sees half a file.
 func Write(path string, fps []fingerprint.Fingerprint) error {
 	slices.SortFunc(fps, func(a, b fingerprint.Fingerprint) int {
 		switch {
@@ -158,30 +160,7 @@ func Write(path string, fps []fingerprint.Fingerprint) error {
 		buf.Write(b)
 	}
 	buf.WriteString("\n]}\n")
-	return WriteAtomic(path, buf.Bytes())
-}
-
-// WriteAtomic writes data to path through a temporary file in the same
-// directory and a rename: the file is either the old one or the new one,
-// never half written.
-func WriteAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
+	return renameio.WriteFile(path, buf.Bytes(), 0o644, renameio.WithTempDir(filepath.Dir(path)))
 }
 
 // KindFacts is what the Filter needs to know of a kind: whether its files

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -12,39 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/server/serveconf"
 )
 
-// RunConfig configures Run: where to listen, the limits of Config and the
-// timeouts of the HTTP server. Durations must be positive.
-type RunConfig struct {
-	// Listen is "unix:PATH" (a Unix socket, created owner-only: mode 0600;
-	// a stale socket file nothing listens on is replaced) or "HOST:PORT"
-	// over TCP, whose HOST must be loopback (127.0.0.0/8, ::1, localhost)
-	// unless AllowRemote is set, which needs a Token.
-	Listen      string
-	AllowRemote bool
-	// Token is the bearer token (Config.Token); "" for none.
-	Token string
-	// Options, MaxBody, MaxInFlight, MaxSessions, SessionIdle and
-	// RequestTimeout are those of Config.
-	Options        lint.Options
-	MaxBody        int64
-	MaxInFlight    int
-	MaxSessions    int
-	SessionIdle    time.Duration
-	RequestTimeout time.Duration
-	// ShutdownTimeout bounds the drain when ctx ends; the HTTP server's
-	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout.
-	ShutdownTimeout   time.Duration
-	ReadHeaderTimeout time.Duration
-	ReadTimeout       time.Duration
-	WriteTimeout      time.Duration
-	IdleTimeout       time.Duration
-	// Log receives the log lines (log/slog text): one when listening, one
-	// per request, and the shutdown's.
-	Log io.Writer
-}
+// RunConfig configures Run (serveconf.RunConfig: a package of its own, so
+// that the agentlint binary checks serve's command line without linking
+// the server).
+type RunConfig = serveconf.RunConfig
 
 // Run serves until ctx ends (SIGTERM or SIGINT in `agentlint serve`), then
 // stops accepting, drains the requests in flight within ShutdownTimeout

@@ -47,19 +47,20 @@ import (
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/server/serveconf"
 )
 
 // Defaults of Config (README, "Orchestrators: validate without a process
-// per packet").
+// per packet"): serveconf's, where the agentlint binary reads them too.
 const (
 	// DefaultMaxBody is the longest request body, in bytes (16 MiB).
-	DefaultMaxBody = 16 << 20
+	DefaultMaxBody = serveconf.DefaultMaxBody
 	// DefaultMaxSessions is the number of live sessions at most.
-	DefaultMaxSessions = 64
+	DefaultMaxSessions = serveconf.DefaultMaxSessions
 	// DefaultSessionIdle is how long a session lives without a request.
-	DefaultSessionIdle = 15 * time.Minute
+	DefaultSessionIdle = serveconf.DefaultSessionIdle
 	// DefaultRequestTimeout is the deadline of one request.
-	DefaultRequestTimeout = 60 * time.Second
+	DefaultRequestTimeout = serveconf.DefaultRequestTimeout
 )
 
 // Config configures a Server. Zero values take the defaults above;
@@ -450,18 +451,26 @@ func kindParam(w http.ResponseWriter, r *http.Request) (*lint.KindInfo, bool) {
 	return k, true
 }
 
-// validate is POST /v1/validate?kind=K[&strict=true][&now=T]: the body is
-// one payload, the answer its one envelope (as `agentlint validate -`).
-func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
+// request reads what POST /v1/validate and /v1/lint take: ?kind=K (nil
+// when absent), the options of the query and the body; ok is false when the
+// request was answered already (404, 400, 413).
+func (s *Server) request(w http.ResponseWriter, r *http.Request) (*lint.KindInfo, lint.Options, []byte, bool) {
 	k, ok := kindParam(w, r)
 	if !ok {
-		return
+		return nil, lint.Options{}, nil, false
 	}
 	opts, ok := s.options(w, r)
 	if !ok {
-		return
+		return nil, opts, nil, false
 	}
 	data, ok := s.body(w, r)
+	return k, opts, data, ok
+}
+
+// validate is POST /v1/validate?kind=K[&strict=true][&now=T]: the body is
+// one payload, the answer its one envelope (as `agentlint validate -`).
+func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
+	k, opts, data, ok := s.request(w, r)
 	if !ok {
 		return
 	}
@@ -481,15 +490,7 @@ func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
 // document), linted as `agentlint lint --format json -`: the envelopes of
 // denied or warned records, then the summary.
 func (s *Server) lint(w http.ResponseWriter, r *http.Request) {
-	k, ok := kindParam(w, r)
-	if !ok {
-		return
-	}
-	opts, ok := s.options(w, r)
-	if !ok {
-		return
-	}
-	data, ok := s.body(w, r)
+	k, opts, data, ok := s.request(w, r)
 	if !ok {
 		return
 	}

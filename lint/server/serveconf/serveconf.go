@@ -1,0 +1,57 @@
+// Package serveconf is the configuration of `agentlint serve` (README,
+// "Orchestrators: validate without a process per packet"): the defaults of
+// its limits and the RunConfig that lint/server's Run takes. It links
+// nothing of the server (net/http, the Prometheus client), so that the
+// agentlint binary parses and checks serve's command line with the same
+// types and defaults before it hands the command over to agentlint-serve.
+package serveconf
+
+import (
+	"io"
+	"time"
+
+	"github.com/agentlint/agentlint/lint"
+)
+
+// Defaults of the server's limits.
+const (
+	// DefaultMaxBody is the longest request body, in bytes (16 MiB).
+	DefaultMaxBody = 16 << 20
+	// DefaultMaxSessions is the number of live sessions at most.
+	DefaultMaxSessions = 64
+	// DefaultSessionIdle is how long a session lives without a request.
+	DefaultSessionIdle = 15 * time.Minute
+	// DefaultRequestTimeout is the deadline of one request.
+	DefaultRequestTimeout = 60 * time.Second
+)
+
+// RunConfig configures Run: where to listen, the limits of Config and the
+// timeouts of the HTTP server. Durations must be positive.
+type RunConfig struct {
+	// Listen is "unix:PATH" (a Unix socket, created owner-only: mode 0600;
+	// a stale socket file nothing listens on is replaced) or "HOST:PORT"
+	// over TCP, whose HOST must be loopback (127.0.0.0/8, ::1, localhost)
+	// unless AllowRemote is set, which needs a Token.
+	Listen      string
+	AllowRemote bool
+	// Token is the bearer token (Config.Token); "" for none.
+	Token string
+	// Options, MaxBody, MaxInFlight, MaxSessions, SessionIdle and
+	// RequestTimeout are those of Config.
+	Options        lint.Options
+	MaxBody        int64
+	MaxInFlight    int
+	MaxSessions    int
+	SessionIdle    time.Duration
+	RequestTimeout time.Duration
+	// ShutdownTimeout bounds the drain when ctx ends; the HTTP server's
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout.
+	ShutdownTimeout   time.Duration
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	// Log receives the log lines (log/slog text): one when listening, one
+	// per request, and the shutdown's.
+	Log io.Writer
+}
