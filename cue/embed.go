@@ -1,5 +1,4 @@
-// Package cuedefs embeds the CUE definitions of every kind (README
-// section 1): the single source of truth for schemas and per-record
+// Package cuedefs embeds the CUE definitions of every kind (cue/README.md): the single source of truth for schemas and per-record
 // invariants. lint/schema compiles them into the fast path at `go generate`
 // time; lint/cueeval evaluates them with the CUE evaluator (--engine cue).
 package cuedefs

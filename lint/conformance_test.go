@@ -80,7 +80,7 @@ func TestConformance(t *testing.T) {
 
 // TestHandoffTemplate: the reference ships a handoff template without a
 // verdict. Its dependencies and open_blockers name T-2, which is not in its
-// ledger: README, Kinds ("handoff ... must name tasks of the
+// ledger: cue/README.md ("handoff ... must name tasks of the
 // ledger") makes that LEDGER_INCONSISTENT.
 //
 // The template is testdata/agreement/peer-handoff-template.json, a copy of

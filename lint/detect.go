@@ -2,7 +2,7 @@ package lint
 
 import "path/filepath"
 
-// Detector applies README, Kinds "Detection" to the files of a lint
+// Detector applies cue/README.md "Detection" to the files of a lint
 // run, in order: the --kind flag (Forced), the config file's [kinds] globs,
 // the built-in globs, then sniffing of the first record. Only .json and
 // .jsonl files (and standard input) are sniffed, so that a walk never opens a

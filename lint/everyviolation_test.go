@@ -17,8 +17,7 @@ import (
 // TestEveryViolationAlways: for every rule of the registry with a failing
 // example that is one record or document (stream rules have their own
 // tests), the example with an unrelated schema error added elsewhere in the
-// same record still reports the rule (README section
-// 2: details.violations lists every violation). The unrelated error is made
+// same record still reports the rule (README, Codes and precedence: details.violations lists every violation). The unrelated error is made
 // per kind from the example itself: each top-level member that the rule
 // neither reports at nor declares in Fields is given a value of the wrong
 // type, in turn; every variant in which the schema reports an error must
@@ -42,7 +41,7 @@ func TestEveryViolationAlways(t *testing.T) {
 			}
 		}
 		if json.Unmarshal(raw, new(map[string]jsontext.Value)) != nil {
-			continue // a syntax error replaces every other violation (README decisions)
+			continue // a syntax error replaces every other violation (cue/README.md, decisions)
 		}
 		n++
 		t.Run(r.ID, func(t *testing.T) {

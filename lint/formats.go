@@ -18,7 +18,7 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-// Non-JSON formats (README, Kinds: vermas templates are TOML,
+// Non-JSON formats (cue/README.md: vermas templates are TOML,
 // assignments plain text). The engine converts such a document into an
 // equivalent JSON text, so that the kind's CUE definition stays its schema,
 // and maps the JSON Pointer of every violation back to the line and column

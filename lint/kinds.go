@@ -36,7 +36,7 @@ const (
 	FormatText  Format = "text"
 )
 
-// KindInfo describes one kind (README, Kinds): its name, the seed it
+// KindInfo describes one kind (cue/README.md): its name, the seed it
 // comes from, its record unit, its built-in globs and the top-level keys that
 // sniffing looks for.
 type KindInfo struct {
@@ -87,7 +87,7 @@ func Kind(name string) *KindInfo {
 }
 
 // GlobKind returns the kind whose built-in glob matches the slash-separated
-// path p (README, Kinds, "Detection"), or nil. A glob `**/x` also
+// path p (cue/README.md, "Detection"), or nil. A glob `**/x` also
 // matches a relative path that starts with x.
 func GlobKind(p string) *KindInfo {
 	p = filepath.ToSlash(p)
@@ -110,7 +110,7 @@ func MatchGlob(pattern, p string) bool {
 }
 
 // identifyingKeys are, per JSON Lines kind, the top-level members that
-// identify its records: the sniffing keys of README, Kinds, and for
+// identify its records: the sniffing keys of cue/README.md, and for
 // the kinds that are not sniffed the members their seed requires of every
 // record. A file that a glob gives the kind and whose first record is a JSON
 // object with none of them is plainly another format (rule AL011).
@@ -146,7 +146,7 @@ func OtherFormat(k *KindInfo, head []byte) bool {
 }
 
 // Sniff returns the kind named by the top-level keys of the first JSON object
-// in data (README, Kinds, "Sniffing"), or nil. Only the first value is
+// in data (cue/README.md, "Sniffing"), or nil. Only the first value is
 // read; a syntax error ends sniffing with what was seen so far.
 func Sniff(data []byte) *KindInfo {
 	keys := topKeys(data)

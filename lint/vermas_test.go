@@ -58,7 +58,7 @@ func lintVermasTree(t *testing.T, dir string, strict bool) (string, envelope.Env
 func TestVermasSeeds(t *testing.T) {
 	got, sum := lintVermasTree(t, filepath.Join("..", "testdata", "seeds", "vermas"), false)
 	// Seed 000 "Base Event" shows work_order.created with "data": {}.
-	// README, Kinds, vermas: "Typed data: for each listed event
+	// cue/README.md, vermas: "Typed data: for each listed event
 	// type, every field shown in its example is required, except
 	// work_order.created.description" (testdata/seeds/README.md, known
 	// disagreement 1): the five fields of the work_order.created example are

@@ -7,8 +7,7 @@ import (
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
 
-// Collector rules (seed 004 "JSONL Event System Specification", README
-// section 4 "collector"). CL001–CL007 are schema rules named by
+// Collector rules (seed 004 "JSONL Event System Specification", cue/README.md "collector"). CL001–CL007 are schema rules named by
 // cue/collector.cue; the rules below need the reference table of event types.
 
 // collectorEvent is seed 004's lifecycle namespace "Example".
@@ -16,7 +15,7 @@ const collectorEvent = `{"version":"1.0.0","event_type":"lifecycle.started","tim
 
 // CollectorEventTypes maps each of the 26 known event types (the rows of
 // seed 004's "Complete Event Type Reference", whose heading says 22; the rows
-// win, README, Kinds "collector") to its legacy status equivalent,
+// win, cue/README.md "collector") to its legacy status equivalent,
 // "" where the table shows "-".
 var CollectorEventTypes = map[string]string{
 	"lifecycle.started":       "started",
@@ -90,7 +89,7 @@ func checkUnknownEventType(d *Doc, r *Reporter) {
 }
 
 // checkUnknownEventTypeStrict: ... and SCHEMA_INVALID (CL011) with --strict
-// (README, Kinds, All families).
+// (cue/README.md, All families).
 func checkUnknownEventTypeStrict(d *Doc, r *Reporter) {
 	if d.Options != nil && d.Options.Strict {
 		unknownEventType(d, r)
@@ -147,7 +146,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL004", Name: "collector-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "timestamp is an RFC 3339 date-time with an offset",
-			Source:      "seed 004 JSON Schema (timestamp format date-time); README, Kinds, All families and collector",
+			Source:      "seed 004 JSON Schema (timestamp format date-time); cue/README.md, All families and collector",
 			ExampleKind: "collector/event", examples: func() (string, string) {
 				return ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13 20:45:00"`), collectorEvent
 			},
@@ -161,7 +160,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL006", Name: "collector-event-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "event_id is a UUID in the 8-4-4-4-12 form",
-			Source:      "seed 004 JSON Schema (event_id format uuid); README, Kinds, collector",
+			Source:      "seed 004 JSON Schema (event_id format uuid); cue/README.md, collector",
 			ExampleKind: "collector/event",
 			examples: func() (string, string) {
 				return ev(`"session_id"`, `"event_id":"550e8400e29b41d4a716446655440000","session_id"`), ev(`"session_id"`, `"event_id":"550e8400-e29b-41d4-a716-446655440000","session_id"`)
@@ -178,7 +177,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL010", Name: "unknown-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: cl,
 			Summary:     "event_type is in a known namespace but is not one of the 26 event types of seed 004 (with --strict: CL011)",
-			Source:      "seed 004 Complete Event Type Reference (26 rows); README, Kinds, All families and collector",
+			Source:      "seed 004 Complete Event Type Reference (26 rows); cue/README.md, All families and collector",
 			ExampleKind: "collector/event", examples: func() (string, string) { return ev(`"lifecycle.started"`, `"lifecycle.paused"`), collectorEvent },
 			Check:   checkUnknownEventType,
 			InPlace: true,
@@ -187,7 +186,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL011", Name: "unknown-event-type-strict", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "with --strict, event_type must be one of the 26 event types of seed 004",
-			Source:      "seed 004 Complete Event Type Reference; README, Kinds, All families (unknown event types: --strict makes them SCHEMA_INVALID)",
+			Source:      "seed 004 Complete Event Type Reference; cue/README.md, All families (unknown event types: --strict makes them SCHEMA_INVALID)",
 			ExampleKind: "collector/event", Options: []string{"--strict"},
 			examples: func() (string, string) { return ev(`"lifecycle.started"`, `"lifecycle.paused"`), collectorEvent },
 			Check:    checkUnknownEventTypeStrict,
@@ -197,7 +196,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL012", Name: "legacy-status", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: cl,
 			Summary:     "a legacy status must not contradict the event type's status equivalent",
-			Source:      "seed 004 Backward Compatibility and Complete Event Type Reference (Status Equivalent); README, Kinds, collector",
+			Source:      "seed 004 Backward Compatibility and Complete Event Type Reference (Status Equivalent); cue/README.md, collector",
 			ExampleKind: "collector/event", examples: func() (string, string) {
 				return ev(`"source"`, `"status":"completed","source"`), ev(`"source"`, `"status":"started","source"`)
 			},
@@ -208,7 +207,7 @@ func collectorRules() {
 		&Rule{
 			ID: "CL013", Name: "collector-leap-second", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: cl,
 			Summary:     "a leap second in timestamp must fall at 23:59:60 UTC",
-			Source:      "seed 004 JSON Schema (format date-time, asserted); RFC 3339 section 5.7; README, Kinds, collector",
+			Source:      "seed 004 JSON Schema (format date-time, asserted); RFC 3339 section 5.7; cue/README.md, collector",
 			ExampleKind: "collector/event", examples: func() (string, string) {
 				return ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-13T20:45:60Z"`), ev(`"2025-12-13T20:45:00.123Z"`, `"2025-12-31T23:59:60Z"`)
 			},

@@ -10,12 +10,12 @@ import (
 )
 
 // Ledger delta rules of an orchestrator output (seed 001 "Ledger Delta
-// Application Semantics"; README, Kinds, operator, task state
+// Application Semantics"; cue/README.md, operator, task state
 // machine and "ledger_delta"). Transition and IsTerminal are the state
-// machine, shared with the replayer (README, Replaying ledger deltas).
+// machine, shared with the replayer (lint/replay/README.md).
 
 // opNext lists, for each non-terminal status, the statuses it may change to
-// (README, Kinds, operator, "Task state machine").
+// (cue/README.md, operator, "Task state machine").
 var opNext = map[string][]string{
 	"todo":        {"in_progress", "blocked", "failed", "canceled"},
 	"in_progress": {"done", "blocked", "failed", "canceled"},
@@ -35,7 +35,7 @@ func opKnownStatus(s string) bool {
 }
 
 // Transition reports whether a task may go from status from to status to
-// (README, Kinds, operator): todo→in_progress|blocked|failed|canceled,
+// (cue/README.md, operator): todo→in_progress|blocked|failed|canceled,
 // in_progress→done|blocked|failed|canceled,
 // blocked→todo|in_progress|failed|canceled; keeping the same status is
 // always allowed (a non-terminal refresh is not a transition, a terminal
@@ -58,7 +58,7 @@ func Transition(from, to string) bool {
 }
 
 // Step is the task state machine's verdict on one delta applied to a task
-// whose current status and owner are known (README, Kinds, operator,
+// whose current status and owner are known (cue/README.md, operator,
 // "Task state machine").
 type Step int
 
@@ -233,7 +233,7 @@ func deltaRules() {
 			ID: "OP070", Name: "delta-transition", Code: envelope.InvalidTransition, Severity: envelope.SeverityError,
 			Kinds:       out,
 			Summary:     "consecutive ledger_delta entries of one task break the task state machine (or change a terminal task's owner)",
-			Source:      `README, Kinds, operator, "Task state machine" (consecutive deltas of one task must follow it)`,
+			Source:      `cue/README.md, operator, "Task state machine" (consecutive deltas of one task must follow it)`,
 			ExampleKind: "operator/orchestrator-output",
 			examples: func() (string, string) {
 				return opOutputExample(start, opDeltaExample("d-2", "todo", "agent-1", "requeued")), opOutputExample(start, opDeltaExample("d-2", "blocked", "agent-1", "requeued"))
@@ -244,7 +244,7 @@ func deltaRules() {
 			ID: "OP071", Name: "delta-id-repeat", Code: envelope.ConcurrencyConflict, Severity: envelope.SeverityWarning,
 			Kinds:       out,
 			Summary:     "a delta_id is repeated with identical content inside one output (skipped on replay, D2)",
-			Source:      `seed 001 "Ledger Delta Application Semantics" D2; README, Kinds, operator, "ledger_delta"`,
+			Source:      `seed 001 "Ledger Delta Application Semantics" D2; cue/README.md, operator, "ledger_delta"`,
 			ExampleKind: "operator/orchestrator-output",
 			examples:    func() (string, string) { return opOutputExample(start, start), opOutputExample(start) },
 			Check:       checkDeltaIDRepeat,
@@ -253,7 +253,7 @@ func deltaRules() {
 			ID: "OP072", Name: "delta-id-conflict", Code: envelope.ConcurrencyConflict, Severity: envelope.SeverityError,
 			Kinds:       out,
 			Summary:     "a delta_id is reused with different content inside one output",
-			Source:      `seed 001 "Ledger Delta Application Semantics" (delta_id unique within run); README, Kinds, operator, "ledger_delta"`,
+			Source:      `seed 001 "Ledger Delta Application Semantics" (delta_id unique within run); cue/README.md, operator, "ledger_delta"`,
 			ExampleKind: "operator/orchestrator-output",
 			examples: func() (string, string) {
 				return opOutputExample(start, opDeltaExample("d-1", "done", "agent-1", "tests pass")), opOutputExample(start, opDeltaExample("d-2", "done", "agent-1", "tests pass"))

@@ -55,7 +55,7 @@ func genericRules() {
 			ID: "AL001", Name: "json-syntax", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{"*"},
 			Summary:     "input is not well-formed JSON: syntax error, duplicate object key, invalid UTF-8, lone surrogate, NaN/Infinity, trailing comma or garbage, nesting too deep",
-			Source:      "README, Kinds, All families",
+			Source:      "cue/README.md, All families",
 			JSONSchema:  "partly expressible in JSON Schema: a JSON Schema validator judges parsed JSON, so duplicate object keys, lone surrogates and the nesting limit are agentlint's reader's",
 			ExampleKind: "operator/locks",
 			Example:     `{"locks": [{"task_id": "T-1", "resource": "src", "active": true, "active": false}]}`,
@@ -84,7 +84,7 @@ func genericRules() {
 			ID: "AL004", Name: "unknown-field", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{"*"},
 			Summary:     "with --strict, a field the schema does not declare and that does not start with x_",
-			Source:      "seed 001 Extension Policy; README, Kinds",
+			Source:      "seed 001 Extension Policy; cue/README.md",
 			ExampleKind: "operator/locks",
 			Options:     []string{"--strict"},
 			Example:     `{"locks": [{"task_id": "T-1", "resource": "src", "active": true, "note": "mine"}]}`,
@@ -104,7 +104,7 @@ func genericRules() {
 			ID: "AL006", Name: "byte-order-mark", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
 			Kinds:       []string{"*"},
 			Summary:     "a UTF-8 byte-order mark at the start of the file is skipped",
-			Source:      "README, Kinds, All families",
+			Source:      "cue/README.md, All families",
 			JSONSchema:  "not expressible in JSON Schema: a property of the file's bytes, not of a value",
 			ExampleKind: "operator/locks",
 			Example:     "\ufeff{\"locks\": []}",
@@ -114,14 +114,14 @@ func genericRules() {
 			ID: "AL007", Name: "crlf-line-ending", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
 			Kinds:      []string{"*"},
 			Summary:    "a JSON Lines record ends with CRLF instead of LF",
-			Source:     "README, Kinds, All families; seed 003 Line Endings",
+			Source:     "cue/README.md, All families; seed 003 Line Endings",
 			JSONSchema: "not expressible in JSON Schema: a property of the file's bytes, not of a value",
 		},
 		&Rule{
 			ID: "AL008", Name: "blank-line", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:      []string{"*"},
 			Summary:    "with --strict, a JSON Lines line holding only white space (otherwise skipped and counted)",
-			Source:     "README, Kinds, All families",
+			Source:     "cue/README.md, All families",
 			JSONSchema: "not expressible in JSON Schema: a property of the file's lines, not of a value",
 		},
 		&Rule{
@@ -137,7 +137,7 @@ func genericRules() {
 			Summary: "a JSON Lines file whose kind came from a glob is plainly another format: its first record is a JSON object " +
 				"with none of the kind's identifying keys; one finding for the file, whose records are not checked " +
 				"(exclude it or give it a kind: exclude / [kinds] in .agentlint.toml, or --kind)",
-			Source: "README, Kinds Detection (globs, sniffing keys) (a decisions-*.jsonl that is no collector log)",
+			Source: "cue/README.md Detection (globs, sniffing keys) (a decisions-*.jsonl that is no collector log)",
 		},
 		&Rule{
 			ID: "AL012", Name: "cue-engine-size", Code: envelope.MissingRequiredInput, Severity: envelope.SeverityError,
@@ -145,7 +145,7 @@ func genericRules() {
 			Summary: "with --engine cue, a payload holding an object or array of more than 10,000 members or elements, or more " +
 				"than 100,000 in all, is not evaluated: the CUE evaluator's time grows with the square of an object's size " +
 				"(--engine fast checks it)",
-			Source:     "the README's Security section (bounded work on hostile input)",
+			Source:     "lint/README.md, Security (bounded work on hostile input)",
 			JSONSchema: "not expressible in JSON Schema: a limit of one engine, not a property of the data",
 		},
 		&Rule{

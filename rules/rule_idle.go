@@ -9,7 +9,7 @@ import (
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
 
-// Idle loop rules (seed 002 "Event Schema (v0)", README, Kinds
+// Idle loop rules (seed 002 "Event Schema (v0)", cue/README.md
 // "idle"). IL001–IL009 are schema rules named by cue/idle.cue; the rules
 // below need two fields, the clock or a numeric comparison of text.
 
@@ -32,7 +32,7 @@ var IdleEvents = []string{"STATE", "DONE", "ABORT", "ANCHOR"}
 const IdleStateTTL = 2 * time.Hour
 
 // checkIdleSchema1: schema 1, what the seed says the code base emits, is
-// accepted with a warning (IL010; README, Kinds "idle").
+// accepted with a warning (IL010; cue/README.md "idle").
 func checkIdleSchema1(d *Doc, r *Reporter) {
 	if n, ok := d.Root()["schema"].(float64); ok && n == 1 {
 		r.Report(Ptr("schema"), "schema 1 is accepted but seed 002 formalizes the events as schema 0", nil)
@@ -104,7 +104,7 @@ func checkIdleFrameIter(d *Doc, r *Reporter) {
 }
 
 // isAnchor reports whether an idle event is an ANCHOR (no event, or event
-// "ANCHOR"; README, Kinds "idle").
+// "ANCHOR"; cue/README.md "idle").
 // idleDocFields are the members the idle document rules read (rules.Rule.Fields:
 // only these are decoded).
 var idleDocFields = []string{"/schema", "/event", "/run_id", "/stack", "/updated_at", "/iteration", "/mode", "/goal"}
@@ -172,7 +172,7 @@ func idleRules() {
 		&Rule{
 			ID: "IL002", Name: "idle-run-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a STATE's run_id is <mode>-<timestamp>-<pid>: ^(loop|grind|issue)-[0-9]+-[0-9]+$",
-			Source:      "seed 002 section 2; README, Kinds, idle",
+			Source:      "seed 002 section 2; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) {
 				return state(`"run_id":"loop-1703123456-12345"`, `"run_id":"loop-1703123456"`), fresh
 			},
@@ -180,19 +180,19 @@ func idleRules() {
 		&Rule{
 			ID: "IL003", Name: "idle-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "updated_at (STATE) and timestamp (ANCHOR) are RFC 3339 date-times with an offset",
-			Source:      "seed 002 sections 4.1 and 4.4 (ISO 8601); README, Kinds, All families",
+			Source:      "seed 002 sections 4.1 and 4.4 (ISO 8601); cue/README.md, All families",
 			ExampleKind: "idle/event", examples: func() (string, string) { return anchor(`2024-12-21T10:30:00Z`, `2024-12-21 10:30:00`), idleAnchor },
 		},
 		&Rule{
 			ID: "IL004", Name: "frame-iteration", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a stack frame's iter and max are integers >= 1 (iter <= max: IL015)",
-			Source:      "seed 002 section 5 (iter 1-based, max allowed); README, Kinds, idle",
+			Source:      "seed 002 section 5 (iter 1-based, max allowed); cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"iter":3`, `"iter":0`), fresh },
 		},
 		&Rule{
 			ID: "IL005", Name: "absolute-path", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a stack frame's prompt_file and worktree_path are absolute paths",
-			Source:      "seed 002 section 5; README, Kinds, idle",
+			Source:      "seed 002 section 5; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"/tmp/idle-loop-xxx/prompt.txt"`, `"prompt.txt"`), fresh },
 		},
 		&Rule{
@@ -214,13 +214,13 @@ func idleRules() {
 		&Rule{
 			ID: "IL008", Name: "anchor-iteration-format", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     `an ANCHOR's iteration is "current/max" (digits/digits)`,
-			Source:      "seed 002 section 4.4; README, Kinds, idle",
+			Source:      "seed 002 section 4.4; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return anchor(`"3/10"`, `"3 of 10"`), idleAnchor },
 		},
 		&Rule{
 			ID: "IL009", Name: "state-stack", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: il,
 			Summary:     "a STATE's stack should hold at least one stack frame (the last is the current loop); an empty one is a warning",
-			Source:      "seed 002 sections 4.1 and 5 (stack: array of StackFrame objects, no minimum); idle's own tui/src/hook.zig writes an empty STATE stack (README decisions)",
+			Source:      "seed 002 sections 4.1 and 5 (stack: array of StackFrame objects, no minimum); idle's own tui/src/hook.zig writes an empty STATE stack (cue/README.md, decisions)",
 			Check:       checkIdleEmptyStack,
 			Fields:      idleDocFields,
 			ExampleKind: "idle/event",
@@ -231,7 +231,7 @@ func idleRules() {
 		&Rule{
 			ID: "IL010", Name: "idle-schema-1", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityWarning, Kinds: il,
 			Summary:     "schema 1 (what the seed says the code base emits) is accepted with a warning; seed 002 formalizes schema 0",
-			Source:      "seed 002 section 1 (note); README, Kinds, idle",
+			Source:      "seed 002 section 1 (note); cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"schema":0`, `"schema":1`), fresh },
 			Check:  checkIdleSchema1,
 			Fields: idleDocFields,
@@ -239,7 +239,7 @@ func idleRules() {
 		&Rule{
 			ID: "IL011", Name: "anchor-iteration-bounds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     `an ANCHOR's iteration "current/max" has 1 <= current <= max`,
-			Source:      "seed 002 section 4.4; README, Kinds, idle",
+			Source:      "seed 002 section 4.4; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return anchor(`"3/10"`, `"11/10"`), idleAnchor },
 			Check:  checkIdleAnchorIteration,
 			Fields: idleDocFields,
@@ -247,7 +247,7 @@ func idleRules() {
 		&Rule{
 			ID: "IL012", Name: "run-id-mode", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a STATE's run_id mode (<mode>-<timestamp>-<pid>) equals the first stack frame's mode",
-			Source:      "seed 002 sections 2 and 5; README, Kinds, idle",
+			Source:      "seed 002 sections 2 and 5; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"run_id":"loop-`, `"run_id":"grind-`), fresh },
 			Check:  checkIdleRunMode,
 			Fields: idleDocFields,
@@ -257,7 +257,7 @@ func idleRules() {
 			Scope: ScopeFile,
 			Summary: "the current STATE of an idle log (its last STATE, when no DONE or ABORT follows it; a STATE document is its own) " +
 				"is stale: its updated_at is more than 2 hours before --now, or, without --now in `agentlint lint`, before the latest timestamp the log itself holds",
-			Source:      "seed 002 section 4.1 (TTL: 2 hours); README, Kinds, idle",
+			Source:      "seed 002 section 4.1 (TTL: 2 hours); cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return idleState, fresh },
 			Check:  checkIdleStale,
 			Fields: idleDocFields,
@@ -265,7 +265,7 @@ func idleRules() {
 		&Rule{
 			ID: "IL015", Name: "frame-iter-max", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a stack frame's iter is at most its max",
-			Source:      "seed 002 section 5 (max: maximum iterations allowed); README, Kinds, idle (1 <= iter <= max)",
+			Source:      "seed 002 section 5 (max: maximum iterations allowed); cue/README.md, idle (1 <= iter <= max)",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"iter":3`, `"iter":11`), fresh },
 			Check:  checkIdleFrameIter,
 			Fields: idleDocFields,
@@ -273,7 +273,7 @@ func idleRules() {
 		&Rule{
 			ID: "IL014", Name: "idle-event", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "event, when present, is STATE, DONE, ABORT or ANCHOR (without event the object is an ANCHOR)",
-			Source:      "seed 002 section 3; README, Kinds, idle",
+			Source:      "seed 002 section 3; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"STATE"`, `"STAT"`), fresh },
 			Check:  checkIdleEvent,
 			Fields: idleDocFields,

@@ -7,8 +7,7 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// Ledger rules (seed 003 "Agent Ledger Schema Reference", README
-// section 4 "ledger"). LG001–LG005 are schema rules named by cue/ledger.cue;
+// Ledger rules (seed 003 "Agent Ledger Schema Reference", cue/README.md "ledger"). LG001–LG005 are schema rules named by cue/ledger.cue;
 // the rules below need two fields or the record's path.
 
 // ledgerEntry is seed 003's "Task Start" example, the base of the examples.
@@ -20,7 +19,7 @@ const ledgerStatus = `{"agent":"cls","state":"idle","last_heartbeat":"2025-11-16
 // SplitSessionID splits a ledger session id YYYY-MM-DD_<agent>_NNN into its
 // date, agent and counter: the date is the first ten bytes, the counter the
 // text after the last "_", the agent what lies between (it may itself hold
-// "_"), as README, Kinds "ledger" says. ok is false when id is too
+// "_"), as cue/README.md "ledger" says. ok is false when id is too
 // short or lacks either separator; the parts are not validated (the schema,
 // cue/ledger.cue, checks the layout).
 func SplitSessionID(id string) (date, agent, counter string, ok bool) {
@@ -54,7 +53,7 @@ func ownerFolder(file, parent string, isBase func(string) bool) string {
 }
 
 // isDayFile reports whether base is YYYY-MM-DD.jsonl (digits only; the
-// built-in glob of ledger/entry, README, Kinds).
+// built-in glob of ledger/entry, cue/README.md).
 func isDayFile(base string) bool {
 	if len(base) != len("2025-11-16.jsonl") || !strings.HasSuffix(base, ".jsonl") {
 		return false
@@ -142,7 +141,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG001", Name: "ledger-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "ts and last_heartbeat are RFC 3339 date-times with an offset (a naive timestamp is not accepted)",
-			Source:      "seed 003 Timestamp Format; README, Kinds, ledger and All families",
+			Source:      "seed 003 Timestamp Format; cue/README.md, ledger and All families",
 			ExampleKind: "ledger/entry", examples: func() (string, string) {
 				return entry(`"2025-11-16T02:10:00+07:00"`, `"2025-11-16T02:10:00"`), ledgerEntry
 			},
@@ -156,7 +155,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG003", Name: "session-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "session_id is YYYY-MM-DD_<agent>_NNN: a calendar date, the agent alphabet, a three-digit counter",
-			Source:      "seed 003 Session ID Format; README, Kinds, ledger",
+			Source:      "seed 003 Session ID Format; cue/README.md, ledger",
 			ExampleKind: "ledger/entry", examples: func() (string, string) { return entry(`"2025-11-16_cls_001"`, `"2025-11-16-cls-1"`), ledgerEntry },
 		},
 		&Rule{
@@ -174,7 +173,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG010", Name: "session-agent", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: lg,
 			Summary:     "the agent part of session_id must equal agent",
-			Source:      "seed 003 Session ID Format; README, Kinds, ledger",
+			Source:      "seed 003 Session ID Format; cue/README.md, ledger",
 			ExampleKind: "ledger/entry", examples: func() (string, string) { return entry(`"2025-11-16_cls_001"`, `"2025-11-16_andy_001"`), ledgerEntry },
 			Check:  checkSessionAgent,
 			Fields: []string{"/agent", "/session_id"},
@@ -182,7 +181,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG011", Name: "session-date", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: []string{"ledger/entry"},
 			Summary:     "the date of session_id should equal the date of ts in ts's own offset",
-			Source:      "README, Kinds, ledger",
+			Source:      "cue/README.md, ledger",
 			ExampleKind: "ledger/entry", examples: func() (string, string) {
 				return entry(`"2025-11-16T02:10:00+07:00"`, `"2025-11-17T02:10:00+07:00"`), ledgerEntry
 			},
@@ -209,7 +208,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG014", Name: "error-without-last-error", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: []string{"ledger/status"},
 			Summary:     `state "error" should come with a non-null last_error`,
-			Source:      "seed 003 Status File Validation 5 (should); README, Kinds, ledger",
+			Source:      "seed 003 Status File Validation 5 (should); cue/README.md, ledger",
 			ExampleKind: "ledger/status", examples: func() (string, string) {
 				return status(`"idle"`, `"error"`), strings.Replace(status(`"idle"`, `"error"`), `"last_error":null`, `"last_error":"Task failed"`, 1)
 			},

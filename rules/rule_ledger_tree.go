@@ -12,8 +12,7 @@ import (
 
 // LG102, across the files of one run (seed 003 "Status File Schema":
 // last_task_id is the agent's current or last task, session_id its current
-// session; README section
-// 3, LEDGER_INCONSISTENT: dangling references across files):
+// session; README, Codes and precedence, LEDGER_INCONSISTENT: dangling references across files):
 // agents/<agent>/status.json names in last_task_id a task_id and in
 // session_id a session_id that appear in that agent's ledger.
 //

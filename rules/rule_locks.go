@@ -12,7 +12,7 @@ import (
 )
 
 // Lock rules of the operator family (seed 001 "Identifier Rules": "resource
-// is a normalized path-like string"; README, Kinds, operator, "Lock
+// is a normalized path-like string"; cue/README.md, operator, "Lock
 // resources", and section 3, LOCK_CONFLICT and SCOPE_VIOLATION).
 //
 // Every resource is normalized with lockpath.Normalize. A resource that does
@@ -367,7 +367,7 @@ func lockRules() {
 			ID: "OP030", Name: "lock-resource-empty", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       opLockKinds,
 			Summary:     "a lock resource (lock_scope, forbidden_scope, active_locks, locks) or change resource is empty after normalization",
-			Source:      `README, Kinds, operator, "Lock resources" ("Empty after that: SCHEMA_INVALID")`,
+			Source:      `cue/README.md, operator, "Lock resources" ("Empty after that: SCHEMA_INVALID")`,
 			ExampleKind: "operator/assignment",
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["  "]`, 1), minimalAssignment

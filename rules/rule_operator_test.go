@@ -331,7 +331,7 @@ func TestOperatorPeerFiles(t *testing.T) {
 	}
 }
 
-// opSniff is the operator part of README, Kinds's content sniffing.
+// opSniff is the operator part of cue/README.md's content sniffing.
 func opSniff(v any) string {
 	m := Obj(v)
 	has := func(k string) bool { _, ok := m[k]; return ok }

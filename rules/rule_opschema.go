@@ -17,7 +17,7 @@ func opSchemaRules() {
 		&Rule{
 			ID: "OP001", Name: "schema-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError, Kinds: op,
 			Summary:     "schema_version must be a string whose major version is 1 (fail closed on unknown majors)",
-			Source:      "seed 001 Contract Version; README, Kinds, operator",
+			Source:      "seed 001 Contract Version; cue/README.md, operator",
 			ExampleKind: "operator/assignment", examples: func() (string, string) { return asg(`"1.0.0"`, `"2.0.0"`), minimalAssignment },
 		},
 		&Rule{
@@ -59,7 +59,7 @@ func opSchemaRules() {
 		&Rule{
 			ID: "OP008", Name: "text-length", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: op,
 			Summary:     "bounded strings and lists: global_objective 1..5000, title 1..500, worklog_path 1..1000 code points; acceptance criteria non-empty",
-			Source:      "seed 001 Packet: Assignment; README, Kinds (lengths count code points)",
+			Source:      "seed 001 Packet: Assignment; cue/README.md (lengths count code points)",
 			ExampleKind: "operator/assignment", examples: func() (string, string) { return asg(`"All endpoint tests pass"`, `""`), minimalAssignment },
 		},
 		&Rule{
@@ -73,7 +73,7 @@ func opSchemaRules() {
 		&Rule{
 			ID: "OP014", Name: "heartbeat-interval", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: op,
 			Summary:     "heartbeat_interval_seconds must be an integer >= 5 and < timeout_seconds",
-			Source:      "seed 001 Packet: Assignment; README, Kinds (required although the reference validator does not)",
+			Source:      "seed 001 Packet: Assignment; cue/README.md (required although the reference validator does not)",
 			JSONSchema:  "partly expressible in JSON Schema: heartbeat_interval_seconds < timeout_seconds compares two fields, which JSON Schema cannot",
 			ExampleKind: "operator/assignment", examples: func() (string, string) {
 				return asg(`"heartbeat_interval_seconds": 120`, `"heartbeat_interval_seconds": 1200`), minimalAssignment
@@ -102,7 +102,7 @@ func opSchemaRules() {
 		&Rule{
 			ID: "OP024", Name: "utc-timestamp", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: op,
 			Summary:     "generated_at, last_heartbeat_at, now and worklog timestamp are RFC 3339 with offset Z or +00:00",
-			Source:      "seed 001 Common Fields (ISO-8601 UTC); README, Kinds",
+			Source:      "seed 001 Common Fields (ISO-8601 UTC); cue/README.md",
 			ExampleKind: "operator/assignment", examples: func() (string, string) {
 				return asg(`"packet_type"`, `"generated_at": "2026-01-06 12:00:00", "packet_type"`), asg(`"packet_type"`, `"generated_at": "2026-01-06T12:00:00Z", "packet_type"`)
 			},

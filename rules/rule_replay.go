@@ -7,7 +7,7 @@ import (
 )
 
 // Rules of the ledger-delta replayer (`agentlint replay`, package
-// lint/replay; README, Replaying ledger deltas, seed 001 "Ledger Delta Application
+// lint/replay; lint/replay/README.md, seed 001 "Ledger Delta Application
 // Semantics"). They are not document rules (Check is nil): the replayer
 // reports them while it applies streams of deltas to a ledger. Besides
 // these, a replay reports the reconciliation rules OP050-OP054 and the
@@ -40,8 +40,8 @@ func replayRules() {
   {"task_id": "T-2", "status": "todo", "owner": "", "dependencies": ["T-1"]}
 ]`
 		start   = `{"task_id": "T-2", "status": "in_progress", "owner": "agent-2", "reason": "assigned", "delta_id": "d-1"}`
-		src     = `README, Replaying ledger deltas; seed 001 "Ledger Delta Application Semantics"`
-		machine = `README, Kinds, operator, "Task state machine"; section 5 ("every applied delta is checked against the state machine")`
+		src     = `lint/replay/README.md; seed 001 "Ledger Delta Application Semantics"`
+		machine = `cue/README.md, operator, "Task state machine"; section 5 ("every applied delta is checked against the state machine")`
 	)
 	ex := func(stream string) string { return ReplayExample("base.json", base, "stream.jsonl", stream) }
 	kinds := []string{ReplayKind}

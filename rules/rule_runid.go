@@ -9,7 +9,7 @@ import (
 
 // Identifier layout rule of the operator family (seed 001 "Common Fields":
 // run_id is "UUID v4 format"; "Identifier Rules": ^[0-9a-fA-F-]{36}$;
-// README, Kinds, operator: "a value that is not the canonical
+// cue/README.md, operator: "a value that is not the canonical
 // 8-4-4-4-12 layout is a warning").
 
 func checkRunIDLayout(d *Doc, r *Reporter) {
@@ -31,7 +31,7 @@ func runIDRules() {
 			"operator/worklog", "operator/handoff",
 		},
 		Summary:     "run_id matches ^[0-9a-fA-F-]{36}$ but is not a UUID in the canonical 8-4-4-4-12 layout",
-		Source:      `seed 001 "Common Fields" (UUID v4), "Identifier Rules"; README, Kinds, operator`,
+		Source:      `seed 001 "Common Fields" (UUID v4), "Identifier Rules"; cue/README.md, operator`,
 		ExampleKind: "operator/assignment",
 		examples: func() (string, string) {
 			return strings.Replace(minimalAssignment, canonical, `"3f56dc4d35cf-4f97-925c-0b04a6fe8bf4-"`, 1), minimalAssignment

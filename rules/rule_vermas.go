@@ -10,8 +10,7 @@ import (
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
 
-// Rules of the vermas family (seed 000 "VerMAS Data Schemas", README
-// section 4 "vermas"). The per-record constraints CUE can say are in
+// Rules of the vermas family (seed 000 "VerMAS Data Schemas", cue/README.md "vermas"). The per-record constraints CUE can say are in
 // cue/vermas.cue and name the schema rules registered here; the document
 // rules below say the rest. Checks across records or files (duplicate ids,
 // work-order prefixes declared in routes.jsonl, projections) are stream
@@ -28,7 +27,7 @@ const (
 // VermasEventTypes are the event types of seed 000 "Event Types", the
 // types whose data cue/vermas.cue types (a test keeps both lists equal).
 // Another type is unknown: a warning (VM003), SCHEMA_INVALID with --strict
-// (VM004), README, Kinds "All families".
+// (VM004), cue/README.md "All families".
 var VermasEventTypes = []string{
 	"work_order.created", "work_order.updated", "work_order.status_changed", "work_order.assigned", "work_order.closed",
 	"mail.sent", "mail.delivered", "mail.read",
@@ -39,7 +38,7 @@ var VermasEventTypes = []string{
 
 // VermasTimestamps lists, per vermas kind, the date-time fields whose value
 // should carry milliseconds (seed 000 "ISO 8601 with milliseconds";
-// README, Kinds: without them, a warning), as JSON Pointers where
+// cue/README.md: without them, a warning), as JSON Pointers where
 // "*" stands for every array element. An event's data fields are keyed
 // "event_type:pointer": they apply to that event type only. A test keeps the
 // list equal to the #DateTime fields of cue/vermas.cue.
@@ -444,7 +443,7 @@ func vermasRules() {
 			ID: "VM001", Name: "event-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent},
 			Summary:     "event_id (and caused_by, which names an event) must match ^evt-[A-Za-z0-9]+$",
-			Source:      `seed 000 "Base Event"; README, Kinds, vermas "Ids"`,
+			Source:      `seed 000 "Base Event"; cue/README.md, vermas "Ids"`,
 			ExampleKind: kEvent,
 			examples: func() (string, string) {
 				return vermasRepl(vermasEvent, `"evt-abc123def456"`, `"evt_abc123def456"`), vermasEvent
@@ -464,7 +463,7 @@ func vermasRules() {
 			ID: "VM010", Name: "work-order-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent, kWO, kProc},
 			Summary:     "a work order id must match ^[a-z][a-z0-9]*-[A-Za-z0-9]+(\\.[0-9]+)*$ (wo-{hash}, wo-{hash}.{n}); a prefix other than wo is allowed per record, routes.jsonl is checked across files",
-			Source:      `seed 000 "Work Order Schema" (id); README, Kinds, vermas "Ids"`,
+			Source:      `seed 000 "Work Order Schema" (id); cue/README.md, vermas "Ids"`,
 			ExampleKind: kWO,
 			examples: func() (string, string) {
 				return vermasRepl(vermasWorkOrder, `"id":"wo-abc123"`, `"id":"WO_abc123"`), vermasWorkOrder
@@ -474,7 +473,7 @@ func vermasRules() {
 			ID: "VM011", Name: "work-order-title", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent, kWO},
 			Summary:     "a work order title has 1 to 100 characters (Unicode code points)",
-			Source:      `seed 000 "Field Definitions" (title: max 100 chars); README, Kinds (code points)`,
+			Source:      `seed 000 "Field Definitions" (title: max 100 chars); cue/README.md (code points)`,
 			ExampleKind: kWO,
 			examples: func() (string, string) {
 				return vermasRepl(vermasWorkOrder, `"Implement feature X"`, `"`+strings.Repeat("é", 101)+`"`), vermasWorkOrder
@@ -494,7 +493,7 @@ func vermasRules() {
 			ID: "VM013", Name: "message-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent, kMsg},
 			Summary:     "a message id must match ^msg-[A-Za-z0-9]+$",
-			Source:      `seed 000 "Message Schema" (msg-{random}); README, Kinds, vermas "Ids"`,
+			Source:      `seed 000 "Message Schema" (msg-{random}); cue/README.md, vermas "Ids"`,
 			ExampleKind: kMsg,
 			examples: func() (string, string) {
 				return vermasRepl(vermasMessage, `"msg-xyz789"`, `"message-xyz789"`), vermasMessage
@@ -504,7 +503,7 @@ func vermasRules() {
 			ID: "VM014", Name: "process-id", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent, kProc},
 			Summary:     "a process id must match ^proc-[A-Za-z0-9-]+$",
-			Source:      `seed 000 "Process Schema"; README, Kinds, vermas "Ids"`,
+			Source:      `seed 000 "Process Schema"; cue/README.md, vermas "Ids"`,
 			ExampleKind: kProc,
 			examples: func() (string, string) {
 				return vermasRepl(vermasProcess, `"proc-abc123"`, `"process/abc123"`), vermasProcess
@@ -533,7 +532,7 @@ func vermasRules() {
 			ID: "VM022", Name: "assignment-reference", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kAssign},
 			Summary:     "an assignment's reference is an id of its type: a work order id, msg-… or proc-…",
-			Source:      `seed 000 "Assignment Types"; README, Kinds, vermas "Ids"`,
+			Source:      `seed 000 "Assignment Types"; cue/README.md, vermas "Ids"`,
 			ExampleKind: kAssign,
 			Example:     "mail:wo-abc123\n",
 			Fixed:       "mail:msg-xyz789\n",
@@ -552,7 +551,7 @@ func vermasRules() {
 			ID: "VM032", Name: "template-steps", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kTmpl},
 			Summary:     "a template has at least one step, each a table",
-			Source:      `seed 000 "Template Fields"; README, Kinds, vermas`,
+			Source:      `seed 000 "Template Fields"; cue/README.md, vermas`,
 			ExampleKind: kTmpl,
 			Example:     "template = \"empty\"\ndescription = \"Nothing to do\"\nversion = 1\nsteps = []\n",
 			Fixed:       vermasTemplate,
@@ -561,7 +560,7 @@ func vermasRules() {
 			ID: "VM050", Name: "route-prefix", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kRoute},
 			Summary:     "a route prefix is a work order id prefix: a lowercase letter, then lowercase letters and digits",
-			Source:      `seed 000 "Route Schema"; README, Kinds, vermas "Ids"`,
+			Source:      `seed 000 "Route Schema"; cue/README.md, vermas "Ids"`,
 			ExampleKind: kRoute,
 			Example:     `{"prefix": "wo-", "path": "/path/to/project-a/.work", "factory": "project-a"}`,
 			Fixed:       `{"prefix": "wo", "path": "/path/to/project-a/.work", "factory": "project-a"}`,
@@ -602,7 +601,7 @@ func vermasRules() {
 			ID: "VM002", Name: "event-id-length", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
 			Kinds:       []string{kEvent},
 			Summary:     "event_id should have 12 characters after evt- (evt-{random12})",
-			Source:      `seed 000 "Base Event"; README, Kinds, vermas "Ids"`,
+			Source:      `seed 000 "Base Event"; cue/README.md, vermas "Ids"`,
 			ExampleKind: kEvent,
 			examples: func() (string, string) {
 				return vermasRepl(vermasEvent, `"evt-abc123def456"`, `"evt-abc123"`), vermasEvent
@@ -614,7 +613,7 @@ func vermasRules() {
 			ID: "VM003", Name: "unknown-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
 			Kinds:       []string{kEvent},
 			Summary:     "event_type is not one of the 19 types of seed 000 (with --strict: VM004)",
-			Source:      `seed 000 "Event Types"; README, Kinds, All families`,
+			Source:      `seed 000 "Event Types"; cue/README.md, All families`,
 			ExampleKind: kEvent,
 			examples: func() (string, string) {
 				return vermasEventOf("work_order.archived", `{"work_order_id":"wo-abc123"}`), vermasEventOf("work_order.closed", `{"work_order_id":"wo-abc123","reason":"Archived"}`)
@@ -626,7 +625,7 @@ func vermasRules() {
 			ID: "VM004", Name: "unknown-event-type-strict", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kEvent},
 			Summary:     "with --strict, an event_type that is not one of the 19 types of seed 000",
-			Source:      `seed 000 "Event Types"; README, Kinds, All families`,
+			Source:      `seed 000 "Event Types"; cue/README.md, All families`,
 			ExampleKind: kEvent,
 			Options:     []string{"--strict"},
 			examples: func() (string, string) {
@@ -639,7 +638,7 @@ func vermasRules() {
 			ID: "VM006", Name: "timestamp-milliseconds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
 			Kinds:       []string{kEvent, kWO, kMsg, kProc},
 			Summary:     "a timestamp should carry milliseconds (2026-01-06T12:00:00.000Z)",
-			Source:      `seed 000 "Base Event" (ISO 8601 with milliseconds); README, Kinds, vermas`,
+			Source:      `seed 000 "Base Event" (ISO 8601 with milliseconds); cue/README.md, vermas`,
 			ExampleKind: kMsg,
 			examples: func() (string, string) {
 				return vermasRepl(vermasMessage, `"2026-01-06T12:00:00.000Z"`, `"2026-01-06T12:00:00Z"`), vermasMessage
@@ -663,7 +662,7 @@ func vermasRules() {
 			ID: "VM033", Name: "template-step-ids-unique", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kTmpl},
 			Summary:     "the steps of a template have distinct ids",
-			Source:      `seed 000 "Step Fields" (Unique step ID); README, Kinds, vermas`,
+			Source:      `seed 000 "Step Fields" (Unique step ID); cue/README.md, vermas`,
 			ExampleKind: kTmpl,
 			examples: func() (string, string) {
 				return vermasRepl(vermasTemplate, `id = "implement"`, `id = "understand"`), vermasTemplate

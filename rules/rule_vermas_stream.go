@@ -956,7 +956,7 @@ func vermasStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{vmKindWorkOrder},
 			Summary:     "work_orders.jsonl is a projection: one line per work order id (the finding names the first line)",
-			Source:      `seed 000 "Work Order Schema" (id: Unique ID); README, Kinds, vermas (projections); ` + within,
+			Source:      `seed 000 "Work Order Schema" (id: Unique ID); cue/README.md, vermas (projections); ` + within,
 			ExampleKind: vmKindWorkOrder,
 			examples: func() (string, string) {
 				return vmWorkOrderLine("wo-abc123", "open") + vmWorkOrderLine("wo-abc123", "closed"), vmWorkOrderLine("wo-abc123", "closed") + vmWorkOrderLine("wo-def456", "open")
@@ -967,7 +967,7 @@ func vermasStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{vmKindMessage},
 			Summary:     "messages.jsonl is a projection: one line per message id (the finding names the first line)",
-			Source:      `seed 000 "Message Schema" (id: Unique ID); README, Kinds, vermas (projections); ` + within,
+			Source:      `seed 000 "Message Schema" (id: Unique ID); cue/README.md, vermas (projections); ` + within,
 			ExampleKind: vmKindMessage,
 			examples: func() (string, string) {
 				return vmMessageLine("msg-xyz789") + vmMessageLine("msg-xyz789"), vmMessageLine("msg-xyz789") + vmMessageLine("msg-xyz790")

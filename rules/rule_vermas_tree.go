@@ -722,7 +722,7 @@ func vermasTreeRules() {
 			Scope:       ScopeWork,
 			Kinds:       []string{vmKindWorkOrder, vmKindEvent, vmKindRoute},
 			Summary:     "a work order id's prefix is wo or a prefix declared in routes.jsonl of the same .work/",
-			Source:      `seed 000 "Route Schema"; README, Kinds, vermas "Ids"`,
+			Source:      `seed 000 "Route Schema"; cue/README.md, vermas "Ids"`,
 			ExampleTree: tree("VM136"),
 		},
 	)

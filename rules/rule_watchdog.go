@@ -8,11 +8,11 @@ import (
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
 
-// Watchdog rules (README, Kinds, operator, "watchdog"; section 3,
+// Watchdog rules (cue/README.md, operator, "watchdog"; section 3,
 // TASK_TIMEOUT). The payload's `now` is the clock, not --now.
 
 // DefaultMaxSkew is how far a heartbeat may lie after `now` when
-// Options.MaxSkew is zero (README, Kinds: "--max-skew (default 60 s)").
+// Options.MaxSkew is zero (cue/README.md: "--max-skew (default 60 s)").
 const DefaultMaxSkew = 60 * time.Second
 
 // opNum returns a JSON number as float64.
@@ -178,7 +178,7 @@ func watchdogRules() {
 			ID: "OP060", Name: "heartbeat-timeout", Code: envelope.TaskTimeout, Severity: envelope.SeverityError,
 			Kinds:       wd,
 			Summary:     "an in_progress task's last heartbeat is more than timeout_seconds before the payload's now",
-			Source:      `README, Kinds, operator, "watchdog"; section 3, TASK_TIMEOUT`,
+			Source:      `cue/README.md, operator, "watchdog"; section 3, TASK_TIMEOUT`,
 			ExampleKind: "operator/watchdog",
 			examples: func() (string, string) {
 				return opWatchdogExample("in_progress", `"2026-02-14T19:20:00Z"`), opWatchdogExample("in_progress", `"2026-02-14T19:50:30Z"`)
@@ -189,7 +189,7 @@ func watchdogRules() {
 			ID: "OP061", Name: "heartbeat-in-future", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       wd,
 			Summary:     "a last_heartbeat_at lies more than --max-skew (default 60 s) after the payload's now",
-			Source:      `README, Kinds, operator, "watchdog"`,
+			Source:      `cue/README.md, operator, "watchdog"`,
 			ExampleKind: "operator/watchdog",
 			examples: func() (string, string) {
 				return opWatchdogExample("in_progress", `"2026-02-14T20:10:31Z"`), opWatchdogExample("in_progress", `"2026-02-14T20:00:30Z"`)
@@ -200,7 +200,7 @@ func watchdogRules() {
 			ID: "OP062", Name: "in-progress-without-heartbeat", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       wd,
 			Summary:     "an in_progress task has a null or absent last_heartbeat_at",
-			Source:      `README, Kinds, operator, "watchdog" (only non-in-progress tasks may have a null heartbeat)`,
+			Source:      `cue/README.md, operator, "watchdog" (only non-in-progress tasks may have a null heartbeat)`,
 			ExampleKind: "operator/watchdog",
 			examples: func() (string, string) {
 				return opWatchdogExample("in_progress", `null`), opWatchdogExample("todo", `null`)

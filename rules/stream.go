@@ -57,8 +57,7 @@ const (
 	FieldString FieldType = iota
 	// FieldNumber: a JSON number (Value.Num).
 	FieldNumber
-	// FieldTime: a JSON string holding an RFC 3339 date-time (README
-	// section 4, "All families"), parsed to Value.Time (Unix nanoseconds)
+	// FieldTime: a JSON string holding an RFC 3339 date-time (cue/README.md, "All families"), parsed to Value.Time (Unix nanoseconds)
 	// and Value.Str; a string that is not a date-time has Kind ValueString.
 	FieldTime
 	// FieldRaw: any JSON value, as its JSON text (Value.Str, Kind ValueRaw),

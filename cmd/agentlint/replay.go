@@ -19,7 +19,7 @@ func (a *app) replayCmd() *cobra.Command {
 		Use:   "replay --ledger BASE [--now T] [--max-skew D] [--emit-ledger OUT] [STREAM...]",
 		Short: "Apply ledger delta streams to a ledger (D1-D5), check the state machine, reconcile",
 		Long: `Replay ledger deltas against a base ledger as seed 001's "Ledger Delta
-Application Semantics" require (README, Replaying ledger deltas) and print one envelope.
+Application Semantics" require (lint/replay/README.md) and print one envelope.
 
 BASE (--ledger) is a handoff bundle, a reconcile document (what --emit-ledger
 writes) or ledger rows (a JSON array or JSON Lines). Each STREAM is an

@@ -109,7 +109,7 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// resolveKind applies README, Kinds "Detection" in order: --kind,
+// resolveKind applies cue/README.md "Detection" in order: --kind,
 // the config's globs, the built-in globs, then sniffing of head (when sniff
 // is true). It returns nil, nil when the kind cannot be determined.
 func (a *app) resolveKind(file string, cfg *lint.Config, sniff bool, head func() []byte) (*lint.KindInfo, error) {

@@ -35,7 +35,7 @@ import (
 // Payload sources:
 //
 //	(a) every *.json file under testdata/ whose kind a built-in glob
-//	    names or that can be sniffed (README, Kinds "Detection")
+//	    names or that can be sniffed (cue/README.md "Detection")
 //	    and every line of a *.jsonl file a built-in glob names (worklogs,
 //	    vermas .work/*.jsonl); invalid JSON is a parse case;
 //	(b) the conformance inputs ../shared/conformance/operator-peer/*.json and
@@ -117,7 +117,7 @@ func testEngine(t testing.TB) *Engine {
 }
 
 // sniff returns the kind of a JSON text from the top-level keys of its first
-// object (README, Kinds "Sniffing"), or "". Keys are read until the
+// object (cue/README.md "Sniffing"), or "". Keys are read until the
 // first syntax error, so that an invalid document still gets a kind.
 func sniff(raw []byte) string {
 	keys := topKeys(raw)

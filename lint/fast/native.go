@@ -8,7 +8,7 @@ package fast
 // keeps comparing, and TestNativesCoverCUE fails when a definition's regex
 // changes without its matcher (the matcher would then silently not be used).
 var Natives = map[string]func([]byte) bool{
-	// #DateTime (cue/common.cue): RFC 3339 date-time, README, Kinds.
+	// #DateTime (cue/common.cue): RFC 3339 date-time, cue/README.md.
 	DateTimePattern: func(b []byte) bool { return matchDateTime(b, false) },
 	// #UTCDateTime (cue/common.cue): the same with offset Z, z or +00:00.
 	UTCDateTimePattern: func(b []byte) bool { return matchDateTime(b, true) },

@@ -140,7 +140,7 @@ type Dec struct {
 	scratch []byte
 	scan    []byte // unquoted strings of the Conds pre-scan
 	// Strict rejects unknown fields that are not x_ extensions (seed 001
-	// "Extension Policy", README, Kinds).
+	// "Extension Policy", cue/README.md).
 	Strict bool
 	// Out collects the violations of the current run.
 	Out []envelope.Violation

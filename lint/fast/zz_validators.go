@@ -2,7 +2,7 @@
 
 package fast
 
-// Validators maps each kind (README, Kinds) to the validator
+// Validators maps each kind (cue/README.md) to the validator
 // generated from its CUE definition.
 var Validators = map[string]func(*Dec){
 	"collector/event":              v14,

@@ -25,8 +25,7 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-// The three-engine agreement test for collector/event (README section
-// 4 "collector": the seed's JSON Schema is authoritative).
+// The three-engine agreement test for collector/event (cue/README.md "collector": the seed's JSON Schema is authoritative).
 //
 // For every collector record under testdata/ and a mutation set, strict and
 // not, it computes three verdicts (allow, primary code, the pointers of
@@ -157,7 +156,7 @@ var clauses = []clause{
 	},
 	{
 		name: "integer-literal",
-		text: `README, Kinds All families: "A JSON number with a fraction or exponent is not the value of an integer field ` +
+		text: `cue/README.md All families: "A JSON number with a fraction or exponent is not the value of an integer field ` +
 			`(1200.0 is SCHEMA_INVALID)"; the schema library takes 1.0 and 1e2 as integers (JSON Schema draft 7: a number with a zero fractional part)`,
 		apply: func(c record, v *verdict) bool {
 			applied := false
@@ -175,7 +174,7 @@ var clauses = []clause{
 	},
 	{
 		name: "date-time-digits",
-		text: `README, Kinds All families: "Timestamps are RFC 3339 date-time", whose fields are exactly two DIGITs ` +
+		text: `cue/README.md All families: "Timestamps are RFC 3339 date-time", whose fields are exactly two DIGITs ` +
 			`(RFC 3339 section 5.6); the schema library's format checker reads them with strconv.Atoi and so takes a sign ("20:+0:00")`,
 		apply: func(c record, v *verdict) bool {
 			applied := false
@@ -222,7 +221,7 @@ var clauses = []clause{
 	},
 	{
 		name: "strict-unknown-event-type",
-		text: `README, Kinds All families: "Unknown event types in a known namespace (vermas, collector): warning; with --strict: ` +
+		text: `cue/README.md All families: "Unknown event types in a known namespace (vermas, collector): warning; with --strict: ` +
 			`SCHEMA_INVALID" (rule CL011, a document rule: it runs on every record that is well-formed JSON)`,
 		apply: func(c record, v *verdict) bool {
 			t, _ := c.value["event_type"].(string)

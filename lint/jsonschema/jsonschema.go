@@ -2,7 +2,7 @@
 // a JSON Schema: today collector/event, validated with seed 004's schema
 // (cue/collector.schema.json, verbatim) by
 // github.com/santhosh-tekuri/jsonschema/v5 with format assertions on
-// (date-time; uuid in the 8-4-4-4-12 form), as README, Kinds
+// (date-time; uuid in the 8-4-4-4-12 form), as cue/README.md
 // "collector" says the seed's schema is authoritative.
 //
 // It is the reference the CUE definition (cue/collector.cue) and the fast
@@ -122,7 +122,7 @@ func (e *Engine) Validate(kind string, raw []byte) []envelope.Violation {
 
 // Schema implements lint.SchemaEngine for a JSON text whose first byte is on
 // line line1. strict is ignored: JSON Schema has no strict mode (the
-// contract's --strict, README, Kinds, is the CUE definition's).
+// contract's --strict, cue/README.md, is the CUE definition's).
 func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation {
 	_ = strict
 	ks := e.kinds[kind]

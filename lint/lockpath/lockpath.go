@@ -1,5 +1,5 @@
 // Package lockpath normalizes lock resources and decides whether two of them
-// overlap, as decided in README, Kinds (operator, seed 001), "Lock
+// overlap, as decided in cue/README.md (operator, seed 001), "Lock
 // resources".
 //
 // Seed 001 calls a resource "a normalized path-like string" without saying
@@ -19,7 +19,7 @@ import (
 )
 
 // ErrEmpty is returned by Normalize for a resource that is empty or only
-// white space. Callers report it as SCHEMA_INVALID (README, Kinds,
+// white space. Callers report it as SCHEMA_INVALID (cue/README.md,
 // "Lock resources": "Empty after that: SCHEMA_INVALID"; conformance case
 // 01-assignment-invalid-empty-normalized-lock).
 var ErrEmpty = errors.New("lockpath: empty resource")
@@ -30,8 +30,7 @@ var ErrEmpty = errors.New("lockpath: empty resource")
 // resource that escapes the root ('..' first after cleaning)").
 var ErrEscapesRoot = errors.New("lockpath: resource escapes the root")
 
-// Normalize returns the normalized form of a lock resource (README
-// section 4, "Lock resources"):
+// Normalize returns the normalized form of a lock resource (cue/README.md, "Lock resources"):
 //
 //  1. trim leading and trailing white space (strings.TrimSpace, Unicode
 //     white space);
@@ -67,7 +66,7 @@ func Normalize(resource string) (string, error) {
 
 // Overlap reports whether two normalized resources (results of Normalize
 // without error) overlap, that is, whether locks on both would cover a
-// common path (README, Kinds, "Lock resources": "Overlap is by path
+// common path (cue/README.md, "Lock resources": "Overlap is by path
 // element"):
 //
 //   - equal resources overlap;

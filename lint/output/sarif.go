@@ -30,8 +30,7 @@ const SARIFSchemaURI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/
 // SARIFFingerprint is the key of agentlint's partialFingerprints entry.
 const SARIFFingerprint = "agentlintRecordHash/v1"
 
-// SARIF prints one SARIF 2.1.0 log (OASIS SARIF v2.1.0; README section
-// 6, `--format sarif`) with one run: tool.driver lists every rule of
+// SARIF prints one SARIF 2.1.0 log (OASIS SARIF v2.1.0; README, Usage, `--format sarif`) with one run: tool.driver lists every rule of
 // Run.Rules (help: the `agentlint explain` text), and each violation is one
 // result with ruleId, ruleIndex, level (error or warning), message (reason
 // and JSON Pointer), a location relative to %SRCROOT% (Run.Root; 1-based

@@ -15,7 +15,7 @@ import (
 	"github.com/agentlint/agentlint/lint/bench"
 )
 
-// The benchmark of README, Replaying ledger deltas's replayer (issue: "1,000,000 deltas
+// The benchmark of lint/replay/README.md's replayer (issue: "1,000,000 deltas
 // over 10,000 tasks"):
 //
 //	go test -run '^$' -bench Replay -benchtime 1x ./lint/replay

@@ -85,7 +85,7 @@ func (p *posTable) isApplied(pos int) bool {
 }
 
 // The D2 record of a stream (seed 001 "Ledger Delta Application
-// Semantics", D2; README, Replaying ledger deltas) is one of two forms. A stream that
+// Semantics", D2; lint/replay/README.md) is one of two forms. A stream that
 // can be read again (rereadable: a regular file, or a document held whole)
 // keeps a hashIndex of positions and a posTable of offsets, and confirms
 // every possible repeat by reading the earlier delta again (rereadAt); its

@@ -1,7 +1,7 @@
 package replay
 
 // hashIndex is the D2 index of a stream that can be read again (seed 001
-// "Ledger Delta Application Semantics", D2; README, Replaying ledger deltas): for every
+// "Ledger Delta Application Semantics", D2; lint/replay/README.md): for every
 // distinct delta_id, the position in the stream of the first delta that
 // carried it, found by a 64-bit hash of the id. It holds no id and no
 // digest: a slot is 8 bytes, 32 bits of the id's hash and the position, so

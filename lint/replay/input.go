@@ -23,8 +23,8 @@ import (
 // FormRowArray or FormRowLines; STREAM: FormOutput or FormDeltaLines.
 type Form string
 
-// The input forms (README, Replaying ledger deltas), detected from the content
-// (README, Kinds, "Sniffing"; a first line that is one JSON value
+// The input forms (lint/replay/README.md), detected from the content
+// (cue/README.md, "Sniffing"; a first line that is one JSON value
 // and no known kind means JSON Lines).
 const (
 	FormHandoff    Form = "operator/handoff"             // a handoff bundle: ledger, active_locks, dependencies
@@ -91,7 +91,7 @@ func readAll(in Input) ([]byte, error) {
 }
 
 // stripBOM removes a UTF-8 byte-order mark and returns the AL006 warning it
-// is worth (README, Kinds).
+// is worth (cue/README.md).
 func stripBOM(data []byte) ([]byte, []envelope.Violation) {
 	if !bytes.HasPrefix(data, bom) {
 		return data, nil

@@ -16,7 +16,7 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// The mutable fields of a ledger row (seed 001 D3; README, Replaying ledger deltas):
+// The mutable fields of a ledger row (seed 001 D3; lint/replay/README.md):
 // the last applied delta wins for each.
 const (
 	fStatus = iota

@@ -1,4 +1,4 @@
-// Package replay is the ledger-delta replayer of README, Replaying ledger deltas (seed
+// Package replay is the ledger-delta replayer of lint/replay/README.md (seed
 // 001, "Ledger Delta Application Semantics"): it applies streams of ledger
 // deltas to a base ledger, checks every applied delta against the task state
 // machine, reconciles the resulting ledger and, with a clock, runs the
@@ -15,7 +15,7 @@
 // orchestrator output); an invalid input stops the replay and the verdict
 // lists the violations of every invalid input.
 //
-// Semantics (README, Replaying ledger deltas):
+// Semantics (lint/replay/README.md):
 //
 //   - D1: the deltas of a stream apply in listed order.
 //   - D2: a delta_id seen before (earlier in the stream, or recorded in
@@ -73,7 +73,7 @@ import (
 // end and does not close it. A STREAM whose R is also an io.ReaderAt and an
 // io.Seeker (a regular *os.File, a *bytes.Reader; not a pipe or terminal)
 // is read again at byte offsets, from the offset R was at, by Run and by
-// Result.WriteLedger (README, Replaying ledger deltas, D2: see Run), so it must stay
+// Result.WriteLedger (lint/replay/README.md, D2: see Run), so it must stay
 // open and unchanged until the ledger is written.
 type Input struct {
 	Name string

@@ -96,7 +96,7 @@ func TestRuleExamples(t *testing.T) {
 // statuses are the six task states of seed 001.
 var statuses = []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}
 
-// legalEdges is the task state machine of README, Kinds, written out
+// legalEdges is the task state machine of cue/README.md, written out
 // here independently of rules.Transition: every edge besides the self-loops.
 var legalEdges = map[string][]string{
 	"todo":        {"in_progress", "blocked", "failed", "canceled"},

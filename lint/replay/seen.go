@@ -6,7 +6,7 @@ import (
 )
 
 // seenTable is a D2 table (seed 001 "Ledger Delta Application Semantics",
-// D2; README, Replaying ledger deltas): every distinct delta_id of a stream that cannot
+// D2; lint/replay/README.md): every distinct delta_id of a stream that cannot
 // be read again (standard input from a pipe; a stream that can keeps a
 // hashIndex instead, see d2.go) or of BASE's x_agentlint_applied_deltas,
 // with the digest of the first delta that carried it, its position in the

@@ -59,7 +59,7 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 	if pkg != "fast" {
 		out.WriteString("import \"github.com/agentlint/agentlint/lint/fast\"\n\n")
 	}
-	out.WriteString("// Validators maps each kind (README, Kinds) to the validator\n")
+	out.WriteString("// Validators maps each kind (cue/README.md) to the validator\n")
 	out.WriteString("// generated from its CUE definition.\n")
 	fmt.Fprintf(&out, "var Validators = map[string]func(*%sDec){\n", g.q)
 	for _, e := range entries {

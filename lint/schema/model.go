@@ -64,7 +64,7 @@ import (
 )
 
 // JSONKind is a bit set of JSON value kinds. Int is a number written without
-// fraction or exponent (README, Kinds: 1200.0 is not an integer).
+// fraction or exponent (cue/README.md: 1200.0 is not an integer).
 type JSONKind uint8
 
 // The JSON kinds.

@@ -201,7 +201,7 @@ var mutationValues = func() map[string][]string {
 // leapSecondWhy is the one expected difference where the JSON Schema denies
 // what agentlint allows.
 const leapSecondWhy = `JSON Schema's format date-time (RFC 3339 section 5.7) takes second 60 only at 23:59:60 UTC; ` +
-	`agentlint accepts any :60 (README, Kinds, All families: "leap second :60 accepted"), and holds collector ` +
+	`agentlint accepts any :60 (cue/README.md, All families: "leap second :60 accepted"), and holds collector ` +
 	`timestamps to the format by rule CL013`
 
 // leapSecondsMoved returns v with every date-time string whose second is

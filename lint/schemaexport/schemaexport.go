@@ -42,7 +42,7 @@ func FileName(kind string, strict bool) string {
 }
 
 // Kinds returns every kind with a JSON Schema: every kind of lint.Kinds, in
-// its order (README, Kinds).
+// its order (cue/README.md).
 func Kinds() []string {
 	out := make([]string, 0, len(lint.Kinds))
 	for _, k := range lint.Kinds {
@@ -161,7 +161,7 @@ func HeaderFor(kind string, strict bool) (Header, error) {
 // LeapSecondNote is added to the description of every schema with a
 // date-time: the one place where the JSON Schema denies what agentlint allows.
 const LeapSecondNote = `Stricter than agentlint: format date-time (RFC 3339 section 5.7) takes second 60 only at 23:59:60 UTC, ` +
-	`while agentlint accepts any :60 (README, Kinds, All families), except in collector events (rule CL013).`
+	`while agentlint accepts any :60 (cue/README.md, All families), except in collector events (rule CL013).`
 
 // RuleText is how a field's description names a rule: "OP005
 // (SCHEMA_INVALID): <summary>", or without long "OP005 (SCHEMA_INVALID)".

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// The secret_assignment pattern (README, Kinds, "Secrets":
+// The secret_assignment pattern (cue/README.md, "Secrets":
 // "key|secret|token|password = value assignments").
 //
 // A hit is NAME SEP VALUE where

@@ -2,8 +2,7 @@
 //
 // It backs the UNTRUSTED_CONTEXT_BLOCK code of README, Codes and precedence ("secret
 // material in notes_for_orchestrator, worklog decision/result, or
-// context_package[].value") and the "Secrets" decision of README
-// section 4 (operator, seed 001): at least AWS access keys, OpenAI/Anthropic
+// context_package[].value") and the "Secrets" decision of cue/README.md (operator, seed 001): at least AWS access keys, OpenAI/Anthropic
 // keys, GitHub tokens, Slack tokens, private key blocks, JWTs and
 // key|secret|token|password = value assignments.
 //
@@ -81,7 +80,7 @@ var detectors = [...]detector{
 }
 
 // Patterns lists the patterns Scan recognizes, in match order: specific token
-// formats first, the generic secret_assignment last (README, Kinds,
+// formats first, the generic secret_assignment last (cue/README.md,
 // "Secrets"). It is a copy for documentation (agentlint explain, README);
 // changing it does not change Scan.
 var Patterns = func() []Pattern {

@@ -77,7 +77,7 @@ var bom = []byte("\ufeff")
 
 // Read validates the JSON Lines ledger r, named file in envelopes, and adds
 // its valid entries to their sessions, in input order. The line handling is
-// that of `agentlint lint` (README, Kinds): a byte-order mark on line
+// that of `agentlint lint` (cue/README.md): a byte-order mark on line
 // 1 (AL006) and CRLF endings (AL007) are warnings, blank lines are skipped
 // (AL008 with --strict), a line longer than lint.MaxLine is AL009 and the
 // rest is still read, a final line without a newline is an entry. It returns

@@ -1,13 +1,13 @@
 // Package timefmt checks the timestamp and identifier formats shared by the
 // agentlint families:
 //
-//   - RFC 3339 date-time (README, Kinds, "All families": "T (or t)
+//   - RFC 3339 date-time (cue/README.md, "All families": "T (or t)
 //     between date and time, an offset (Z or ±HH:MM), leap second :60
 //     accepted. A space instead of T, +0100, or no offset is
 //     SCHEMA_INVALID");
-//   - "ISO-8601 UTC" fields (README, Kinds, operator: generated_at,
+//   - "ISO-8601 UTC" fields (cue/README.md, operator: generated_at,
 //     last_heartbeat_at, worklog timestamp "need offset Z or +00:00");
-//   - the uuid format of collector events (README, Kinds, collector:
+//   - the uuid format of collector events (cue/README.md, collector:
 //     "uuid in the 8-4-4-4-12 form");
 //   - the run_id and task_id regexes of seed 001 ("Identifier Rules").
 //
@@ -149,7 +149,7 @@ func zone(offset int) *time.Location {
 	return slot.Load()
 }
 
-// ParseRFC3339 parses a strict RFC 3339 date-time (README, Kinds,
+// ParseRFC3339 parses a strict RFC 3339 date-time (cue/README.md,
 // "All families"): "YYYY-MM-DD", 'T' or 't', "HH:MM:SS", an optional '.'
 // and one or more digits (digits beyond the ninth are truncated, not
 // rounded), then 'Z', 'z' or "±HH:MM". Years 0000-9999, months 1-12, days
@@ -227,7 +227,7 @@ func IsRFC3339(s string) bool {
 }
 
 // IsUTC reports whether s is a valid RFC 3339 date-time (see ParseRFC3339)
-// whose offset is 'Z', 'z' or "+00:00", as README, Kinds (operator)
+// whose offset is 'Z', 'z' or "+00:00", as cue/README.md (operator)
 // requires of the "ISO-8601 UTC" fields generated_at, last_heartbeat_at and
 // worklog timestamp. "-00:00" is not UTC: RFC 3339 section 4.3 reserves it
 // for "the offset to local time is unknown".
@@ -239,7 +239,7 @@ func IsUTC(s string) bool {
 // HasFraction reports whether s is a valid RFC 3339 date-time (see
 // ParseRFC3339) whose seconds carry a fraction ("…:05.000Z" yes, "…:05Z"
 // no). It is false for an invalid s. The vermas family warns about
-// timestamps without milliseconds with it (README, Kinds, vermas).
+// timestamps without milliseconds with it (cue/README.md, vermas).
 func HasFraction(s string) bool {
 	st, ok := parse(s)
 	return ok && st.frac
@@ -265,7 +265,7 @@ func isHex(c byte) bool {
 // bytes, hex digits of either case in groups of 8-4-4-4-12 separated by '-'
 // ("3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4"). The version and variant digits
 // are not checked, as in the jsonschema uuid format that checks collector
-// events (README, Kinds, collector). No braces, "urn:uuid:" prefix
+// events (cue/README.md, collector). No braces, "urn:uuid:" prefix
 // or surrounding white space.
 func IsUUID(s string) bool {
 	if len(s) != 36 {
@@ -288,7 +288,7 @@ func IsUUID(s string) bool {
 
 // IsCanonicalUUIDLayout is IsUUID. The operator family uses it to warn about
 // a run_id that matches seed 001's regex (IsRunID) but not the 8-4-4-4-12
-// layout (README, Kinds, operator: "a value that is not the canonical
+// layout (cue/README.md, operator: "a value that is not the canonical
 // 8-4-4-4-12 layout is a warning").
 func IsCanonicalUUIDLayout(s string) bool { return IsUUID(s) }
 

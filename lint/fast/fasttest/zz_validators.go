@@ -4,7 +4,7 @@ package fasttest
 
 import "github.com/agentlint/agentlint/lint/fast"
 
-// Validators maps each kind (README, Kinds) to the validator
+// Validators maps each kind (cue/README.md) to the validator
 // generated from its CUE definition.
 var Validators = map[string]func(*fast.Dec){
 	"test/anchor": v10,

@@ -25,8 +25,7 @@ var (
 
 // ajvLenient are the generated collector defects that seed 004's JSON
 // Schema, as ajv reads it, lets through and the contract does not: a
-// version of another major (UNKNOWN_SCHEMA_VERSION, README section
-// 3), a duplicate member name (JSON.parse keeps the last; agentlint reads
+// version of another major (UNKNOWN_SCHEMA_VERSION, README, Codes and precedence), a duplicate member name (JSON.parse keeps the last; agentlint reads
 // RFC 7493 I-JSON, README, Codes and precedence) and a date-time with a space for
 // "T" (ajv-formats accepts RFC 3339's note; the seed's examples and our
 // date-time do not).
