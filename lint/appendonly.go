@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -52,27 +54,27 @@ func reportDeleted(cfg *LintConfig, st *Stats) error {
 	}
 	det := cfg.Detector
 	if det == nil {
-		det = &Detector{}
+		det = &kind.Detector{}
 	}
-	v := NewValidator(cfg.Options, noEngine{})
+	v := record.NewValidator(cfg.Options, noEngine{})
 	var out []byte
 	for _, root := range cfg.BaseRoots {
 		gone, err := cfg.Base.Base.Missing(root)
 		if err != nil {
 			gone = nil
-			v.vs = append(v.vs[:0], envelope.Violation{Rule: "AL020", Reason: "cannot list the files of " + root + " at --base " + cfg.Base.Rev + ": " + err.Error()})
-			if err := writeDeleted(cfg, st, v, map[string]any{"file": root}, &out); err != nil {
+			x := envelope.Violation{Rule: "AL020", Reason: "cannot list the files of " + root + " at --base " + cfg.Base.Rev + ": " + err.Error()}
+			if err := writeDeleted(cfg, st, v, x, map[string]any{"file": root}, &out); err != nil {
 				return err
 			}
 		}
 		for _, path := range gone {
 			k := det.ByName(path)
-			if k == nil || !slices.Contains(rules.AppendOnlyKinds, k.Name) || (det.Config != nil && det.Config.Excluded(path)) {
+			if k == nil || !slices.Contains(rules.AppendOnlyKinds, k.Name) || excluded(det, path) {
 				continue
 			}
-			v.vs = append(v.vs[:0], envelope.Violation{Rule: "AL020", Reason: "append-only log was deleted since " + cfg.Base.Rev +
-				" (it existed there; removing a log removes every line it had)"})
-			if err := writeDeleted(cfg, st, v, map[string]any{"file": path, "kind": k.Name}, &out); err != nil {
+			x := envelope.Violation{Rule: "AL020", Reason: "append-only log was deleted since " + cfg.Base.Rev +
+				" (it existed there; removing a log removes every line it had)"}
+			if err := writeDeleted(cfg, st, v, x, map[string]any{"file": path, "kind": k.Name}, &out); err != nil {
 				return err
 			}
 		}
@@ -80,18 +82,24 @@ func reportDeleted(cfg *LintConfig, st *Stats) error {
 	return nil
 }
 
+// excluded reports whether the detector's configuration excludes path.
+func excluded(det *kind.Detector, path string) bool {
+	c, ok := det.Config.(*Config)
+	return ok && c.Excluded(path)
+}
+
 // writeDeleted fills, counts and writes the envelope (with details d) of
-// the violation in v.vs.
-func writeDeleted(cfg *LintConfig, st *Stats, v *Validator, d map[string]any, out *[]byte) error {
-	v.finish()
-	if len(v.vs) == 0 {
+// the violation x.
+func writeDeleted(cfg *LintConfig, st *Stats, v *record.Validator, x envelope.Violation, d map[string]any, out *[]byte) error {
+	vs := v.Fill([]envelope.Violation{x})
+	if len(vs) == 0 {
 		return nil
 	}
-	st.Add(v.vs)
+	st.Add(vs)
 	if cfg.Quiet {
 		return nil
 	}
-	env := envelope.Verdict(append([]envelope.Violation(nil), v.vs...), "", d)
+	env := envelope.Verdict(vs, "", d)
 	if cfg.Render == nil {
 		return cfg.Emit(env)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
 )
 
 // TestFileChangedDuringRun: a file replaced, written to or deleted while it
@@ -47,7 +48,7 @@ func TestFileChangedDuringRun(t *testing.T) {
 			var got []envelope.Envelope
 			changed := false
 			st, err := lintWithTimeout(t, func(yield func(Input) bool) {
-				yield(Input{Path: path, Kind: Kind("operator/worklog")})
+				yield(Input{Path: path, Kind: kind.Lookup("operator/worklog")})
 			}, LintConfig{Jobs: 1, Emit: func(e envelope.Envelope) error {
 				got = append(got, e)
 				if !changed {

@@ -11,6 +11,8 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -178,7 +180,7 @@ func LoadConfig(path string) (*Config, error) {
 		switch {
 		case !doublestar.ValidatePattern(g):
 			return nil, fmt.Errorf("%s:%d: [kinds] %q is not a valid glob %s", path, keyLine(&md, prim), g, globHint)
-		case Kind(k) == nil:
+		case kind.Lookup(k) == nil:
 			return nil, fmt.Errorf("%s:%d: [kinds] %q names unknown kind %q (agentlint kinds lists them)", path, keyLine(&md, prim), g, k)
 		}
 		if c.Kinds == nil {
@@ -219,7 +221,7 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // Apply merges the config into validator options.
-func (c *Config) Apply(o *Options) {
+func (c *Config) Apply(o *record.Options) {
 	if c == nil {
 		return
 	}
@@ -245,17 +247,17 @@ func (c *Config) Apply(o *Options) {
 // KindFor returns the kind the config's [kinds] globs give file (globs are
 // relative to the config's directory), or nil. Globs are tried in sorted
 // order so that the result is deterministic.
-func (c *Config) KindFor(file string) (*KindInfo, error) {
+func (c *Config) KindFor(file string) *kind.Kind {
 	if c == nil || len(c.Kinds) == 0 || file == "-" {
-		return nil, nil
+		return nil
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	rel, err := filepath.Rel(c.Dir, abs)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	globs := make([]string, 0, len(c.Kinds))
 	for g := range c.Kinds {
@@ -263,11 +265,11 @@ func (c *Config) KindFor(file string) (*KindInfo, error) {
 	}
 	sort.Strings(globs)
 	for _, g := range globs {
-		if MatchGlob(g, filepath.ToSlash(rel)) {
-			return Kind(c.Kinds[g]), nil
+		if kind.MatchGlob(g, filepath.ToSlash(rel)) {
+			return kind.Lookup(c.Kinds[g])
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 // Excluded reports whether path (slash-separated, relative to the config's
@@ -282,7 +284,7 @@ func (c *Config) Excluded(file string) bool {
 		return false
 	}
 	for _, g := range c.Exclude {
-		if MatchGlob(g, filepath.ToSlash(rel)) {
+		if kind.MatchGlob(g, filepath.ToSlash(rel)) {
 			return true
 		}
 	}

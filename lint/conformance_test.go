@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/lint/repotest"
 
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -121,14 +123,14 @@ func validateFile(t *testing.T, path string) envelope.Envelope {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := GlobKind(path)
+	k := kind.ByGlob(path)
 	if k == nil {
-		k = Sniff(data)
+		k = kind.Sniff(data)
 	}
 	if k == nil {
 		t.Fatalf("%s: kind not detected", path)
 	}
-	v := NewValidator(Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, nil)
+	v := record.NewValidator(record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, nil)
 	vs, _ := v.Document(k.Name, path, data)
 	return envelope.Verdict(append([]envelope.Violation(nil), vs...), k.OKReason, nil)
 }

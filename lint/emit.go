@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -15,7 +17,7 @@ import (
 type emitter struct {
 	p     *pipeline
 	stats Stats
-	v     *Validator // fills codes and severities of stream findings
+	v     *record.Validator // fills codes and severities of stream findings
 	out   []byte
 	file  *fileRun
 	runs  []fileStreamRun
@@ -52,7 +54,7 @@ type pending struct {
 }
 
 func newEmitter(p *pipeline) *emitter {
-	return &emitter{p: p, v: NewValidator(p.cfg.Options, noEngine{})}
+	return &emitter{p: p, v: record.NewValidator(p.cfg.Options, noEngine{})}
 }
 
 // noEngine is the schema engine of the emitter's Validator, which only fills
@@ -143,7 +145,7 @@ func (e *emitter) startFile(f *fileRun) {
 	if f.plan == nil {
 		return
 	}
-	if f.reread && f.kind.Format == FormatJSONL {
+	if f.reread && f.kind.Format == kind.FormatJSONL {
 		e.src = newFileSource(f.path, e.p.maxLine)
 	}
 	opts := e.ruleOptions()
@@ -297,10 +299,7 @@ func findingViolation(f rules.StreamFinding, line int) envelope.Violation {
 // merged fills, counts and writes the envelope of a record whose
 // violations e.vs[:n] were counted already and e.vs[n:] are stream findings.
 func (e *emitter) merged(f *fileRun, line, n int, denied bool) error {
-	e.v.vs = e.vs
-	e.v.fill(e.v.vs[n:])
-	e.v.vs = dropOff(e.v.vs)
-	e.vs = e.v.vs
+	e.vs = e.vs[:n+len(e.v.Fill(e.vs[n:]))] // Fill keeps what it keeps in place
 	for i := n; i < len(e.vs); i++ {
 		v := &e.vs[i]
 		if e.stats.ByCode == nil {
@@ -412,7 +411,7 @@ func (e *emitter) findings(fs []rules.StreamFinding, fileOf func(string) *fileRu
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
 	for i := 0; i < len(fs); {
 		f := fileOf(fs[i].File)
-		doc := f.kind.Format != FormatJSONL && f.kind.Format != ""
+		doc := f.kind.Format != kind.FormatJSONL && f.kind.Format != ""
 		j := i
 		e.vs = e.vs[:0]
 		for j < len(fs) && (doc || fs[j].Line == fs[i].Line) && fs[j].File == fs[i].File {
@@ -464,7 +463,7 @@ func (e *emitter) finishTree() error {
 			if f := t.files[path]; f != nil {
 				return f
 			}
-			return &fileRun{path: path, kind: &KindInfo{}}
+			return &fileRun{path: path, kind: &kind.Kind{}}
 		}
 		for k := 0; k < len(fs); {
 			j := k

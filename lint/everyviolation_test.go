@@ -11,6 +11,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -28,14 +30,14 @@ func TestEveryViolationAlways(t *testing.T) {
 		if r.ExampleKind == "" || r.Example == "" || r.ExampleKind == rules.ReplayKind || rules.Stream(r.ID) != nil {
 			continue
 		}
-		k := Kind(r.ExampleKind)
+		k := kind.Lookup(r.ExampleKind)
 		if k == nil {
 			t.Fatalf("%s: example kind %q is not a kind", r.ID, r.ExampleKind)
 		}
 		raw := []byte(r.Example)
-		if k.Format == FormatTOML || k.Format == FormatText {
+		if k.Format == kind.FormatTOML || k.Format == kind.FormatText {
 			// The rules read the JSON form; break a member of that.
-			raw = convert(k.Format, raw).js
+			raw = record.JSONForm(k, raw)
 			if raw == nil {
 				continue // the example is a syntax error: nothing else to judge
 			}
@@ -94,21 +96,21 @@ func TestEveryViolationAlways(t *testing.T) {
 }
 
 // exampleValidator is a Validator with the options a rule's examples need.
-func exampleValidator(t *testing.T, r *rules.Rule) *Validator {
-	opts := Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}
+func exampleValidator(t *testing.T, r *rules.Rule) *record.Validator {
+	opts := record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}
 	for _, o := range r.Options {
 		switch o {
 		case "--strict":
 			opts.Strict = true
 		case "--assignment":
-			_, doc := NewValidator(opts, nil).Document("operator/assignment", "assignment.json", []byte(rules.ExampleAssignment))
+			_, doc := record.NewValidator(opts, nil).Document("operator/assignment", "assignment.json", []byte(rules.ExampleAssignment))
 			if doc == nil {
 				t.Fatal("example assignment is not valid")
 			}
 			opts.Assignment = doc
 		}
 	}
-	return NewValidator(opts, nil)
+	return record.NewValidator(opts, nil)
 }
 
 // members returns the JSON Pointers of the object members at depth in v
@@ -265,7 +267,7 @@ func TestSecretOutranksSchemaFindings(t *testing.T) {
 		result: envelope.UntrustedContextBlock,
 		strings.Replace(result, `"changes":[]`, `"changes":7`, 1): envelope.SchemaInvalid,
 	} {
-		vs, _ := NewValidator(Options{}, nil).Document("operator/result", "result.json", []byte(payload))
+		vs, _ := record.NewValidator(record.Options{}, nil).Document("operator/result", "result.json", []byte(payload))
 		env := envelope.Verdict(vs, "", nil)
 		if env.Code != want {
 			t.Errorf("code %s, want %s:\n%s", env.Code, want, describeVs(vs))
@@ -296,10 +298,10 @@ func TestNoCascadeFromIllTypedValues(t *testing.T) {
 		if r.ExampleKind == "" || r.Fixed == "" || r.ExampleKind == rules.ReplayKind || rules.Stream(r.ID) != nil {
 			continue
 		}
-		k := Kind(r.ExampleKind)
+		k := kind.Lookup(r.ExampleKind)
 		raw := []byte(r.Fixed)
-		if k.Format == FormatTOML || k.Format == FormatText {
-			raw = convert(k.Format, raw).js
+		if k.Format == kind.FormatTOML || k.Format == kind.FormatText {
+			raw = record.JSONForm(k, raw)
 		}
 		if raw == nil || !jsontext.Value(raw).IsValid() {
 			continue

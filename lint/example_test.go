@@ -8,12 +8,14 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // Validating one payload: the envelope `agentlint validate` prints.
 func ExampleValidatePayload() {
 	packet := []byte(`{"schema_version": "2.0.0"}`)
-	e := lint.ValidatePayload(lint.Kind("operator/assignment"), "packet.json", packet, lint.Options{}, nil)
+	e := lint.ValidatePayload(kind.Lookup("operator/assignment"), "packet.json", packet, record.Options{}, nil)
 	fmt.Println(e.Allow, e.Code, e.Details["pointer"])
 	// Output: false UNKNOWN_SCHEMA_VERSION /schema_version
 }
@@ -48,8 +50,8 @@ func ExampleLint() {
 {"ts":"2026-02-14T16:10:00+07:00","agent":"cls","session_id":"2026-02-14_cls_001","event":"crash","task_id":"wo-1","source":"cls_agent","summary":"Oops","data":{}}
 `
 	st, err := lint.Lint(func(yield func(lint.Input) bool) {
-		yield(lint.Input{Path: "ledger.jsonl", Reader: strings.NewReader(log), Kind: lint.Kind("ledger/entry")})
-	}, lint.LintConfig{Options: lint.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, Jobs: 1,
+		yield(lint.Input{Path: "ledger.jsonl", Reader: strings.NewReader(log), Kind: kind.Lookup("ledger/entry")})
+	}, lint.LintConfig{Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, Jobs: 1,
 		Emit: func(e envelope.Envelope) error {
 			_, err := fmt.Fprintln(os.Stdout, e.Details["line"], e.Code, e.Details["rule"])
 			return err

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -23,16 +25,16 @@ func TestRuleExamples(t *testing.T) {
 		}
 		n++
 		t.Run(r.ID, func(t *testing.T) {
-			if Kind(r.ExampleKind) == nil {
+			if kind.Lookup(r.ExampleKind) == nil {
 				t.Fatalf("example kind %q is not a kind", r.ExampleKind)
 			}
-			opts := Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}
+			opts := record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}
 			for _, o := range r.Options {
 				switch o {
 				case "--strict":
 					opts.Strict = true
 				case "--assignment":
-					_, doc := NewValidator(opts, nil).Document("operator/assignment", "assignment.json", []byte(rules.ExampleAssignment))
+					_, doc := record.NewValidator(opts, nil).Document("operator/assignment", "assignment.json", []byte(rules.ExampleAssignment))
 					if doc == nil {
 						t.Fatal("example assignment is not valid")
 					}
@@ -44,10 +46,10 @@ func TestRuleExamples(t *testing.T) {
 				file = r.ExampleFile
 			}
 			has := func(doc string) bool {
-				vs, _ := NewValidator(opts, nil).Document(r.ExampleKind, file, []byte(doc))
+				vs, _ := record.NewValidator(opts, nil).Document(r.ExampleKind, file, []byte(doc))
 				if rules.Stream(r.ID) != nil {
 					// A stream rule's examples are JSON Lines files.
-					vs = lintViolations(t, opts, Kind(r.ExampleKind), doc)
+					vs = lintViolations(t, opts, kind.Lookup(r.ExampleKind), doc)
 				}
 				for _, v := range vs {
 					if v.Rule == r.ID {
@@ -71,7 +73,7 @@ func TestRuleExamples(t *testing.T) {
 
 // lintViolations lints data as one JSON Lines file of kind and returns the
 // violations of every envelope.
-func lintViolations(t *testing.T, opts Options, kind *KindInfo, data string) []envelope.Violation {
+func lintViolations(t *testing.T, opts record.Options, kind *kind.Kind, data string) []envelope.Violation {
 	t.Helper()
 	var vs []envelope.Violation
 	_, err := Lint(func(yield func(Input) bool) {

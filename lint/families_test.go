@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 var updateFamilies = flag.Bool("update", false, "rewrite testdata/families/*/want.txt and testdata/families/vermas/invalid.golden from the actual findings")
@@ -33,12 +35,12 @@ func lintTree(t *testing.T, dir string, strict bool) (lines []string, denied map
 		if err != nil {
 			return err
 		}
-		kind := GlobKind(rel)
-		if kind == nil {
-			kind = Sniff(data)
+		k := kind.ByGlob(rel)
+		if k == nil {
+			k = kind.Sniff(data)
 		}
-		if kind == nil {
-			t.Errorf("%s: kind not detected", rel)
+		if k == nil {
+			t.Errorf("%s: k not detected", rel)
 			return nil
 		}
 		emit := func(e envelope.Envelope) error {
@@ -51,7 +53,7 @@ func lintTree(t *testing.T, dir string, strict bool) (lines []string, denied map
 			}
 			return nil
 		}
-		lintOne(t, strict, kind, rel, bytes.NewReader(data), emit)
+		lintOne(t, strict, k, rel, bytes.NewReader(data), emit)
 		return nil
 	})
 	if err != nil {
@@ -99,11 +101,11 @@ func TestFamilies(t *testing.T) {
 // lintOne lints one file's content r of kind as file name rel with the
 // engine of `agentlint lint` (one worker, --now 2026-02-14T20:00:00Z) and
 // passes every envelope to emit; it returns the run's counts.
-func lintOne(t *testing.T, strict bool, kind *KindInfo, rel string, r io.Reader, emit func(envelope.Envelope) error) *Stats {
+func lintOne(t *testing.T, strict bool, k *kind.Kind, rel string, r io.Reader, emit func(envelope.Envelope) error) *Stats {
 	t.Helper()
 	st, err := Lint(func(yield func(Input) bool) {
-		yield(Input{Path: rel, Reader: r, Kind: kind})
-	}, LintConfig{Options: Options{Strict: strict, Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, Jobs: 1, Emit: emit})
+		yield(Input{Path: rel, Reader: r, Kind: k})
+	}, LintConfig{Options: record.Options{Strict: strict, Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, Jobs: 1, Emit: emit})
 	if err != nil {
 		t.Fatal(err)
 	}

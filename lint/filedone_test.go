@@ -20,7 +20,7 @@ func TestFileDone(t *testing.T) {
 			a.WriteString("  \n")
 			wantSkip = append(wantSkip, i)
 		case i == 12:
-			a.WriteString(worklogLine(i, 3000) + "\n") // longer than MaxLine
+			a.WriteString(worklogLine(i, 3000) + "\n") // longer than record.MaxLine
 			wantSkip = append(wantSkip, i)
 		default:
 			a.WriteString(worklogLine(i, i%5) + "\n")

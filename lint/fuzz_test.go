@@ -15,6 +15,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -51,7 +53,7 @@ func naiveSplit(data []byte) []naiveLine {
 // stream rule: every line checked on its own (render format of
 // pipeline_test.go), and the records and blank lines counted.
 func naiveLint(kind, file string, data []byte, maxLine int, strict bool) (string, int, int) {
-	v := NewValidator(Options{Now: fuzzNow, Strict: strict}, nil)
+	v := record.NewValidator(record.Options{Now: fuzzNow, Strict: strict}, nil)
 	var out []byte
 	records, blank := 0, 0
 	for _, l := range naiveSplit(data) {
@@ -109,8 +111,8 @@ func FuzzChunkReader(f *testing.F) {
 		want, records, blank := naiveLint("operator/worklog", "w.jsonl", data, maxLine, strict)
 		var out bytes.Buffer
 		st, err := lintWithTimeout(t, func(yield func(Input) bool) {
-			yield(Input{Path: "w.jsonl", Reader: bytes.NewReader(data), Kind: Kind("operator/worklog")})
-		}, LintConfig{Options: Options{Now: fuzzNow, Strict: strict}, Jobs: 2, ChunkSize: cs, MaxLine: maxLine,
+			yield(Input{Path: "w.jsonl", Reader: bytes.NewReader(data), Kind: kind.Lookup("operator/worklog")})
+		}, LintConfig{Options: record.Options{Now: fuzzNow, Strict: strict}, Jobs: 2, ChunkSize: cs, MaxLine: maxLine,
 			StreamRules: []string{}, Render: render, Out: &out})
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +134,7 @@ func FuzzLineReader(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		lr := NewLineReader(bytes.NewReader(data))
+		lr := record.NewLineReader(bytes.NewReader(data))
 		for _, l := range naiveSplit(data) {
 			text, n, crlf, tooLong, err := lr.Next()
 			if err != nil || tooLong {
@@ -198,9 +200,9 @@ func FuzzRecord(f *testing.F) {
 		f.Add([]byte(s), false)
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, strict bool) {
-		v := NewValidator(Options{Now: fuzzNow, Strict: strict}, nil)
-		for _, k := range Kinds {
-			if k.Format == FormatJSONL || k.Format == FormatJSON {
+		v := record.NewValidator(record.Options{Now: fuzzNow, Strict: strict}, nil)
+		for _, k := range kind.All {
+			if k.Format == kind.FormatJSONL || k.Format == kind.FormatJSON {
 				vs, doc := v.Record(k.Name, "x", raw, 1)
 				checkViolations(t, "record "+k.Name, raw, vs)
 				if doc != nil && envelope.HasErrors(vs) && !slices.ContainsFunc(vs, func(x envelope.Violation) bool { return rules.Lookup(x.Rule).Check != nil }) {
@@ -226,21 +228,21 @@ func FuzzTemplate(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		v := NewValidator(Options{Now: fuzzNow}, nil)
+		v := record.NewValidator(record.Options{Now: fuzzNow}, nil)
 		vs, doc := v.Document("vermas/template", "t.toml", raw)
 		checkViolations(t, "template", raw, vs)
 		body := bytes.TrimPrefix(raw, []byte("\ufeff"))
 		if len(bytes.TrimSpace(body)) == 0 {
 			return // AL005
 		}
-		c := convert(FormatTOML, body)
-		parses := c.js != nil
+		js := record.JSONForm(kind.Lookup("vermas/template"), body)
+		parses := js != nil
 		hasSyntax := slices.ContainsFunc(vs, func(x envelope.Violation) bool { return x.Rule == rules.RuleVermasTemplateSyntax })
 		if parses == hasSyntax {
 			t.Fatalf("TOML parses: %v, VM030 reported: %v (%+v)", parses, hasSyntax, vs)
 		}
-		if parses && !jsonValid(c.js) {
-			t.Fatalf("converted template is not JSON: %s", c.js)
+		if parses && !jsonValid(js) {
+			t.Fatalf("converted template is not JSON: %s", js)
 		}
 		if doc != nil && envelope.HasErrors(vs) {
 			t.Fatal("a denied template has a document")
@@ -260,7 +262,7 @@ func FuzzAssignment(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		v := NewValidator(Options{Now: fuzzNow}, nil)
+		v := record.NewValidator(record.Options{Now: fuzzNow}, nil)
 		vs, doc := v.Document("vermas/assignment", ".assignment-x", raw)
 		checkViolations(t, "assignment", raw, vs)
 		body := bytes.TrimPrefix(raw, []byte("\ufeff"))
@@ -309,7 +311,7 @@ func FuzzConfig(f *testing.F) {
 			return
 		}
 		for g, k := range c.Kinds {
-			if Kind(k) == nil {
+			if kind.Lookup(k) == nil {
 				t.Fatalf("[kinds] %q = unknown kind %q accepted", g, k)
 			}
 		}
@@ -318,13 +320,13 @@ func FuzzConfig(f *testing.F) {
 				t.Fatalf("[rules.%s] %+v accepted", id, rc)
 			}
 		}
-		var o Options
+		var o record.Options
 		c.Apply(&o)
 		if o.Strict != c.Strict || len(o.Severity) != len(c.Rules) {
 			t.Fatalf("Apply: %+v from %+v", o, c)
 		}
 		for _, p := range []string{filepath.Join(dir, "packets", "a.json"), filepath.Join(dir, "vendor", "x", "y.jsonl"), "-"} {
-			_, _ = c.KindFor(p)
+			_ = c.KindFor(p)
 			_ = c.Excluded(p)
 		}
 	})

@@ -7,16 +7,13 @@ import (
 	"github.com/agentlint/agentlint/rules"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
-
-// MaxLine is the longest JSON Lines record read (64 MiB, line ending not
-// counted); a longer line is reported (AL009) and skipped, and the rest of
-// the file is still checked.
-const MaxLine = 64 << 20
 
 // DefaultChunkSize is the size of the read buffers that the reader cuts
 // JSON Lines files into (whole lines only; a longer line gets a buffer of its
-// own, up to MaxLine).
+// own, up to record.MaxLine).
 const DefaultChunkSize = 256 << 10
 
 // Input is one file of a lint run, in input order.
@@ -29,7 +26,7 @@ type Input struct {
 	// command line are detected before the run, so that an undetectable one
 	// is a usage error before any output); nil: detected while reading, and
 	// an undetectable file is skipped and counted.
-	Kind *KindInfo
+	Kind *kind.Kind
 	// Err, when set, is an input that cannot be linted (a dangling symbolic
 	// link, an unreadable directory): it is reported in its place as an
 	// envelope with allow:false and code MISSING_REQUIRED_INPUT, counted as
@@ -49,13 +46,13 @@ type Input struct {
 // LintConfig configures Lint.
 type LintConfig struct {
 	// Options configure the validators (one per worker).
-	Options Options
+	Options record.Options
 	// NewEngine returns the schema engine of one worker; nil: the fast path.
-	NewEngine func() SchemaEngine
+	NewEngine func() record.SchemaEngine
 	// Jobs is the number of workers; below 1: one.
 	Jobs int
 	// Detector detects the kind of inputs without one.
-	Detector *Detector
+	Detector *kind.Detector
 	// Quiet renders no record envelope (the summary still counts them).
 	Quiet bool
 	// Render appends the rendering of one envelope to dst. It is called from
@@ -170,21 +167,21 @@ func Lint(inputs func(yield func(Input) bool), cfg LintConfig) (*Stats, error) {
 // envelopes in input order and Stats accumulates the counts of every File
 // call.
 type Linter struct {
-	V     *Validator
+	V     *record.Validator
 	Stats Stats
 	Emit  func(envelope.Envelope) error
 }
 
 // File lints the content of one file of a known kind read from r. Only
 // errors of Emit are returned; everything about the content is an envelope.
-func (l *Linter) File(kind *KindInfo, file string, r io.Reader) error {
+func (l *Linter) File(k *kind.Kind, file string, r io.Reader) error {
 	emit := l.Emit
 	if emit == nil {
 		emit = func(envelope.Envelope) error { return nil }
 	}
 	st, err := Lint(func(yield func(Input) bool) {
-		yield(Input{Path: file, Reader: r, Kind: kind})
-	}, LintConfig{Options: l.V.opts, NewEngine: func() SchemaEngine { return l.V.engine }, Jobs: 1, Emit: emit})
+		yield(Input{Path: file, Reader: r, Kind: k})
+	}, LintConfig{Options: l.V.Options(), NewEngine: func() record.SchemaEngine { return l.V.Engine() }, Jobs: 1, Emit: emit})
 	l.Stats.Merge(st)
 	return err
 }

@@ -1,12 +1,16 @@
 package lint
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/agentlint/agentlint/lint/kind"
+)
 
 // TestOtherFormat pins the definition of "plainly another format" (AL011):
 // the first line is a JSON object with none of the kind's identifying keys.
 // Anything less clear is left to the records' own violations.
 func TestOtherFormat(t *testing.T) {
-	collector := Kind("collector/event")
+	collector := kind.Lookup("collector/event")
 	for _, c := range []struct {
 		head string
 		want bool
@@ -21,16 +25,16 @@ func TestOtherFormat(t *testing.T) {
 		{"", false},                                                             // empty
 		{`{"decision_id":"D-1","x":{"version":"1.0.0","agent_id":"@a"}}`, true}, // nested keys do not count
 	} {
-		if got := OtherFormat(collector, []byte(c.head)); got != c.want {
+		if got := kind.OtherFormat(collector, []byte(c.head)); got != c.want {
 			t.Errorf("OtherFormat(collector/event, %q) = %v, want %v", c.head, got, c.want)
 		}
 	}
 	// Every JSON Lines kind has identifying keys; documents are not judged.
-	for _, k := range Kinds {
-		if k.Format == FormatJSONL && len(identifyingKeys[k.Name]) == 0 {
+	for _, k := range kind.All {
+		if k.Format == kind.FormatJSONL && len(k.IdentifyingKeys()) == 0 {
 			t.Errorf("%s has no identifying keys", k.Name)
 		}
-		if k.Format != FormatJSONL && OtherFormat(k, []byte(`{"zz":1}`)) {
+		if k.Format != kind.FormatJSONL && kind.OtherFormat(k, []byte(`{"zz":1}`)) {
 			t.Errorf("%s: a document kind is judged", k.Name)
 		}
 	}

@@ -6,9 +6,11 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
-// ValidatePayload validates one payload data of kind, named file in the
+// ValidatePayload validates one payload data of kind k, named file in the
 // envelope's details, and returns its one envelope, as `agentlint validate`
 // prints it (seed 001 "Contracts", "Validator Output Contract"; README,
 // "Orchestrators: validate without a process per packet"):
@@ -20,36 +22,45 @@ import (
 //     cross-record rules of `agentlint lint`) and whose violations are
 //     joined in the one envelope, each with its line;
 //   - empty data (only white space) is SCHEMA_INVALID "empty payload"
-//     (rule AL005) whatever the kind; kind may then be nil.
+//     (rule AL005) whatever the kind; k may then be nil.
 //
 // details holds file, kind (when known) and, when the verdict denies, the
 // primary violation's pointer, rule, line and column, and violations. eng
 // nil is the fast path. A zero opts.Now is the data's own clock (a lone
 // idle STATE is then never stale, IL013); a runtime gate passes the current
-// time, as `agentlint validate` does. It panics when kind is nil and data is not empty.
-func ValidatePayload(kind *KindInfo, file string, data []byte, opts Options, eng SchemaEngine) envelope.Envelope {
-	if kind == nil {
+// time, as `agentlint validate` does. It panics when k is nil and data is not empty.
+func ValidatePayload(k *kind.Kind, file string, data []byte, opts record.Options, eng record.SchemaEngine) envelope.Envelope {
+	if k == nil {
 		if len(bytes.TrimSpace(data)) != 0 {
 			panic("lint: ValidatePayload: no kind for a non-empty payload")
 		}
-		kind = &KindInfo{}
+		k = &kind.Kind{}
 	}
+	vs := PayloadViolations(k, file, data, opts, eng)
+	details := map[string]any{"file": file}
+	if k.Name != "" {
+		details["kind"] = k.Name
+	}
+	return envelope.Verdict(vs, k.OKReason, details)
+}
+
+// PayloadViolations returns every violation of one payload data of kind k
+// (not nil), sorted per record, as ValidatePayload judges it: a JSON Lines
+// kind whose payload, after a byte-order mark, is not one JSON value (a
+// record may also be pretty-printed) is checked record by record with the
+// stream rules, each violation with its line; anything else, an empty
+// payload included, as one document. The slice is the caller's.
+func PayloadViolations(k *kind.Kind, file string, data []byte, opts record.Options, eng record.SchemaEngine) []envelope.Violation {
 	var vs []envelope.Violation
-	if trimmed := bytes.TrimSpace(data); kind.Format == FormatJSONL && len(trimmed) > 0 && !jsontext.Value(trimmed).IsValid() {
-		l := &Linter{V: NewValidator(opts, eng), Emit: func(e envelope.Envelope) error {
+	if body := bytes.TrimSpace(bytes.TrimPrefix(data, bom)); k.Format == kind.FormatJSONL && len(body) > 0 && !jsontext.Value(body).IsValid() {
+		l := &Linter{V: record.NewValidator(opts, eng), Emit: func(e envelope.Envelope) error {
 			rvs, _ := e.Details["violations"].([]envelope.Violation)
 			vs = append(vs, rvs...)
 			return nil
 		}}
-		_ = l.File(kind, file, bytes.NewReader(data)) // Emit never fails
-	} else {
-		v := NewValidator(opts, eng)
-		vs, _ = v.Document(kind.Name, file, data)
-		vs = append([]envelope.Violation(nil), vs...)
+		_ = l.File(k, file, bytes.NewReader(data)) // Emit never fails
+		return vs
 	}
-	details := map[string]any{"file": file}
-	if kind.Name != "" {
-		details["kind"] = kind.Name
-	}
-	return envelope.Verdict(vs, kind.OKReason, details)
+	vs, _ = record.NewValidator(opts, eng).Document(k.Name, file, data)
+	return append([]envelope.Violation(nil), vs...)
 }

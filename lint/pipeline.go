@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -38,7 +40,7 @@ const (
 // fileRun is one file being linted.
 type fileRun struct {
 	path string
-	kind *KindInfo
+	kind *kind.Kind
 	plan *streamPlan // nil: no stream rule for the kind
 	// reread: the engine opened the file by its path and it is a regular
 	// file, which can be read again (rules.Source); false for standard
@@ -62,7 +64,7 @@ type item struct {
 	pooled      bool // data is a buffer of the free list
 	bigHeld     bool // data is the one larger buffer allowed in flight
 	doc         bool // data is a whole document
-	tooLong     bool // line line1 is longer than MaxLine (data is empty)
+	tooLong     bool // line line1 is longer than record.MaxLine (data is empty)
 	otherFormat bool // the file is plainly another format (AL011; data is empty)
 	path        string
 	err         error
@@ -137,7 +139,7 @@ type pipeline struct {
 	jobs    int
 	chunk   int
 	maxLine int
-	plans   map[*KindInfo]*streamPlan
+	plans   map[*kind.Kind]*streamPlan
 
 	work  chan *item
 	order chan *item
@@ -163,10 +165,10 @@ func newPipeline(cfg LintConfig) *pipeline {
 		p.chunk = DefaultChunkSize
 	}
 	if p.maxLine <= 0 {
-		p.maxLine = MaxLine
+		p.maxLine = record.MaxLine
 	}
 	if p.cfg.Detector == nil {
-		p.cfg.Detector = &Detector{}
+		p.cfg.Detector = &kind.Detector{}
 	}
 	nbuf := 2*p.jobs + 2
 	p.work = make(chan *item, nbuf)
@@ -182,7 +184,7 @@ func newPipeline(cfg LintConfig) *pipeline {
 // rules. A check attached to several rules runs once per kind, when one of
 // them applies to the kind and is on; it reports under every rule of its
 // that is on (whatever the kind).
-func (p *pipeline) makePlans() map[*KindInfo]*streamPlan {
+func (p *pipeline) makePlans() map[*kind.Kind]*streamPlan {
 	wanted := map[string]bool{}
 	for _, id := range p.cfg.StreamRules {
 		wanted[id] = true
@@ -197,8 +199,8 @@ func (p *pipeline) makePlans() map[*KindInfo]*streamPlan {
 			ids = append(ids, r.ID)
 		}
 	}
-	plans := map[*KindInfo]*streamPlan{}
-	for _, k := range Kinds {
+	plans := map[*kind.Kind]*streamPlan{}
+	for _, k := range kind.All {
 		plan := streamPlan{kind: k.Name}
 		for _, id := range rules.StreamsForKind(k.Name) {
 			if !on(id) {
@@ -259,7 +261,7 @@ func (p *pipeline) run(inputs func(yield func(Input) bool)) (*Stats, error) {
 		p.read(inputs)
 	}()
 	for i := 0; i < p.jobs; i++ {
-		w := &worker{p: p, v: NewValidator(p.cfg.Options, p.newEngine()), xs: map[*streamPlan]*extractor{}}
+		w := &worker{p: p, v: record.NewValidator(p.cfg.Options, p.newEngine()), xs: map[*streamPlan]*record.Extractor{}}
 		go func() {
 			defer wg.Done()
 			for it := range p.work {
@@ -282,7 +284,7 @@ func (p *pipeline) run(inputs func(yield func(Input) bool)) (*Stats, error) {
 	return &e.stats, err
 }
 
-func (p *pipeline) newEngine() SchemaEngine {
+func (p *pipeline) newEngine() record.SchemaEngine {
 	if p.cfg.NewEngine == nil {
 		return nil
 	}
@@ -294,9 +296,10 @@ func (p *pipeline) newEngine() SchemaEngine {
 // worker validates items with its own Validator (not safe for concurrent use).
 type worker struct {
 	p   *pipeline
-	v   *Validator
-	pre []envelope.Violation
-	xs  map[*streamPlan]*extractor
+	v   *record.Validator
+	pre []envelope.Violation // the line's own violations (AL006, AL007, AL008)
+	vs  []envelope.Violation // reused for violations the worker finds itself
+	xs  map[*streamPlan]*record.Extractor
 	off int64 // byte offset in the file of the record being validated
 }
 
@@ -357,12 +360,11 @@ func (w *worker) tooLong(it *item, n int) {
 // exclude or re-kind it; its records are not checked.
 func (w *worker) otherFormat(it *item) {
 	k := it.file.kind
-	w.v.vs = append(w.v.vs[:0], envelope.Violation{Rule: "AL011", Line: 1, Column: 1,
-		Reason: "not a " + k.Name + " file: its first record has none of " + strings.Join(identifyingKeys[k.Name], ", ") +
+	w.vs = w.v.Fill(append(w.vs[:0], envelope.Violation{Rule: "AL011", Line: 1, Column: 1,
+		Reason: "not a " + k.Name + " file: its first record has none of " + strings.Join(k.IdentifyingKeys(), ", ") +
 			"; its name matched a " + k.Name + " glob. Exclude it (exclude = [\"" + it.file.path + "\"] in .agentlint.toml), " +
-			"give it its kind ([kinds] in .agentlint.toml, or --kind), or rename it"})
-	w.v.finish()
-	w.flag(it, 0, w.v.vs)
+			"give it its kind ([kinds] in .agentlint.toml, or --kind), or rename it"}))
+	w.flag(it, 0, w.vs)
 }
 
 // line validates one JSON Lines line.
@@ -388,7 +390,7 @@ func (w *worker) line(it *item, text []byte, n int, terminated bool) {
 		if w.p.cfg.FileDone != nil {
 			res.skip = append(res.skip, n)
 		}
-		if w.v.opts.Strict {
+		if w.v.Strict() {
 			w.pre = append(w.pre, envelope.Violation{Rule: "AL008", Line: n, Column: 1, Reason: "blank line (strict mode)"})
 		}
 		if len(w.pre) > 0 {
@@ -399,9 +401,7 @@ func (w *worker) line(it *item, text []byte, n int, terminated bool) {
 	vs := w.v.RecordLine(it.file.kind.Name, it.file.path, text, n)
 	if len(w.pre) > 0 {
 		// Record returned its reused buffer: add the line's own findings.
-		w.v.vs = append(vs, w.pre...)
-		w.v.finish()
-		vs = w.v.vs
+		vs = w.v.Fill(append(vs, w.pre...))
 		envelope.Sort(vs)
 	}
 	res.stats.Records++
@@ -409,9 +409,9 @@ func (w *worker) line(it *item, text []byte, n int, terminated bool) {
 	if plan := it.file.plan; plan != nil {
 		// Valid records first: their path is one scan of vs, as before.
 		if schemaAccepted(vs) {
-			w.extract(it, plan, text, n, envelope.HasErrors(vs), true, w.v.accepted)
+			w.extract(it, plan, text, n, envelope.HasErrors(vs), true, w.v.Captured())
 		} else if invalidObject(vs, text) {
-			w.extract(it, plan, text, n, true, false, false)
+			w.extract(it, plan, text, n, true, false, nil)
 		}
 	}
 }
@@ -450,10 +450,9 @@ func isBlank(b []byte) bool {
 
 // lineOnly reports the violations in w.pre of a line that is not a record.
 func (w *worker) lineOnly(it *item, n int) {
-	w.v.vs = append(w.v.vs[:0], w.pre...)
-	w.v.finish()
-	envelope.Sort(w.v.vs)
-	w.flag(it, n, w.v.vs)
+	w.vs = w.v.Fill(append(w.vs[:0], w.pre...))
+	envelope.Sort(w.vs)
+	w.flag(it, n, w.vs)
 }
 
 // flag counts the violations of one verdict and, when there are any, keeps
@@ -497,14 +496,13 @@ func schemaAccepted(vs []envelope.Violation) bool {
 }
 
 // extract keeps the stream values of one record (valid: the schema
-// accepted it; captured: its kind's acceptor accepted text, so the values
-// are where it recorded them).
-func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied, valid, captured bool) {
+// accepted it; acc not nil: its kind's acceptor accepted text, so the values
+// are where it recorded them, record.Validator.Captured).
+func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied, valid bool, acc *fast.Acc) {
 	res := &it.res
 	x := w.xs[plan]
 	if x == nil {
-		x = newExtractor(plan.fields)
-		x.slots = fieldSlots(plan.kind, plan.fields)
+		x = record.NewExtractor(plan.kind, plan.fields)
 		w.xs[plan] = x
 	}
 	v0 := len(res.vals)
@@ -513,13 +511,9 @@ func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied,
 		res.vals = append(res.vals[:cap(res.vals)], make([]rules.Value, k+cap(res.vals))...)
 	}
 	res.vals = res.vals[:v0+k]
-	x.arena = res.arena
-	if captured && x.slots != nil {
-		x.captured(text, w.v.fast.Captured(), res.vals[v0:])
-	} else {
-		x.extract(text, res.vals[v0:])
-	}
-	res.arena = x.arena
+	x.Arena = res.arena
+	x.Values(text, acc, res.vals[v0:])
+	res.arena = x.Arena
 	res.recs = append(res.recs, streamRec{line: n, off: w.off, v0: v0, denied: denied, valid: valid})
 }
 
@@ -532,7 +526,7 @@ func (w *worker) extractDoc(it *item, vs []envelope.Violation, doc *rules.Doc) {
 			return
 		}
 	}
-	js, locate := documentJSON(it.file.kind, it.data)
+	js, locate := record.DocumentJSON(it.file.kind, it.data)
 	if js == nil {
 		return
 	}
@@ -546,12 +540,12 @@ func (w *worker) extractDoc(it *item, vs []envelope.Violation, doc *rules.Doc) {
 		return
 	}
 	w.off = -1
-	w.extract(it, it.file.plan, js, 0, envelope.HasErrors(vs), schemaAccepted(vs), false)
+	w.extract(it, it.file.plan, js, 0, envelope.HasErrors(vs), schemaAccepted(vs), nil)
 	res := &it.res
 	rec := &res.recs[len(res.recs)-1]
 	rec.doc, rec.locate = value, locate
 	for i := rec.v0; i < len(res.vals); i++ {
-		res.vals[i].Column = 0 // offsets into the JSON form: use Locate
+		res.vals[i].Column = 0 // offsets into the JSON form: use record.Locate
 	}
 	// The values point into js, which lives as long as the item.
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -52,7 +54,7 @@ func lintData(t *testing.T, cfg LintConfig, files ...namedData) (string, *Stats)
 	}
 	st, err := lintWithTimeout(t, func(yield func(Input) bool) {
 		for _, f := range files {
-			if !yield(Input{Path: f.path, Reader: strings.NewReader(f.data), Kind: Kind("operator/worklog")}) {
+			if !yield(Input{Path: f.path, Reader: strings.NewReader(f.data), Kind: kind.Lookup("operator/worklog")}) {
 				return
 			}
 		}
@@ -102,7 +104,7 @@ func TestLintJSONLinesLineRules(t *testing.T) {
 		t.Errorf("stats: %+v", st)
 	}
 
-	out, _ = lintData(t, LintConfig{Jobs: 1, Options: Options{Strict: true}}, namedData{"w.jsonl", data})
+	out, _ = lintData(t, LintConfig{Jobs: 1, Options: record.Options{Strict: true}}, namedData{"w.jsonl", data})
 	if !strings.Contains(out, "w.jsonl:3 allow=false SCHEMA_INVALID AL008@3:1\n") {
 		t.Errorf("strict: blank line not reported:\n%s", out)
 	}
@@ -168,8 +170,8 @@ func TestLintLineOver64MiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	long := `{"decision":"` + strings.Repeat("x", MaxLine+1-len(`{"decision":""}`)) + `"}`
-	if len(long) != MaxLine+1 {
+	long := `{"decision":"` + strings.Repeat("x", record.MaxLine+1-len(`{"decision":""}`)) + `"}`
+	if len(long) != record.MaxLine+1 {
 		t.Fatal("bad fixture")
 	}
 	for _, s := range []string{worklogLine(0, 0), "\n", long, "\n", strings.Replace(worklogLine(6, 0), `"T-12"`, `"T12"`, 1), "\n"} {
@@ -182,7 +184,7 @@ func TestLintLineOver64MiB(t *testing.T) {
 	}
 	var out bytes.Buffer
 	st, err := lintWithTimeout(t, func(yield func(Input) bool) {
-		yield(Input{Path: path, Kind: Kind("operator/worklog")})
+		yield(Input{Path: path, Kind: kind.Lookup("operator/worklog")})
 	}, LintConfig{Jobs: 2, Render: render, Out: &out})
 	if err != nil {
 		t.Fatal(err)
@@ -304,11 +306,11 @@ func TestLintStreamRuleMergesIntoRecord(t *testing.T) {
 
 	// Severity from the config: OP080 as an error denies the record; off
 	// does not run it.
-	_, st = lintData(t, LintConfig{Jobs: 1, Options: Options{Severity: map[string]string{"OP080": "error"}}}, namedData{"w.jsonl", data})
+	_, st = lintData(t, LintConfig{Jobs: 1, Options: record.Options{Severity: map[string]string{"OP080": "error"}}}, namedData{"w.jsonl", data})
 	if st.Denied != 2 || st.Worst != envelope.SchemaInvalid {
 		t.Errorf("OP080 as error: %+v", st)
 	}
-	out, _ := lintData(t, LintConfig{Jobs: 1, Options: Options{Severity: map[string]string{"OP080": "off"}}}, namedData{"w.jsonl", data})
+	out, _ := lintData(t, LintConfig{Jobs: 1, Options: record.Options{Severity: map[string]string{"OP080": "off"}}}, namedData{"w.jsonl", data})
 	if strings.Contains(out, "OP080") {
 		t.Errorf("OP080 off still reported:\n%s", out)
 	}
@@ -420,7 +422,7 @@ func TestLintStopsOnWriteError(t *testing.T) {
 	}
 	_, err := lintWithTimeout(t, func(yield func(Input) bool) {
 		for _, f := range files {
-			if !yield(Input{Path: f.path, Reader: strings.NewReader(f.data), Kind: Kind("operator/worklog")}) {
+			if !yield(Input{Path: f.path, Reader: strings.NewReader(f.data), Kind: kind.Lookup("operator/worklog")}) {
 				return
 			}
 		}

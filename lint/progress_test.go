@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentlint/agentlint/lint/kind"
 )
 
 // TestProgressCounts: after a run, Progress counts every input as done
@@ -115,7 +117,7 @@ func BenchmarkLintProgress(b *testing.B) {
 					cfg.Progress = &Progress{}
 				}
 				if _, err := Lint(func(yield func(Input) bool) {
-					yield(Input{Path: "w.jsonl", Reader: strings.NewReader(data), Kind: Kind("operator/worklog")})
+					yield(Input{Path: "w.jsonl", Reader: strings.NewReader(data), Kind: kind.Lookup("operator/worklog")})
 				}, cfg); err != nil {
 					b.Fatal(err)
 				}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/agentlint/agentlint/lint/kind"
 )
 
 // The reader stage of the pipeline (pipeline.go): it detects each input's
@@ -143,16 +145,16 @@ func (p *pipeline) skip(path, reason string) bool {
 // readFile detects the kind of one input and sends its chunks.
 func (p *pipeline) readFile(in Input) bool {
 	det := p.cfg.Detector
-	kind := in.Kind
+	k := in.Kind
 	r := in.Reader
 	var file *os.File
 	reread := false
 	var size int64
 	var stat os.FileInfo
 	if r == nil {
-		if kind == nil {
-			kind = det.ByName(in.Path)
-			if kind == nil && !det.Sniffs(in.Path) {
+		if k == nil {
+			k = det.ByName(in.Path)
+			if k == nil && !det.Sniffs(in.Path) {
 				return p.skip(in.Path, ReasonNotSniffed)
 			}
 		}
@@ -180,19 +182,19 @@ func (p *pipeline) readFile(in Input) bool {
 		p.putBuf(buf)
 		return p.readError(in.Path, err)
 	}
-	if kind == nil {
-		kind = det.Detect(in.Path, buf[:n])
+	if k == nil {
+		k = det.Detect(in.Path, buf[:n])
 	}
-	if kind == nil {
+	if k == nil {
 		p.putBuf(buf)
 		p.cfg.Progress.skippedUnread(file, n)
 		return p.skip(in.Path, ReasonNoKind)
 	}
-	f := &fileRun{path: in.Path, kind: kind, plan: p.plans[kind], reread: reread, size: size, stat: stat}
-	if kind.Format != FormatJSONL {
+	f := &fileRun{path: in.Path, kind: k, plan: p.plans[k], reread: reread, size: size, stat: stat}
+	if k.Format != kind.FormatJSONL {
 		return p.readDocument(f, r, buf, n, eof)
 	}
-	if det.Forced == nil && in.Path != "-" && det.ByName(in.Path) == kind && OtherFormat(kind, buf[:n]) {
+	if det.Forced == nil && in.Path != "-" && det.ByName(in.Path) == k && kind.OtherFormat(k, buf[:n]) {
 		// A glob gave the kind to a file of another format: one finding
 		// (AL011), not every record's violations.
 		p.putBuf(buf)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -16,9 +18,9 @@ type SessionConfig struct {
 	// Options configure the validator (strict mode, severities, the
 	// clock of time rules: a zero Now is the time the session was created,
 	// fixed for the session's life: a session is a runtime gate).
-	Options Options
+	Options record.Options
 	// Engine is the schema engine; nil: the fast path.
-	Engine SchemaEngine
+	Engine record.SchemaEngine
 	// File names the stream in envelopes (details.file); "" is "-".
 	File string
 	// MaxLine is the longest line validated, in bytes (default MaxLine);
@@ -60,7 +62,7 @@ type SessionConfig struct {
 // for concurrent use.
 type Session struct {
 	cfg     SessionConfig
-	kind    *KindInfo
+	kind    *kind.Kind
 	p       *pipeline
 	w       *worker
 	e       *emitter
@@ -79,7 +81,7 @@ type Session struct {
 // object as `agentlint validate` does). It fails for an unknown kind name
 // and for a kind whose payloads are not JSON (TOML templates, assignment
 // text), which cannot be one line each.
-func NewSession(kind string, cfg SessionConfig) (*Session, error) {
+func NewSession(kindName string, cfg SessionConfig) (*Session, error) {
 	s := &Session{cfg: cfg}
 	if s.cfg.Options.Now.IsZero() {
 		// A session is a runtime gate: its clock is fixed when it starts.
@@ -88,10 +90,10 @@ func NewSession(kind string, cfg SessionConfig) (*Session, error) {
 	if s.cfg.File == "" {
 		s.cfg.File = "-"
 	}
-	if kind != "" {
-		k := Kind(kind)
+	if kindName != "" {
+		k := kind.Lookup(kindName)
 		if k == nil {
-			return nil, fmt.Errorf("unknown kind %q; known kinds: %s", kind, strings.Join(KindNames(), ", "))
+			return nil, fmt.Errorf("unknown kind %q; known kinds: %s", kindName, strings.Join(kind.Names(), ", "))
 		}
 		if err := s.setKind(k); err != nil {
 			return nil, err
@@ -101,8 +103,8 @@ func NewSession(kind string, cfg SessionConfig) (*Session, error) {
 }
 
 // setKind fixes the session's kind and builds its engine.
-func (s *Session) setKind(k *KindInfo) error {
-	if k.Format != FormatJSON && k.Format != FormatJSONL {
+func (s *Session) setKind(k *kind.Kind) error {
+	if k.Format != kind.FormatJSON && k.Format != kind.FormatJSONL {
 		return fmt.Errorf("kind %s is not JSON (%s); a stream holds JSON payloads, one per line", k.Name, k.Format)
 	}
 	s.kind = k
@@ -113,14 +115,14 @@ func (s *Session) setKind(k *KindInfo) error {
 		}})
 	s.run = &rules.LintRun{}
 	s.p.bindRun(s.run)
-	s.w = &worker{p: s.p, v: NewValidator(s.cfg.Options, s.cfg.Engine), xs: map[*streamPlan]*extractor{}}
+	s.w = &worker{p: s.p, v: record.NewValidator(s.cfg.Options, s.cfg.Engine), xs: map[*streamPlan]*record.Extractor{}}
 	s.e = newEmitter(s.p)
 	s.f = &fileRun{path: s.cfg.File, kind: k, plan: s.p.plans[k]}
 	return nil
 }
 
 // Kind returns the session's kind, nil while it is still undetected.
-func (s *Session) Kind() *KindInfo { return s.kind }
+func (s *Session) Kind() *kind.Kind { return s.kind }
 
 // Lines returns the number of lines the session has seen.
 func (s *Session) Lines() int { return s.line }
@@ -146,14 +148,14 @@ func (s *Session) Record(line []byte) envelope.Envelope {
 		if isBlank(line) {
 			return s.blank(n)
 		}
-		k := Sniff(line)
+		k := kind.Sniff(line)
 		if k == nil || s.setKind(k) != nil {
 			return envelope.Envelope{Allow: false, Code: envelope.MissingRequiredInput,
 				Reason:  fmt.Sprintf("line %d: cannot determine the kind from its top-level keys; name it (agentlint kinds lists them)", n),
 				Details: map[string]any{"file": s.cfg.File, "line": n}}
 		}
 	}
-	if s.kind.Format == FormatJSON {
+	if s.kind.Format == kind.FormatJSON {
 		return s.document(line, n)
 	}
 	return s.record(line, n)
@@ -173,10 +175,8 @@ func (s *Session) blank(n int) envelope.Envelope {
 	if !s.cfg.Options.Strict {
 		return envelope.Envelope{Allow: true, Code: envelope.OK, Reason: "blank line skipped", Details: d}
 	}
-	v := NewValidator(s.cfg.Options, noEngine{})
-	v.vs = append(v.vs[:0], envelope.Violation{Rule: "AL008", Line: n, Column: 1, Reason: "blank line (strict mode)"})
-	v.finish()
-	vs := append([]envelope.Violation(nil), v.vs...)
+	v := record.NewValidator(s.cfg.Options, noEngine{})
+	vs := v.Fill([]envelope.Violation{{Rule: "AL008", Line: n, Column: 1, Reason: "blank line (strict mode)"}})
 	if s.e != nil {
 		s.e.stats.Add(vs)
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // TestSessionAgreesWithLint: for every JSON Lines file of the repository's
@@ -32,15 +34,15 @@ func TestSessionAgreesWithLint(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		kind := lint.GlobKind(filepath.ToSlash(path))
-		if kind == nil {
-			kind = lint.Sniff(data)
+		k := kind.ByGlob(filepath.ToSlash(path))
+		if k == nil {
+			k = kind.Sniff(data)
 		}
-		if kind == nil || kind.Format != lint.FormatJSONL {
+		if k == nil || k.Format != kind.FormatJSONL {
 			return nil
 		}
 		n++
-		t.Run(filepath.ToSlash(path), func(t *testing.T) { sessionAgrees(t, kind, path, data) })
+		t.Run(filepath.ToSlash(path), func(t *testing.T) { sessionAgrees(t, k, path, data) })
 		return nil
 	})
 	if err != nil {
@@ -51,13 +53,13 @@ func TestSessionAgreesWithLint(t *testing.T) {
 	}
 }
 
-func sessionAgrees(t *testing.T, kind *lint.KindInfo, path string, data []byte) {
-	opts := lint.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}
+func sessionAgrees(t *testing.T, k *kind.Kind, path string, data []byte) {
+	opts := record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}
 	// lint: per line, the violations of every envelope about that line.
 	byLine := map[int][]string{}
 	var all []string
 	_, err := lint.Lint(func(yield func(lint.Input) bool) {
-		yield(lint.Input{Path: path, Reader: bytes.NewReader(data), Kind: kind})
+		yield(lint.Input{Path: path, Reader: bytes.NewReader(data), Kind: k})
 	}, lint.LintConfig{Options: opts, Jobs: 1, Emit: func(e envelope.Envelope) error {
 		vs, _ := e.Details["violations"].([]envelope.Violation)
 		for _, v := range vs {
@@ -68,7 +70,7 @@ func sessionAgrees(t *testing.T, kind *lint.KindInfo, path string, data []byte) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := lint.NewSession(kind.Name, lint.SessionConfig{Options: opts, File: path})
+	s, err := lint.NewSession(k.Name, lint.SessionConfig{Options: opts, File: path})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // TestIDRulesAgreeWithModel: CL100 and CL101 decide each batch of records
@@ -79,13 +81,13 @@ func TestIDRulesAgreeWithModel(t *testing.T) {
 	for _, chunk := range []int{600, 64 << 10, 1 << 20} {
 		for _, jobs := range []int{1, 2} {
 			for _, file := range []bool{false, true} {
-				in := Input{Path: "-", Reader: strings.NewReader(data), Kind: Kind("collector/event")}
+				in := Input{Path: "-", Reader: strings.NewReader(data), Kind: kind.Lookup("collector/event")}
 				if file {
-					in = Input{Path: path, Kind: Kind("collector/event")}
+					in = Input{Path: path, Kind: kind.Lookup("collector/event")}
 				}
 				var got []string
 				_, err := lintWithTimeout(t, func(yield func(Input) bool) { yield(in) },
-					LintConfig{Jobs: jobs, ChunkSize: chunk, Options: Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
+					LintConfig{Jobs: jobs, ChunkSize: chunk, Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
 						Emit: func(e envelope.Envelope) error {
 							all, _ := e.Details["violations"].([]envelope.Violation)
 							for _, v := range all {

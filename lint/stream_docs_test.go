@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -153,7 +154,7 @@ func TestStreamDocuments(t *testing.T) {
 				return
 			}
 		}
-	}, LintConfig{Jobs: 2, Render: render, Out: &out, Options: Options{Severity: map[string]string{"ZZ915": "off"}},
+	}, LintConfig{Jobs: 2, Render: render, Out: &out, Options: record.Options{Severity: map[string]string{"ZZ915": "off"}},
 		StreamRules: []string{"ZZ913", "ZZ914", "ZZ915"}})
 	if err != nil {
 		t.Fatal(err)

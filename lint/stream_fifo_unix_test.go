@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // TestDuplicateIDFromPipe: a named pipe given by its path cannot be read
@@ -31,8 +33,8 @@ func TestDuplicateIDFromPipe(t *testing.T) {
 		f.Close()
 	}()
 	var got []string
-	_, err := lintWithTimeout(t, func(yield func(Input) bool) { yield(Input{Path: path, Kind: Kind("collector/event")}) },
-		LintConfig{Jobs: 2, Options: Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
+	_, err := lintWithTimeout(t, func(yield func(Input) bool) { yield(Input{Path: path, Kind: kind.Lookup("collector/event")}) },
+		LintConfig{Jobs: 2, Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
 			Emit: func(e envelope.Envelope) error {
 				vs, _ := e.Details["violations"].([]envelope.Violation)
 				for _, v := range vs {

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -97,14 +99,14 @@ func TestStreamValidPathAllocations(t *testing.T) {
 	line := []byte(worklogLine(3, 40))
 	allocs := func(plan bool) float64 {
 		p := newPipeline(LintConfig{Jobs: 1})
-		f := &fileRun{path: "w.jsonl", kind: Kind("operator/worklog")}
+		f := &fileRun{path: "w.jsonl", kind: kind.Lookup("operator/worklog")}
 		if plan {
 			f.plan = p.plans[f.kind]
 			if f.plan == nil {
 				t.Fatal("no stream plan for operator/worklog")
 			}
 		}
-		w := &worker{p: p, v: NewValidator(p.cfg.Options, nil), xs: map[*streamPlan]*extractor{}}
+		w := &worker{p: p, v: record.NewValidator(p.cfg.Options, nil), xs: map[*streamPlan]*record.Extractor{}}
 		it := &item{file: f}
 		w.line(it, line, 1, true) // warm up buffers
 		return testing.AllocsPerRun(200, func() {

@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // findingsOf lints data as one JSON Lines file of kind and returns the
 // violations of the rules ids as "line:RULE" (in output order), plus the
 // reasons and details of each, so that tests can check the line they name.
-func findingsOf(t *testing.T, kind, data string, ids ...string) ([]string, []envelope.Violation) {
+func findingsOf(t *testing.T, kindName, data string, ids ...string) ([]string, []envelope.Violation) {
 	t.Helper()
 	want := map[string]bool{}
 	for _, id := range ids {
@@ -22,8 +24,8 @@ func findingsOf(t *testing.T, kind, data string, ids ...string) ([]string, []env
 	var got []string
 	var vs []envelope.Violation
 	_, err := lintWithTimeout(t, func(yield func(Input) bool) {
-		yield(Input{Path: "log.jsonl", Reader: strings.NewReader(data), Kind: Kind(kind)})
-	}, LintConfig{Jobs: 2, ChunkSize: 512, Options: Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
+		yield(Input{Path: "log.jsonl", Reader: strings.NewReader(data), Kind: kind.Lookup(kindName)})
+	}, LintConfig{Jobs: 2, ChunkSize: 512, Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
 		Emit: func(e envelope.Envelope) error {
 			all, _ := e.Details["violations"].([]envelope.Violation)
 			for _, v := range all {
@@ -69,11 +71,11 @@ type streamCase struct {
 	want []string
 }
 
-func runStreamCases(t *testing.T, kind string, ids []string, cases []streamCase) {
+func runStreamCases(t *testing.T, kindName string, ids []string, cases []streamCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, _ := findingsOf(t, kind, c.data, ids...)
+			got, _ := findingsOf(t, kindName, c.data, ids...)
 			sort.Strings(got)
 			if strings.Join(got, " ") != strings.Join(c.want, " ") {
 				t.Errorf("got %v, want %v\n%s", got, c.want, c.data)
@@ -213,7 +215,7 @@ func TestCorrelationGroups(t *testing.T) {
 	lintGroups := func(files ...namedData) any {
 		st, err := lintWithTimeout(t, func(yield func(Input) bool) {
 			for _, f := range files {
-				yield(Input{Path: f.path, Reader: strings.NewReader(f.data), Kind: Kind("collector/event")})
+				yield(Input{Path: f.path, Reader: strings.NewReader(f.data), Kind: kind.Lookup("collector/event")})
 			}
 		}, LintConfig{Jobs: 2, Emit: func(envelope.Envelope) error { return nil }})
 		if err != nil {
@@ -246,7 +248,7 @@ func TestDeltaIDRepeatNamesFirstLine(t *testing.T) {
 		{"OP071", []string{dl("d-1", "in_progress"), dl("d-2", "in_progress"), dl("d-1", "in_progress")}},
 		{"OP072", []string{dl("d-1", "in_progress"), dl("d-2", "in_progress"), dl("d-1", "done")}},
 	} {
-		vs, _ := NewValidator(Options{}, nil).Document("operator/orchestrator-output", "out.json", []byte(out(c.deltas...)))
+		vs, _ := record.NewValidator(record.Options{}, nil).Document("operator/orchestrator-output", "out.json", []byte(out(c.deltas...)))
 		var got []string
 		for _, v := range vs {
 			got = append(got, fmt.Sprintf("%s@%d first=%v %v", v.Rule, v.Line, v.Extra["first_line"], v.Extra["first_pointer"]))

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // Per-agent and daily collector logs (seed 004 "File Naming Convention"): one trace spans several files.
@@ -45,11 +47,11 @@ func lintFiles(t *testing.T, dir string, names []string, jobs int) (string, *Sta
 	var out strings.Builder
 	st, err := lintWithTimeout(t, func(yield func(Input) bool) {
 		for _, n := range names {
-			if !yield(Input{Path: filepath.Join(dir, n), Kind: Kind("collector/event")}) {
+			if !yield(Input{Path: filepath.Join(dir, n), Kind: kind.Lookup("collector/event")}) {
 				return
 			}
 		}
-	}, LintConfig{Jobs: jobs, ChunkSize: 256, Options: Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
+	}, LintConfig{Jobs: jobs, ChunkSize: 256, Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
 		Emit: func(e envelope.Envelope) error {
 			b, err := json.Marshal(e)
 			out.Write(append(b, '\n'))
@@ -174,7 +176,7 @@ func TestDuplicateIDReread(t *testing.T) {
 	run := func(in Input) []string {
 		var got []string
 		_, err := lintWithTimeout(t, func(yield func(Input) bool) { yield(in) },
-			LintConfig{Jobs: 2, ChunkSize: 1024, MaxLine: 2048, Options: Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
+			LintConfig{Jobs: 2, ChunkSize: 1024, MaxLine: 2048, Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
 				Emit: func(e envelope.Envelope) error {
 					vs, _ := e.Details["violations"].([]envelope.Violation)
 					for _, v := range vs {
@@ -189,8 +191,8 @@ func TestDuplicateIDReread(t *testing.T) {
 		}
 		return got
 	}
-	fromFile := run(Input{Path: path, Kind: Kind("collector/event")})
-	fromReader := run(Input{Path: path, Reader: strings.NewReader(data), Kind: Kind("collector/event")})
+	fromFile := run(Input{Path: path, Kind: kind.Lookup("collector/event")})
+	fromReader := run(Input{Path: path, Reader: strings.NewReader(data), Kind: kind.Lookup("collector/event")})
 	// Line numbers: 120 records, a blank line after every 11th, the long
 	// line after record 40.
 	lineOf := func(i int) int {

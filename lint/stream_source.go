@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -18,8 +19,8 @@ type fileSource struct {
 	f     *os.File
 	err   error
 	buf   []byte
-	xs    map[*rules.Field]*extractor // by the fields' first element
-	limit int                         // the longest line read (MaxLine)
+	xs    map[*rules.Field]*record.Extractor // by the fields' first element
+	limit int                                // the longest line read (record.MaxLine)
 }
 
 func newFileSource(path string, limit int) *fileSource {
@@ -80,15 +81,15 @@ func (s *fileSource) Values(off int64, fields []rules.Field, out []rules.Value) 
 		return false
 	}
 	if s.xs == nil {
-		s.xs = map[*rules.Field]*extractor{}
+		s.xs = map[*rules.Field]*record.Extractor{}
 	}
 	x := s.xs[&fields[0]]
 	if x == nil {
-		x = newExtractor(fields)
+		x = record.NewExtractor("", fields)
 		s.xs[&fields[0]] = x
 	}
-	x.arena = x.arena[:0]
-	x.extract(line, out[:len(fields)])
+	x.Arena = x.Arena[:0]
+	x.Values(line, nil, out[:len(fields)])
 	return true
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -21,7 +22,7 @@ func lintTreeText(t *testing.T, dir string) string {
 	var out bytes.Buffer
 	p := &output.Text{W: &out}
 	st, err := lintWithTimeout(t, func(yield func(Input) bool) { (&Walker{}).Walk(dir, yield) },
-		LintConfig{Options: Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, Jobs: 2, Render: p.AppendRecord, Out: &out})
+		LintConfig{Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, Jobs: 2, Render: p.AppendRecord, Out: &out})
 	if err != nil {
 		t.Fatal(err)
 	}

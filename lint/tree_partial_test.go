@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // lintNamedText lints the given files and directories of the tree dir as
@@ -31,7 +32,7 @@ func lintNamedText(t *testing.T, dir string, args ...string) string {
 		}
 	}
 	st, err := lintWithTimeout(t, inputs,
-		LintConfig{Options: Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, Jobs: 2, Render: p.AppendRecord, Out: &out})
+		LintConfig{Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}, Jobs: 2, Render: p.AppendRecord, Out: &out})
 	if err != nil {
 		t.Fatal(err)
 	}

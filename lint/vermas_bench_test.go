@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint/bench"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -58,7 +60,7 @@ func vmLintEvents(b *testing.B, data []byte, streams []string) (wall, cpu time.D
 	c0 := cpuTime(b)
 	start := time.Now()
 	st, err := Lint(func(yield func(Input) bool) {
-		yield(Input{Path: ".work/events.jsonl", Reader: bytes.NewReader(data), Kind: Kind("vermas/event")})
+		yield(Input{Path: ".work/events.jsonl", Reader: bytes.NewReader(data), Kind: kind.Lookup("vermas/event")})
 	}, LintConfig{Jobs: runtime.NumCPU(), Render: p.AppendRecord, Out: io.Discard, StreamRules: streams})
 	if err != nil {
 		b.Fatal(err)
@@ -111,7 +113,7 @@ func BenchmarkVermasStreamRules(b *testing.B) {
 func vmStateBytes(b *testing.B, data []byte) (uint64, time.Duration) {
 	check := rules.Stream("VM100").(rules.KindRule)
 	fields := check.KindFields("vermas/event")
-	x := newExtractor(fields)
+	x := record.NewExtractor("", fields)
 	vals := make([]rules.Value, len(fields))
 	rep := rules.NewStreamReporter("VM100", "VM104", "VM105", "VM110", "VM111", "VM112")
 	var m0, m1 runtime.MemStats
@@ -126,8 +128,8 @@ func vmStateBytes(b *testing.B, data []byte) (uint64, time.Duration) {
 			i = len(rest)
 		}
 		line++
-		x.arena = x.arena[:0]
-		x.extract(rest[:i], vals)
+		x.Arena = x.Arena[:0]
+		x.Values(rest[:i], nil, vals)
 		st.Observe(&rules.StreamRecord{Line: line, Valid: true, Values: vals}, rep)
 		if f := rep.Take(); len(f) > 0 {
 			b.Fatalf("line %d: %+v", line, f[0])

@@ -7,15 +7,17 @@ import (
 	"testing"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // vmFindings lints data as one file of kind (named name) and returns one
 // line per violation of a VM1nn rule: "line:col RULE pointer: reason".
-func vmFindings(t *testing.T, kind, name, data string, opts Options) []string {
+func vmFindings(t *testing.T, kindName, name, data string, opts record.Options) []string {
 	t.Helper()
 	var got []string
 	_, err := lintWithTimeout(t, func(yield func(Input) bool) {
-		yield(Input{Path: name, Reader: strings.NewReader(data), Kind: Kind(kind)})
+		yield(Input{Path: name, Reader: strings.NewReader(data), Kind: kind.Lookup(kindName)})
 	}, LintConfig{Jobs: 2, ChunkSize: 512, Options: opts, Emit: func(e envelope.Envelope) error {
 		vs, _ := e.Details["violations"].([]envelope.Violation)
 		for _, v := range vs {
@@ -70,7 +72,7 @@ func TestVermasReplay(t *testing.T) {
 		vmE("9", 8, "work_order.created", "", vmCreatedData("wo-a1", 1)) +
 		vmE("10", 9, "work_order.created", "", vmCreatedData("wo-b2", 1)) +
 		vmE("11", 10, "verify.started", "", `{"work_order_id":"wo-b2","process_id":"proc-v1"}`)
-	got := vmFindings(t, "vermas/event", "events.jsonl", log, Options{})
+	got := vmFindings(t, "vermas/event", "events.jsonl", log, record.Options{})
 	checkFindings(t, "replay", got,
 		`3:172 VM112 /data/from_status: from_status "assigned", but work order "wo-a1" is "open" (set on line 1)`,
 		`7:172 VM112 /data/from_status: from_status "in_progress", but work order "wo-a1" is "closed" (set on line 6)`,
@@ -86,7 +88,7 @@ func TestVermasLogIDs(t *testing.T) {
 		vmE("2", 4, "work_order.updated", `"caused_by":"evt-vm0000000001",`, `{"work_order_id":"wo-a1","changes":{"priority":1}}`) +
 		vmE("1", 6, "work_order.updated", `"caused_by":"evt-vm0000000003",`, `{"work_order_id":"wo-a1","changes":{"priority":0}}`) +
 		vmE("4", 7, "work_order.updated", `"caused_by":"evt-vm0000000004",`, `{"work_order_id":"wo-a1","changes":{"priority":0}}`)
-	got := vmFindings(t, "vermas/event", "events.jsonl", log, Options{})
+	got := vmFindings(t, "vermas/event", "events.jsonl", log, record.Options{})
 	checkFindings(t, "ids", got,
 		`2:78 VM105 /timestamp: timestamp 2026-02-14T09:00:04.000Z is earlier than 2026-02-14T09:00:05.000Z of the event on line 1 (events.jsonl is append-only)`,
 		`3:13 VM100 /event_id: event_id "evt-vm0000000001" is already on line 1`,
@@ -107,7 +109,7 @@ func TestVermasNoCascade(t *testing.T) {
 		vmE("5", 2, "agent.idle", "", `{"idle_since":"2026-02-14T09:00:00.000Z"}`) + // invalid, earlier timestamp: not compared
 		`["not", "an", "object"]` + "\n" +
 		vmE("6", 5, "work_order.status_changed", "", vmStatusData("wo-a1", "open", "in_progress")) // closed → VM112
-	got := vmFindings(t, "vermas/event", "events.jsonl", log, Options{})
+	got := vmFindings(t, "vermas/event", "events.jsonl", log, record.Options{})
 	checkFindings(t, "no cascade", got,
 		`8:172 VM112 /data/from_status: from_status "open", but work order "wo-a1" is "closed" (set on line 4)`)
 }
@@ -117,11 +119,11 @@ func TestVermasNoCascade(t *testing.T) {
 func TestVermasRuleOff(t *testing.T) {
 	log := vmE("1", 5, "work_order.created", "", vmCreatedData("wo-a1", 2)) +
 		vmE("1", 4, "work_order.updated", "", `{"work_order_id":"wo-b2","changes":{"priority":1}}`)
-	got := vmFindings(t, "vermas/event", "events.jsonl", log, Options{Severity: map[string]string{"VM100": "off", "VM105": "error"}})
+	got := vmFindings(t, "vermas/event", "events.jsonl", log, record.Options{Severity: map[string]string{"VM100": "off", "VM105": "error"}})
 	checkFindings(t, "VM100 off", got,
 		`2:78 VM105 /timestamp: timestamp 2026-02-14T09:00:04.000Z is earlier than 2026-02-14T09:00:05.000Z of the event on line 1 (events.jsonl is append-only)`,
 		`2:143 VM110 /data/work_order_id: work_order.updated for work order "wo-b2", which no earlier work_order.created of this log created`)
-	got = vmFindings(t, "vermas/event", "events.jsonl", log, Options{Severity: map[string]string{"VM105": "off", "VM110": "off"}})
+	got = vmFindings(t, "vermas/event", "events.jsonl", log, record.Options{Severity: map[string]string{"VM105": "off", "VM110": "off"}})
 	checkFindings(t, "VM105 and VM110 off", got,
 		`2:13 VM100 /event_id: event_id "evt-vm0000000001" is already on line 1`)
 }
@@ -155,7 +157,7 @@ func TestVermasDependencies(t *testing.T) {
 		vmWO("wo-h", "open", "wo-h") +
 		`{"id":"wo-i","status":"in_progress","dependencies":[{"depends_on_id":"wo-b"}]}` + "\n" + // invalid: not checked
 		vmWO("wo-j", "closed", "wo-i") // wo-i's status is unknown
-	got := vmFindings(t, "vermas/work-order", "work_orders.jsonl", data, Options{})
+	got := vmFindings(t, "vermas/work-order", "work_orders.jsonl", data, record.Options{})
 	checkFindings(t, "dependencies", got,
 		`1:214 VM120 /dependencies/0/depends_on_id: work order "wo-a" is in_progress, but it is blocked by "wo-b", which is open (line 2)`,
 		`2:207 VM121 /dependencies/0/depends_on_id: dependency "wo-x" of work order "wo-b" is not a work order of this file`,
@@ -245,7 +247,7 @@ func TestVermasReferences(t *testing.T) {
 		vmE("19", 18, "process.step_started", "", `{"process_id":"proc-v1","step_id":"judge"}`) +
 		vmE("20", 19, "mail.sent", "", `{"message_id":"msg-m4","from":"w/slot0"}`) + // invalid: registers msg-m4
 		vmE("21", 20, "mail.read", "", `{"message_id":"msg-m4","reader":"sup","read_at":"2026-02-14T09:00:20.000Z"}`)
-	got := vmFindings(t, "vermas/event", "events.jsonl", log, Options{})
+	got := vmFindings(t, "vermas/event", "events.jsonl", log, record.Options{})
 	checkFindings(t, "references", got,
 		`5:136 VM113 /data/message_id: mail.delivered of message "msg-m2", which no earlier mail.sent of this log sent`,
 		`6:131 VM113 /data/message_id: mail.read of message "msg-m3", which no earlier mail.sent of this log sent`,

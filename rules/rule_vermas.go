@@ -17,7 +17,7 @@ import (
 // rules and live elsewhere.
 
 // Rule IDs the engine reports itself for the non-JSON vermas formats
-// (lint.Validator.Document): the assignment text form and the TOML syntax of
+// (record.Validator.Document): the assignment text form and the TOML syntax of
 // a template. Both are parse errors (SCHEMA_INVALID, highest precedence).
 const (
 	RuleVermasAssignmentFormat = "VM020"
@@ -575,7 +575,7 @@ func vermasRules() {
 			Fixed:       `{"prefix": "wo", "path": "/path/to/project-a/.work", "factory": "project-a"}`,
 		},
 
-		// Formats the engine parses (lint.Validator.Document).
+		// Formats the engine parses (record.Validator.Document).
 		&Rule{
 			ID: RuleVermasAssignmentFormat, Name: "assignment-format", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kAssign},

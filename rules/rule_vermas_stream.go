@@ -35,7 +35,7 @@ import (
 // become unknown, so that later checks of those fields are skipped rather
 // than reported again.
 
-// The VerMAS kinds (lint.Kinds).
+// The VerMAS kinds (kind.All).
 const (
 	vmKindEvent      = "vermas/event"
 	vmKindWorkOrder  = "vermas/work-order"

@@ -13,7 +13,9 @@ import (
 	"github.com/agentlint/agentlint/lint/baseline"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/gitbase"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // Adopting the gate in a repository that already has data (README,
@@ -44,23 +46,23 @@ func (a *app) adopting() bool {
 
 // newFilter returns the Filter of the run, or nil when no adoption flag
 // is given. base is the repository at --base/--new-from-rev (nil without).
-func (a *app) newFilter(cfg *lint.Config, opts lint.Options, newEngine func() lint.SchemaEngine, base *gitbase.Base) (*baseline.Filter, error) {
+func (a *app) newFilter(cfg *lint.Config, opts record.Options, newEngine func() record.SchemaEngine, base *gitbase.Base) (*baseline.Filter, error) {
 	if !a.adopting() && (cfg == nil || cfg.Baseline == "") {
 		return nil, nil
 	}
 	f := &baseline.Filter{Kind: func(name string) baseline.KindFacts {
-		k := lint.Kind(name)
+		k := kind.Lookup(name)
 		if k == nil {
 			return baseline.KindFacts{}
 		}
-		return baseline.KindFacts{Lines: k.Format == lint.FormatJSONL, OKReason: k.OKReason}
+		return baseline.KindFacts{Lines: k.Format == kind.FormatJSONL, OKReason: k.OKReason}
 	}}
 	if base != nil {
 		f.Root = base.Top()
-		f.Rev = &baseline.Rev{Base: base, LintVersion: func(file, kind string, emit func(envelope.Envelope) error) error {
-			k := lint.Kind(kind)
+		f.Rev = &baseline.Rev{Base: base, LintVersion: func(file, kindName string, emit func(envelope.Envelope) error) error {
+			k := kind.Lookup(kindName)
 			if k == nil {
-				return fmt.Errorf("unknown kind %s", kind)
+				return fmt.Errorf("unknown kind %s", kindName)
 			}
 			_, err := lint.Lint(func(yield func(lint.Input) bool) {
 				yield(lint.Input{Path: file, Kind: k})
@@ -198,7 +200,7 @@ func (a *app) bindTree(f *baseline.Filter, base *gitbase.Base, resolved []lintAr
 	type arg struct {
 		rel  string
 		dir  bool
-		kind *lint.KindInfo
+		kind *kind.Kind
 	}
 	var args []arg
 	for _, r := range resolved {

@@ -13,9 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // Exit statuses (README, Codes and precedence).
@@ -287,8 +288,8 @@ func (a *app) printer() (output.Printer, error) {
 	return p, nil
 }
 
-func (a *app) options() (lint.Options, error) {
-	o := lint.Options{Strict: a.g.strict, MaxSkew: a.g.maxSkew}
+func (a *app) options() (record.Options, error) {
+	o := record.Options{Strict: a.g.strict, MaxSkew: a.g.maxSkew}
 	if a.g.now != "" {
 		t, err := time.Parse(time.RFC3339Nano, a.g.now)
 		if err != nil {
@@ -302,7 +303,7 @@ func (a *app) options() (lint.Options, error) {
 	return o, nil
 }
 
-func (a *app) schemaEngine() (lint.SchemaEngine, error) {
+func (a *app) schemaEngine() (record.SchemaEngine, error) {
 	switch a.g.engine {
 	case "fast":
 		return nil, nil
@@ -312,13 +313,13 @@ func (a *app) schemaEngine() (lint.SchemaEngine, error) {
 	return nil, usagef("--engine must be fast or cue, not %q", a.g.engine)
 }
 
-func (a *app) checkKind() (*lint.KindInfo, error) {
+func (a *app) checkKind() (*kind.Kind, error) {
 	if a.g.kind == "" {
 		return nil, nil
 	}
-	k := lint.Kind(a.g.kind)
+	k := kind.Lookup(a.g.kind)
 	if k == nil {
-		return nil, &usageError{Code: envelope.MissingValidator, Reason: fmt.Sprintf("unknown kind %q; `agentlint kinds` lists them: %s", a.g.kind, strings.Join(lint.KindNames(), ", "))}
+		return nil, &usageError{Code: envelope.MissingValidator, Reason: fmt.Sprintf("unknown kind %q; `agentlint kinds` lists them: %s", a.g.kind, strings.Join(kind.Names(), ", "))}
 	}
 	return k, nil
 }

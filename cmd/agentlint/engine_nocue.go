@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // cueBinary is the name of the agentlint build that links the CUE evaluator
@@ -23,7 +23,7 @@ const cueBinary = "agentlint-cue"
 // agentlint-cue is looked up next to this executable, then on PATH. Its exit
 // status becomes ours (an *exitStatus error); when it is missing, the error is a
 // usage error that says how to build it.
-func (a *app) newCUEEngine() (lint.SchemaEngine, error) {
+func (a *app) newCUEEngine() (record.SchemaEngine, error) {
 	path := ""
 	if self, err := os.Executable(); err == nil {
 		if p := filepath.Join(filepath.Dir(self), cueBinary); isExecutable(p) {

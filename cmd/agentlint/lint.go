@@ -16,7 +16,9 @@ import (
 	"github.com/agentlint/agentlint/lint/baseline"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/gitbase"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -159,8 +161,8 @@ func (a *app) lint(args []string) error {
 		}
 		a.g.base = rev
 	}
-	det := &lint.Detector{Forced: forced, Config: cfg}
-	resolved, err := a.resolveArgs(args, det)
+	det := &kind.Detector{Forced: forced, Config: cfg}
+	resolved, err := a.resolveArgs(args, det, cfg)
 	if err != nil {
 		return err
 	}
@@ -325,13 +327,13 @@ func (a *app) openBase(args []string, resolved []lintArg) (rules.AppendOnly, []s
 // engineFactory returns the schema engine constructor of one worker (nil:
 // the fast path). The CUE evaluator is not safe for concurrent use: each
 // worker gets its own.
-func (a *app) engineFactory() (func() lint.SchemaEngine, error) {
+func (a *app) engineFactory() (func() record.SchemaEngine, error) {
 	eng, err := a.schemaEngine()
 	if err != nil || eng == nil {
 		return nil, err
 	}
 	first := eng
-	return func() lint.SchemaEngine {
+	return func() record.SchemaEngine {
 		if first != nil {
 			e := first
 			first = nil
@@ -345,7 +347,7 @@ func (a *app) engineFactory() (func() lint.SchemaEngine, error) {
 // resolveArgs checks every argument before the run starts, so that a
 // missing, unreadable or undetectable file named explicitly is a usage
 // error (exit 2) with no other output.
-func (a *app) resolveArgs(args []string, det *lint.Detector) ([]lintArg, error) {
+func (a *app) resolveArgs(args []string, det *kind.Detector, cfg *lint.Config) ([]lintArg, error) {
 	var out []lintArg
 	stdin := false
 	for _, arg := range args {
@@ -366,7 +368,7 @@ func (a *app) resolveArgs(args []string, det *lint.Detector) ([]lintArg, error) 
 			out = append(out, lintArg{in: lint.Input{Path: "-", Reader: br, Kind: kind}})
 			continue
 		}
-		if a.adopt.forceExclude && det.Config.Excluded(arg) {
+		if a.adopt.forceExclude && cfg.Excluded(arg) {
 			if a.g.verbose {
 				a.skippedLine(arg, "excluded by the config (--force-exclude)")
 			}

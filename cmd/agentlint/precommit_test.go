@@ -10,11 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/repotest"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/agentlint/agentlint/lint"
 )
 
 // preCommitHook is one hook of .pre-commit-hooks.yaml, the fields we check.
@@ -45,7 +44,7 @@ func readHooks(t *testing.T) map[string]preCommitHook {
 }
 
 // TestPreCommitHooksFiles holds the `files` regex of every hook in
-// .pre-commit-hooks.yaml equal to the built-in globs (lint.GlobKind) and
+// .pre-commit-hooks.yaml equal to the built-in globs (kind.ByGlob) and
 // the sniffed extensions (.json, .jsonl) on paths made from each glob and on
 // near misses: every file that has or may have a kind is passed. The
 // whole-tree hooks also run when .agentlint.toml changes. pre-commit
@@ -54,7 +53,7 @@ func readHooks(t *testing.T) map[string]preCommitHook {
 func TestPreCommitHooksFiles(t *testing.T) {
 	hooks := readHooks(t)
 	var paths []string
-	for _, k := range lint.Kinds {
+	for _, k := range kind.All {
 		for _, g := range k.Globs {
 			for _, pre := range []string{"", "proj/", "a/b/"} {
 				for _, star := range []string{"x", "", "T-1.2"} {
@@ -100,7 +99,7 @@ func TestPreCommitHooksFiles(t *testing.T) {
 			// A file with a kind by a built-in glob, or any other JSON or
 			// JSON Lines file, whose first record is sniffed.
 			sniffed := strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".jsonl")
-			if got, kind := re.MatchString(p), lint.GlobKind(p) != nil || sniffed; got != kind {
+			if got, kind := re.MatchString(p), kind.ByGlob(p) != nil || sniffed; got != kind {
 				t.Errorf("%s: files matches %s: %v, but it has a kind by a built-in glob or is sniffed: %v", id, p, got, kind)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/kind"
 )
 
 // defaultProgressDelay: a lint that ends sooner shows no progress at all.
@@ -116,7 +117,7 @@ type progressView struct {
 // startProgress starts the progress display of a lint run, or returns nil
 // when there is none: --quiet, stderr not a terminal, or a delay below 0.
 // It shows after a.progressDelay, then every 100 ms.
-func (a *app) startProgress(resolved []lintArg, det *lint.Detector, walker *lint.Walker) *progressView {
+func (a *app) startProgress(resolved []lintArg, det *kind.Detector, walker *lint.Walker) *progressView {
 	if a.g.quiet || a.progressDelay < 0 || !isTerminal(a.stderr) {
 		return nil
 	}
@@ -132,7 +133,7 @@ func (a *app) startProgress(resolved []lintArg, det *lint.Detector, walker *lint
 // size walks the inputs as the run will (without reading them) and records
 // how many there are and how many bytes will be read: files a glob names
 // or that are sniffed. Standard input has no known size.
-func (v *progressView) size(resolved []lintArg, det *lint.Detector, walker *lint.Walker) {
+func (v *progressView) size(resolved []lintArg, det *kind.Detector, walker *lint.Walker) {
 	var files, bytes int64
 	w := &lint.Walker{Config: walker.Config}
 	add := func(path string) {

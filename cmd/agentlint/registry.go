@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -103,7 +103,7 @@ func (a *app) kindsCmd() *cobra.Command {
 				return err
 			}
 			if a.g.format == "json" {
-				for _, k := range lint.Kinds {
+				for _, k := range kind.All {
 					if err := writeJSONLine(a.stdout, map[string]any{"kind": k.Name, "seed": k.Seed, "format": k.Format, "globs": nonNilStrings(k.Globs), "sniff": k.Sniff}); err != nil {
 						return err
 					}
@@ -112,7 +112,7 @@ func (a *app) kindsCmd() *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "KIND\tSEED\tFORMAT\tGLOBS\tSNIFF")
-			for _, k := range lint.Kinds {
+			for _, k := range kind.All {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Name, k.Seed, k.Format, strings.Join(k.Globs, " "), k.Sniff)
 			}
 			return tw.Flush()

@@ -10,8 +10,8 @@ import (
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/schemaexport"
 )
 
@@ -26,7 +26,7 @@ func (a *app) schemaCmd() *cobra.Command {
 }
 
 func (a *app) schemaExportCmd() *cobra.Command {
-	var kind, format, out string
+	var kindName, format, out string
 	cmd := &cobra.Command{
 		Use:   "export [--kind K] [--format jsonschema|cue] [--out DIR]",
 		Short: "Print or write the JSON Schema (or the CUE definitions) of one kind or of every kind",
@@ -56,24 +56,24 @@ An unknown kind is MISSING_VALIDATOR (exit 2).`,
   agentlint schema export --format cue --kind collector/event`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if kind != "" && lint.Kind(kind) == nil {
-				return &usageError{Code: envelope.MissingValidator, Reason: fmt.Sprintf("unknown kind %q; `agentlint kinds` lists them: %s", kind, strings.Join(lint.KindNames(), ", "))}
+			if kindName != "" && kind.Lookup(kindName) == nil {
+				return &usageError{Code: envelope.MissingValidator, Reason: fmt.Sprintf("unknown kind %q; `agentlint kinds` lists them: %s", kindName, strings.Join(kind.Names(), ", "))}
 			}
 			switch format {
 			case "jsonschema":
-				return a.exportJSONSchema(kind, out)
+				return a.exportJSONSchema(kindName, out)
 			case "cue":
-				return a.exportCUE(kind, out)
+				return a.exportCUE(kindName, out)
 			}
 			return usagef("--format must be jsonschema or cue, not %q", format)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&kind, "kind", "", "the kind to export (default: every kind; see agentlint kinds)")
+	f.StringVar(&kindName, "kind", "", "the kind to export (default: every kind; see agentlint kinds)")
 	f.StringVar(&format, "format", "jsonschema", "jsonschema (JSON Schema draft 2020-12) or cue (the embedded CUE definitions)")
 	f.StringVar(&out, "out", "", "write one file per kind into this directory (created if missing) instead of stdout")
 	_ = cmd.RegisterFlagCompletionFunc("kind", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return lint.KindNames(), cobra.ShellCompDirectiveNoFileComp
+		return kind.Names(), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"jsonschema", "cue"}, cobra.ShellCompDirectiveNoFileComp

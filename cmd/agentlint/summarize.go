@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/lint/replay"
 	"github.com/agentlint/agentlint/lint/summarize"
 )
@@ -71,7 +71,7 @@ func (a *app) summarize(files []string, session, out string) error {
 		return usagef("at most one input may be standard input (-)")
 	}
 	s := summarize.New(summarize.Options{
-		Validator: lint.NewValidator(opts, eng),
+		Validator: record.NewValidator(opts, eng),
 		Session:   session,
 		Denied: func(e envelope.Envelope) error {
 			if err := ep.Record(e); err != nil {

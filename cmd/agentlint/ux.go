@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
 	"github.com/agentlint/agentlint/rules"
 )
@@ -156,7 +156,7 @@ func (a *app) registerCompletions(root *cobra.Command) {
 // completeKinds offers every kind, with its seed.
 func completeKinds(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	var out []string
-	for _, k := range lint.Kinds {
+	for _, k := range kind.All {
 		out = append(out, k.Name+"\tseed "+k.Seed+", "+string(k.Format))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

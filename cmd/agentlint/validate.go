@@ -8,12 +8,13 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 func (a *app) validateCmd() *cobra.Command {
@@ -59,9 +60,9 @@ Exit status: 0 allow, 1 deny, 2 usage error (missing file, unknown kind).`,
 	return cmd
 }
 
-// maxPayload is the largest payload validate reads: lint.MaxLine (64 MiB),
+// maxPayload is the largest payload validate reads: record.MaxLine (64 MiB),
 // the longest JSON Lines record lint reads. Tests lower it.
-var maxPayload int64 = lint.MaxLine
+var maxPayload int64 = record.MaxLine
 
 // readInput reads a named file or stdin ("-"), at most maxPayload bytes; a
 // missing or unreadable file, or a payload larger than maxPayload (read no
@@ -109,25 +110,16 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// resolveKind applies cue/README.md "Detection" in order: --kind,
-// the config's globs, the built-in globs, then sniffing of head (when sniff
-// is true). It returns nil, nil when the kind cannot be determined.
-func (a *app) resolveKind(file string, cfg *lint.Config, sniff bool, head func() []byte) (*lint.KindInfo, error) {
-	if k, err := a.checkKind(); k != nil || err != nil {
-		return k, err
+// detector returns the detection of the validate commands (cue/README.md
+// "Detection"): --kind, the config's [kinds] globs, the built-in globs,
+// then sniffing whatever the file's name (validate reads a named payload
+// whole anyway).
+func (a *app) detector(cfg *lint.Config) (*kind.Detector, error) {
+	forced, err := a.checkKind()
+	if err != nil {
+		return nil, err
 	}
-	if k, err := cfg.KindFor(file); k != nil || err != nil {
-		return k, err
-	}
-	if file != "-" {
-		if k := lint.GlobKind(file); k != nil {
-			return k, nil
-		}
-	}
-	if sniff {
-		return lint.Sniff(head()), nil
-	}
-	return nil, nil
+	return &kind.Detector{Forced: forced, Config: cfg, SniffAny: true}, nil
 }
 
 func undetectable(file string) error {
@@ -136,18 +128,21 @@ func undetectable(file string) error {
 
 // detect resolves the kind of an input already read into data; an
 // undetectable input is a usage error.
-func (a *app) detect(file string, data []byte, cfg *lint.Config) (*lint.KindInfo, error) {
-	k, err := a.resolveKind(file, cfg, true, func() []byte { return data })
-	if k == nil && err == nil {
-		err = undetectable(file)
+func (a *app) detect(file string, data []byte, cfg *lint.Config) (*kind.Kind, error) {
+	det, err := a.detector(cfg)
+	if err != nil {
+		return nil, err
 	}
-	return k, err
+	if k := det.Detect(file, data); k != nil {
+		return k, nil
+	}
+	return nil, undetectable(file)
 }
 
 // setup parses the flags every checking command shares: output format,
 // config, validator options and schema engine.
-func (a *app) setup() (output.Printer, *lint.Config, lint.Options, lint.SchemaEngine, error) {
-	var opts lint.Options
+func (a *app) setup() (output.Printer, *lint.Config, record.Options, record.SchemaEngine, error) {
+	var opts record.Options
 	if a.many != nil && a.many.p != nil {
 		return a.many.setupResult() // validate_many.go: once per run
 	}
@@ -174,7 +169,7 @@ func (a *app) setup() (output.Printer, *lint.Config, lint.Options, lint.SchemaEn
 // replay): their time rules run at --now, by default the current time
 // (`lint` never reads the wall clock: README, "Adopting agentlint in a
 // repository that already has data").
-func (a *app) setupGate() (output.Printer, *lint.Config, lint.Options, lint.SchemaEngine, error) {
+func (a *app) setupGate() (output.Printer, *lint.Config, record.Options, record.SchemaEngine, error) {
 	p, cfg, opts, eng, err := a.setup()
 	if err == nil && opts.Now.IsZero() {
 		opts.Now = a.now()
@@ -194,26 +189,26 @@ func (a *app) validate(file string) error {
 	if err != nil {
 		return err
 	}
-	kind, err := a.detect(file, data, cfg)
+	k, err := a.detect(file, data, cfg)
 	if err != nil && emptyPayload(data) {
 		// README, Codes and precedence: empty input to validate is SCHEMA_INVALID
 		// "empty payload" (exit 1) whatever its kind; the engine's AL005
 		// check does not need one.
-		kind, err = &lint.KindInfo{}, nil
+		k, err = &kind.Kind{}, nil
 	}
 	if err != nil {
 		return err
 	}
 	var pre []envelope.Violation
 	if a.g.assignment != "" {
-		if kind.Name != "operator/result" {
-			return usagef("--assignment applies to operator/result payloads, not %s", kind.Name)
+		if k.Name != "operator/result" {
+			return usagef("--assignment applies to operator/result payloads, not %s", k.Name)
 		}
 		adata, err := a.readInput(a.g.assignment)
 		if err != nil {
 			return err
 		}
-		av := lint.NewValidator(opts, eng)
+		av := record.NewValidator(opts, eng)
 		avs, adoc := av.Document("operator/assignment", a.g.assignment, adata)
 		if adoc == nil || envelope.HasErrors(avs) {
 			for _, v := range avs {
@@ -227,16 +222,12 @@ func (a *app) validate(file string) error {
 			opts.Assignment = adoc
 		}
 	}
-	vs, err := payloadViolations(kind, file, data, opts, eng)
-	if err != nil {
-		return err
-	}
-	vs = append(append([]envelope.Violation(nil), vs...), pre...)
+	vs := append(lint.PayloadViolations(k, file, data, opts, eng), pre...)
 	details := map[string]any{"file": file}
-	if kind.Name != "" {
-		details["kind"] = kind.Name
+	if k.Name != "" {
+		details["kind"] = k.Name
 	}
-	env := envelope.Verdict(vs, kind.OKReason, details)
+	env := envelope.Verdict(vs, k.OKReason, details)
 	a.overWarnings(&env, countWarnings(env))
 	if err := a.record(p, env); err != nil {
 		return err
@@ -273,29 +264,4 @@ var utf8BOM = []byte("\ufeff")
 // (AL005), whatever its kind and engine.
 func emptyPayload(data []byte) bool {
 	return len(bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))) == 0
-}
-
-// payloadViolations checks one payload of kind: a JSON Lines kind whose
-// payload is not one JSON value (a record may also be pretty-printed) record
-// by record, anything else, an empty payload included, as one document.
-func payloadViolations(kind *lint.KindInfo, file string, data []byte, opts lint.Options, eng lint.SchemaEngine) ([]envelope.Violation, error) {
-	if body := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM)); kind.Format == lint.FormatJSONL && len(body) > 0 && !jsontext.Value(body).IsValid() {
-		return jsonLinesViolations(kind, file, data, opts, eng)
-	}
-	vs, _ := lint.NewValidator(opts, eng).Document(kind.Name, file, data)
-	return vs, nil
-}
-
-// jsonLinesViolations checks a JSON Lines payload of kind record by record,
-// with the stream rules of `agentlint lint`, and returns every violation of
-// every record (each with its line): `validate` prints them as one envelope.
-func jsonLinesViolations(kind *lint.KindInfo, file string, data []byte, opts lint.Options, eng lint.SchemaEngine) ([]envelope.Violation, error) {
-	var vs []envelope.Violation
-	l := &lint.Linter{V: lint.NewValidator(opts, eng), Emit: func(e envelope.Envelope) error {
-		rvs, _ := e.Details["violations"].([]envelope.Violation)
-		vs = append(vs, rvs...)
-		return nil
-	}}
-	err := l.File(kind, file, bytes.NewReader(data))
-	return vs, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // `agentlint validate FILE...` and `agentlint validate --stream` (README,
@@ -23,12 +24,12 @@ import (
 type manyRun struct {
 	p     output.Printer
 	cfg   *lint.Config
-	opts  lint.Options
-	eng   lint.SchemaEngine
+	opts  record.Options
+	eng   record.SchemaEngine
 	worst int
 }
 
-func (m *manyRun) setupResult() (output.Printer, *lint.Config, lint.Options, lint.SchemaEngine, error) {
+func (m *manyRun) setupResult() (output.Printer, *lint.Config, record.Options, record.SchemaEngine, error) {
 	return m.p, m.cfg, m.opts, m.eng, nil
 }
 
@@ -158,13 +159,13 @@ func (a *app) validateStream(file string) error {
 	if err := a.checkOutputs(file); err != nil {
 		return err
 	}
-	kind, err := a.resolveKind(file, cfg, false, nil)
+	det, err := a.detector(cfg)
 	if err != nil {
 		return err
 	}
-	name := ""
-	if kind != nil {
-		name = kind.Name
+	name := "" // the session sniffs its first line
+	if k := det.ByName(file); k != nil {
+		name = k.Name
 	}
 	s, err := lint.NewSession(name, lint.SessionConfig{Options: opts, Engine: eng, File: file})
 	if err != nil {
@@ -183,7 +184,7 @@ func (a *app) validateStream(file string) error {
 		in = f
 	}
 	m := &manyRun{p: p}
-	lr := newLineReader(in, lint.MaxLine)
+	lr := newLineReader(in, record.MaxLine)
 	for {
 		line, err := lr.next()
 		if len(line) > 0 {

@@ -12,7 +12,9 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
+	lintrecord "github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -42,10 +44,10 @@ func benchLog(b *testing.B, kind string) []byte {
 
 // lintBytes lints data as one file of kind with jobs workers, rendering
 // envelopes as JSON into w.
-func lintBytes(data []byte, kind string, jobs int, w io.Writer) (*lint.Stats, error) {
+func lintBytes(data []byte, kindName string, jobs int, w io.Writer) (*lint.Stats, error) {
 	p := &output.JSON{}
 	return lint.Lint(func(yield func(lint.Input) bool) {
-		yield(lint.Input{Path: "bench.jsonl", Reader: bytes.NewReader(data), Kind: lint.Kind(kind)})
+		yield(lint.Input{Path: "bench.jsonl", Reader: bytes.NewReader(data), Kind: kind.Lookup(kindName)})
 	}, lint.LintConfig{Jobs: jobs, Render: p.AppendRecord, Out: w})
 }
 
@@ -121,7 +123,7 @@ func writeEncodingJSON(w io.Writer, e envelope.Envelope) error {
 // benchWorklogs runs Lint on the worklog log with every document rule
 // switched off (records are not decoded for them), per worker count, with
 // the schema engine newEngine makes (nil: the fast path).
-func benchWorklogs(b *testing.B, newEngine func() lint.SchemaEngine) {
+func benchWorklogs(b *testing.B, newEngine func() lintrecord.SchemaEngine) {
 	off := map[string]string{}
 	for _, r := range rules.ForKind(KindWorklog) {
 		off[r.ID] = "off"
@@ -133,8 +135,8 @@ func benchWorklogs(b *testing.B, newEngine func() lint.SchemaEngine) {
 			b.ReportAllocs()
 			for b.Loop() {
 				_, err := lint.Lint(func(yield func(lint.Input) bool) {
-					yield(lint.Input{Path: "bench.jsonl", Reader: bytes.NewReader(data), Kind: lint.Kind(KindWorklog)})
-				}, lint.LintConfig{Jobs: jobs, Out: io.Discard, Render: (&output.JSON{}).AppendRecord, Options: lint.Options{Severity: off}, NewEngine: newEngine})
+					yield(lint.Input{Path: "bench.jsonl", Reader: bytes.NewReader(data), Kind: kind.Lookup(KindWorklog)})
+				}, lint.LintConfig{Jobs: jobs, Out: io.Discard, Render: (&output.JSON{}).AppendRecord, Options: lintrecord.Options{Severity: off}, NewEngine: newEngine})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -157,5 +159,5 @@ func (nopEngine) Schema(string, []byte, int, bool) []envelope.Violation { return
 // cutting lines, the workers' loop, stream values for OP080, the ordered
 // emitter) next to the IsValid floor: the schema engine accepts everything.
 func BenchmarkPipelineOnly(b *testing.B) {
-	benchWorklogs(b, func() lint.SchemaEngine { return nopEngine{} })
+	benchWorklogs(b, func() lintrecord.SchemaEngine { return nopEngine{} })
 }

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
+	lintrecord "github.com/agentlint/agentlint/lint/record"
 )
 
 // streamLines is the length of the logs of BenchmarkStreamRules.
@@ -54,13 +56,13 @@ func coherentLog(kind string, n int) []byte {
 // run, on one worker and on all. The ratio stream/records is the relative
 // cost of the stream rules.
 func BenchmarkStreamRules(b *testing.B) {
-	for _, kind := range []string{KindCollector, KindLedger, KindIdle} {
-		data := coherentLog(kind, streamLines)
+	for _, kindName := range []string{KindCollector, KindLedger, KindIdle} {
+		data := coherentLog(kindName, streamLines)
 		for _, jobs := range []int{1, runtime.NumCPU()} {
 			for _, mode := range []string{"records", "stream"} {
-				b.Run(fmt.Sprintf("%s/j%d/%s", kind, jobs, mode), func(b *testing.B) {
+				b.Run(fmt.Sprintf("%s/j%d/%s", kindName, jobs, mode), func(b *testing.B) {
 					cfg := lint.LintConfig{Jobs: jobs, Out: io.Discard, Render: (&output.JSON{}).AppendRecord,
-						Options: lint.Options{Now: time.Date(2026, 2, 14, 1, 30, 0, 0, time.UTC)}}
+						Options: lintrecord.Options{Now: time.Date(2026, 2, 14, 1, 30, 0, 0, time.UTC)}}
 					if mode == "records" {
 						cfg.StreamRules = []string{}
 					}
@@ -68,7 +70,7 @@ func BenchmarkStreamRules(b *testing.B) {
 					b.ReportAllocs()
 					for b.Loop() {
 						st, err := lint.Lint(func(yield func(lint.Input) bool) {
-							yield(lint.Input{Path: "bench.jsonl", Reader: bytes.NewReader(data), Kind: lint.Kind(kind)})
+							yield(lint.Input{Path: "bench.jsonl", Reader: bytes.NewReader(data), Kind: kind.Lookup(kindName)})
 						}, cfg)
 						if err != nil {
 							b.Fatal(err)

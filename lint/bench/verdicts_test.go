@@ -10,6 +10,8 @@ import (
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/jsonschema"
+	"github.com/agentlint/agentlint/lint/kind"
+	lintrecord "github.com/agentlint/agentlint/lint/record"
 )
 
 // TestGeneratedVerdicts: linting a generated log flags exactly the lines
@@ -17,16 +19,16 @@ import (
 // benchmark measures exact verdicts. A kind without a validator yet (AL010)
 // is skipped.
 func TestGeneratedVerdicts(t *testing.T) {
-	for _, kind := range []string{KindWorklog, KindCollector, KindLedger, KindIdle, KindVermas} {
-		t.Run(strings.ReplaceAll(kind, "/", "_"), func(t *testing.T) {
-			coherent := kind != KindWorklog && kind != KindCollector
-			var opts lint.Options
+	for _, kindName := range []string{KindWorklog, KindCollector, KindLedger, KindIdle, KindVermas} {
+		t.Run(strings.ReplaceAll(kindName, "/", "_"), func(t *testing.T) {
+			coherent := kindName != KindWorklog && kindName != KindCollector
+			var opts lintrecord.Options
 			if coherent {
 				opts.Now = CoherentNow
 			}
 			var buf bytes.Buffer
 			n := Every * 13 // every defect of both kinds at least once
-			defects, err := Generate(&buf, Config{Kind: kind, Lines: n, Seed: 4})
+			defects, err := Generate(&buf, Config{Kind: kindName, Lines: n, Seed: 4})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,7 +40,7 @@ func TestGeneratedVerdicts(t *testing.T) {
 			}
 			got := map[int]envelope.Envelope{}
 			st, err := lint.Lint(func(yield func(lint.Input) bool) {
-				yield(lint.Input{Path: "log.jsonl", Reader: bytes.NewReader(buf.Bytes()), Kind: lint.Kind(kind)})
+				yield(lint.Input{Path: "log.jsonl", Reader: bytes.NewReader(buf.Bytes()), Kind: kind.Lookup(kindName)})
 			}, lint.LintConfig{Jobs: 2, Options: opts, Emit: func(e envelope.Envelope) error {
 				got[e.Details["line"].(int)] = e
 				return nil
@@ -47,7 +49,7 @@ func TestGeneratedVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			if st.ByRule["AL010"] > 0 {
-				t.Skipf("%s has no validator in this build", kind)
+				t.Skipf("%s has no validator in this build", kindName)
 			}
 			denied := 0
 			for _, d := range defects {
@@ -156,7 +158,7 @@ func TestGeneratedAgainstJSONSchema(t *testing.T) {
 	}
 	denied := map[int]bool{}
 	if _, err := lint.Lint(func(yield func(lint.Input) bool) {
-		yield(lint.Input{Path: "log.jsonl", Reader: bytes.NewReader(buf.Bytes()), Kind: lint.Kind(KindCollector)})
+		yield(lint.Input{Path: "log.jsonl", Reader: bytes.NewReader(buf.Bytes()), Kind: kind.Lookup(KindCollector)})
 	}, lint.LintConfig{Jobs: 2, Emit: func(e envelope.Envelope) error {
 		if !e.Allow {
 			denied[e.Details["line"].(int)] = true

@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/repotest"
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
 	"github.com/agentlint/agentlint/lint/fast/fasttest"
@@ -80,7 +80,7 @@ var mutationSeeds = []struct{ kind, file string }{
 	{"idle/event", "testdata/agreement/idle/anchor.jsonl"}, // ANCHOR with event
 	// vermas (seed 000): typed event data (conditional fields), with the
 	// discriminator before and after data; every other vermas kind. The
-	// assignment and the template are the JSON texts lint.Validator makes
+	// assignment and the template are the JSON texts record.Validator makes
 	// of an assignment file and a TOML template.
 	{"vermas/event", "testdata/agreement/vermas/event-created.json"},
 	{"vermas/event", "testdata/agreement/vermas/event-updated.json"},
@@ -180,9 +180,9 @@ func topKeys(raw []byte) map[string]bool {
 func fileCases(t *testing.T, root string) []payloadCase {
 	t.Helper()
 	var out []payloadCase
-	add := func(id, kind string, raw []byte) {
+	add := func(id, kindName string, raw []byte) {
 		for _, strict := range []bool{false, true} {
-			out = append(out, payloadCase{id: fmt.Sprintf("%s strict=%v", id, strict), kind: kind, raw: raw, strict: strict})
+			out = append(out, payloadCase{id: fmt.Sprintf("%s strict=%v", id, strict), kind: kindName, raw: raw, strict: strict})
 		}
 	}
 	e := testEngine(t)
@@ -204,15 +204,15 @@ func fileCases(t *testing.T, root string) []payloadCase {
 					return err
 				}
 				raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
-				kind := sniff(raw)
-				if k := lint.GlobKind(rel); kind == "" && k != nil {
-					kind = k.Name // e.g. agents/<agent>/status.json
+				kindName := sniff(raw)
+				if k := kind.ByGlob(rel); kindName == "" && k != nil {
+					kindName = k.Name // e.g. agents/<agent>/status.json
 				}
-				if kind == "" || !e.Has(kind) {
+				if kindName == "" || !e.Has(kindName) {
 					skipped++
 					return nil
 				}
-				add("file "+rel, kind, raw)
+				add("file "+rel, kindName, raw)
 			case strings.HasSuffix(p, ".jsonl"):
 				// The kind of a JSON Lines file comes from its built-in glob
 				// (worklogs, ledger, collector), else from each line (idle).
@@ -221,7 +221,7 @@ func fileCases(t *testing.T, root string) []payloadCase {
 					return err
 				}
 				fileKind := ""
-				if k := lint.GlobKind(rel); k != nil {
+				if k := kind.ByGlob(rel); k != nil {
 					fileKind = k.Name
 				}
 				for i, line := range bytes.Split(raw, []byte("\n")) {
@@ -232,15 +232,15 @@ func fileCases(t *testing.T, root string) []payloadCase {
 					if len(bytes.TrimSpace(line)) == 0 {
 						continue
 					}
-					kind := fileKind
-					if kind == "" {
-						kind = sniff(line)
+					kindName := fileKind
+					if kindName == "" {
+						kindName = sniff(line)
 					}
-					if kind == "" || !e.Has(kind) {
+					if kindName == "" || !e.Has(kindName) {
 						skipped++
 						continue
 					}
-					add(fmt.Sprintf("file %s:%d", rel, i+1), kind, line)
+					add(fmt.Sprintf("file %s:%d", rel, i+1), kindName, line)
 				}
 			}
 			return nil
@@ -267,8 +267,8 @@ func fileCases(t *testing.T, root string) []payloadCase {
 			if err != nil {
 				t.Fatalf("%s: %v", ent.Name(), err)
 			}
-			for _, kind := range fuzzKinds(e, raw) {
-				add("fuzz-corpus "+ent.Name()+" "+kind, kind, raw)
+			for _, kindName := range fuzzKinds(e, raw) {
+				add("fuzz-corpus "+ent.Name()+" "+kindName, kindName, raw)
 			}
 		}
 	}

@@ -237,7 +237,7 @@ func (e *Engine) Validate(kind string, raw []byte, strict bool) []envelope.Viola
 }
 
 // Schema is Validate for a JSON text whose first byte is on line line1 (a
-// JSON Lines record); it has the signature of lint.SchemaEngine.
+// JSON Lines record); it has the signature of record.SchemaEngine.
 func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation {
 	k := e.kinds[kind]
 	fn := e.validators[kind]

@@ -112,7 +112,7 @@
 // `fast.Acceptor.Fields`): the document rules read their values there
 // (`rules.Doc.Flat` and `Doc.DocStr`: no map, nothing decoded; a rule that
 // still calls `Root` gets the map built from them) and so do the stream
-// rules (`lint/extract.go`, `captured`), so an accepted record is read once.
+// rules (`lint/record/extract.go`, `Extractor.Values`), so an accepted record is read once.
 // `FastEngine.Schema` tries the acceptor first too, which is what made the
 // replayer's batch validation cheap.
 package fast

@@ -9,7 +9,7 @@ import (
 )
 
 // vermasBench are one valid record of each vermas kind (seed 000 examples;
-// the assignment and the template as the JSON that lint.Validator makes of
+// the assignment and the template as the JSON that record.Validator makes of
 // them), relative to the repository root.
 var vermasBench = []struct{ kind, file string }{
 	{"vermas/event", "testdata/agreement/vermas/event-created.json"},

@@ -16,11 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/cueeval"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/internal/mutate"
 	"github.com/agentlint/agentlint/lint/jsonschema"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/lint/timefmt"
 	"github.com/agentlint/agentlint/rules"
 )
@@ -31,7 +32,7 @@ import (
 // not, it computes three verdicts (allow, primary code, the pointers of
 // error violations):
 //
-//   - the product's, with the fast path (lint.Validator: schema, then the
+//   - the product's, with the fast path (record.Validator: schema, then the
 //     document rules of the registry);
 //   - the same with the CUE evaluator as schema engine: it must be equal;
 //   - the JSON Schema engine's (seed 004's schema alone), to which the
@@ -46,12 +47,12 @@ import (
 // would) and reports whether it applied.
 type clause struct {
 	name, text string
-	apply      func(c record, v *verdict) bool
+	apply      func(c sample, v *verdict) bool
 }
 
 // record is one case: a JSON text, its decoded value (nil for a syntax
 // error) and the mode.
-type record struct {
+type sample struct {
 	id     string
 	raw    []byte
 	value  map[string]any
@@ -116,7 +117,7 @@ func judge(vs []envelope.Violation) verdict {
 	return v
 }
 
-// fill sets code and severity from the registry, as lint.Validator does.
+// fill sets code and severity from the registry, as record.Validator does.
 func fill(vs []envelope.Violation) []envelope.Violation {
 	out := append([]envelope.Violation(nil), vs...)
 	for i := range out {
@@ -144,7 +145,7 @@ var clauses = []clause{
 		name: "version-major",
 		text: `README, Codes and precedence UNKNOWN_SCHEMA_VERSION: "a version field whose major version ... this tool does not know, ` +
 			`or a version field of the wrong type (fail closed): ... collector version with a major other than 1"`,
-		apply: func(c record, v *verdict) bool {
+		apply: func(c sample, v *verdict) bool {
 			ver, present := c.value["version"]
 			s, isString := ver.(string)
 			if !present || (isString && versionMajor1.MatchString(s)) {
@@ -158,7 +159,7 @@ var clauses = []clause{
 		name: "integer-literal",
 		text: `cue/README.md All families: "A JSON number with a fraction or exponent is not the value of an integer field ` +
 			`(1200.0 is SCHEMA_INVALID)"; the schema library takes 1.0 and 1e2 as integers (JSON Schema draft 7: a number with a zero fractional part)`,
-		apply: func(c record, v *verdict) bool {
+		apply: func(c sample, v *verdict) bool {
 			applied := false
 			walkDeclared(schemaDoc, c.value, "", func(ptr string, sch map[string]any, val any) {
 				if sch["type"] != "integer" {
@@ -176,7 +177,7 @@ var clauses = []clause{
 		name: "date-time-digits",
 		text: `cue/README.md All families: "Timestamps are RFC 3339 date-time", whose fields are exactly two DIGITs ` +
 			`(RFC 3339 section 5.6); the schema library's format checker reads them with strconv.Atoi and so takes a sign ("20:+0:00")`,
-		apply: func(c record, v *verdict) bool {
+		apply: func(c sample, v *verdict) bool {
 			applied := false
 			walkDeclared(schemaDoc, c.value, "", func(ptr string, sch map[string]any, val any) {
 				s, ok := val.(string)
@@ -193,7 +194,7 @@ var clauses = []clause{
 		name: "strict-unknown-member",
 		text: `README, Codes and precedence SCHEMA_INVALID: "an unknown field in strict mode"; section 4 operator extension policy ` +
 			`(x_ fields always allowed), applied to the objects the schema declares properties for (metadata, tool_input and raw_payload stay open)`,
-		apply: func(c record, v *verdict) bool {
+		apply: func(c sample, v *verdict) bool {
 			if !c.strict {
 				return false
 			}
@@ -223,7 +224,7 @@ var clauses = []clause{
 		name: "strict-unknown-event-type",
 		text: `cue/README.md All families: "Unknown event types in a known namespace (vermas, collector): warning; with --strict: ` +
 			`SCHEMA_INVALID" (rule CL011, a document rule: it runs on every record that is well-formed JSON)`,
-		apply: func(c record, v *verdict) bool {
+		apply: func(c sample, v *verdict) bool {
 			t, _ := c.value["event_type"].(string)
 			if _, known := rules.CollectorEventTypes[t]; !c.strict || known || !eventTypePattern.MatchString(t) {
 				return false
@@ -285,13 +286,13 @@ var values = map[string][]string{
 const combinations = 1000
 
 // cases returns every collector record under testdata/ and the mutation set.
-func cases(t *testing.T) []record {
+func cases(t *testing.T) []sample {
 	t.Helper()
 	root := filepath.Join("..", "..")
-	var out []record
+	var out []sample
 	add := func(id string, raw []byte) {
 		for _, strict := range []bool{false, true} {
-			r := record{id: fmt.Sprintf("%s strict=%v", id, strict), raw: raw, strict: strict}
+			r := sample{id: fmt.Sprintf("%s strict=%v", id, strict), raw: raw, strict: strict}
 			_ = jsonUnmarshal(raw, &r.value)
 			out = append(out, r)
 		}
@@ -302,7 +303,7 @@ func cases(t *testing.T) []record {
 		}
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
-		if k := lint.GlobKind(rel); k == nil || k.Name != "collector/event" {
+		if k := kind.ByGlob(rel); k == nil || k.Name != "collector/event" {
 			return nil
 		}
 		for i, line := range bytes.Split(mustRead(p), []byte("\n")) {
@@ -395,10 +396,10 @@ func TestThreeEngines(t *testing.T) {
 
 // compare returns a description of a disagreement ("" if none) and the
 // clauses that were applied to the JSON Schema verdict.
-func compare(js *jsonschema.Engine, cue *cueeval.Engine, c record) (string, []string) {
+func compare(js *jsonschema.Engine, cue *cueeval.Engine, c sample) (string, []string) {
 	now := time.Date(2025, 12, 14, 0, 0, 0, 0, time.UTC)
-	product := func(e lint.SchemaEngine) (verdict, []envelope.Violation) {
-		vs, _ := lint.NewValidator(lint.Options{Strict: c.strict, Now: now}, e).Record("collector/event", "events-2025-12-13.jsonl", c.raw, 1)
+	product := func(e record.SchemaEngine) (verdict, []envelope.Violation) {
+		vs, _ := record.NewValidator(record.Options{Strict: c.strict, Now: now}, e).Record("collector/event", "events-2025-12-13.jsonl", c.raw, 1)
 		vs = append([]envelope.Violation(nil), vs...)
 		return judge(vs), vs
 	}

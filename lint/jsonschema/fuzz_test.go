@@ -38,7 +38,7 @@ func FuzzCollectorSchema(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		for _, strict := range []bool{false, true} {
-			r := record{id: "fuzz", raw: raw, strict: strict}
+			r := sample{id: "fuzz", raw: raw, strict: strict}
 			_ = jsonUnmarshal(raw, &r.value)
 			if d, _ := compare(js, cue, r); d != "" {
 				t.Fatalf("strict=%v: %s\n%s", strict, raw, d)

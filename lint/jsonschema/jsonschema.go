@@ -12,7 +12,7 @@
 // SCHEMA_INVALID (AL003) at the failing value; the contract's additions
 // (UNKNOWN_SCHEMA_VERSION for a version major other than 1, integers without
 // fraction or exponent, --strict) are not applied: Engine has the signature
-// of lint.SchemaEngine so that the lint engine can run it, and the document
+// of record.SchemaEngine so that the lint engine can run it, and the document
 // rules of the registry then run on top of it as on any engine.
 //
 // Input is read with the same JSON reader as the fast path
@@ -38,9 +38,9 @@ import (
 	js "github.com/santhosh-tekuri/jsonschema/v5"
 
 	cuedefs "github.com/agentlint/agentlint/cue"
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // Schemas maps each kind this engine validates to its JSON Schema file in
@@ -120,19 +120,19 @@ func (e *Engine) Validate(kind string, raw []byte) []envelope.Violation {
 	return e.Schema(kind, raw, 1, false)
 }
 
-// Schema implements lint.SchemaEngine for a JSON text whose first byte is on
+// Schema implements record.SchemaEngine for a JSON text whose first byte is on
 // line line1. strict is ignored: JSON Schema has no strict mode (the
 // contract's --strict, cue/README.md, is the CUE definition's).
 func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation {
 	_ = strict
 	ks := e.kinds[kind]
 	if ks == nil {
-		return []envelope.Violation{{Rule: lint.RuleMissingValidator, Line: line1, Column: 1, Reason: "no JSON Schema for kind " + kind}}
+		return []envelope.Violation{{Rule: record.RuleMissingValidator, Line: line1, Column: 1, Reason: "no JSON Schema for kind " + kind}}
 	}
 	r := &reader{raw: raw}
 	v, err := r.read()
 	if err != nil {
-		line, col := lint.LineCol(raw, max(r.errOff, 0), line1)
+		line, col := record.LineCol(raw, max(r.errOff, 0), line1)
 		return []envelope.Violation{{Rule: fast.RuleSyntax, Parse: true, Line: line, Column: col, Reason: "invalid JSON: " + err.Error()}}
 	}
 	err = validate(ks.schema, v)
@@ -145,7 +145,7 @@ func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envel
 	}
 	var out []envelope.Violation
 	add := func(rule, ptr, reason string) {
-		line, col := lint.LineCol(raw, lint.Locate(raw, ptr), line1)
+		line, col := record.LineCol(raw, record.Locate(raw, ptr), line1)
 		out = append(out, envelope.Violation{Rule: rule, Pointer: ptr, Line: line, Column: col, Reason: reason})
 	}
 	for _, leaf := range leaves(ve) {

@@ -1,24 +1,15 @@
-// Package lint is the engine: it detects a file's kind, validates documents
-// and JSON Lines records with the generated fast path (or the CUE evaluator),
-// runs the document rules of the registry and produces violations with file,
-// line, column and JSON Pointer. It knows nothing of output formats
-// (lint/output renders them).
-//
-// # Progress
-//
-// **Progress without cost on the hot path.** `lint.LintConfig.Progress` is three
-// atomic counters (files done, bytes read, records validated) that the pipeline
-// advances once per chunk or file, never per record: the reader counts bytes
-// through a wrapper of the file's reader, the emitter adds each chunk's record
-// count. With no display the pointer is nil (one test per chunk). The CLI's
-// ticker reads them every 100 ms and draws; a second walk of the same inputs (stat
-// only, in the background) gives the totals. When stdout is the same terminal,
-// the line is erased before each write of output and redrawn at the next tick.
-package lint
+// Package kind is the catalogue of the kinds agentlint validates (one kind
+// per file kind of the seed documents: its name, seed, format, built-in
+// globs, sniffing keys and allowing reason) and their detection: by the
+// --kind flag, the configuration's globs, the built-in globs, and by
+// sniffing the first record (cue/README.md, "Kinds" and "Detection").
+// It depends on nothing else of agentlint.
+package kind
 
 import (
 	"bytes"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -36,10 +27,10 @@ const (
 	FormatText  Format = "text"
 )
 
-// KindInfo describes one kind (cue/README.md): its name, the seed it
+// Kind describes one kind (cue/README.md): its name, the seed it
 // comes from, its record unit, its built-in globs and the top-level keys that
 // sniffing looks for.
-type KindInfo struct {
+type Kind struct {
 	Name   string
 	Seed   string
 	Format Format
@@ -49,8 +40,8 @@ type KindInfo struct {
 	OKReason string
 }
 
-// Kinds lists every kind agentlint validates, in README order.
-var Kinds = []*KindInfo{
+// All lists every kind agentlint validates, in README order.
+var All = []*Kind{
 	{Name: "operator/assignment", Seed: "001", Format: FormatJSON, Sniff: "packet_type", OKReason: "assignment packet valid"},
 	{Name: "operator/orchestrator-output", Seed: "001", Format: FormatJSON, Sniff: "ledger_delta", OKReason: "orchestrator output valid"},
 	{Name: "operator/result", Seed: "001", Format: FormatJSON, Sniff: "acceptance_check + task_id", OKReason: "result packet valid"},
@@ -76,9 +67,9 @@ var Kinds = []*KindInfo{
 	{Name: "collector/event", Seed: "004", Format: FormatJSONL, Globs: []string{"**/events-*.jsonl", "**/decisions-*.jsonl"}, Sniff: "version + event_type + agent_id", OKReason: "collector event valid"},
 }
 
-// Kind returns the kind named name, or nil.
-func Kind(name string) *KindInfo {
-	for _, k := range Kinds {
+// Lookup returns the kind named name, or nil.
+func Lookup(name string) *Kind {
+	for _, k := range All {
 		if k.Name == name {
 			return k
 		}
@@ -86,12 +77,12 @@ func Kind(name string) *KindInfo {
 	return nil
 }
 
-// GlobKind returns the kind whose built-in glob matches the slash-separated
+// ByGlob returns the kind whose built-in glob matches the slash-separated
 // path p (cue/README.md, "Detection"), or nil. A glob `**/x` also
 // matches a relative path that starts with x.
-func GlobKind(p string) *KindInfo {
+func ByGlob(p string) *Kind {
 	p = filepath.ToSlash(p)
-	for _, k := range Kinds {
+	for _, k := range All {
 		for _, g := range k.Globs {
 			if MatchGlob(g, p) {
 				return k
@@ -125,12 +116,27 @@ var identifyingKeys = map[string][]string{
 	"collector/event":   {"version", "event_type", "agent_id"},
 }
 
+// IdentifyingKeys returns the top-level members that identify k's records
+// (nil for a document kind): a JSON Lines file whose first record has none
+// of them is plainly another format (OtherFormat, rule AL011).
+func (k *Kind) IdentifyingKeys() []string { return identifyingKeys[k.Name] }
+
+// Names returns the names of every kind, sorted.
+func Names() []string {
+	out := make([]string, 0, len(All))
+	for _, k := range All {
+		out = append(out, k.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // OtherFormat reports whether the first record of a JSON Lines file of kind
 // k (head: the file's first bytes, which hold its first line) is plainly
 // another format: a JSON object that has none of the kind's identifying
 // keys. A first line that is blank, not an object or not whole JSON is not
 // judged here (the records' own violations say more).
-func OtherFormat(k *KindInfo, head []byte) bool {
+func OtherFormat(k *Kind, head []byte) bool {
 	ids := identifyingKeys[k.Name]
 	line := bytes.TrimSpace(firstLine(head))
 	if len(ids) == 0 || len(line) == 0 || line[0] != '{' || !jsontext.Value(line).IsValid() {
@@ -148,7 +154,7 @@ func OtherFormat(k *KindInfo, head []byte) bool {
 // Sniff returns the kind named by the top-level keys of the first JSON object
 // in data (cue/README.md, "Sniffing"), or nil. Only the first value is
 // read; a syntax error ends sniffing with what was seen so far.
-func Sniff(data []byte) *KindInfo {
+func Sniff(data []byte) *Kind {
 	keys := topKeys(data)
 	has := func(k string) bool { _, ok := keys[k]; return ok }
 	var name string
@@ -176,7 +182,7 @@ func Sniff(data []byte) *KindInfo {
 	case has("ts") && has("session_id") && has("event"):
 		name = "ledger/entry"
 	}
-	return Kind(name)
+	return Lookup(name)
 }
 
 // topKeys returns the member names of the first top-level object with the

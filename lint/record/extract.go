@@ -1,4 +1,4 @@
-package lint
+package record
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-// extractor pulls the values that stream rules declare (rules.Field) out of
+// Extractor pulls the values that stream rules declare (rules.Field) out of
 // one JSON Lines record with a single scan of its bytes: member names are
 // compared in place, values that no field needs are skipped without being
 // decoded, and the scan stops as soon as every field was found. Nothing is
@@ -23,12 +23,16 @@ import (
 // not), and never panics on malformed input (a syntax rule switched off lets
 // such records through): it then reports what it found before the malformed
 // spot.
-type extractor struct {
+type Extractor struct {
 	fields []xfield
 	root   *xnode // the member names of the fields, as a trie
 	all    uint64 // bit set of every field
-	arena  []byte // unescaped strings of the current chunk
-	buf    []byte // scratch for member names with escapes
+	// Arena receives the unescaped strings of the values found; the
+	// returned rules.Value strings point into it (or into the line). The
+	// caller owns it: it may hand in the arena of its current batch of
+	// records and take it back after the call, or reset it.
+	Arena []byte
+	buf   []byte // scratch for member names with escapes
 	// slots are, per field, the capture slot of the kind's acceptor that
 	// holds its value (fieldSlots); nil: some field has none.
 	slots []int
@@ -53,7 +57,7 @@ func fieldSlots(kind string, fields []rules.Field) []int {
 
 // captured fills out (len(x.fields) values) from the spans the acceptor
 // recorded in line: what extract finds, without scanning line again.
-func (x *extractor) captured(line []byte, a *fast.Acc, out []rules.Value) {
+func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) {
 	for i := range out {
 		out[i] = rules.Value{}
 		s := x.slots[i]
@@ -98,21 +102,39 @@ func (n *xnode) add(tokens []string, bit uint64) {
 	n.child[k].add(tokens[1:], bit)
 }
 
-// newExtractor compiles fields (at most 64; pointers were checked by
-// rules.RegisterStream).
-func newExtractor(fields []rules.Field) *extractor {
-	x := &extractor{root: &xnode{}}
+// NewExtractor compiles fields (at most 64; pointers were checked by
+// rules.RegisterStream) for records of the kind named kindName: when that
+// kind's acceptor captures every field, Values reads them from its spans
+// instead of scanning the record again. kindName "" scans always.
+func NewExtractor(kindName string, fields []rules.Field) *Extractor {
+	x := &Extractor{root: &xnode{}}
 	for i, f := range fields {
 		toks, _ := rules.PointerTokens(f.Pointer)
 		x.fields = append(x.fields, xfield{tokens: toks, typ: f.Type})
 		x.all |= 1 << uint(i)
 		x.root.add(toks, 1<<uint(i))
 	}
+	if kindName != "" {
+		x.slots = fieldSlots(kindName, fields)
+	}
 	return x
 }
 
+// Values fills out (one value per field, in order) from the record line: from
+// the spans that acc, the kind's acceptor state after it accepted line
+// (Validator.Captured), recorded when acc is not nil and holds every field,
+// otherwise by scanning line. Values of fields that are absent or of another
+// type are zero.
+func (x *Extractor) Values(line []byte, acc *fast.Acc, out []rules.Value) {
+	if acc != nil && x.slots != nil {
+		x.captured(line, acc, out)
+		return
+	}
+	x.extract(line, out)
+}
+
 // extract fills out (len(x.fields) values) from the record line.
-func (x *extractor) extract(line []byte, out []rules.Value) {
+func (x *Extractor) extract(line []byte, out []rules.Value) {
 	for i := range out {
 		out[i] = rules.Value{}
 	}
@@ -127,7 +149,7 @@ func (x *extractor) extract(line []byte, out []rules.Value) {
 // object scans the object at line[i] == '{' for the fields of node. It
 // returns the index after the object, or -1 on malformed input or when
 // every field was found.
-func (x *extractor) object(line []byte, i int, node *xnode, out []rules.Value, found *uint64) int {
+func (x *Extractor) object(line []byte, i int, node *xnode, out []rules.Value, found *uint64) int {
 	i = fast.SkipWS(line, i+1)
 	if i < len(line) && line[i] == '}' {
 		return i + 1
@@ -196,7 +218,7 @@ func (x *extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 }
 
 // convert stores the raw JSON value found at byte offset off as f's type.
-func (x *extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
+func (x *Extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 	v.Column = off + 1
 	v.Kind = rules.ValueOther
 	if len(raw) == 0 {
@@ -208,13 +230,13 @@ func (x *extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 	case c == '"' && (f.typ == rules.FieldString || f.typ == rules.FieldTime):
 		s := raw[1 : len(raw)-1]
 		if bytes.IndexByte(s, '\\') >= 0 {
-			n := len(x.arena)
+			n := len(x.Arena)
 			var ok bool
-			if x.arena, ok = unquoteAppend(x.arena, raw); !ok {
-				x.arena = x.arena[:n]
+			if x.Arena, ok = unquoteAppend(x.Arena, raw); !ok {
+				x.Arena = x.Arena[:n]
 				return
 			}
-			s = x.arena[n:len(x.arena):len(x.arena)]
+			s = x.Arena[n:len(x.Arena):len(x.Arena)]
 		}
 		v.Kind, v.Str = rules.ValueString, s
 		if f.typ == rules.FieldTime && len(s) > 0 {

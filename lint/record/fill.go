@@ -1,4 +1,4 @@
-package lint
+package record
 
 import "github.com/agentlint/agentlint/lint/envelope"
 

@@ -1,4 +1,4 @@
-package lint
+package record
 
 import (
 	"bufio"
@@ -6,9 +6,14 @@ import (
 	"io"
 )
 
+// MaxLine is the longest JSON Lines record read (64 MiB, line ending not
+// counted); a longer line is reported (AL009) and skipped, and the rest of
+// the file is still checked.
+const MaxLine = 64 << 20
+
 // LineReader reads JSON Lines records from r one at a time, in memory
 // bounded by the longest line (at most MaxLine plus the read buffer). The
-// lint engine cuts files into chunks instead (lint/reader.go); LineReader
+// lint engine cuts files into chunks instead (package lint); LineReader
 // serves sequential readers such as the replayer's JSON Lines streams.
 type LineReader struct {
 	r    *bufio.Reader

@@ -1,4 +1,4 @@
-package lint
+package record
 
 import (
 	"slices"
@@ -26,7 +26,7 @@ type docPlan struct {
 	tokens  [][]string    // the declared pointers' tokens, in fields order
 	ptrs    []string      // the declared pointers, as declared, in the same order
 	flats   []rules.Flat
-	x       *extractor // per Validator: not safe for concurrent use
+	x       *Extractor // per Validator: not safe for concurrent use
 	vals    []rules.Value
 	// slots are, per tokens entry, the capture slot of the kind's acceptor
 	// that holds the value (fast.Acceptor.Fields); nil when the kind has no
@@ -100,7 +100,7 @@ func newShallowPlan(ptrs []string) *docPlan {
 	for i, toks := range p.tokens {
 		fields[i] = rules.Field{Pointer: rules.Ptr(anySlice(toks)...), Type: rules.FieldRaw}
 	}
-	p.x = newExtractor(fields)
+	p.x = NewExtractor("", fields)
 	p.vals = make([]rules.Value, len(fields))
 	return p
 }
@@ -173,7 +173,7 @@ func (p *docPlan) capturedValue(raw []byte, a *fast.Acc) (map[string]any, error)
 // shallowValue decodes the declared values of raw into an object holding
 // just them.
 func (p *docPlan) shallowValue(raw []byte) (map[string]any, error) {
-	p.x.arena = p.x.arena[:0]
+	p.x.Arena = p.x.Arena[:0]
 	p.x.extract(raw, p.vals)
 	return p.object(func(i int) ([]byte, bool) { return p.vals[i].Str, p.vals[i].Kind == rules.ValueRaw })
 }

@@ -1,10 +1,9 @@
-package lint
+package record
 
 import (
 	"bytes"
 	"fmt"
 	"maps"
-	"sort"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/secrets"
 	"github.com/agentlint/agentlint/rules"
 )
@@ -348,10 +348,10 @@ func dropOff(vs []envelope.Violation) []envelope.Violation {
 // byte-order mark is skipped with a warning (AL006) and an empty payload is
 // AL005 (README, Codes and precedence; Kinds). A kind of format TOML or text (the
 // vermas template and assignment) is converted into its JSON equivalent
-// first (formats.go): a TOML syntax error is VM030, a malformed assignment
+// first (convert.go): a TOML syntax error is VM030, a malformed assignment
 // line VM020, and the violations of the JSON text are reported at the
 // source's line and column. The returned Doc then holds the JSON text.
-func (v *Validator) Document(kind, file string, raw []byte) ([]envelope.Violation, *rules.Doc) {
+func (v *Validator) Document(kindName, file string, raw []byte) ([]envelope.Violation, *rules.Doc) {
 	var pre []envelope.Violation
 	if bytes.HasPrefix(raw, []byte("\ufeff")) {
 		raw = raw[3:]
@@ -364,10 +364,10 @@ func (v *Validator) Document(kind, file string, raw []byte) ([]envelope.Violatio
 		envelope.Sort(v.vs)
 		return v.vs, nil
 	}
-	if k := Kind(kind); k != nil && (k.Format == FormatTOML || k.Format == FormatText) {
+	if k := kind.Lookup(kindName); k != nil && (k.Format == kind.FormatTOML || k.Format == kind.FormatText) {
 		return v.foreign(k, file, raw, pre)
 	}
-	vs, doc := v.Record(kind, file, raw, 1)
+	vs, doc := v.Record(kindName, file, raw, 1)
 	if len(pre) > 0 {
 		v.vs = append(append(v.vs[:0:0], pre...), vs...)
 		v.finish()
@@ -379,7 +379,7 @@ func (v *Validator) Document(kind, file string, raw []byte) ([]envelope.Violatio
 
 // foreign validates a TOML or text document: convert, validate the JSON,
 // map positions back to the source.
-func (v *Validator) foreign(k *KindInfo, file string, raw []byte, pre []envelope.Violation) ([]envelope.Violation, *rules.Doc) {
+func (v *Validator) foreign(k *kind.Kind, file string, raw []byte, pre []envelope.Violation) ([]envelope.Violation, *rules.Doc) {
 	c := convert(k.Format, raw)
 	pre = append(pre, c.errs...)
 	var doc *rules.Doc
@@ -403,14 +403,23 @@ func (v *Validator) foreign(k *KindInfo, file string, raw []byte, pre []envelope
 	return v.vs, doc
 }
 
-// KindNames returns the names of every kind, sorted.
-func KindNames() []string {
-	var out []string
-	for _, k := range Kinds {
-		out = append(out, k.Name)
+// Options returns the options the validator was made with (MaxSkew
+// defaulted).
+func (v *Validator) Options() Options { return v.opts }
+
+// Engine returns the validator's schema engine (a *FastEngine unless
+// another was given to NewValidator).
+func (v *Validator) Engine() SchemaEngine { return v.engine }
+
+// Captured returns the spans of the declared members of the last record
+// given to Record or RecordLine when its kind's acceptor accepted it (the
+// fast path), for Extractor.Values; nil otherwise. It is valid until the
+// next call.
+func (v *Validator) Captured() *fast.Acc {
+	if !v.accepted {
+		return nil
 	}
-	sort.Strings(out)
-	return out
+	return v.fast.Captured()
 }
 
 // Strict reports whether the validator runs in strict mode (Options.Strict):

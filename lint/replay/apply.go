@@ -20,9 +20,9 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -727,7 +727,7 @@ func (b *lineBatch) stop() {
 
 // check validates the batch's wrapper (the worker's part) and decodes every
 // record.
-func (bt *batch) check(engine lint.SchemaEngine, strict bool) {
+func (bt *batch) check(engine record.SchemaEngine, strict bool) {
 	n := len(bt.wrap)
 	bt.wrap = append(bt.wrap, deltaSuffix...)
 	per := bt.per[:0]
@@ -812,7 +812,7 @@ func recordOf(v envelope.Violation, n int) (int, bool) {
 // validateOne validates one record in a wrapper of its own; a syntax error
 // is reported as the record's own (not the wrapper's). Violations keep the
 // wrapper's pointers and columns (see unwrapDelta).
-func validateOne(engine lint.SchemaEngine, strict bool, text []byte) []envelope.Violation {
+func validateOne(engine record.SchemaEngine, strict bool, text []byte) []envelope.Violation {
 	w := append(append(append([]byte(nil), deltaPrefix...), text...), deltaSuffix...)
 	vs := append([]envelope.Violation(nil), engine.Schema(string(FormOutput), w, 1, strict)...)
 	if len(vs) > 0 && vs[0].Parse {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/bench"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // The benchmark of lint/replay/README.md's replayer (issue: "1,000,000 deltas
@@ -89,7 +89,7 @@ func decodeOnce(stream string) (int, error) {
 		return 0, err
 	}
 	defer f.Close()
-	lr := lint.NewLineReader(f)
+	lr := record.NewLineReader(f)
 	n := 0
 	for {
 		text, _, _, _, err := lr.Next()

@@ -14,8 +14,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/renameio/v2"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -143,7 +143,7 @@ func (p place) sub(ptr string) place {
 	if p.span.text == nil {
 		return place{p.file, p.ptr + ptr, p.span}
 	}
-	off := int(lint.Locate(p.span.text, ptr))
+	off := int(record.Locate(p.span.text, ptr))
 	line, col := p.span.at(ptr)
 	return place{p.file, p.ptr + ptr, span{p.span.text[off:], line, col}}
 }

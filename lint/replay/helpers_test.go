@@ -14,8 +14,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // update rewrites the want.json and ledger.json sections of
@@ -146,7 +146,7 @@ func writeSection(a *txtar.Archive, name string, data []byte) {
 // validateAs validates data as kind with the engine and returns the error
 // violations.
 func validateAs(kind string, data []byte) []string {
-	vs, _ := lint.NewValidator(lint.Options{}, nil).Document(kind, "x.json", data)
+	vs, _ := record.NewValidator(record.Options{}, nil).Document(kind, "x.json", data)
 	var out []string
 	for _, v := range vs {
 		if v.Severity == envelope.SeverityError {

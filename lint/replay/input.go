@@ -14,9 +14,10 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // Form is how an input is written. BASE: FormHandoff, FormReconcile,
@@ -69,7 +70,7 @@ func baseForm(name string, data []byte) (Form, error) {
 	if !oneValue(head) {
 		head = data
 	}
-	k := lint.Sniff(head)
+	k := kind.Sniff(head)
 	switch {
 	case k == nil && hasLedger(head):
 		return FormReconcile, nil
@@ -357,7 +358,7 @@ func (r *run) trailing(file string, data []byte, dec *jsontext.Decoder) error {
 		return nil
 	}
 	off := valueStart(data, int(dec.InputOffset()))
-	line, col := lint.LineCol(data, int64(off), 1)
+	line, col := record.LineCol(data, int64(off), 1)
 	r.addInput(file, r.fillAll([]envelope.Violation{{Rule: fast.RuleSyntax, Line: line, Column: col, Parse: true,
 		Reason: "invalid JSON: unexpected data after the top-level value"}}))
 	return nil
@@ -469,7 +470,7 @@ func (r *run) openStream(i int, in Input) (*stream, error) {
 		}
 		head = bytes.TrimPrefix(data, bom)
 	}
-	switch k := lint.Sniff(head); {
+	switch k := kind.Sniff(head); {
 	case k != nil && k.Name == string(FormOutput):
 		s.form = FormOutput
 		if data == nil {

@@ -3,7 +3,7 @@ package replay
 import (
 	"bytes"
 
-	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // span is one JSON value inside an input file: its text and the 1-based line
@@ -21,7 +21,7 @@ func (s span) at(ptr string) (int, int) {
 	if s.text == nil {
 		return s.line, s.col
 	}
-	line, col := lint.LineCol(s.text, lint.Locate(s.text, ptr), s.line)
+	line, col := record.LineCol(s.text, record.Locate(s.text, ptr), s.line)
 	if line == s.line {
 		col += s.col - 1
 	}
@@ -59,5 +59,5 @@ func (c *lineCounter) pos(off int) (int, int) {
 // valueStart skips white space and the separators ',' and ':' from off: a
 // decoder's offset before a value points just after the previous token.
 func valueStart(text []byte, off int) int {
-	return off + int(lint.Locate(text[off:], ""))
+	return off + int(record.Locate(text[off:], ""))
 }

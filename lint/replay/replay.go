@@ -63,8 +63,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -80,13 +80,13 @@ type Input struct {
 	R    io.Reader
 }
 
-// Options configure a replay. The embedded lint.Options are those of input
+// Options configure a replay. The embedded record.Options are those of input
 // validation (Strict, MaxSkew, Severity); Now is the watchdog's clock: zero
 // means no watchdog. MaxSkew zero means rules.DefaultMaxSkew.
 type Options struct {
-	lint.Options
+	record.Options
 	// Engine validates the inputs' schemas; nil: the fast path.
-	Engine lint.SchemaEngine
+	Engine record.SchemaEngine
 
 	// Tests only: hash replaces the delta_id hash (to make ids collide);
 	// noReread keeps every id and digest in memory for every stream, as
@@ -170,13 +170,13 @@ func Run(base Input, streams []Input, opts Options) (*Result, error) {
 		r.hashID = func(id []byte) uint64 { return maphash.Bytes(seed, id) }
 	}
 	if r.engine == nil {
-		r.engine = lint.NewFastEngine()
+		r.engine = record.NewFastEngine()
 	}
 	o := opts.Options
 	if o.Now.IsZero() {
 		o.Now = time.Now() // the input validators' clock; the watchdog runs only with opts.Now
 	}
-	r.validator = lint.NewValidator(o, r.engine)
+	r.validator = record.NewValidator(o, r.engine)
 
 	// Read BASE and open every stream (form detection) before any work, so
 	// that a usage problem is reported before anything else.
@@ -219,8 +219,8 @@ func Run(base Input, streams []Input, opts Options) (*Result, error) {
 type run struct {
 	opts      Options
 	hashID    func([]byte) uint64 // hashes delta_ids (maphash, one seed per run); safe for concurrent use
-	engine    lint.SchemaEngine
-	validator *lint.Validator
+	engine    record.SchemaEngine
+	validator *record.Validator
 	base      *ledger
 	// invalid is set once an input has an error: the replay stops applying
 	// and the verdict holds the inputs' violations only.
@@ -264,9 +264,9 @@ func withFile(extra map[string]any, file string) map[string]any {
 
 // newEngine returns another schema engine for a validation worker, or nil
 // when Options.Engine was given (it may not be safe for concurrent use).
-func (r *run) newEngine() lint.SchemaEngine {
+func (r *run) newEngine() record.SchemaEngine {
 	if r.opts.Engine != nil {
 		return nil
 	}
-	return lint.NewFastEngine()
+	return record.NewFastEngine()
 }

@@ -8,11 +8,11 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // offsetLineReader reads a JSON Lines stream one line at a time, like
-// lint.LineReader, and also returns each line's byte offset in the input, so
+// record.LineReader, and also returns each line's byte offset in the input, so
 // that a delta can be read again later (rereader).
 type offsetLineReader struct {
 	r    *bufio.Reader
@@ -27,7 +27,7 @@ func newOffsetLineReader(r io.Reader, start int64) *offsetLineReader {
 
 // next returns the next line without its line ending, its 1-based number,
 // its byte offset, whether it ended with CRLF and whether it was longer than
-// lint.MaxLine (then text is nil). A final line without a newline is still
+// record.MaxLine (then text is nil). A final line without a newline is still
 // returned. At the end it returns io.EOF. text is valid until the next call.
 func (lr *offsetLineReader) next() (text []byte, line int, off int64, crlf, tooLong bool, err error) {
 	own := lr.buf[:0]
@@ -38,7 +38,7 @@ func (lr *offsetLineReader) next() (text []byte, line int, off int64, crlf, tooL
 		lr.off += int64(len(chunk))
 		if !tooLong {
 			switch {
-			case len(own)+len(chunk) > lint.MaxLine+2:
+			case len(own)+len(chunk) > record.MaxLine+2:
 				tooLong = true
 				own = own[:0]
 			case len(own) == 0 && e == nil:
@@ -155,7 +155,7 @@ func (rr *rereader) at(off int64) ([]byte, error) {
 			rr.next = off + int64(len(v))
 			return v, nil
 		}
-		if size > lint.MaxLine+4 {
+		if size > record.MaxLine+4 {
 			return nil, errChanged
 		}
 		size *= 4

@@ -15,9 +15,10 @@ import (
 
 	js "github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/internal/mutate"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/lint/schemaexport"
 	"github.com/agentlint/agentlint/rules"
 )
@@ -26,7 +27,7 @@ import (
 // of every family, the agreement corpus, the demo, the stream examples and
 // the seeds), in both modes, is judged by the exported JSON Schema
 // (santhosh-tekuri/jsonschema/v5, draft 2020-12, formats asserted) and by
-// agentlint's per-record validation (lint.Validator: the fast path and the
+// agentlint's per-record validation (record.Validator: the fast path and the
 // document rules). The verdicts (allow) must agree, except where agentlint
 // denies only under rules the JSON Schema does not express: every such rule
 // is named by the registry (rules.Rule.NotInJSONSchema), and partial rules
@@ -68,17 +69,17 @@ func expressible(v envelope.Violation) (bool, string) {
 	return true, ""
 }
 
-type record struct {
+type sample struct {
 	id, kind, file string
 	raw            []byte
 }
 
 // records returns every record under testdata/: JSON documents, JSON Lines
 // records, and TOML templates and assignment files in their JSON form
-// (lint.JSONForm: what their schema judges; left out when they have none).
-func records(t *testing.T) []record {
+// (record.JSONForm: what their schema judges; left out when they have none).
+func records(t *testing.T) []sample {
 	t.Helper()
-	var out []record
+	var out []sample
 	err := filepath.WalkDir(filepath.Join(root, "testdata"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -92,27 +93,27 @@ func records(t *testing.T) []record {
 		if err != nil {
 			return err
 		}
-		k := lint.GlobKind(rel)
+		k := kind.ByGlob(rel)
 		if k == nil && (strings.HasSuffix(rel, ".json") || strings.HasSuffix(rel, ".jsonl")) {
-			k = lint.Sniff(raw)
+			k = kind.Sniff(raw)
 		}
 		if k == nil {
 			return nil
 		}
-		if k.Format == lint.FormatTOML || k.Format == lint.FormatText {
-			if js := lint.JSONForm(k, raw); js != nil {
-				out = append(out, record{rel, k.Name, rel, js})
+		if k.Format == kind.FormatTOML || k.Format == kind.FormatText {
+			if js := record.JSONForm(k, raw); js != nil {
+				out = append(out, sample{rel, k.Name, rel, js})
 			}
 			return nil
 		}
-		if k.Format == lint.FormatJSON && !strings.HasSuffix(rel, ".jsonl") {
-			out = append(out, record{rel, k.Name, rel, raw})
+		if k.Format == kind.FormatJSON && !strings.HasSuffix(rel, ".jsonl") {
+			out = append(out, sample{rel, k.Name, rel, raw})
 			return nil
 		}
 		for i, line := range bytes.Split(raw, []byte("\n")) {
 			line = bytes.TrimSuffix(line, []byte("\r"))
 			if len(bytes.TrimSpace(line)) > 0 {
-				out = append(out, record{fmt.Sprintf("%s:%d", rel, i+1), k.Name, rel, line})
+				out = append(out, sample{fmt.Sprintf("%s:%d", rel, i+1), k.Name, rel, line})
 			}
 		}
 		return nil
@@ -153,9 +154,9 @@ func TestAgreement(t *testing.T) {
 // record of each kind under testdata/ (every member deleted, replaced by
 // values of every type and by the edges of date-times, or added).
 func TestAgreementMutations(t *testing.T) {
-	val := lint.NewValidator(lint.Options{Now: agreeNow}, nil)
+	val := record.NewValidator(record.Options{Now: agreeNow}, nil)
 	done := map[string]bool{}
-	var muts []record
+	var muts []sample
 	for _, r := range records(t) {
 		if done[r.kind] {
 			continue
@@ -169,7 +170,7 @@ func TestAgreementMutations(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range ms {
-			muts = append(muts, record{r.id + " " + m.Name, r.kind, r.file, m.Raw})
+			muts = append(muts, sample{r.id + " " + m.Name, r.kind, r.file, m.Raw})
 		}
 	}
 	why := agree(t, muts, "mutations")
@@ -232,13 +233,13 @@ var agreeNow = time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)
 
 // agree compares the verdicts of recs in both modes (see the top of the file).
 // It returns the expected differences: why → records.
-func agree(t *testing.T, recs []record, what string) map[string]int {
+func agree(t *testing.T, recs []sample, what string) map[string]int {
 	t.Helper()
 	why := map[string]int{} // "RULE: why" → records
 	agreed, differed := 0, 0
 	for _, strict := range []bool{false, true} {
 		sch := schemas(t, strict)
-		val := lint.NewValidator(lint.Options{Strict: strict, Now: agreeNow}, nil)
+		val := record.NewValidator(record.Options{Strict: strict, Now: agreeNow}, nil)
 		for _, r := range recs {
 			vs, _ := val.Record(r.kind, r.file, r.raw, 1)
 			var errs []envelope.Violation

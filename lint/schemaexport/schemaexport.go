@@ -8,7 +8,7 @@
 // (undeclared members allowed, as agentlint without --strict) and
 // schemas/F.R.strict.schema.json (closed objects, as --strict), where F/R is
 // the kind's name. Their top description and title come from Header, which
-// reads the kind table (lint.Kinds) and the rule registry (rules).
+// reads the kind table (kind.All) and the rule registry (rules).
 package schemaexport
 
 import (
@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	cuedefs "github.com/agentlint/agentlint/cue"
-	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -41,11 +41,11 @@ func FileName(kind string, strict bool) string {
 	return base + ".schema.json"
 }
 
-// Kinds returns every kind with a JSON Schema: every kind of lint.Kinds, in
+// Kinds returns every kind with a JSON Schema: every kind of kind.All, in
 // its order (cue/README.md).
 func Kinds() []string {
-	out := make([]string, 0, len(lint.Kinds))
-	for _, k := range lint.Kinds {
+	out := make([]string, 0, len(kind.All))
+	for _, k := range kind.All {
 		out = append(out, k.Name)
 	}
 	return out
@@ -54,13 +54,13 @@ func Kinds() []string {
 // JSONSchema returns the JSON Schema of kind (strict: the --strict one),
 // indented, ending with a newline. The error names the kind when it has
 // no schema.
-func JSONSchema(kind string, strict bool) ([]byte, error) {
-	if lint.Kind(kind) == nil {
-		return nil, fmt.Errorf("no kind %q (agentlint kinds lists them)", kind)
+func JSONSchema(kindName string, strict bool) ([]byte, error) {
+	if kind.Lookup(kindName) == nil {
+		return nil, fmt.Errorf("no kind %q (agentlint kinds lists them)", kindName)
 	}
-	b, err := files.ReadFile("schemas/" + FileName(kind, strict))
+	b, err := files.ReadFile("schemas/" + FileName(kindName, strict))
 	if err != nil {
-		return nil, fmt.Errorf("no JSON Schema for kind %s (regenerate with go generate ./lint/schemaexport): %w", kind, err)
+		return nil, fmt.Errorf("no JSON Schema for kind %s (regenerate with go generate ./lint/schemaexport): %w", kindName, err)
 	}
 	return b, nil
 }
@@ -68,19 +68,19 @@ func JSONSchema(kind string, strict bool) ([]byte, error) {
 // CUEFiles returns the names of the embedded CUE files that define kind,
 // in the order to read them: common.cue, then the family's file (kind ""
 // : every file), sorted.
-func CUEFiles(kind string) ([]string, error) {
+func CUEFiles(kindName string) ([]string, error) {
 	all, err := cuedefsNames()
 	if err != nil {
 		return nil, err
 	}
-	if kind == "" {
+	if kindName == "" {
 		return all, nil
 	}
-	info := lint.Kind(kind)
+	info := kind.Lookup(kindName)
 	if info == nil {
-		return nil, fmt.Errorf("no kind %q (agentlint kinds lists them)", kind)
+		return nil, fmt.Errorf("no kind %q (agentlint kinds lists them)", kindName)
 	}
-	family := strings.SplitN(kind, "/", 2)[0]
+	family := strings.SplitN(kindName, "/", 2)[0]
 	var out []string
 	for _, n := range all {
 		if n == "common.cue" || n == family+".cue" {
@@ -120,21 +120,21 @@ type Header struct {
 // and that the JSON Schema does not (wholly) check (rules.Rule.NotInJSONSchema),
 // with the reason: a record this schema accepts may still be denied by
 // agentlint under those rules.
-func HeaderFor(kind string, strict bool) (Header, error) {
-	info := lint.Kind(kind)
+func HeaderFor(kindName string, strict bool) (Header, error) {
+	info := kind.Lookup(kindName)
 	if info == nil {
-		return Header{}, fmt.Errorf("no kind %q", kind)
+		return Header{}, fmt.Errorf("no kind %q", kindName)
 	}
-	unit := map[lint.Format]string{
-		lint.FormatJSON:  "a JSON document",
-		lint.FormatJSONL: "one record (line) of a JSON Lines file",
-		lint.FormatTOML:  "a TOML file, as agentlint converts it to JSON (the schema applies to that JSON, not to the TOML text)",
-		lint.FormatText:  `a text file {type}:{reference_id}, as agentlint converts it to JSON {"type":…,"reference_id":…}`,
+	unit := map[kind.Format]string{
+		kind.FormatJSON:  "a JSON document",
+		kind.FormatJSONL: "one record (line) of a JSON Lines file",
+		kind.FormatTOML:  "a TOML file, as agentlint converts it to JSON (the schema applies to that JSON, not to the TOML text)",
+		kind.FormatText:  `a text file {type}:{reference_id}, as agentlint converts it to JSON {"type":…,"reference_id":…}`,
 	}[info.Format]
-	h := Header{ID: BaseURL + FileName(kind, strict), Title: "agentlint " + kind}
+	h := Header{ID: BaseURL + FileName(kindName, strict), Title: "agentlint " + kindName}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (seed %s): %s. Generated from agentlint's CUE definitions (cue/*.cue), the model its validators are generated from; "+
-		"each field's description names the rule (agentlint explain ID) its violations are reported under.", kind, info.Seed, unit)
+		"each field's description names the rule (agentlint explain ID) its violations are reported under.", kindName, info.Seed, unit)
 	if strict {
 		b.WriteString(" Strict (agentlint --strict): a member the definition does not declare is rule AL004 unless the object allows it (x_ members, open objects).")
 	} else {
@@ -142,7 +142,7 @@ func HeaderFor(kind string, strict bool) (Header, error) {
 	}
 	var gaps []string
 	for _, r := range rules.All() {
-		if !r.AppliesTo(kind) || r.Kinds == nil {
+		if !r.AppliesTo(kindName) || r.Kinds == nil {
 			continue
 		}
 		if why := r.NotInJSONSchema(); why != "" {

@@ -46,7 +46,9 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/lint/server/serveconf"
 )
 
@@ -69,7 +71,7 @@ type Config struct {
 	// Options are the validators' options (strict mode, severities); a
 	// zero Now is the current time of each request, as for `agentlint
 	// validate`.
-	Options lint.Options
+	Options record.Options
 	// MaxBody is the longest request body in bytes; a longer one is 413.
 	MaxBody int64
 	// MaxInFlight is the number of validating requests served at once; one
@@ -411,7 +413,7 @@ func (s *Server) tooLarge(w http.ResponseWriter) {
 
 // options are the validator options of a request: the server's, with
 // strict=true|false and now=RFC3339 from the query.
-func (s *Server) options(w http.ResponseWriter, r *http.Request) (lint.Options, bool) {
+func (s *Server) options(w http.ResponseWriter, r *http.Request) (record.Options, bool) {
 	o := s.cfg.Options
 	if o.Now.IsZero() {
 		o.Now = time.Now() // a runtime gate: time rules at the current time
@@ -438,12 +440,12 @@ func (s *Server) options(w http.ResponseWriter, r *http.Request) (lint.Options, 
 
 // kindParam returns the kind of ?kind=K: nil when absent; an unknown kind
 // answers 404.
-func kindParam(w http.ResponseWriter, r *http.Request) (*lint.KindInfo, bool) {
+func kindParam(w http.ResponseWriter, r *http.Request) (*kind.Kind, bool) {
 	name := r.URL.Query().Get("kind")
 	if name == "" {
 		return nil, true
 	}
-	k := lint.Kind(name)
+	k := kind.Lookup(name)
 	if k == nil {
 		fail(w, http.StatusNotFound, envelope.MissingValidator, "unknown kind "+strconv.Quote(name)+"; GET /v1/kinds lists them")
 		return nil, false
@@ -454,10 +456,10 @@ func kindParam(w http.ResponseWriter, r *http.Request) (*lint.KindInfo, bool) {
 // request reads what POST /v1/validate and /v1/lint take: ?kind=K (nil
 // when absent), the options of the query and the body; ok is false when the
 // request was answered already (404, 400, 413).
-func (s *Server) request(w http.ResponseWriter, r *http.Request) (*lint.KindInfo, lint.Options, []byte, bool) {
+func (s *Server) request(w http.ResponseWriter, r *http.Request) (*kind.Kind, record.Options, []byte, bool) {
 	k, ok := kindParam(w, r)
 	if !ok {
-		return nil, lint.Options{}, nil, false
+		return nil, record.Options{}, nil, false
 	}
 	opts, ok := s.options(w, r)
 	if !ok {
@@ -475,7 +477,7 @@ func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if k == nil {
-		k = lint.Sniff(data)
+		k = kind.Sniff(data)
 		if k == nil && len(bytes.TrimSpace(data)) > 0 {
 			fail(w, http.StatusBadRequest, envelope.MissingRequiredInput, "cannot determine the kind of the payload from its top-level keys; name it with ?kind=K (GET /v1/kinds)")
 			return
@@ -495,7 +497,7 @@ func (s *Server) lint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if k == nil {
-		if k = lint.Sniff(data); k == nil {
+		if k = kind.Sniff(data); k == nil {
 			fail(w, http.StatusBadRequest, envelope.MissingRequiredInput, "cannot determine the kind of the log from its first record; name it with ?kind=K (GET /v1/kinds)")
 			return
 		}
@@ -569,7 +571,7 @@ func (s *Server) records(w http.ResponseWriter, r *http.Request) {
 
 // session returns the live session name, locked (started with kind k when
 // new), or nil with the status and reason of the refusal.
-func (s *Server) session(name string, k *lint.KindInfo) (*session, int, string) {
+func (s *Server) session(name string, k *kind.Kind) (*session, int, string) {
 	s.mu.Lock()
 	now := s.cfg.Now()
 	s.sweepLocked(now)
@@ -652,8 +654,8 @@ func (s *Server) sweeper() {
 // kinds is GET /v1/kinds: the kinds, as `agentlint kinds --format json`
 // prints them, in one JSON array.
 func (s *Server) kinds(w http.ResponseWriter, _ *http.Request) {
-	out := make([]map[string]any, 0, len(lint.Kinds))
-	for _, k := range lint.Kinds {
+	out := make([]map[string]any, 0, len(kind.All))
+	for _, k := range kind.All {
 		globs := k.Globs
 		if globs == nil {
 			globs = []string{}

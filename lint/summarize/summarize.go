@@ -3,7 +3,7 @@
 // title, date, total events, timeline, tasks completed (status, duration),
 // errors and notes, one summary per session_id.
 //
-// Entries are validated first with the engine (lint.Validator, kind
+// Entries are validated first with the engine (record.Validator, kind
 // ledger/entry); a denied entry is handed to Options.Denied as its envelope
 // and left out of every summary. Ledgers are streamed line by line: memory is
 // bounded by the longest line plus, per session summarized, the few strings
@@ -21,9 +21,9 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // Kind is the kind every summarized line is validated as.
@@ -35,14 +35,14 @@ const Notes = "_Session summary generated from ledger entries._"
 // Options configure a Summarizer.
 type Options struct {
 	// Validator validates each entry as Kind; nil: the fast path with
-	// default lint.Options.
-	Validator *lint.Validator
+	// default record.Options.
+	Validator *record.Validator
 	// Session, when not empty, keeps only the entries of this session_id
 	// (every entry is still validated).
 	Session string
 	// Denied receives, in input order, the envelope of each line that is
 	// denied (an entry that fails validation, a line longer than
-	// lint.MaxLine, a blank line with --strict). Its error stops the read.
+	// record.MaxLine, a blank line with --strict). Its error stops the read.
 	// nil: denied lines are only counted.
 	Denied func(envelope.Envelope) error
 }
@@ -51,7 +51,7 @@ type Options struct {
 // each ledger, then Sessions. It is not safe for concurrent use.
 type Summarizer struct {
 	opts     Options
-	v        *lint.Validator
+	v        *record.Validator
 	sessions map[string]*Session
 	denied   int
 	entries  int
@@ -61,7 +61,7 @@ type Summarizer struct {
 func New(opts Options) *Summarizer {
 	v := opts.Validator
 	if v == nil {
-		v = lint.NewValidator(lint.Options{}, nil)
+		v = record.NewValidator(record.Options{}, nil)
 	}
 	return &Summarizer{opts: opts, v: v, sessions: map[string]*Session{}}
 }
@@ -79,11 +79,11 @@ var bom = []byte("\ufeff")
 // its valid entries to their sessions, in input order. The line handling is
 // that of `agentlint lint` (cue/README.md): a byte-order mark on line
 // 1 (AL006) and CRLF endings (AL007) are warnings, blank lines are skipped
-// (AL008 with --strict), a line longer than lint.MaxLine is AL009 and the
+// (AL008 with --strict), a line longer than record.MaxLine is AL009 and the
 // rest is still read, a final line without a newline is an entry. It returns
 // a read error of r or the error of Options.Denied.
 func (s *Summarizer) Read(file string, r io.Reader) error {
-	lr := lint.NewLineReader(r)
+	lr := record.NewLineReader(r)
 	var pre []envelope.Violation
 	for {
 		text, n, crlf, tooLong, err := lr.Next()

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/lint/summarize"
 )
 
@@ -155,7 +155,7 @@ func TestLines(t *testing.T) {
 	for _, strict := range []bool{false, true} {
 		var envs []envelope.Envelope
 		s := summarize.New(summarize.Options{
-			Validator: lint.NewValidator(lint.Options{Strict: strict}, nil),
+			Validator: record.NewValidator(record.Options{Strict: strict}, nil),
 			Denied:    func(e envelope.Envelope) error { envs = append(envs, e); return nil },
 		})
 		if err := s.Read("x.jsonl", strings.NewReader(in)); err != nil {

@@ -10,7 +10,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/agentlint/agentlint/lint"
+	"github.com/agentlint/agentlint/lint/record"
 )
 
 // Defaults of the server's limits.
@@ -38,7 +38,7 @@ type RunConfig struct {
 	Token string
 	// Options, MaxBody, MaxInFlight, MaxSessions, SessionIdle and
 	// RequestTimeout are those of Config.
-	Options        lint.Options
+	Options        record.Options
 	MaxBody        int64
 	MaxInFlight    int
 	MaxSessions    int

@@ -1,7 +1,8 @@
-package lint
+package record
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func TestExtract(t *testing.T) {
 		{`{}`, "absent | absent | absent | absent | absent"},
 		{`[1,2]`, "absent | absent | absent | absent | absent"},
 	}
-	x := newExtractor(fields)
+	x := NewExtractor("", fields)
 	for _, c := range cases {
 		out := make([]rules.Value, len(fields))
 		x.extract([]byte(c.line), out)
@@ -66,7 +67,7 @@ func describe(vs []rules.Value) string {
 // the syntax rule is switched off) is scanned without a panic.
 func TestExtractMalformed(t *testing.T) {
 	line := `{"x":{"a":"b\"}","c":[1,{"d":"]"}]},"timestamp":"2026-02-14T19:00:00Z","n":12.5e1}`
-	x := newExtractor([]rules.Field{{Pointer: "/timestamp", Type: rules.FieldTime}, {Pointer: "/n", Type: rules.FieldNumber}, {Pointer: "/x/c", Type: rules.FieldString}})
+	x := NewExtractor("", []rules.Field{{Pointer: "/timestamp", Type: rules.FieldTime}, {Pointer: "/n", Type: rules.FieldNumber}, {Pointer: "/x/c", Type: rules.FieldString}})
 	out := make([]rules.Value, 3)
 	for i := 0; i <= len(line); i++ {
 		x.extract([]byte(line[:i]), out)
@@ -78,8 +79,8 @@ func TestExtractMalformed(t *testing.T) {
 }
 
 func BenchmarkExtract(b *testing.B) {
-	line := []byte(worklogLine(5, 300))
-	x := newExtractor([]rules.Field{{Pointer: "/timestamp", Type: rules.FieldTime}, {Pointer: "/next_step", Type: rules.FieldString}})
+	line := []byte(`{"timestamp":"2026-02-14T19:05:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","actor":"agent-1","action":"edit","files_touched":[],"decision":"` + strings.Repeat("d", 300) + `","result":"ok","next_step":"report"}`)
+	x := NewExtractor("", []rules.Field{{Pointer: "/timestamp", Type: rules.FieldTime}, {Pointer: "/next_step", Type: rules.FieldString}})
 	out := make([]rules.Value, 2)
 	b.ReportAllocs()
 	for b.Loop() {

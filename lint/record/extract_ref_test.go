@@ -1,4 +1,4 @@
-package lint
+package record
 
 import (
 	"encoding/json"
@@ -58,7 +58,7 @@ func TestExtractMatchesDecoder(t *testing.T) {
 		{Pointer: "/event_id", Type: rules.FieldString},
 		{Pointer: "/n", Type: rules.FieldNumber},
 	}
-	x := newExtractor(fields)
+	x := NewExtractor("", fields)
 	out := make([]rules.Value, len(fields))
 	for _, rec := range records {
 		x.extract([]byte(rec), out)

@@ -1,4 +1,4 @@
-package lint
+package record
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -55,24 +56,24 @@ type converted struct {
 }
 
 // convert turns raw (a document of a kind of format f) into JSON.
-func convert(f Format, raw []byte) converted {
+func convert(f kind.Format, raw []byte) converted {
 	switch f {
-	case FormatTOML:
+	case kind.FormatTOML:
 		return tomlJSON(raw)
-	case FormatText:
+	case kind.FormatText:
 		return assignmentJSON(raw)
 	}
 	return converted{js: raw}
 }
 
-// documentJSON returns the JSON form of a whole document of kind k (the
+// DocumentJSON returns the JSON form of a whole document of kind k (the
 // text after a byte-order mark; TOML and text converted) and a function
 // that maps a JSON Pointer of it to a 1-based line and column of the
 // source; nil when the document has no JSON form (a parse error). For the
 // stream rules (rules.StreamRecord.Locate), off the hot path.
-func documentJSON(k *KindInfo, raw []byte) ([]byte, func(string) (int, int)) {
+func DocumentJSON(k *kind.Kind, raw []byte) ([]byte, func(string) (int, int)) {
 	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
-	if k.Format == FormatTOML || k.Format == FormatText {
+	if k.Format == kind.FormatTOML || k.Format == kind.FormatText {
 		c := convert(k.Format, raw)
 		if c.js == nil {
 			return nil, nil
@@ -90,8 +91,8 @@ func documentJSON(k *KindInfo, raw []byte) ([]byte, func(string) (int, int)) {
 // templates and assignment text files (a byte-order mark skipped); nil when
 // the document has no JSON form (a TOML or assignment syntax error). The
 // exported JSON Schemas (lint/schemaexport) apply to this form.
-func JSONForm(k *KindInfo, raw []byte) []byte {
-	js, _ := documentJSON(k, raw)
+func JSONForm(k *kind.Kind, raw []byte) []byte {
+	js, _ := DocumentJSON(k, raw)
 	return js
 }
 
