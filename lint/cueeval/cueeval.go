@@ -776,18 +776,18 @@ func scalarOK(t *schema.Type, v ast.Expr) bool {
 	switch b.Kind {
 	case token.STRING:
 		s, err := literal.Unquote(b.Value)
-		return err == nil && t.AcceptsScalar(schema.KString, s, 0)
+		return err == nil && t.AcceptsScalar(fast.KString, s, 0)
 	case token.INT, token.FLOAT:
-		k := schema.KInt
+		k := fast.KInt
 		if strings.ContainsAny(b.Value, ".eE") {
-			k = schema.KFloat
+			k = fast.KFloat
 		}
 		f, err := strconv.ParseFloat(b.Value, 64)
 		return err == nil && t.AcceptsScalar(k, b.Value, f)
 	case token.TRUE, token.FALSE:
-		return t.AcceptsScalar(schema.KBool, "", 0)
+		return t.AcceptsScalar(fast.KBool, "", 0)
 	case token.NULL:
-		return t.AcceptsScalar(schema.KNull, "", 0)
+		return t.AcceptsScalar(fast.KNull, "", 0)
 	}
 	return false
 }
@@ -848,7 +848,7 @@ func neutralValue(o *schema.Object, name string) (string, bool) {
 		}
 	}
 	for _, v := range cands {
-		if !named(v) && f.Type.AcceptsScalar(schema.KString, v, 0) {
+		if !named(v) && f.Type.AcceptsScalar(fast.KString, v, 0) {
 			return v, true
 		}
 	}
@@ -904,13 +904,13 @@ func matchesFirst(v ast.Expr, t *schema.Type) bool {
 func isEmpty(v ast.Expr, t *schema.Type) bool {
 	switch x := v.(type) {
 	case *ast.BasicLit:
-		if x.Kind != token.STRING || t.Kinds&schema.KString == 0 || t.MinRunes < 1 {
+		if x.Kind != token.STRING || t.Kinds&fast.KString == 0 || t.MinRunes < 1 {
 			return false
 		}
 		s, err := literal.Unquote(x.Value)
 		return err == nil && s == ""
 	case *ast.ListLit:
-		return len(x.Elts) == 0 && t.Kinds&schema.KArray != 0 && t.MinItems >= 1
+		return len(x.Elts) == 0 && t.Kinds&fast.KArray != 0 && t.MinItems >= 1
 	}
 	return false
 }

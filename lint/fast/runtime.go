@@ -16,13 +16,15 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// Kind is a bit set of JSON value kinds; it mirrors schema.JSONKind so that
-// the hot path does not import the CUE compiler.
-type Kind uint8
+// JSONType is a bit set of JSON value types, shared by the schema compiler
+// (lint/schema) and the generated validators. Int is a number written
+// without fraction or exponent (cue/README.md: 1200.0 is not an integer);
+// Float one written with them.
+type JSONType uint8
 
-// The JSON kinds (same values as schema.JSONKind).
+// The JSON value types; KNumber is either kind of number, KAny every type.
 const (
-	KString Kind = 1 << iota
+	KString JSONType = 1 << iota
 	KInt
 	KFloat
 	KBool
@@ -31,7 +33,26 @@ const (
 	KArray
 
 	KNumber = KInt | KFloat
+	KAny    = KString | KNumber | KBool | KNull | KObject | KArray
 )
+
+// String names the types in t, e.g. "string|null"; KAny is "any".
+func (t JSONType) String() string {
+	if t == KAny {
+		return "any"
+	}
+	var parts []string
+	for _, p := range []struct {
+		t JSONType
+		n string
+	}{{KString, "string"}, {KNumber, "number"}, {KInt, "integer"}, {KFloat, "float"}, {KBool, "boolean"}, {KNull, "null"}, {KObject, "object"}, {KArray, "array"}} {
+		if t&p.t == p.t {
+			parts = append(parts, p.n)
+			t &^= p.t
+		}
+	}
+	return strings.Join(parts, "|")
+}
 
 // Generic rule IDs used by the runtime (defined in rules.Registry).
 const (
@@ -102,7 +123,7 @@ func (b *Bound) Holds(x float64, raw []byte) bool {
 // (if set) for null in a required field instead of RuleRequired; RestRule
 // (if set) for the violations of a string that matches the first pattern.
 type Leaf struct {
-	Kinds     Kind
+	Kinds     JSONType
 	Enum      []string
 	Patterns  []*Regex
 	MinRunes  int
@@ -376,7 +397,7 @@ func (d *Dec) readToken() {
 	}
 }
 
-func kindOf(k jsontext.Kind, raw []byte) Kind {
+func kindOf(k jsontext.Kind, raw []byte) JSONType {
 	switch k {
 	case '"':
 		return KString
@@ -406,7 +427,7 @@ func isInt(raw []byte) bool {
 	return true
 }
 
-func kindName(k Kind) string {
+func kindName(k JSONType) string {
 	switch k {
 	case KString:
 		return "a string"
@@ -426,7 +447,7 @@ func kindName(k Kind) string {
 	return "a value"
 }
 
-func wantName(k Kind) string {
+func wantName(k JSONType) string {
 	var parts []string
 	if k&KString != 0 {
 		parts = append(parts, "string")
@@ -453,7 +474,7 @@ func wantName(k Kind) string {
 }
 
 // typeMismatch reports a value of the wrong kind (or null for a required field).
-func (d *Dec) typeMismatch(l *Leaf, off int64, got Kind) {
+func (d *Dec) typeMismatch(l *Leaf, off int64, got JSONType) {
 	if got == KNull && l.Required && l.NullRule == "" {
 		d.Report(RuleRequired, off, "required field is null")
 		return
@@ -468,7 +489,7 @@ func (d *Dec) typeMismatch(l *Leaf, off int64, got Kind) {
 // Value reads one value and checks it against l. Objects and arrays are
 // skipped (their syntax is still checked). It returns the value's kind, its
 // unquoted string content (valid until the next read) and its number value.
-func (d *Dec) Value(l *Leaf) (k Kind, s []byte, num float64, ok bool) {
+func (d *Dec) Value(l *Leaf) (k JSONType, s []byte, num float64, ok bool) {
 	off := d.Off()
 	jk := d.peek()
 	raw := d.readValue()

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentlint/agentlint/lint/fast"
 )
 
 // Acceptors (lint/fast/accept.go): for every kind, a one-pass function
@@ -77,7 +79,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, er
 	lf := ag.g.leaf(t, DefaultRule, fieldRules{}, false)
 	var b strings.Builder
 	fmt.Fprintf(&b, "func NAME(a *%sAcc, b []byte, i int) int {\n\tswitch b[i] {\n", q)
-	if t.Kinds&KString != 0 {
+	if t.Kinds&fast.KString != 0 {
 		b.WriteString("\tcase '\"':\n")
 		if t.Enum != nil || len(t.Patterns) > 0 || t.MinRunes >= 0 || t.MaxRunes >= 0 {
 			// What Dec.checkString checks, written out for this leaf.
@@ -106,13 +108,13 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, er
 			fmt.Fprintf(&b, "\t\treturn %sSkipStr(b, i)\n", q)
 		}
 	}
-	if t.Kinds&KNull != 0 {
+	if t.Kinds&fast.KNull != 0 {
 		fmt.Fprintf(&b, "\tcase 'n':\n\t\treturn %sLit(b, i, \"null\")\n", q)
 	}
-	if t.Kinds&KBool != 0 {
+	if t.Kinds&fast.KBool != 0 {
 		fmt.Fprintf(&b, "\tcase 't':\n\t\treturn %sLit(b, i, \"true\")\n\tcase 'f':\n\t\treturn %sLit(b, i, \"false\")\n", q, q)
 	}
-	if t.Kinds&KNumber != 0 {
+	if t.Kinds&fast.KNumber != 0 {
 		b.WriteString("\tcase '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':\n")
 		var lits int
 		for _, bd := range t.Bounds {
@@ -121,9 +123,9 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, er
 			}
 		}
 		switch {
-		case t.Kinds&KNumber == KNumber:
+		case t.Kinds&fast.KNumber == fast.KNumber:
 			fmt.Fprintf(&b, "\t\tj, _ := %sNum(b, i)\n", q)
-		case t.Kinds&KInt != 0:
+		case t.Kinds&fast.KInt != 0:
 			fmt.Fprintf(&b, "\t\tj, isInt := %sNum(b, i)\n\t\tif !isInt {\n\t\t\treturn -1\n\t\t}\n", q)
 		default:
 			fmt.Fprintf(&b, "\t\tj, isInt := %sNum(b, i)\n\t\tif isInt {\n\t\t\treturn -1\n\t\t}\n", q)
@@ -133,7 +135,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, er
 		}
 		b.WriteString("\t\treturn j\n")
 	}
-	if t.Kinds&KObject != 0 {
+	if t.Kinds&fast.KObject != 0 {
 		b.WriteString("\tcase '{':\n")
 		if t.Obj == nil {
 			b.WriteString("\t\treturn a.Any(b, i)\n")
@@ -141,7 +143,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, er
 			return "", err
 		}
 	}
-	if t.Kinds&KArray != 0 {
+	if t.Kinds&fast.KArray != 0 {
 		b.WriteString("\tcase '[':\n")
 		if t.Elem == nil && t.MinItems < 0 && t.MaxItems < 0 {
 			b.WriteString("\t\treturn a.Any(b, i)\n")

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agentlint/agentlint/lint/fast"
 )
 
 // DefaultRule is the registry rule of a value constraint whose field carries
@@ -229,11 +231,11 @@ func (g *gen) value(t *Type, rule string, fr fieldRules, required, inCheck bool)
 	lf := g.leaf(t, rule, fr, required)
 	var b strings.Builder
 	switch {
-	case t.Kinds&KObject != 0 && t.Obj != nil:
+	case t.Kinds&fast.KObject != 0 && t.Obj != nil:
 		if err := g.object(&b, t, lf, rule, inCheck); err != nil {
 			return "", err
 		}
-	case t.Kinds&KArray != 0 && (t.Elem != nil || t.MinItems >= 0 || t.MaxItems >= 0):
+	case t.Kinds&fast.KArray != 0 && (t.Elem != nil || t.MinItems >= 0 || t.MaxItems >= 0):
 		elemRule := rule
 		fmt.Fprintf(&b, "func NAME(d *Dec) {\n\toff, ok := d.BeginArray(&%s)\n\tif !ok {\n\t\treturn\n\t}\n\tn := 0\n\tfor d.More() {\n", lf)
 		if t.Elem != nil {
@@ -390,7 +392,7 @@ func (g *gen) object(b *strings.Builder, t *Type, lf, rule string, inCheck bool)
 		if needSpan[f.Name] {
 			fmt.Fprintf(b, "\t\t\tspan%d.Start = d.Mark()\n", i)
 		}
-		scalar := !(f.Type.Kinds&KObject != 0 && f.Type.Obj != nil) && !(f.Type.Kinds&KArray != 0 && (f.Type.Elem != nil || f.Type.MinItems >= 0 || f.Type.MaxItems >= 0))
+		scalar := !(f.Type.Kinds&fast.KObject != 0 && f.Type.Obj != nil) && !(f.Type.Kinds&fast.KArray != 0 && (f.Type.Elem != nil || f.Type.MinItems >= 0 || f.Type.MaxItems >= 0))
 		if (needNum[f.Name] || needStr[f.Name]) && !scalar {
 			return fmt.Errorf("field %s is referenced by another constraint but is not a scalar", f.Name)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlint/agentlint/lint/fast"
 )
 
 // JSONSchemaDraft is the `$schema` of every exported JSON Schema: draft
@@ -136,13 +138,13 @@ func (x *jsExporter) field(f *Field, rule string) *jobj {
 // typeInto adds the keywords of t to s.
 func (x *jsExporter) typeInto(s *jobj, t *Type, rule string) {
 	var allOf []any
-	if t.Kinds != KAny {
+	if t.Kinds != fast.KAny {
 		var types []any
 		for _, p := range []struct {
-			k JSONKind
+			k fast.JSONType
 			n string
-		}{{KString, "string"}, {KNumber, "number"}, {KInt, "integer"}, {KFloat, "number"}, {KBool, "boolean"}, {KNull, "null"}, {KObject, "object"}, {KArray, "array"}} {
-			if t.Kinds&p.k == p.k && (p.k != KInt && p.k != KFloat || t.Kinds&KNumber != KNumber) {
+		}{{fast.KString, "string"}, {fast.KNumber, "number"}, {fast.KInt, "integer"}, {fast.KFloat, "number"}, {fast.KBool, "boolean"}, {fast.KNull, "null"}, {fast.KObject, "object"}, {fast.KArray, "array"}} {
+			if t.Kinds&p.k == p.k && (p.k != fast.KInt && p.k != fast.KFloat || t.Kinds&fast.KNumber != fast.KNumber) {
 				types = append(types, p.n)
 			}
 		}
@@ -152,12 +154,12 @@ func (x *jsExporter) typeInto(s *jobj, t *Type, rule string) {
 			s.set("type", types)
 		}
 	}
-	if t.Enum != nil && t.Kinds&KString != 0 {
+	if t.Enum != nil && t.Kinds&fast.KString != 0 {
 		vals := make([]any, 0, len(t.Enum)+1)
 		for _, e := range t.Enum {
 			vals = append(vals, e)
 		}
-		if t.Kinds&KNull != 0 {
+		if t.Kinds&fast.KNull != 0 {
 			vals = append(vals, nil)
 		}
 		if len(vals) == 1 {

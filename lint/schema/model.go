@@ -63,42 +63,6 @@ import (
 	"github.com/agentlint/agentlint/lint/fast"
 )
 
-// JSONKind is a bit set of JSON value kinds. Int is a number written without
-// fraction or exponent (cue/README.md: 1200.0 is not an integer).
-type JSONKind uint8
-
-// The JSON kinds.
-const (
-	KString JSONKind = 1 << iota
-	KInt
-	KFloat
-	KBool
-	KNull
-	KObject
-	KArray
-
-	KNumber = KInt | KFloat
-	KAny    = KString | KNumber | KBool | KNull | KObject | KArray
-)
-
-// String names the kinds in k, e.g. "string|null".
-func (k JSONKind) String() string {
-	if k == KAny {
-		return "any"
-	}
-	var parts []string
-	for _, p := range []struct {
-		k JSONKind
-		n string
-	}{{KString, "string"}, {KNumber, "number"}, {KInt, "integer"}, {KFloat, "float"}, {KBool, "boolean"}, {KNull, "null"}, {KObject, "object"}, {KArray, "array"}} {
-		if k&p.k == p.k {
-			parts = append(parts, p.n)
-			k &^= p.k
-		}
-	}
-	return strings.Join(parts, "|")
-}
-
 // Bound is a numeric bound: Op is one of ">=", ">", "<=", "<"; the limit is
 // the literal Num or, when Ref is set, the value of sibling field Ref.
 type Bound struct {
@@ -111,14 +75,14 @@ type Bound struct {
 // Type is the model of one CUE value constraint over a JSON value.
 // Unset limits are -1.
 type Type struct {
-	Kinds    JSONKind
+	Kinds    fast.JSONType
 	Enum     []string // allowed strings; nil: any string
 	Patterns []string // regular expressions every string must match
 	MinRunes int
 	MaxRunes int
 	Bounds   []Bound
-	Obj      *Object // for KObject; nil: any object
-	Elem     *Type   // element type for KArray; nil: any element
+	Obj      *Object // for fast.KObject; nil: any object
+	Elem     *Type   // element type for fast.KArray; nil: any element
 	MinItems int
 	MaxItems int
 }
@@ -405,14 +369,14 @@ type Check struct {
 // satisfies t: kinds, enum, code-point lengths, patterns and literal bounds
 // (sibling bounds are not checked). The CUE engine uses it to evaluate
 // `f == _|_` on data; the fast path has the same check on raw JSON.
-func (t *Type) AcceptsScalar(k JSONKind, s string, num float64) bool {
+func (t *Type) AcceptsScalar(k fast.JSONType, s string, num float64) bool {
 	if t.Kinds&k == 0 {
 		return false
 	}
 	switch k {
-	case KString:
+	case fast.KString:
 		return literalFits(t, s) == nil
-	case KInt, KFloat:
+	case fast.KInt, fast.KFloat:
 		for _, b := range t.Bounds {
 			fb := fast.Bound{Op: b.Op, Num: b.Num, Lit: b.Lit}
 			if b.Ref == "" && !fb.Holds(num, []byte(s)) {
@@ -571,9 +535,11 @@ func Compile(fsys fs.FS) (*Model, error) {
 	return m, nil
 }
 
-func top() *Type { return &Type{Kinds: KAny, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1} }
+func top() *Type {
+	return &Type{Kinds: fast.KAny, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1}
+}
 
-func kindOnly(k JSONKind) *Type { t := top(); t.Kinds = k; return t }
+func kindOnly(k fast.JSONType) *Type { t := top(); t.Kinds = k; return t }
 
 // unify returns a & b.
 func (c *compiler) unify(n ast.Node, a, b *Type) *Type {
@@ -665,15 +631,15 @@ func (c *compiler) expr(e ast.Expr, inCheck bool) *Type {
 		case "_":
 			return top()
 		case "string":
-			return kindOnly(KString)
+			return kindOnly(fast.KString)
 		case "int":
-			return kindOnly(KInt)
+			return kindOnly(fast.KInt)
 		case "number":
-			return kindOnly(KNumber)
+			return kindOnly(fast.KNumber)
 		case "bool":
-			return kindOnly(KBool)
+			return kindOnly(fast.KBool)
 		case "null":
-			return kindOnly(KNull)
+			return kindOnly(fast.KNull)
 		}
 		if strings.HasPrefix(e.Name, "#") {
 			d, ok := c.defs[e.Name]
@@ -699,11 +665,11 @@ func (c *compiler) expr(e ast.Expr, inCheck bool) *Type {
 			if err != nil {
 				c.errorf(e, "bad string literal: %v", err)
 			}
-			t := kindOnly(KString)
+			t := kindOnly(fast.KString)
 			t.Enum = []string{s}
 			return t
 		case token.NULL:
-			return kindOnly(KNull)
+			return kindOnly(fast.KNull)
 		}
 		c.errorf(e, "unsupported literal %s", e.Value)
 		return top()
@@ -747,9 +713,9 @@ func (c *compiler) disjunction(e *ast.BinaryExpr, inCheck bool) *Type {
 	for _, b := range branches {
 		t := c.expr(b, inCheck)
 		switch {
-		case t.Kinds == KNull:
+		case t.Kinds == fast.KNull:
 			null = true
-		case t.Kinds == KString && len(t.Enum) == 1 && len(t.Patterns) == 0 && t.MinRunes < 0 && t.MaxRunes < 0:
+		case t.Kinds == fast.KString && len(t.Enum) == 1 && len(t.Patterns) == 0 && t.MinRunes < 0 && t.MaxRunes < 0:
 			enum = append(enum, t.Enum[0])
 		case other == nil:
 			other = t
@@ -765,14 +731,14 @@ func (c *compiler) disjunction(e *ast.BinaryExpr, inCheck bool) *Type {
 	case other != nil:
 		t = other
 	case enum != nil:
-		t = kindOnly(KString)
+		t = kindOnly(fast.KString)
 		t.Enum = enum
 	default:
 		t = kindOnly(0)
 	}
 	if null {
 		cp := *t
-		cp.Kinds |= KNull
+		cp.Kinds |= fast.KNull
 		t = &cp
 	}
 	return t
@@ -790,11 +756,11 @@ func (c *compiler) unary(e *ast.UnaryExpr) *Type {
 		if err != nil {
 			c.errorf(e, "bad regex literal: %v", err)
 		}
-		t := kindOnly(KString)
+		t := kindOnly(fast.KString)
 		t.Patterns = []string{re}
 		return t
 	case token.GEQ, token.GTR, token.LEQ, token.LSS:
-		t := kindOnly(KNumber)
+		t := kindOnly(fast.KNumber)
 		b := Bound{Op: e.Op.String()}
 		switch x := e.X.(type) {
 		case *ast.BasicLit:
@@ -842,19 +808,19 @@ func (c *compiler) call(e *ast.CallExpr) *Type {
 	}
 	switch pkg.Name + "." + name.Name {
 	case "strings.MinRunes":
-		t := kindOnly(KString)
+		t := kindOnly(fast.KString)
 		t.MinRunes = n
 		return t
 	case "strings.MaxRunes":
-		t := kindOnly(KString)
+		t := kindOnly(fast.KString)
 		t.MaxRunes = n
 		return t
 	case "list.MinItems":
-		t := kindOnly(KArray)
+		t := kindOnly(fast.KArray)
 		t.MinItems = n
 		return t
 	case "list.MaxItems":
-		t := kindOnly(KArray)
+		t := kindOnly(fast.KArray)
 		t.MaxItems = n
 		return t
 	}
@@ -863,7 +829,7 @@ func (c *compiler) call(e *ast.CallExpr) *Type {
 }
 
 func (c *compiler) list(e *ast.ListLit, inCheck bool) *Type {
-	t := kindOnly(KArray)
+	t := kindOnly(fast.KArray)
 	switch {
 	case len(e.Elts) == 1:
 		ell, ok := e.Elts[0].(*ast.Ellipsis)
@@ -888,7 +854,7 @@ func (c *compiler) list(e *ast.ListLit, inCheck bool) *Type {
 }
 
 func (c *compiler) structLit(e *ast.StructLit, inCheck bool) *Type {
-	t := kindOnly(KObject)
+	t := kindOnly(fast.KObject)
 	o := &Object{}
 	t.Obj = o
 	seen := map[string]bool{}
@@ -1154,7 +1120,7 @@ func (c *compiler) field(d *ast.Field, name string, inCheck bool) *Field {
 	if f.NullRule != "" && !f.Required {
 		c.errorf(d, "@rule(...,null=) needs a required (!) field: null in an optional field is a wrong type")
 	}
-	if f.RestRule != "" && (f.Type.Kinds&KString == 0 || len(f.Type.Patterns) < 2) {
+	if f.RestRule != "" && (f.Type.Kinds&fast.KString == 0 || len(f.Type.Patterns) < 2) {
 		c.errorf(d, "@rule(...,rest=) needs a string with at least two patterns (the first decides the rule)")
 	}
 	return f
@@ -1180,7 +1146,7 @@ func (c *compiler) checkConds(e ast.Node, o *Object, seen map[string]bool) {
 			continue
 		}
 		t := f.Type
-		if t.Obj != nil || t.Elem != nil || t.Kinds&(KObject|KArray) != 0 {
+		if t.Obj != nil || t.Elem != nil || t.Kinds&(fast.KObject|fast.KArray) != 0 {
 			c.errorf(at(cd), "condition on %s, which is not a scalar field", cd.Field)
 		}
 		for _, b := range t.Bounds {
@@ -1245,7 +1211,7 @@ func (c *compiler) checkConds(e ast.Node, o *Object, seen map[string]bool) {
 
 // literalFits reports why string s is not a value of t (nil if it is).
 func literalFits(t *Type, s string) error {
-	if t.Kinds&KString == 0 {
+	if t.Kinds&fast.KString == 0 {
 		return fmt.Errorf("not a string field")
 	}
 	if t.Enum != nil {
