@@ -22,14 +22,18 @@ import (
 //
 // Only valid entries are compared (an invalid one has its own envelope).
 
-// ledgerSession is the stream check of LG101.
-type ledgerSession struct{}
-
-func (ledgerSession) Fields() []Field { return []Field{{Pointer: "/session_id", Type: FieldString}} }
-
-func (ledgerSession) NewFile(string, *Options) FileState {
-	return &ledgerSessionState{last: map[string]*sessionSeen{}}
-}
+// The value LG101 reads from each entry, and its check.
+var (
+	ledgerFields    FieldList
+	ledgerSessionID = ledgerFields.String("/session_id")
+	ledgerSessionCk = &FileCheck[ledgerSessionState]{
+		Reads: ledgerFields.Fields(),
+		New: func(string, *Options) *ledgerSessionState {
+			return &ledgerSessionState{last: map[string]*sessionSeen{}}
+		},
+		Observe: (*ledgerSessionState).observe,
+	}
+)
 
 // sessionSeen is the highest counter seen for one agent and date.
 type sessionSeen struct {
@@ -61,8 +65,9 @@ func sessionCounter(id []byte) (key []byte, n int, ok bool) {
 	return id[:i], n, true
 }
 
-func (s *ledgerSessionState) Observe(rec *StreamRecord, r *StreamReporter) {
-	v := &rec.Values[0]
+// observe reports a session counter that goes back for its agent and date.
+func (s *ledgerSessionState) observe(rec *StreamRecord, r *StreamReporter) {
+	v := rec.Get(ledgerSessionID)
 	if !rec.Valid || v.Kind != ValueString {
 		return
 	}
@@ -87,8 +92,6 @@ func (s *ledgerSessionState) Observe(rec *StreamRecord, r *StreamReporter) {
 		})
 	}
 }
-
-func (s *ledgerSessionState) Finish(*StreamReporter) {}
 
 // ledgerStreamRules defines the rules of this file (group LG, loaded on first use: see groups).
 func ledgerStreamRules() {
@@ -120,5 +123,5 @@ func ledgerStreamRules() {
 		},
 	)
 	registerStream("LG100", timeOrder{Pointer: "/ts", Log: "a ledger"})
-	registerStream("LG101", ledgerSession{})
+	registerStream("LG101", ledgerSessionCk)
 }

@@ -3,7 +3,6 @@ package rules
 import (
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -71,15 +70,16 @@ func checkBlockedEntry(d *Doc, r *Reporter) {
 	}
 }
 
-// worklogFinal is the stream check of OP082.
-type worklogFinal struct{}
+// The values OP082 reads from each entry.
+var (
+	worklogFields  FieldList
+	worklogResult  = worklogFields.String("/result")
+	worklogCode    = worklogFields.String("/code")
+	worklogNext    = worklogFields.String("/next_step")
+	worklogFinalCk = &FileCheck[worklogFinalState]{Reads: worklogFields.Fields(), Observe: (*worklogFinalState).observe, Finish: (*worklogFinalState).finish}
+)
 
-func (worklogFinal) Fields() []Field {
-	return []Field{{Pointer: "/result", Type: FieldString}, {Pointer: "/code", Type: FieldString}, {Pointer: "/next_step", Type: FieldString}}
-}
-
-func (worklogFinal) NewFile(string, *Options) FileState { return &worklogFinalState{} }
-
+// worklogFinalState is OP082's state for one worklog.
 type worklogFinalState struct {
 	outcome     string // the last outcome of a valid entry
 	outcomeLine int
@@ -88,12 +88,13 @@ type worklogFinalState struct {
 	lastMissing string // what it lacks (missingCodeNext)
 }
 
-func (s *worklogFinalState) Observe(rec *StreamRecord, _ *StreamReporter) {
-	result, code, next := &rec.Values[0], &rec.Values[1], &rec.Values[2]
+// observe notes an entry. The texts point into the engine's buffer (Value.Text):
+// missingCodeNext and worklogOutcome keep none of them.
+func (s *worklogFinalState) observe(rec *StreamRecord, _ *StreamReporter) {
 	s.lastLine = rec.Line
-	s.lastMissing = missingCodeNext(valueString(code), valueString(next))
+	s.lastMissing = missingCodeNext(rec.Get(worklogCode).Text(), rec.Get(worklogNext).Text())
 	if rec.Valid {
-		if out := worklogOutcome(valueString(result)); out != "" {
+		if out := worklogOutcome(rec.Get(worklogResult).Text()); out != "" {
 			s.outcome, s.outcomeLine, s.closed = out, rec.Line, false
 		}
 	}
@@ -102,18 +103,8 @@ func (s *worklogFinalState) Observe(rec *StreamRecord, _ *StreamReporter) {
 	}
 }
 
-// valueString returns a string value's text, "" for any other value. It
-// points into the engine's buffer (no copy): valid during Observe only,
-// for the comparisons of missingCodeNext and worklogOutcome, which keep
-// none of it.
-func valueString(v *Value) string {
-	if v.Kind != ValueString || len(v.Str) == 0 {
-		return ""
-	}
-	return unsafe.String(&v.Str[0], len(v.Str))
-}
-
-func (s *worklogFinalState) Finish(r *StreamReporter) {
+// finish reports a final outcome left unclosed.
+func (s *worklogFinalState) finish(r *StreamReporter) {
 	if (s.outcome != "blocked" && s.outcome != "failed") || s.lastLine == s.outcomeLine || s.closed {
 		return
 	}
@@ -158,5 +149,5 @@ func worklogStreamRules() {
 			},
 		},
 	)
-	registerStream("OP082", worklogFinal{})
+	registerStream("OP082", worklogFinalCk)
 }
