@@ -48,7 +48,7 @@ document and section, or this project's docs) and a failing and a passing exampl
 | schema | one field's value | a constraint in ` + "`cue/<family>.cue`" + ` with ` + "`@rule(ID)`" + ` | ` + "`make generate`" + ` (fast path and exported schemas) |
 | document | one record or document | ` + "`Check: func(d *Doc, r *Reporter)`" + `; ` + "`Fields`" + ` names the values it reads | the ` + "`Rule`" + ` entry |
 | stream | the records of one file, in order | a ` + "`FileCheck[S]`" + `: a ` + "`FieldList`" + ` of the values it reads, ` + "`Observe`" + ` and ` + "`Finish`" + ` over a state S | ` + "`registerStream(ID, check)`" + `, ` + "`Scope: ScopeFile`" + ` |
-| tree | every file of a run | a ` + "`TreeRule`" + ` (` + "`NewTree`" + `, then ` + "`AddFile`" + ` per finished file and ` + "`Finish`" + `) | ` + "`registerStream(ID, check)`" + `, ` + "`Scope: ScopeTree`" + ` |
+| tree | every file of a run | a ` + "`TreeRule`" + ` (` + "`NewTree`" + `, then ` + "`AddFile`" + ` per finished file and ` + "`Finish`" + `) | ` + "`registerStream(ID, check)`" + `, ` + "`Scope`" + ` says which files it relates (e.g. ` + "`ScopeWork`" + `) |
 
 A stream rule, whole (LG101 in ` + "`rule_ledger_stream.go`" + ` and OP082 in ` + "`rule_worklog_stream.go`" + ` are written so):
 
