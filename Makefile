@@ -64,7 +64,7 @@ generate:
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
 	./lint:FuzzChunkReader ./lint:FuzzLineReader ./lint:FuzzRecord ./lint:FuzzTemplate \
-	./lint:FuzzAssignment ./lint:FuzzConfig ./lint/jsonschema:FuzzCollectorSchema \
+	./lint:FuzzAssignment ./lint:FuzzConfig ./lint/internal/jsonschema:FuzzCollectorSchema \
 	./lint/cueeval:FuzzAgreement ./lint/replay:FuzzReplay ./lint/gitbase:FuzzCompare \
 	./lint/summarize:FuzzSummarize ./lint/fast:FuzzNatives ./lint/fast:FuzzScanner ./lint/fast:FuzzAccept ./lint/fast:FuzzDecode \
 	./lint/output:FuzzOutputSanitize ./lint:FuzzWalk ./lint/secrets:FuzzRedact

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
-	"github.com/agentlint/agentlint/lint/jsonschema"
+	"github.com/agentlint/agentlint/lint/internal/jsonschema"
 	"github.com/agentlint/agentlint/lint/kind"
 	lintrecord "github.com/agentlint/agentlint/lint/record"
 )

@@ -18,8 +18,8 @@ import (
 
 	"github.com/agentlint/agentlint/lint/cueeval"
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/internal/jsonschema"
 	"github.com/agentlint/agentlint/lint/internal/mutate"
-	"github.com/agentlint/agentlint/lint/jsonschema"
 	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/record"
 	"github.com/agentlint/agentlint/lint/timefmt"
@@ -131,7 +131,7 @@ func fill(vs []envelope.Violation) []envelope.Violation {
 // declared properties and integer fields from it rather than repeating them.
 var schemaDoc = func() map[string]any {
 	var m map[string]any
-	if err := jsonUnmarshal(mustRead(filepath.Join("..", "..", "cue", "collector.schema.json")), &m); err != nil {
+	if err := jsonUnmarshal(mustRead(filepath.Join("..", "..", "..", "cue", "collector.schema.json")), &m); err != nil {
 		panic(err)
 	}
 	return m
@@ -288,7 +288,7 @@ const combinations = 1000
 // cases returns every collector record under testdata/ and the mutation set.
 func cases(t *testing.T) []sample {
 	t.Helper()
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	var out []sample
 	add := func(id string, raw []byte) {
 		for _, strict := range []bool{false, true} {

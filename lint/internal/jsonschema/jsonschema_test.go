@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentlint/agentlint/lint/envelope"
-	"github.com/agentlint/agentlint/lint/jsonschema"
+	"github.com/agentlint/agentlint/lint/internal/jsonschema"
 )
 
 const event = `{"version":"1.0.0","event_type":"lifecycle.started","timestamp":"2025-12-13T20:45:00.123Z","agent_id":"@backend-engineer"}`

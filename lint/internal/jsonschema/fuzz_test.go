@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentlint/agentlint/lint/cueeval"
-	"github.com/agentlint/agentlint/lint/jsonschema"
+	"github.com/agentlint/agentlint/lint/internal/jsonschema"
 )
 
 // FuzzCollectorSchema: on any bytes taken as a collector event, strict and
@@ -19,7 +19,7 @@ import (
 //	go test -run '^$' -fuzz FuzzCollectorSchema ./lint/jsonschema
 func FuzzCollectorSchema(f *testing.F) {
 	for _, name := range []string{"events-2025-12-13.jsonl", "decisions-2025-12-13.jsonl"} {
-		data := mustRead(filepath.Join("..", "..", "testdata", "seeds", "collector", name))
+		data := mustRead(filepath.Join("..", "..", "..", "testdata", "seeds", "collector", name))
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			if len(bytes.TrimSpace(line)) > 0 {
 				f.Add(line)
