@@ -74,7 +74,7 @@ func (e *emitter) run() error {
 
 func (e *emitter) item(it *item) error {
 	defer e.recycle(it)
-	switch it.kind {
+	switch it.role {
 	case itemSkip:
 		if !it.uncounted {
 			e.stats.SkippedFiles++

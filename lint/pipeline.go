@@ -29,10 +29,11 @@ import (
 // get. Buffers come from a free list of at most 2*Jobs+2 chunks, returned by
 // the emitter once the chunk's output is written: that bounds memory.
 
-type itemKind uint8
+// itemRole says what an item carries.
+type itemRole uint8
 
 const (
-	itemChunk itemKind = iota // lines, a whole document or a too-long line
+	itemChunk itemRole = iota // lines, a whole document or a too-long line
 	itemSkip                  // a walked file whose kind is unknown
 	itemError                 // an input that cannot be read
 )
@@ -55,7 +56,7 @@ type fileRun struct {
 
 // item is one unit of the pipeline, in input order.
 type item struct {
-	kind        itemKind
+	role        itemRole
 	file        *fileRun
 	first, last bool  // the file's first and last chunk
 	line1       int   // line number of data's first line

@@ -13,20 +13,20 @@ import (
 // The reader stage of the pipeline (pipeline.go): it detects each input's
 // kind and cuts JSON Lines files into chunks of whole lines.
 
-func (p *pipeline) newItem(kind itemKind, f *fileRun) *item {
+func (p *pipeline) newItem(role itemRole, f *fileRun) *item {
 	it, _ := p.items.Get().(*item)
 	if it == nil {
 		it = &item{}
 	}
 	res := it.res
 	res.reset()
-	*it = item{kind: kind, file: f, res: res}
+	*it = item{role: role, file: f, res: res}
 	return it
 }
 
 // send queues it; it reports false when the run stops.
 func (p *pipeline) send(it *item) bool {
-	if it.kind == itemChunk {
+	if it.role == itemChunk {
 		it.done = make(chan struct{})
 		select {
 		case p.work <- it:
