@@ -1,6 +1,7 @@
-// Package cuedefs embeds the CUE definitions of every kind (cue/README.md): the single source of truth for schemas and per-record
-// invariants. lint/schema compiles them into the fast path at `go generate`
-// time; lint/cueeval evaluates them with the CUE evaluator (--engine cue).
+// Package cuedefs embeds the CUE definitions of every kind (cue/README.md): the
+// single source of truth for schemas and per-record invariants. lint/schema
+// compiles them into the fast path at `go generate` time; lint/cueeval evaluates
+// them with the CUE evaluator (--engine cue).
 package cuedefs
 
 import "embed"

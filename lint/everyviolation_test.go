@@ -16,14 +16,15 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-// TestEveryViolationAlways: for every rule of the registry with a failing
-// example that is one record or document (stream rules have their own
-// tests), the example with an unrelated schema error added elsewhere in the
-// same record still reports the rule (README, Codes and precedence: details.violations lists every violation). The unrelated error is made
-// per kind from the example itself: each top-level member that the rule
-// neither reports at nor declares in Fields is given a value of the wrong
-// type, in turn; every variant in which the schema reports an error must
-// still report the rule, and at least one variant must exist.
+// TestEveryViolationAlways: for every rule of the registry with a failing example
+// that is one record or document (stream rules have their own tests), the example
+// with an unrelated schema error added elsewhere in the same record still reports
+// the rule (README, Codes and precedence: details.violations lists every
+// violation). The unrelated error is made per kind from the example itself: each
+// top-level member that the rule neither reports at nor declares in Fields is
+// given a value of the wrong type, in turn; every variant in which the schema
+// reports an error must still report the rule, and at least one variant must
+// exist.
 func TestEveryViolationAlways(t *testing.T) {
 	n := 0
 	for _, r := range rules.All() {

@@ -15,7 +15,8 @@ import (
 	"github.com/agentlint/agentlint/lint/record"
 )
 
-// Per-agent and daily collector logs (seed 004 "File Naming Convention"): one trace spans several files.
+// Per-agent and daily collector logs (seed 004 "File Naming Convention"): one
+// trace spans several files.
 var runWideLogs = map[string]string{
 	// Yesterday's log of the pm agent starts the trace.
 	"events-@pm-agent-2025-12-12.jsonl": lines(

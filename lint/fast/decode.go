@@ -7,12 +7,12 @@ import (
 )
 
 // Decode decodes the JSON value b (white space around it allowed) as
-// json.Unmarshal into an any does: objects as map[string]any, arrays as
-// []any, numbers as float64, strings unescaped, true, false and nil. It
-// reports false, having decoded nothing usable, for whatever it does not
-// decode exactly so: text that is not one well-formed value, a duplicate
-// member name, a number beyond float64's range, nesting deeper than
-// MaxDepth (the documents' own limit). The caller then asks json.Unmarshal, which decides and explains.
+// json.Unmarshal into an any does: objects as map[string]any, arrays as []any,
+// numbers as float64, strings unescaped, true, false and nil. It reports false,
+// having decoded nothing usable, for whatever it does not decode exactly so: text
+// that is not one well-formed value, a duplicate member name, a number beyond
+// float64's range, nesting deeper than MaxDepth (the documents' own limit). The
+// caller then asks json.Unmarshal, which decides and explains.
 //
 // It exists for speed: the document rules of idle and VerMAS
 // records read nested values (a STATE's stack, an event's data), and

@@ -62,21 +62,21 @@
 // **The JSON reader** is `github.com/go-json-experiment/json/jsontext` (the
 // `encoding/json/v2` design): it rejects duplicate object names, invalid UTF-8,
 // lone surrogate escapes, NaN/Infinity and trailing commas; agentlint adds the
-// end-of-input check (trailing garbage), a nesting limit of 10,000 levels (jsontext's own, everywhere) with a
-// clear reason (a 100 000-level document is an envelope, not a stack overflow),
-// integer checks on the raw number text (`1200.0` is not an integer) and line
-// and column for every violation (computed only when a violation is reported).
-// The generated validators do not read records with jsontext's tokenizer,
-// though: `lint/fast/scan.go` is a one-pass scanner over the record's bytes
-// with the same grammar and checks (duplicate names by a linear check over the
-// ≤ 16 names of an object, no map; UTF-8; escapes through
+// end-of-input check (trailing garbage), a nesting limit of 10,000 levels
+// (jsontext's own, everywhere) with a clear reason (a 100 000-level document is an
+// envelope, not a stack overflow), integer checks on the raw number text (`1200.0`
+// is not an integer) and line and column for every violation (computed only when a
+// violation is reported). The generated validators do not read records with
+// jsontext's tokenizer, though: `lint/fast/scan.go` is a one-pass scanner over the
+// record's bytes with the same grammar and checks (duplicate names by a linear
+// check over the ≤ 16 names of an object, no map; UTF-8; escapes through
 // `jsontext.AppendUnquote`; numbers; literals; one top-level value). It never
-// reports a syntax error itself: on anything it does not accept (malformed
-// input, escaped member names, objects of more than 16 members, nesting deeper
-// than 1,000) the run starts again over jsontext, so every violation, syntax or
-// not, is what jsontext's reading gives. `FuzzScanner` holds it to that: what
-// the scanner accepts, jsontext accepts as the same tokens at the same offsets,
-// and every validator reports the same violations either way.
+// reports a syntax error itself: on anything it does not accept (malformed input,
+// escaped member names, objects of more than 16 members, nesting deeper than
+// 1,000) the run starts again over jsontext, so every violation, syntax or not, is
+// what jsontext's reading gives. `FuzzScanner` holds it to that: what the scanner
+// accepts, jsontext accepts as the same tokens at the same offsets, and every
+// validator reports the same violations either way.
 //
 // **Acceptors: one pass for the common case**. Most records of a
 // log have no violation, and the validator above pays for naming violations

@@ -12,10 +12,11 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// JSON prints JSON Lines: one compact envelope per line (README, Codes and precedence). Map keys are sorted, so output is deterministic. The bytes are exactly
-// those of encoding/json with HTML escaping off (TestAppendMatchesEncodingJSON),
-// produced without reflection: `agentlint lint` renders envelopes in its
-// workers with AppendRecord.
+// JSON prints JSON Lines: one compact envelope per line (README, Codes and
+// precedence). Map keys are sorted, so output is deterministic. The bytes are
+// exactly those of encoding/json with HTML escaping off
+// (TestAppendMatchesEncodingJSON), produced without reflection: `agentlint lint`
+// renders envelopes in its workers with AppendRecord.
 type JSON struct {
 	W   io.Writer
 	buf []byte

@@ -30,14 +30,14 @@ const SARIFSchemaURI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/
 // SARIFFingerprint is the key of agentlint's partialFingerprints entry.
 const SARIFFingerprint = "agentlintRecordHash/v1"
 
-// SARIF prints one SARIF 2.1.0 log (OASIS SARIF v2.1.0; README, Usage, `--format sarif`) with one run: tool.driver lists every rule of
-// Run.Rules (help: the `agentlint explain` text), and each violation is one
-// result with ruleId, ruleIndex, level (error or warning), message (reason
-// and JSON Pointer), a location relative to %SRCROOT% (Run.Root; 1-based
-// line and column), properties (code, pointer, kind) and a partial
-// fingerprint that does not depend on the line number: see fingerprint.
-// Envelopes that deny without a violation (an unreadable file) and usage
-// errors (Abort) become tool execution notifications, and
+// SARIF prints one SARIF 2.1.0 log (OASIS SARIF v2.1.0; README, Usage, `--format
+// sarif`) with one run: tool.driver lists every rule of Run.Rules (help: the
+// `agentlint explain` text), and each violation is one result with ruleId,
+// ruleIndex, level (error or warning), message (reason and JSON Pointer), a
+// location relative to %SRCROOT% (Run.Root; 1-based line and column), properties
+// (code, pointer, kind) and a partial fingerprint that does not depend on the line
+// number: see fingerprint. Envelopes that deny without a violation (an unreadable
+// file) and usage errors (Abort) become tool execution notifications, and
 // executionSuccessful is false. The log is written by Close; memory is
 // proportional to the findings.
 type SARIF struct {

@@ -1,10 +1,11 @@
 // Package secrets detects secret material in untrusted strings.
 //
-// It backs the UNTRUSTED_CONTEXT_BLOCK code of README, Codes and precedence ("secret
-// material in notes_for_orchestrator, worklog decision/result, or
-// context_package[].value") and the "Secrets" decision of cue/README.md (operator, seed 001): at least AWS access keys, OpenAI/Anthropic
-// keys, GitHub tokens, Slack tokens, private key blocks, JWTs and
-// key|secret|token|password = value assignments.
+// It backs the UNTRUSTED_CONTEXT_BLOCK code of README, Codes and precedence
+// ("secret material in notes_for_orchestrator, worklog decision/result, or
+// context_package[].value") and the "Secrets" decision of cue/README.md (operator,
+// seed 001): at least AWS access keys, OpenAI/Anthropic keys, GitHub tokens, Slack
+// tokens, private key blocks, JWTs and key|secret|token|password = value
+// assignments.
 //
 // The detectors are hand-written byte scanners: no regular expression is
 // compiled or run, and Scan does not allocate. Scan reports the name of the

@@ -26,7 +26,8 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-// The three-engine agreement test for collector/event (cue/README.md "collector": the seed's JSON Schema is authoritative).
+// The three-engine agreement test for collector/event (cue/README.md "collector":
+// the seed's JSON Schema is authoritative).
 //
 // For every collector record under testdata/ and a mutation set, strict and
 // not, it computes three verdicts (allow, primary code, the pointers of
