@@ -23,7 +23,10 @@
 // maps, no per-record allocation. The compiler (`lint/schema`) accepts exactly
 // the CUE subset the definitions use (documented in `lint/schema/model.go`) and
 // fails loudly on anything else; `TestGeneratedIsFresh` fails when the committed
-// `lint/fast/zz_validators.go` is stale. Rule IDs are attached in CUE with
+// `lint/fast/zz_validators.go` is stale. Every generated function's comment
+// names the CUE paths it checks (`#CollectorEvent.tool.tool_name`) and the rule
+// IDs it reports, and the file's header comment explains its layout: search it
+// for a definition path to find the code that checks it. Rule IDs are attached in CUE with
 // `@rule(ID)` attributes; the rule's code, severity, summary and examples live
 // only in the registry (`rules/`). Regular expressions are RE2 in both CUE and
 // Go, so both engines agree by construction; they are compiled on first use, so

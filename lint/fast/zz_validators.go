@@ -2,28 +2,56 @@
 
 package fast
 
+// This file is the CUE definitions compiled for the fast path (package
+// lint/fast): edit the .cue files, never this file, and regenerate with
+// `make generate` (go generate -tags devtools ./lint/fast/... ./lint/schemaexport);
+// a test of lint/schema fails when it is stale.
+//
+// Layout, in this order:
+//
+//   - Validators and Acceptors: one entry per kind, the validator and the
+//     acceptor of its CUE definition (the definition is the comment of the
+//     Validators entry);
+//   - re<N>: the regular expressions (Regex), compiled on first use;
+//   - leaf<N>: the constraints of one value and the rule ID each violation
+//     is reported under (Leaf), shared by validators and acceptors;
+//   - conds<N>: the discriminators and conditions of an object with
+//     conditional fields (CondSet);
+//   - v<N>: validators (func(*Dec)), which report violations;
+//   - a<N>: acceptors (AcceptFunc), which answer "certainly valid" or "not
+//     sure" in one pass (lint/fast/accept.go).
+//
+// A function is generated once per distinct body and numbered in the order
+// of first use, so one function may serve several places of the
+// definitions. Its comment lists every CUE path it checks, from the kind's
+// definition down (`#Def.field.sub`; `[]` is an element of a list;
+// `#Def._Name` a hidden check), with the condition under which a
+// conditional field or check applies; a validator's comment also names the
+// rule IDs its own statements report (the functions it calls report
+// theirs), an acceptor's the validator of each path.
+
 // Validators maps each kind (cue/README.md) to the validator
 // generated from its CUE definition.
 var Validators = map[string]func(*Dec){
-	"collector/event":              v14,
-	"idle/event":                   v28,
-	"ledger/entry":                 v34,
-	"ledger/status":                v38,
-	"operator/assignment":          v64,
-	"operator/handoff":             v78,
-	"operator/locks":               v80,
-	"operator/orchestrator-output": v87,
-	"operator/reconcile":           v93,
-	"operator/result":              v105,
-	"operator/watchdog":            v111,
-	"operator/worklog":             v113,
-	"vermas/assignment":            v118,
-	"vermas/event":                 v160,
-	"vermas/message":               v164,
-	"vermas/process":               v170,
-	"vermas/route":                 v173,
-	"vermas/template":              v177,
-	"vermas/work-order":            v181,
+	"collector/event":              v14,  // #CollectorEvent
+	"idle/event":                   v28,  // #IdleEvent
+	"ledger/entry":                 v34,  // #LedgerEntry
+	"ledger/status":                v38,  // #LedgerStatus
+	"operator/assignment":          v64,  // #Assignment
+	"operator/handoff":             v78,  // #Handoff
+	"operator/locks":               v80,  // #Locks
+	"operator/orchestrator-output": v87,  // #OrchestratorOutput
+	"operator/reconcile":           v93,  // #Reconcile
+	"operator/result":              v105, // #Result
+	"operator/watchdog":            v111, // #Watchdog
+	"operator/worklog":             v113, // #WorklogEntry
+	"vermas/assignment":            v118, // #VermasAssignment
+	"vermas/event":                 v160, // #VermasEvent
+	"vermas/message":               v164, // #VermasMessage
+	"vermas/process":               v170, // #VermasProcess
+	"vermas/route":                 v173, // #VermasRoute
+	"vermas/template":              v177, // #VermasTemplate
+	"vermas/work-order":            v181, // #VermasWorkOrder
 }
 
 // Acceptors maps each kind whose definition the acceptors support to its
@@ -247,42 +275,84 @@ var conds6 = CondSet{Fields: []CondField{{Name: "type", Leaf: &leaf150}}, Conds:
 var conds7 = CondSet{Fields: []CondField{{Name: "verdict", Leaf: &leaf96}}, Conds: []CondSpec{{Field: 0, Equals: "PASS"}}}
 var conds8 = CondSet{Fields: []CondField{{Name: "event_type", Leaf: &leaf160}}, Conds: []CondSpec{{Field: 0, Equals: "work_order.created"}, {Field: 0, Equals: "work_order.updated"}, {Field: 0, Equals: "work_order.status_changed"}, {Field: 0, Equals: "work_order.assigned"}, {Field: 0, Equals: "work_order.closed"}, {Field: 0, Equals: "mail.sent"}, {Field: 0, Equals: "mail.delivered"}, {Field: 0, Equals: "mail.read"}, {Field: 0, Equals: "agent.started"}, {Field: 0, Equals: "agent.assignment_checked"}, {Field: 0, Equals: "agent.working"}, {Field: 0, Equals: "agent.idle"}, {Field: 0, Equals: "agent.stopped"}, {Field: 0, Equals: "process.created"}, {Field: 0, Equals: "process.step_started"}, {Field: 0, Equals: "process.step_completed"}, {Field: 0, Equals: "process.completed"}, {Field: 0, Equals: "verify.started"}, {Field: 0, Equals: "verify.verdict"}}}
 
+// v0 checks the value at #CollectorEvent.version (rules CL001, CL002).
 func v0(d *Dec) {
 	d.Value(&leaf1)
 }
 
+// v1 checks the value at #CollectorEvent.event_type (rules CL003).
 func v1(d *Dec) {
 	d.Value(&leaf2)
 }
 
+// v2 checks the value at #CollectorEvent.timestamp (rules CL004).
 func v2(d *Dec) {
 	d.Value(&leaf3)
 }
 
+// v3 checks the value at #CollectorEvent.agent_id (rules CL005).
 func v3(d *Dec) {
 	d.Value(&leaf4)
 }
 
+// v4 checks the value at #CollectorEvent.event_id (rules CL006).
 func v4(d *Dec) {
 	d.Value(&leaf5)
 }
 
+// v5 checks the values at these CUE paths (rules AL003):
+//   - #CollectorEvent.session_id
+//   - #CollectorEvent.message
+//   - #CollectorEvent.tool.tool_name
+//   - #CollectorEvent.tool.tool_result
+//   - #CollectorEvent.hook.hook_type
+//   - #CollectorEvent.correlation.trace_id
+//   - #CollectorEvent.correlation.span_id
+//   - #CollectorEvent.correlation.parent_span_id
+//   - #CollectorEvent.correlation.root_agent_id
+//   - #IdleEvent.event
+//   - #LedgerStatus.last_task_id
+//   - #Assignment.task.forbidden_scope[]
+//   - #Handoff.ledger[].lock_scope[]
+//   - #Handoff.acceptance_targets[].criteria[]
+//   - #OrchestratorOutput.next_actions[]
+//   - #Reconcile.ledger[].owner
+//   - #Reconcile.events[].event_type
+//   - #Result.changes[].evidence
+//   - #WorklogEntry.files_touched[]
+//   - #WorklogEntry.evidence
+//   - #VermasEvent.data.changes.description (when event_type is "work_order.updated")
+//   - #VermasEvent.data.changes.labels[] (when event_type is "work_order.updated")
+//   - #VermasTemplate.steps[].needs[]
+//   - #VermasWorkOrder.labels[]
 func v5(d *Dec) {
 	d.Value(&leaf6)
 }
 
+// v6 checks the value at #CollectorEvent.source (rules AL003).
 func v6(d *Dec) {
 	d.Value(&leaf7)
 }
 
+// v7 checks the value at #CollectorEvent.status (rules AL003).
 func v7(d *Dec) {
 	d.Value(&leaf8)
 }
 
+// v8 checks the value at #CollectorEvent.progress (rules CL007).
 func v8(d *Dec) {
 	d.Value(&leaf9)
 }
 
+// v9 checks the values at these CUE paths (rules AL003):
+//   - #CollectorEvent.tool.tool_input
+//   - #CollectorEvent.hook.raw_payload
+//   - #CollectorEvent.metadata
+//   - #Handoff.open_blockers[].details
+//   - #OrchestratorOutput.assignments[]
+//   - #OrchestratorOutput.blockers[].details
+//   - #VermasMessage.metadata
+//   - #VermasWorkOrder.metadata
 func v9(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -298,10 +368,12 @@ func v9(d *Dec) {
 	}
 }
 
+// v10 checks the value at #CollectorEvent.tool.duration_ms (rules AL003).
 func v10(d *Dec) {
 	d.Value(&leaf11)
 }
 
+// v11 checks the value at #CollectorEvent.tool (rules AL003, AL004).
 func v11(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -333,6 +405,7 @@ func v11(d *Dec) {
 	}
 }
 
+// v12 checks the value at #CollectorEvent.hook (rules AL003, AL004).
 func v12(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -356,6 +429,7 @@ func v12(d *Dec) {
 	}
 }
 
+// v13 checks the value at #CollectorEvent.correlation (rules AL003, AL004).
 func v13(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -387,6 +461,7 @@ func v13(d *Dec) {
 	}
 }
 
+// v14 checks the value at #CollectorEvent (rules AL002, AL003, AL004).
 func v14(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -474,34 +549,108 @@ func v14(d *Dec) {
 	}
 }
 
+// v15 checks the value at #IdleEvent.schema (rules IL001).
 func v15(d *Dec) {
 	d.Value(&leaf12)
 }
 
+// v16 checks the value at #IdleEvent.run_id (when event is "STATE") (rules AL002, IL002).
 func v16(d *Dec) {
 	d.Value(&leaf13)
 }
 
+// v17 checks the values at these CUE paths (rules AL002, IL003):
+//   - #IdleEvent.updated_at (when event is "STATE")
+//   - #IdleEvent.timestamp (when event is absent)
+//   - #IdleEvent.timestamp (when event is "ANCHOR")
 func v17(d *Dec) {
 	d.Value(&leaf14)
 }
 
+// v18 checks the values at these CUE paths (rules AL002, AL003):
+//   - #IdleEvent.stack[].id (when event is "STATE")
+//   - #IdleEvent.stack[].filter (when event is "STATE" and mode is "grind")
+//   - #IdleEvent.stack[].issue_id (when event is "STATE" and mode is "issue")
+//   - #IdleEvent.stack[].branch (when event is "STATE" and mode is "issue")
+//   - #IdleEvent.stack[].base_ref (when event is "STATE" and mode is "issue")
+//   - #IdleEvent.goal (when event is absent)
+//   - #IdleEvent.goal (when event is "ANCHOR")
+//   - #IdleEvent.progress (when event is absent)
+//   - #IdleEvent.progress (when event is "ANCHOR")
+//   - #IdleEvent.modified_files (when event is absent)
+//   - #IdleEvent.modified_files (when event is "ANCHOR")
+//   - #IdleEvent.next_step (when event is absent)
+//   - #IdleEvent.next_step (when event is "ANCHOR")
+//   - #LedgerEntry.task_id
+//   - #LedgerEntry.source
+//   - #LedgerEntry.summary
+//   - #Assignment.active_locks[].resource
+//   - #Assignment.context_package[].value
+//   - #Handoff.objective
+//   - #Handoff.ledger[].title
+//   - #Handoff.ledger[].owner
+//   - #Handoff.active_locks[].resource
+//   - #Handoff.open_blockers[].reason
+//   - #Locks.locks[].resource
+//   - #OrchestratorOutput.ledger_delta[].owner
+//   - #OrchestratorOutput.ledger_delta[].reason
+//   - #OrchestratorOutput.active_locks[].resource
+//   - #OrchestratorOutput.blockers[].reason
+//   - #Reconcile.active_locks[].resource
+//   - #Result.changes[].resource
+//   - #Result.changes[].action
+//   - #Result.acceptance_check[].criterion
+//   - #Result.acceptance_check[].evidence
+//   - #WorklogEntry.actor
+//   - #WorklogEntry.action
+//   - #WorklogEntry.decision
+//   - #WorklogEntry.result
+//   - #WorklogEntry.next_step
+//   - #VermasAssignment.reference_id (when type is not "work_order", "mail" or "process")
+//   - #VermasEvent.data.created_by (when event_type is "work_order.created")
+//   - #VermasEvent.data.reason (when event_type is "work_order.closed")
+//   - #VermasEvent.data.subject (when event_type is "mail.sent")
+//   - #VermasEvent.data.session_name (when event_type is "agent.started")
+//   - #VermasEvent.data.worktree (when event_type is "agent.started")
+//   - #VermasEvent.data.profile (when event_type is "agent.started")
+//   - #VermasEvent.data.action (when event_type is "agent.assignment_checked")
+//   - #VermasEvent.data.last_activity (when event_type is "agent.idle")
+//   - #VermasEvent.data.reason (when event_type is "agent.stopped")
+//   - #VermasEvent.data.summary (when event_type is "process.completed")
+//   - #VermasEvent.data.reasoning (when event_type is "verify.verdict")
+//   - #VermasMessage.subject
+//   - #VermasMessage.body
+//   - #VermasTemplate.description
+//   - #VermasTemplate.steps[].title
+//   - #VermasTemplate.steps[].description
+//   - #VermasWorkOrder.dependencies[].created_by
 func v18(d *Dec) {
 	d.Value(&leaf17)
 }
 
+// v19 checks the values at these CUE paths (rules AL002, AL003):
+//   - #IdleEvent.stack[].mode (when event is "STATE")
+//   - #IdleEvent.mode (when event is absent)
+//   - #IdleEvent.mode (when event is "ANCHOR")
 func v19(d *Dec) {
 	d.Value(&leaf16)
 }
 
+// v20 checks the values at these CUE paths (rules AL002, IL004):
+//   - #IdleEvent.stack[].iter (when event is "STATE")
+//   - #IdleEvent.stack[].max (when event is "STATE")
 func v20(d *Dec) {
 	d.Value(&leaf18)
 }
 
+// v21 checks the values at these CUE paths (rules AL002, IL005):
+//   - #IdleEvent.stack[].prompt_file (when event is "STATE")
+//   - #IdleEvent.stack[].worktree_path (when event is "STATE" and mode is "issue")
 func v21(d *Dec) {
 	d.Value(&leaf19)
 }
 
+// v22 checks the value at #IdleEvent.stack[] (when event is "STATE") (rules AL002, AL003).
 func v22(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -618,6 +767,7 @@ func v22(d *Dec) {
 	}
 }
 
+// v23 checks the value at #IdleEvent.stack (when event is "STATE") (rules AL002, AL003).
 func v23(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -633,6 +783,9 @@ func v23(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v24 checks the values at these CUE paths (rules AL002, IL007):
+//   - #IdleEvent.stack (when event is "DONE")
+//   - #IdleEvent.stack (when event is "ABORT")
 func v24(d *Dec) {
 	off, ok := d.BeginArray(&leaf20)
 	if !ok {
@@ -646,18 +799,24 @@ func v24(d *Dec) {
 	d.ArrayLen(&leaf20, off, n)
 }
 
+// v25 checks the value at #IdleEvent.reason (when event is "DONE") (rules AL002, IL006).
 func v25(d *Dec) {
 	d.Value(&leaf21)
 }
 
+// v26 checks the value at #IdleEvent.reason (when event is "ABORT") (rules IL006).
 func v26(d *Dec) {
 	d.Value(&leaf22)
 }
 
+// v27 checks the values at these CUE paths (rules AL002, IL008):
+//   - #IdleEvent.iteration (when event is absent)
+//   - #IdleEvent.iteration (when event is "ANCHOR")
 func v27(d *Dec) {
 	d.Value(&leaf23)
 }
 
+// v28 checks the value at #IdleEvent (rules AL002, AL003).
 func v28(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -858,22 +1017,34 @@ func v28(d *Dec) {
 	}
 }
 
+// v29 checks the values at these CUE paths (rules AL002, LG001):
+//   - #LedgerEntry.ts
+//   - #LedgerStatus.last_heartbeat
 func v29(d *Dec) {
 	d.Value(&leaf24)
 }
 
+// v30 checks the values at these CUE paths (rules AL002, LG002):
+//   - #LedgerEntry.agent
+//   - #LedgerStatus.agent
 func v30(d *Dec) {
 	d.Value(&leaf25)
 }
 
+// v31 checks the value at #LedgerEntry.session_id (rules AL002, LG003).
 func v31(d *Dec) {
 	d.Value(&leaf26)
 }
 
+// v32 checks the value at #LedgerEntry.event (rules AL002, LG004).
 func v32(d *Dec) {
 	d.Value(&leaf27)
 }
 
+// v33 checks the values at these CUE paths (rules AL002, AL003):
+//   - #LedgerEntry.data
+//   - #Handoff.constraints
+//   - #VermasEvent.data (when event_type is none of the 19 values its conditions name)
 func v33(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -889,6 +1060,7 @@ func v33(d *Dec) {
 	}
 }
 
+// v34 checks the value at #LedgerEntry (rules AL002, AL003, AL004).
 func v34(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -968,18 +1140,29 @@ func v34(d *Dec) {
 	}
 }
 
+// v35 checks the value at #LedgerStatus.state (rules AL002, LG005).
 func v35(d *Dec) {
 	d.Value(&leaf28)
 }
 
+// v36 checks the value at #LedgerStatus.session_id (rules LG003).
 func v36(d *Dec) {
 	d.Value(&leaf29)
 }
 
+// v37 checks the values at these CUE paths (rules AL003):
+//   - #LedgerStatus.last_error
+//   - #VermasEvent.correlation_id
+//   - #VermasEvent.data.description (when event_type is "work_order.created")
+//   - #VermasEvent.data.changes.assignee (when event_type is "work_order.updated")
+//   - #VermasRoute.factory
+//   - #VermasWorkOrder.description
+//   - #VermasWorkOrder.assignee
 func v37(d *Dec) {
 	d.Value(&leaf30)
 }
 
+// v38 checks the value at #LedgerStatus (rules AL002, AL003, AL004).
 func v38(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -1031,42 +1214,87 @@ func v38(d *Dec) {
 	}
 }
 
+// v39 checks the values at these CUE paths (rules AL002, OP001):
+//   - #Assignment.schema_version
+//   - #Handoff.schema_version
+//   - #OrchestratorOutput.schema_version
+//   - #Result.schema_version
 func v39(d *Dec) {
 	d.Value(&leaf31)
 }
 
+// v40 checks the values at these CUE paths (rules AL002, OP003):
+//   - #Assignment.run_id
+//   - #Handoff.run_id
+//   - #OrchestratorOutput.run_id
+//   - #Result.run_id
+//   - #WorklogEntry.run_id
 func v40(d *Dec) {
 	d.Value(&leaf32)
 }
 
+// v41 checks the values at these CUE paths (rules OP024):
+//   - #Assignment.generated_at
+//   - #Handoff.generated_at
+//   - #OrchestratorOutput.generated_at
+//   - #OrchestratorOutput.ledger_delta[].last_heartbeat_at
+//   - #Result.generated_at
 func v41(d *Dec) {
 	d.Value(&leaf33)
 }
 
+// v42 checks the value at #Assignment.packet_type (rules AL002, OP006).
 func v42(d *Dec) {
 	d.Value(&leaf34)
 }
 
+// v43 checks the value at #Assignment.global_objective (rules AL002, OP002, OP008).
 func v43(d *Dec) {
 	d.Value(&leaf35)
 }
 
+// v44 checks the values at these CUE paths (rules AL002, OP005):
+//   - #Assignment.task.task_id
+//   - #Assignment.active_locks[].task_id
+//   - #Handoff.ledger[].task_id
+//   - #Handoff.active_locks[].task_id
+//   - #Handoff.dependencies[].task_id
+//   - #Handoff.dependencies[].depends_on_task_id
+//   - #Handoff.open_blockers[].task_id
+//   - #Handoff.acceptance_targets[].task_id
+//   - #Locks.locks[].task_id
+//   - #OrchestratorOutput.ledger_delta[].task_id
+//   - #OrchestratorOutput.active_locks[].task_id
+//   - #OrchestratorOutput.blockers[].task_id
+//   - #Reconcile.ledger[].task_id
+//   - #Reconcile.active_locks[].task_id
+//   - #Reconcile.events[].task_id
+//   - #Result.task_id
+//   - #Watchdog.tasks[].task_id
+//   - #WorklogEntry.task_id
 func v44(d *Dec) {
 	d.Value(&leaf36)
 }
 
+// v45 checks the value at #Assignment.task.title (rules AL002, OP002, OP008).
 func v45(d *Dec) {
 	d.Value(&leaf37)
 }
 
+// v46 checks the value at #Assignment.task.type (rules AL002, AL003).
 func v46(d *Dec) {
 	d.Value(&leaf38)
 }
 
+// v47 checks the values at these CUE paths (rules OP005):
+//   - #Assignment.task.dependencies[]
+//   - #Handoff.ledger[].dependencies[]
+//   - #Reconcile.ledger[].dependencies[]
 func v47(d *Dec) {
 	d.Value(&leaf40)
 }
 
+// v48 checks the value at #Assignment.task.dependencies (rules AL002, OP005).
 func v48(d *Dec) {
 	off, ok := d.BeginArray(&leaf39)
 	if !ok {
@@ -1082,10 +1310,12 @@ func v48(d *Dec) {
 	d.ArrayLen(&leaf39, off, n)
 }
 
+// v49 checks the value at #Assignment.task.lock_scope[] (rules OP008).
 func v49(d *Dec) {
 	d.Value(&leaf42)
 }
 
+// v50 checks the value at #Assignment.task.lock_scope (rules AL002, OP002, OP008).
 func v50(d *Dec) {
 	off, ok := d.BeginArray(&leaf41)
 	if !ok {
@@ -1101,6 +1331,12 @@ func v50(d *Dec) {
 	d.ArrayLen(&leaf41, off, n)
 }
 
+// v51 checks the values at these CUE paths (rules AL002, AL003):
+//   - #Assignment.task.forbidden_scope
+//   - #Handoff.ledger[].lock_scope
+//   - #Handoff.acceptance_targets[].criteria
+//   - #OrchestratorOutput.next_actions
+//   - #WorklogEntry.files_touched
 func v51(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -1116,10 +1352,12 @@ func v51(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v52 checks the value at #Assignment.task.acceptance_criteria[] (rules OP008).
 func v52(d *Dec) {
 	d.Value(&leaf43)
 }
 
+// v53 checks the value at #Assignment.task.acceptance_criteria (rules AL002, OP002, OP008).
 func v53(d *Dec) {
 	off, ok := d.BeginArray(&leaf41)
 	if !ok {
@@ -1135,14 +1373,19 @@ func v53(d *Dec) {
 	d.ArrayLen(&leaf41, off, n)
 }
 
+// v54 checks the values at these CUE paths (rules AL002, OP002, OP008):
+//   - #Assignment.task.worklog_path
+//   - #Result.worklog_path
 func v54(d *Dec) {
 	d.Value(&leaf44)
 }
 
+// v55 checks the value at #Assignment.task.priority (rules AL003).
 func v55(d *Dec) {
 	d.Value(&leaf47)
 }
 
+// v56 checks the value at #Assignment.task (rules AL002, AL003, AL004, OP013, OP014).
 func v56(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -1255,10 +1498,23 @@ func v56(d *Dec) {
 	}
 }
 
+// v57 checks the values at these CUE paths (rules AL002, AL003):
+//   - #Assignment.active_locks[].active
+//   - #Handoff.active_locks[].active
+//   - #Locks.locks[].active
+//   - #OrchestratorOutput.active_locks[].active
+//   - #Reconcile.active_locks[].active
+//   - #VermasEvent.data.found (when event_type is "agent.assignment_checked")
 func v57(d *Dec) {
 	d.Value(&leaf48)
 }
 
+// v58 checks the values at these CUE paths (rules AL002, AL003, AL004):
+//   - #Assignment.active_locks[]
+//   - #Handoff.active_locks[]
+//   - #Locks.locks[]
+//   - #OrchestratorOutput.active_locks[]
+//   - #Reconcile.active_locks[]
 func v58(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -1298,6 +1554,11 @@ func v58(d *Dec) {
 	}
 }
 
+// v59 checks the values at these CUE paths (rules AL002, AL003):
+//   - #Assignment.active_locks
+//   - #Handoff.active_locks
+//   - #Locks.locks
+//   - #OrchestratorOutput.active_locks
 func v59(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -1313,10 +1574,12 @@ func v59(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v60 checks the value at #Assignment.context_package[].kind (rules AL002, AL003).
 func v60(d *Dec) {
 	d.Value(&leaf49)
 }
 
+// v61 checks the value at #Assignment.context_package[] (rules AL002, AL003, AL004).
 func v61(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -1348,6 +1611,7 @@ func v61(d *Dec) {
 	}
 }
 
+// v62 checks the value at #Assignment.context_package (rules AL002, AL003).
 func v62(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -1363,10 +1627,12 @@ func v62(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v63 checks the value at #Assignment.required_output_schema (rules AL002, OP007).
 func v63(d *Dec) {
 	d.Value(&leaf50)
 }
 
+// v64 checks the value at #Assignment (rules AL002, AL003, AL004).
 func v64(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -1450,18 +1716,31 @@ func v64(d *Dec) {
 	}
 }
 
+// v65 checks the values at these CUE paths (rules AL002, AL003):
+//   - #Handoff.ledger[].status
+//   - #OrchestratorOutput.ledger_delta[].status
+//   - #Reconcile.ledger[].status
+//   - #Watchdog.tasks[].status
 func v65(d *Dec) {
 	d.Value(&leaf51)
 }
 
+// v66 checks the value at #Handoff.ledger[].priority (rules AL002, AL003).
 func v66(d *Dec) {
 	d.Value(&leaf52)
 }
 
+// v67 checks the values at these CUE paths (rules OP024):
+//   - #Handoff.ledger[].last_heartbeat_at
+//   - #Reconcile.ledger[].last_heartbeat_at
+//   - #Watchdog.tasks[].last_heartbeat_at
 func v67(d *Dec) {
 	d.Value(&leaf53)
 }
 
+// v68 checks the values at these CUE paths (rules OP005):
+//   - #Handoff.ledger[].dependencies
+//   - #Reconcile.ledger[].dependencies
 func v68(d *Dec) {
 	off, ok := d.BeginArray(&leaf54)
 	if !ok {
@@ -1477,6 +1756,7 @@ func v68(d *Dec) {
 	d.ArrayLen(&leaf54, off, n)
 }
 
+// v69 checks the value at #Handoff.ledger[] (rules AL002, AL003, AL004, OP013, OP014).
 func v69(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -1577,6 +1857,7 @@ func v69(d *Dec) {
 	}
 }
 
+// v70 checks the value at #Handoff.ledger (rules AL002, AL003).
 func v70(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -1592,6 +1873,7 @@ func v70(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v71 checks the value at #Handoff.dependencies[] (rules AL002, AL003, AL004).
 func v71(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -1623,6 +1905,7 @@ func v71(d *Dec) {
 	}
 }
 
+// v72 checks the value at #Handoff.dependencies (rules AL002, AL003).
 func v72(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -1638,10 +1921,16 @@ func v72(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v73 checks the values at these CUE paths (rules AL002, OP023):
+//   - #Handoff.open_blockers[].code
+//   - #OrchestratorOutput.blockers[].code
 func v73(d *Dec) {
 	d.Value(&leaf55)
 }
 
+// v74 checks the values at these CUE paths (rules AL002, AL003, AL004):
+//   - #Handoff.open_blockers[]
+//   - #OrchestratorOutput.blockers[]
 func v74(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -1685,6 +1974,9 @@ func v74(d *Dec) {
 	}
 }
 
+// v75 checks the values at these CUE paths (rules AL002, AL003):
+//   - #Handoff.open_blockers
+//   - #OrchestratorOutput.blockers
 func v75(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -1700,6 +1992,7 @@ func v75(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v76 checks the value at #Handoff.acceptance_targets[] (rules AL002, AL003, AL004).
 func v76(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -1731,6 +2024,7 @@ func v76(d *Dec) {
 	}
 }
 
+// v77 checks the value at #Handoff.acceptance_targets (rules AL002, AL003).
 func v77(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -1746,6 +2040,7 @@ func v77(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v78 checks the value at #Handoff (rules AL002, AL003, AL004).
 func v78(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -1837,10 +2132,16 @@ func v78(d *Dec) {
 	}
 }
 
+// v79 checks the values at these CUE paths (rules OP001):
+//   - #Locks.schema_version
+//   - #Reconcile.schema_version
+//   - #Watchdog.schema_version
+//   - #WorklogEntry.schema_version
 func v79(d *Dec) {
 	d.Value(&leaf56)
 }
 
+// v80 checks the value at #Locks (rules AL002, AL003, AL004).
 func v80(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -1868,18 +2169,40 @@ func v80(d *Dec) {
 	}
 }
 
+// v81 checks the values at these CUE paths (rules AL002, AL003):
+//   - #OrchestratorOutput.ledger_delta[].delta_id
+//   - #VermasEvent.actor
+//   - #VermasEvent.data.agent (when event_type is "work_order.assigned")
+//   - #VermasEvent.data.assignment_path (when event_type is "work_order.assigned")
+//   - #VermasEvent.data.from (when event_type is "mail.sent")
+//   - #VermasEvent.data.to (when event_type is "mail.sent")
+//   - #VermasEvent.data.recipient (when event_type is "mail.delivered")
+//   - #VermasEvent.data.reader (when event_type is "mail.read")
+//   - #VermasEvent.data.template (when event_type is "process.created")
+//   - #VermasEvent.data.step_id (when event_type is "process.step_started")
+//   - #VermasEvent.data.step_id (when event_type is "process.step_completed")
+//   - #VermasMessage.from
+//   - #VermasMessage.to
+//   - #VermasProcess.template
+//   - #VermasProcess.steps[].id
+//   - #VermasTemplate.template
+//   - #VermasTemplate.steps[].id
+//   - #VermasWorkOrder.created_by
 func v81(d *Dec) {
 	d.Value(&leaf57)
 }
 
+// v82 checks the value at #OrchestratorOutput.ledger_delta[].timed_out (rules AL003).
 func v82(d *Dec) {
 	d.Value(&leaf58)
 }
 
+// v83 checks the value at #OrchestratorOutput.ledger_delta[].retry_after_ms (rules AL003).
 func v83(d *Dec) {
 	d.Value(&leaf59)
 }
 
+// v84 checks the value at #OrchestratorOutput.ledger_delta[] (rules AL002, AL003, AL004).
 func v84(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -1947,6 +2270,7 @@ func v84(d *Dec) {
 	}
 }
 
+// v85 checks the value at #OrchestratorOutput.ledger_delta (rules AL002, AL003).
 func v85(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -1962,6 +2286,7 @@ func v85(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v86 checks the value at #OrchestratorOutput.assignments (rules AL002, AL003).
 func v86(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -1977,6 +2302,7 @@ func v86(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v87 checks the value at #OrchestratorOutput (rules AL002, AL003, AL004).
 func v87(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -2052,6 +2378,7 @@ func v87(d *Dec) {
 	}
 }
 
+// v88 checks the value at #Reconcile.ledger[] (rules AL002, AL003).
 func v88(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -2095,6 +2422,7 @@ func v88(d *Dec) {
 	}
 }
 
+// v89 checks the value at #Reconcile.ledger (rules AL002, AL003).
 func v89(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -2110,6 +2438,7 @@ func v89(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v90 checks the value at #Reconcile.active_locks (rules AL003).
 func v90(d *Dec) {
 	off, ok := d.BeginArray(&leaf60)
 	if !ok {
@@ -2125,6 +2454,7 @@ func v90(d *Dec) {
 	d.ArrayLen(&leaf60, off, n)
 }
 
+// v91 checks the value at #Reconcile.events[] (rules AL002, AL003).
 func v91(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -2152,6 +2482,7 @@ func v91(d *Dec) {
 	}
 }
 
+// v92 checks the value at #Reconcile.events (rules AL003).
 func v92(d *Dec) {
 	off, ok := d.BeginArray(&leaf60)
 	if !ok {
@@ -2167,6 +2498,7 @@ func v92(d *Dec) {
 	d.ArrayLen(&leaf60, off, n)
 }
 
+// v93 checks the value at #Reconcile (rules AL002, AL003, AL004).
 func v93(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -2202,6 +2534,7 @@ func v93(d *Dec) {
 	}
 }
 
+// v94 checks the value at #Result.changes[] (rules AL002, AL003, AL004).
 func v94(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -2237,6 +2570,7 @@ func v94(d *Dec) {
 	}
 }
 
+// v95 checks the value at #Result.changes (rules AL002, AL003).
 func v95(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -2252,10 +2586,12 @@ func v95(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v96 checks the value at #Result.acceptance_check[].status (rules AL002, AL003).
 func v96(d *Dec) {
 	d.Value(&leaf62)
 }
 
+// v97 checks the value at #Result.acceptance_check[] (rules AL002, AL003, AL004).
 func v97(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -2295,6 +2631,7 @@ func v97(d *Dec) {
 	}
 }
 
+// v98 checks the value at #Result.acceptance_check (rules AL002, AL003).
 func v98(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -2310,10 +2647,12 @@ func v98(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v99 checks the value at #Result.notes_for_orchestrator[] (rules OP021).
 func v99(d *Dec) {
 	d.Value(&leaf64)
 }
 
+// v100 checks the value at #Result.notes_for_orchestrator (rules AL002, OP021).
 func v100(d *Dec) {
 	off, ok := d.BeginArray(&leaf63)
 	if !ok {
@@ -2329,14 +2668,17 @@ func v100(d *Dec) {
 	d.ArrayLen(&leaf63, off, n)
 }
 
+// v101 checks the value at #Result._acceptance[].status (when status is "done") (rules OP020).
 func v101(d *Dec) {
 	d.Value(&leaf67)
 }
 
+// v102 checks the value at #Result._acceptance[].evidence (when status is "done") (rules OP020).
 func v102(d *Dec) {
 	d.Value(&leaf68)
 }
 
+// v103 checks the value at #Result._acceptance[] (when status is "done") (rules OP020).
 func v103(d *Dec) {
 	off, ok := d.BeginObject(&leaf66)
 	if !ok {
@@ -2360,6 +2702,7 @@ func v103(d *Dec) {
 	}
 }
 
+// v104 checks the value at #Result._acceptance (when status is "done") (rules OP020).
 func v104(d *Dec) {
 	off, ok := d.BeginArray(&leaf65)
 	if !ok {
@@ -2375,6 +2718,7 @@ func v104(d *Dec) {
 	d.ArrayLen(&leaf65, off, n)
 }
 
+// v105 checks the value at #Result (rules AL002, AL003, AL004).
 func v105(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -2467,18 +2811,24 @@ func v105(d *Dec) {
 	}
 }
 
+// v106 checks the values at these CUE paths (rules AL002, OP024):
+//   - #Watchdog.now
+//   - #WorklogEntry.timestamp
 func v106(d *Dec) {
 	d.Value(&leaf69)
 }
 
+// v107 checks the value at #Watchdog.tasks[].timeout_seconds (when status is "in_progress") (rules AL002, OP013).
 func v107(d *Dec) {
 	d.Value(&leaf70)
 }
 
+// v108 checks the value at #Watchdog.tasks[].timeout_seconds (when status is not "in_progress") (rules OP013).
 func v108(d *Dec) {
 	d.Value(&leaf71)
 }
 
+// v109 checks the value at #Watchdog.tasks[] (rules AL002, AL003).
 func v109(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -2529,6 +2879,7 @@ func v109(d *Dec) {
 	}
 }
 
+// v110 checks the value at #Watchdog.tasks (rules AL002, AL003).
 func v110(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -2544,6 +2895,7 @@ func v110(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v111 checks the value at #Watchdog (rules AL002, AL003, AL004).
 func v111(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -2579,10 +2931,12 @@ func v111(d *Dec) {
 	}
 }
 
+// v112 checks the value at #WorklogEntry.code (rules OP023).
 func v112(d *Dec) {
 	d.Value(&leaf72)
 }
 
+// v113 checks the value at #WorklogEntry (rules AL002, AL003, AL004).
 func v113(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -2682,22 +3036,27 @@ func v113(d *Dec) {
 	}
 }
 
+// v114 checks the value at #VermasAssignment.type (rules AL002, VM021).
 func v114(d *Dec) {
 	d.Value(&leaf73)
 }
 
+// v115 checks the value at #VermasAssignment.reference_id (when type is "work_order") (rules AL002, VM022).
 func v115(d *Dec) {
 	d.Value(&leaf74)
 }
 
+// v116 checks the value at #VermasAssignment.reference_id (when type is "mail") (rules AL002, VM022).
 func v116(d *Dec) {
 	d.Value(&leaf75)
 }
 
+// v117 checks the value at #VermasAssignment.reference_id (when type is "process") (rules AL002, VM022).
 func v117(d *Dec) {
 	d.Value(&leaf76)
 }
 
+// v118 checks the value at #VermasAssignment (rules AL002, AL003, AL004).
 func v118(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -2744,38 +3103,73 @@ func v118(d *Dec) {
 	}
 }
 
+// v119 checks the value at #VermasEvent.event_id (rules AL002, VM001).
 func v119(d *Dec) {
 	d.Value(&leaf78)
 }
 
+// v120 checks the value at #VermasEvent.event_type (rules AL002, VM005).
 func v120(d *Dec) {
 	d.Value(&leaf77)
 }
 
+// v121 checks the values at these CUE paths (rules AL002, AL003):
+//   - #VermasEvent.timestamp
+//   - #VermasEvent.data.read_at (when event_type is "mail.read")
+//   - #VermasEvent.data.idle_since (when event_type is "agent.idle")
+//   - #VermasMessage.timestamp
+//   - #VermasProcess.created_at
+//   - #VermasWorkOrder.created_at
+//   - #VermasWorkOrder.updated_at
+//   - #VermasWorkOrder.dependencies[].created_at
 func v121(d *Dec) {
 	d.Value(&leaf79)
 }
 
+// v122 checks the value at #VermasEvent.caused_by (rules VM001).
 func v122(d *Dec) {
 	d.Value(&leaf80)
 }
 
+// v123 checks the values at these CUE paths (rules AL002, VM010):
+//   - #VermasEvent.data.work_order_id (when event_type is "work_order.created")
+//   - #VermasEvent.data.work_order_id (when event_type is "work_order.updated")
+//   - #VermasEvent.data.work_order_id (when event_type is "work_order.status_changed")
+//   - #VermasEvent.data.work_order_id (when event_type is "work_order.assigned")
+//   - #VermasEvent.data.work_order_id (when event_type is "work_order.closed")
+//   - #VermasEvent.data.assigned_work_order (when event_type is "agent.started")
+//   - #VermasEvent.data.work_order_id (when event_type is "agent.working")
+//   - #VermasEvent.data.work_order_id (when event_type is "process.created")
+//   - #VermasEvent.data.work_order_id (when event_type is "verify.started")
+//   - #VermasEvent.data.work_order_id (when event_type is "verify.verdict")
+//   - #VermasWorkOrder.id
+//   - #VermasWorkOrder.dependencies[].depends_on_id
 func v123(d *Dec) {
 	d.Value(&leaf81)
 }
 
+// v124 checks the values at these CUE paths (rules AL002, VM011):
+//   - #VermasEvent.data.title (when event_type is "work_order.created")
+//   - #VermasWorkOrder.title
 func v124(d *Dec) {
 	d.Value(&leaf82)
 }
 
+// v125 checks the values at these CUE paths (rules AL002, AL003):
+//   - #VermasEvent.data.issue_type (when event_type is "work_order.created")
+//   - #VermasWorkOrder.issue_type
 func v125(d *Dec) {
 	d.Value(&leaf83)
 }
 
+// v126 checks the values at these CUE paths (rules AL002, VM012):
+//   - #VermasEvent.data.priority (when event_type is "work_order.created")
+//   - #VermasWorkOrder.priority
 func v126(d *Dec) {
 	d.Value(&leaf84)
 }
 
+// v127 checks the value at #VermasEvent.data (when event_type is "work_order.created") (rules AL002, AL003).
 func v127(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -2835,22 +3229,30 @@ func v127(d *Dec) {
 	}
 }
 
+// v128 checks the value at #VermasEvent.data.changes.title (when event_type is "work_order.updated") (rules VM011).
 func v128(d *Dec) {
 	d.Value(&leaf85)
 }
 
+// v129 checks the value at #VermasEvent.data.changes.status (when event_type is "work_order.updated") (rules AL003).
 func v129(d *Dec) {
 	d.Value(&leaf86)
 }
 
+// v130 checks the value at #VermasEvent.data.changes.priority (when event_type is "work_order.updated") (rules VM012).
 func v130(d *Dec) {
 	d.Value(&leaf87)
 }
 
+// v131 checks the value at #VermasEvent.data.changes.issue_type (when event_type is "work_order.updated") (rules AL003).
 func v131(d *Dec) {
 	d.Value(&leaf88)
 }
 
+// v132 checks the values at these CUE paths (rules AL003):
+//   - #VermasEvent.data.changes.labels (when event_type is "work_order.updated")
+//   - #VermasTemplate.steps[].needs
+//   - #VermasWorkOrder.labels
 func v132(d *Dec) {
 	off, ok := d.BeginArray(&leaf60)
 	if !ok {
@@ -2866,6 +3268,7 @@ func v132(d *Dec) {
 	d.ArrayLen(&leaf60, off, n)
 }
 
+// v133 checks the value at #VermasEvent.data.changes (when event_type is "work_order.updated") (rules AL002, AL003).
 func v133(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -2909,6 +3312,7 @@ func v133(d *Dec) {
 	}
 }
 
+// v134 checks the value at #VermasEvent.data (when event_type is "work_order.updated") (rules AL002, AL003).
 func v134(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -2940,10 +3344,15 @@ func v134(d *Dec) {
 	}
 }
 
+// v135 checks the values at these CUE paths (rules AL002, AL003):
+//   - #VermasEvent.data.from_status (when event_type is "work_order.status_changed")
+//   - #VermasEvent.data.to_status (when event_type is "work_order.status_changed")
+//   - #VermasWorkOrder.status
 func v135(d *Dec) {
 	d.Value(&leaf89)
 }
 
+// v136 checks the value at #VermasEvent.data (when event_type is "work_order.status_changed") (rules AL002, AL003).
 func v136(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -2983,6 +3392,7 @@ func v136(d *Dec) {
 	}
 }
 
+// v137 checks the value at #VermasEvent.data (when event_type is "work_order.assigned") (rules AL002, AL003).
 func v137(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3022,6 +3432,7 @@ func v137(d *Dec) {
 	}
 }
 
+// v138 checks the value at #VermasEvent.data (when event_type is "work_order.closed") (rules AL002, AL003).
 func v138(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3053,14 +3464,21 @@ func v138(d *Dec) {
 	}
 }
 
+// v139 checks the values at these CUE paths (rules AL002, VM013):
+//   - #VermasEvent.data.message_id (when event_type is "mail.sent")
+//   - #VermasEvent.data.message_id (when event_type is "mail.delivered")
+//   - #VermasEvent.data.message_id (when event_type is "mail.read")
+//   - #VermasMessage.id
 func v139(d *Dec) {
 	d.Value(&leaf90)
 }
 
+// v140 checks the value at #VermasEvent.data.message_type (when event_type is "mail.sent") (rules AL002, AL003).
 func v140(d *Dec) {
 	d.Value(&leaf91)
 }
 
+// v141 checks the value at #VermasEvent.data (when event_type is "mail.sent") (rules AL002, AL003).
 func v141(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3116,6 +3534,7 @@ func v141(d *Dec) {
 	}
 }
 
+// v142 checks the value at #VermasEvent.data (when event_type is "mail.delivered") (rules AL002, AL003).
 func v142(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3147,6 +3566,7 @@ func v142(d *Dec) {
 	}
 }
 
+// v143 checks the value at #VermasEvent.data (when event_type is "mail.read") (rules AL002, AL003).
 func v143(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3186,6 +3606,7 @@ func v143(d *Dec) {
 	}
 }
 
+// v144 checks the value at #VermasEvent.data (when event_type is "agent.started") (rules AL002, AL003).
 func v144(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3233,10 +3654,15 @@ func v144(d *Dec) {
 	}
 }
 
+// v145 checks the values at these CUE paths (rules AL002, AL003):
+//   - #VermasEvent.data.response_ms (when event_type is "agent.assignment_checked")
+//   - #VermasEvent.data.criteria_passed (when event_type is "verify.verdict")
+//   - #VermasEvent.data.criteria_failed (when event_type is "verify.verdict")
 func v145(d *Dec) {
 	d.Value(&leaf92)
 }
 
+// v146 checks the value at #VermasEvent.data (when event_type is "agent.assignment_checked") (rules AL002, AL003).
 func v146(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3276,6 +3702,7 @@ func v146(d *Dec) {
 	}
 }
 
+// v147 checks the value at #VermasEvent.data (when event_type is "agent.working") (rules AL002, AL003).
 func v147(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3299,6 +3726,7 @@ func v147(d *Dec) {
 	}
 }
 
+// v148 checks the value at #VermasEvent.data (when event_type is "agent.idle") (rules AL002, AL003).
 func v148(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3330,10 +3758,12 @@ func v148(d *Dec) {
 	}
 }
 
+// v149 checks the value at #VermasEvent.data.exit_code (when event_type is "agent.stopped") (rules AL002, AL003).
 func v149(d *Dec) {
 	d.Value(&leaf93)
 }
 
+// v150 checks the value at #VermasEvent.data (when event_type is "agent.stopped") (rules AL002, AL003).
 func v150(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3365,10 +3795,18 @@ func v150(d *Dec) {
 	}
 }
 
+// v151 checks the values at these CUE paths (rules AL002, VM014):
+//   - #VermasEvent.data.process_id (when event_type is "process.created")
+//   - #VermasEvent.data.process_id (when event_type is "process.step_started")
+//   - #VermasEvent.data.process_id (when event_type is "process.step_completed")
+//   - #VermasEvent.data.process_id (when event_type is "process.completed")
+//   - #VermasEvent.data.process_id (when event_type is "verify.started")
+//   - #VermasProcess.id
 func v151(d *Dec) {
 	d.Value(&leaf94)
 }
 
+// v152 checks the value at #VermasEvent.data (when event_type is "process.created") (rules AL002, AL003).
 func v152(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3408,6 +3846,7 @@ func v152(d *Dec) {
 	}
 }
 
+// v153 checks the value at #VermasEvent.data (when event_type is "process.step_started") (rules AL002, AL003).
 func v153(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3439,10 +3878,12 @@ func v153(d *Dec) {
 	}
 }
 
+// v154 checks the value at #VermasEvent.data.status (when event_type is "process.step_completed") (rules AL002, AL003).
 func v154(d *Dec) {
 	d.Value(&leaf95)
 }
 
+// v155 checks the value at #VermasEvent.data (when event_type is "process.step_completed") (rules AL002, AL003).
 func v155(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3482,6 +3923,7 @@ func v155(d *Dec) {
 	}
 }
 
+// v156 checks the value at #VermasEvent.data (when event_type is "process.completed") (rules AL002, AL003).
 func v156(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3513,6 +3955,7 @@ func v156(d *Dec) {
 	}
 }
 
+// v157 checks the value at #VermasEvent.data (when event_type is "verify.started") (rules AL002, AL003).
 func v157(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3544,10 +3987,12 @@ func v157(d *Dec) {
 	}
 }
 
+// v158 checks the value at #VermasEvent.data._passed (when event_type is "verify.verdict" and verdict is "PASS") (rules VM015).
 func v158(d *Dec) {
 	d.Value(&leaf97)
 }
 
+// v159 checks the value at #VermasEvent.data (when event_type is "verify.verdict") (rules AL002, AL003).
 func v159(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3612,6 +4057,7 @@ func v159(d *Dec) {
 	}
 }
 
+// v160 checks the value at #VermasEvent (rules AL002, AL003, AL004).
 func v160(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3754,18 +4200,25 @@ func v160(d *Dec) {
 	}
 }
 
+// v161 checks the value at #VermasMessage.message_type (rules AL003).
 func v161(d *Dec) {
 	d.Value(&leaf98)
 }
 
+// v162 checks the values at these CUE paths (rules AL003):
+//   - #VermasMessage.read_at
+//   - #VermasProcess.steps[].started_at
+//   - #VermasProcess.steps[].completed_at
 func v162(d *Dec) {
 	d.Value(&leaf99)
 }
 
+// v163 checks the value at #VermasMessage.priority (rules AL003).
 func v163(d *Dec) {
 	d.Value(&leaf100)
 }
 
+// v164 checks the value at #VermasMessage (rules AL002, AL003, AL004).
 func v164(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3845,18 +4298,22 @@ func v164(d *Dec) {
 	}
 }
 
+// v165 checks the value at #VermasProcess.work_order_id (rules VM010).
 func v165(d *Dec) {
 	d.Value(&leaf101)
 }
 
+// v166 checks the value at #VermasProcess.state (rules AL002, AL003).
 func v166(d *Dec) {
 	d.Value(&leaf102)
 }
 
+// v167 checks the value at #VermasProcess.steps[].status (rules AL002, AL003).
 func v167(d *Dec) {
 	d.Value(&leaf103)
 }
 
+// v168 checks the value at #VermasProcess.steps[] (rules AL002, AL003, AL004).
 func v168(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -3896,6 +4353,7 @@ func v168(d *Dec) {
 	}
 }
 
+// v169 checks the value at #VermasProcess.steps (rules AL002, AL003).
 func v169(d *Dec) {
 	off, ok := d.BeginArray(&leaf15)
 	if !ok {
@@ -3911,6 +4369,7 @@ func v169(d *Dec) {
 	d.ArrayLen(&leaf15, off, n)
 }
 
+// v170 checks the value at #VermasProcess (rules AL002, AL003, AL004).
 func v170(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -3970,14 +4429,17 @@ func v170(d *Dec) {
 	}
 }
 
+// v171 checks the value at #VermasRoute.prefix (rules AL002, VM050).
 func v171(d *Dec) {
 	d.Value(&leaf104)
 }
 
+// v172 checks the value at #VermasRoute.path (rules AL002, VM051).
 func v172(d *Dec) {
 	d.Value(&leaf105)
 }
 
+// v173 checks the value at #VermasRoute (rules AL002, AL003, AL004).
 func v173(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -4013,10 +4475,12 @@ func v173(d *Dec) {
 	}
 }
 
+// v174 checks the value at #VermasTemplate.version (rules AL002, VM031).
 func v174(d *Dec) {
 	d.Value(&leaf106)
 }
 
+// v175 checks the value at #VermasTemplate.steps[] (rules AL002, AL004, VM032).
 func v175(d *Dec) {
 	off, ok := d.BeginObject(&leaf108)
 	if !ok {
@@ -4060,6 +4524,7 @@ func v175(d *Dec) {
 	}
 }
 
+// v176 checks the value at #VermasTemplate.steps (rules AL002, VM032).
 func v176(d *Dec) {
 	off, ok := d.BeginArray(&leaf107)
 	if !ok {
@@ -4075,6 +4540,7 @@ func v176(d *Dec) {
 	d.ArrayLen(&leaf107, off, n)
 }
 
+// v177 checks the value at #VermasTemplate (rules AL002, AL003, AL004).
 func v177(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -4122,10 +4588,12 @@ func v177(d *Dec) {
 	}
 }
 
+// v178 checks the value at #VermasWorkOrder.dependencies[].type (rules AL003).
 func v178(d *Dec) {
 	d.Value(&leaf109)
 }
 
+// v179 checks the value at #VermasWorkOrder.dependencies[] (rules AL002, AL003, AL004).
 func v179(d *Dec) {
 	off, ok := d.BeginObject(&leaf10)
 	if !ok {
@@ -4169,6 +4637,7 @@ func v179(d *Dec) {
 	}
 }
 
+// v180 checks the value at #VermasWorkOrder.dependencies (rules AL003).
 func v180(d *Dec) {
 	off, ok := d.BeginArray(&leaf60)
 	if !ok {
@@ -4184,6 +4653,7 @@ func v180(d *Dec) {
 	d.ArrayLen(&leaf60, off, n)
 }
 
+// v181 checks the value at #VermasWorkOrder (rules AL002, AL003, AL004).
 func v181(d *Dec) {
 	off, ok := d.BeginObject(&leaf0)
 	if !ok {
@@ -4283,6 +4753,7 @@ func v181(d *Dec) {
 	}
 }
 
+// a0 accepts or declines the value at #CollectorEvent.version (validator v0).
 func a0(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4301,6 +4772,7 @@ func a0(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a1 accepts or declines the value at #CollectorEvent.event_type (validator v1).
 func a1(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4316,6 +4788,21 @@ func a1(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a2 accepts or declines the values at these CUE paths:
+//   - #CollectorEvent.timestamp (validator v2)
+//   - #IdleEvent.updated_at (when event is "STATE") (validator v17)
+//   - #IdleEvent.timestamp (when event is absent) (validator v17)
+//   - #IdleEvent.timestamp (when event is "ANCHOR") (validator v17)
+//   - #LedgerEntry.ts (validator v29)
+//   - #LedgerStatus.last_heartbeat (validator v29)
+//   - #VermasEvent.timestamp (validator v121)
+//   - #VermasEvent.data.read_at (when event_type is "mail.read") (validator v121)
+//   - #VermasEvent.data.idle_since (when event_type is "agent.idle") (validator v121)
+//   - #VermasMessage.timestamp (validator v121)
+//   - #VermasProcess.created_at (validator v121)
+//   - #VermasWorkOrder.created_at (validator v121)
+//   - #VermasWorkOrder.updated_at (validator v121)
+//   - #VermasWorkOrder.dependencies[].created_at (validator v121)
 func a2(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4331,6 +4818,28 @@ func a2(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a3 accepts or declines the values at these CUE paths:
+//   - #CollectorEvent.agent_id (validator v3)
+//   - #OrchestratorOutput.ledger_delta[].delta_id (validator v81)
+//   - #Result.notes_for_orchestrator[] (validator v99)
+//   - #Result._acceptance[].evidence (when status is "done") (validator v102)
+//   - #VermasEvent.actor (validator v81)
+//   - #VermasEvent.data.agent (when event_type is "work_order.assigned") (validator v81)
+//   - #VermasEvent.data.assignment_path (when event_type is "work_order.assigned") (validator v81)
+//   - #VermasEvent.data.from (when event_type is "mail.sent") (validator v81)
+//   - #VermasEvent.data.to (when event_type is "mail.sent") (validator v81)
+//   - #VermasEvent.data.recipient (when event_type is "mail.delivered") (validator v81)
+//   - #VermasEvent.data.reader (when event_type is "mail.read") (validator v81)
+//   - #VermasEvent.data.template (when event_type is "process.created") (validator v81)
+//   - #VermasEvent.data.step_id (when event_type is "process.step_started") (validator v81)
+//   - #VermasEvent.data.step_id (when event_type is "process.step_completed") (validator v81)
+//   - #VermasMessage.from (validator v81)
+//   - #VermasMessage.to (validator v81)
+//   - #VermasProcess.template (validator v81)
+//   - #VermasProcess.steps[].id (validator v81)
+//   - #VermasTemplate.template (validator v81)
+//   - #VermasTemplate.steps[].id (validator v81)
+//   - #VermasWorkOrder.created_by (validator v81)
 func a3(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4346,6 +4855,7 @@ func a3(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a4 accepts or declines the value at #CollectorEvent.event_id (validator v4).
 func a4(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4361,6 +4871,79 @@ func a4(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a5 accepts or declines the values at these CUE paths:
+//   - #CollectorEvent.session_id (validator v5)
+//   - #CollectorEvent.message (validator v5)
+//   - #CollectorEvent.tool.tool_name (validator v5)
+//   - #CollectorEvent.tool.tool_result (validator v5)
+//   - #CollectorEvent.hook.hook_type (validator v5)
+//   - #CollectorEvent.correlation.trace_id (validator v5)
+//   - #CollectorEvent.correlation.span_id (validator v5)
+//   - #CollectorEvent.correlation.parent_span_id (validator v5)
+//   - #CollectorEvent.correlation.root_agent_id (validator v5)
+//   - #IdleEvent.event (validator v5)
+//   - #IdleEvent.stack[].id (when event is "STATE") (validator v18)
+//   - #IdleEvent.stack[].filter (when event is "STATE" and mode is "grind") (validator v18)
+//   - #IdleEvent.stack[].issue_id (when event is "STATE" and mode is "issue") (validator v18)
+//   - #IdleEvent.stack[].branch (when event is "STATE" and mode is "issue") (validator v18)
+//   - #IdleEvent.stack[].base_ref (when event is "STATE" and mode is "issue") (validator v18)
+//   - #IdleEvent.goal (when event is absent) (validator v18)
+//   - #IdleEvent.goal (when event is "ANCHOR") (validator v18)
+//   - #IdleEvent.progress (when event is absent) (validator v18)
+//   - #IdleEvent.progress (when event is "ANCHOR") (validator v18)
+//   - #IdleEvent.modified_files (when event is absent) (validator v18)
+//   - #IdleEvent.modified_files (when event is "ANCHOR") (validator v18)
+//   - #IdleEvent.next_step (when event is absent) (validator v18)
+//   - #IdleEvent.next_step (when event is "ANCHOR") (validator v18)
+//   - #LedgerEntry.task_id (validator v18)
+//   - #LedgerEntry.source (validator v18)
+//   - #LedgerEntry.summary (validator v18)
+//   - #LedgerStatus.last_task_id (validator v5)
+//   - #Handoff.objective (validator v18)
+//   - #Locks.locks[].resource (validator v18)
+//   - #OrchestratorOutput.ledger_delta[].owner (validator v18)
+//   - #OrchestratorOutput.ledger_delta[].reason (validator v18)
+//   - #OrchestratorOutput.active_locks[].resource (validator v18)
+//   - #OrchestratorOutput.blockers[].reason (validator v18)
+//   - #OrchestratorOutput.next_actions[] (validator v5)
+//   - #Reconcile.ledger[].owner (validator v5)
+//   - #Reconcile.active_locks[].resource (validator v18)
+//   - #Reconcile.events[].event_type (validator v5)
+//   - #Result.changes[].resource (validator v18)
+//   - #Result.changes[].action (validator v18)
+//   - #Result.changes[].evidence (validator v5)
+//   - #Result.acceptance_check[].criterion (validator v18)
+//   - #Result.acceptance_check[].evidence (validator v18)
+//   - #WorklogEntry.actor (validator v18)
+//   - #WorklogEntry.action (validator v18)
+//   - #WorklogEntry.files_touched[] (validator v5)
+//   - #WorklogEntry.decision (validator v18)
+//   - #WorklogEntry.result (validator v18)
+//   - #WorklogEntry.next_step (validator v18)
+//   - #WorklogEntry.evidence (validator v5)
+//   - #VermasAssignment.reference_id (its declaration outside the conditions)
+//   - #VermasAssignment.reference_id (when type is not "work_order", "mail" or "process") (validator v18)
+//   - #VermasEvent.data.created_by (when event_type is "work_order.created") (validator v18)
+//   - #VermasEvent.data.changes.description (when event_type is "work_order.updated") (validator v5)
+//   - #VermasEvent.data.changes.labels[] (when event_type is "work_order.updated") (validator v5)
+//   - #VermasEvent.data.reason (when event_type is "work_order.closed") (validator v18)
+//   - #VermasEvent.data.subject (when event_type is "mail.sent") (validator v18)
+//   - #VermasEvent.data.session_name (when event_type is "agent.started") (validator v18)
+//   - #VermasEvent.data.worktree (when event_type is "agent.started") (validator v18)
+//   - #VermasEvent.data.profile (when event_type is "agent.started") (validator v18)
+//   - #VermasEvent.data.action (when event_type is "agent.assignment_checked") (validator v18)
+//   - #VermasEvent.data.last_activity (when event_type is "agent.idle") (validator v18)
+//   - #VermasEvent.data.reason (when event_type is "agent.stopped") (validator v18)
+//   - #VermasEvent.data.summary (when event_type is "process.completed") (validator v18)
+//   - #VermasEvent.data.reasoning (when event_type is "verify.verdict") (validator v18)
+//   - #VermasMessage.subject (validator v18)
+//   - #VermasMessage.body (validator v18)
+//   - #VermasTemplate.description (validator v18)
+//   - #VermasTemplate.steps[].title (validator v18)
+//   - #VermasTemplate.steps[].description (validator v18)
+//   - #VermasTemplate.steps[].needs[] (validator v5)
+//   - #VermasWorkOrder.dependencies[].created_by (validator v18)
+//   - #VermasWorkOrder.labels[] (validator v5)
 func a5(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4369,6 +4952,7 @@ func a5(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a6 accepts or declines the value at #CollectorEvent.source (validator v6).
 func a6(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4386,6 +4970,7 @@ func a6(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a7 accepts or declines the value at #CollectorEvent.status (validator v7).
 func a7(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4403,6 +4988,7 @@ func a7(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a8 accepts or declines the value at #CollectorEvent.progress (validator v8).
 func a8(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -4415,6 +5001,18 @@ func a8(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a9 accepts or declines the values at these CUE paths:
+//   - #CollectorEvent.tool.tool_input (validator v9)
+//   - #CollectorEvent.hook.raw_payload (validator v9)
+//   - #CollectorEvent.metadata (validator v9)
+//   - #LedgerEntry.data (validator v33)
+//   - #Handoff.constraints (validator v33)
+//   - #OrchestratorOutput.assignments[] (validator v9)
+//   - #OrchestratorOutput.blockers[].details (validator v9)
+//   - #VermasEvent.data (its declaration outside the conditions)
+//   - #VermasEvent.data (when event_type is none of the 19 values its conditions name) (validator v33)
+//   - #VermasMessage.metadata (validator v9)
+//   - #VermasWorkOrder.metadata (validator v9)
 func a9(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -4454,6 +5052,9 @@ func a9(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a10 accepts or declines the values at these CUE paths:
+//   - #CollectorEvent.tool.duration_ms (validator v10)
+//   - #VermasEvent.data.exit_code (when event_type is "agent.stopped") (validator v149)
 func a10(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -4466,6 +5067,7 @@ func a10(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a11 accepts or declines the value at #CollectorEvent.tool (validator v11).
 func a11(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -4552,6 +5154,7 @@ func a11(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a12 accepts or declines the value at #CollectorEvent.hook (validator v12).
 func a12(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -4620,6 +5223,7 @@ func a12(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a13 accepts or declines the value at #CollectorEvent.correlation (validator v13).
 func a13(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -4710,6 +5314,7 @@ func a13(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a14 accepts or declines the value at #CollectorEvent (validator v14).
 func a14(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -4903,6 +5508,7 @@ func a14(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a15 accepts or declines the value at #IdleEvent.schema (validator v15).
 func a15(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -4918,6 +5524,7 @@ func a15(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a16 accepts or declines the value at #IdleEvent.run_id (when event is "STATE") (validator v16).
 func a16(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4933,6 +5540,10 @@ func a16(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a17 accepts or declines the values at these CUE paths:
+//   - #IdleEvent.stack[].mode (when event is "STATE") (validator v19)
+//   - #IdleEvent.mode (when event is absent) (validator v19)
+//   - #IdleEvent.mode (when event is "ANCHOR") (validator v19)
 func a17(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4950,6 +5561,9 @@ func a17(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a18 accepts or declines the values at these CUE paths:
+//   - #IdleEvent.stack[].iter (when event is "STATE") (validator v20)
+//   - #IdleEvent.stack[].max (when event is "STATE") (validator v20)
 func a18(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -4965,6 +5579,9 @@ func a18(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a19 accepts or declines the values at these CUE paths:
+//   - #IdleEvent.stack[].prompt_file (when event is "STATE") (validator v21)
+//   - #IdleEvent.stack[].worktree_path (when event is "STATE" and mode is "issue") (validator v21)
 func a19(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -4980,6 +5597,7 @@ func a19(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a20 accepts or declines the value at #IdleEvent.stack[] (when event is "STATE") (validator v22).
 func a20(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -5138,6 +5756,7 @@ func a20(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a21 accepts or declines the value at #IdleEvent.stack (when event is "STATE") (validator v23).
 func a21(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -5169,6 +5788,9 @@ func a21(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a22 accepts or declines the values at these CUE paths:
+//   - #IdleEvent.stack (when event is "DONE") (validator v24)
+//   - #IdleEvent.stack (when event is "ABORT") (validator v24)
 func a22(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -5203,6 +5825,7 @@ func a22(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a23 accepts or declines the value at #IdleEvent.reason (when event is "DONE") (validator v25).
 func a23(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5220,6 +5843,7 @@ func a23(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a24 accepts or declines the value at #IdleEvent.reason (when event is "ABORT") (validator v26).
 func a24(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5237,6 +5861,9 @@ func a24(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a25 accepts or declines the values at these CUE paths:
+//   - #IdleEvent.iteration (when event is absent) (validator v27)
+//   - #IdleEvent.iteration (when event is "ANCHOR") (validator v27)
 func a25(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5252,6 +5879,7 @@ func a25(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a26 accepts or declines the value at #IdleEvent (validator v28).
 func a26(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -5504,6 +6132,9 @@ func a26(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a27 accepts or declines the values at these CUE paths:
+//   - #LedgerEntry.agent (validator v30)
+//   - #LedgerStatus.agent (validator v30)
 func a27(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5519,6 +6150,9 @@ func a27(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a28 accepts or declines the values at these CUE paths:
+//   - #LedgerEntry.session_id (validator v31)
+//   - #LedgerStatus.session_id (validator v36)
 func a28(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5534,6 +6168,7 @@ func a28(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a29 accepts or declines the value at #LedgerEntry.event (validator v32).
 func a29(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5551,6 +6186,7 @@ func a29(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a30 accepts or declines the value at #LedgerEntry (validator v34).
 func a30(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -5682,6 +6318,7 @@ func a30(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a31 accepts or declines the value at #LedgerStatus.state (validator v35).
 func a31(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5699,6 +6336,14 @@ func a31(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a32 accepts or declines the values at these CUE paths:
+//   - #LedgerStatus.last_error (validator v37)
+//   - #VermasEvent.correlation_id (validator v37)
+//   - #VermasEvent.data.description (when event_type is "work_order.created") (validator v37)
+//   - #VermasEvent.data.changes.assignee (when event_type is "work_order.updated") (validator v37)
+//   - #VermasRoute.factory (validator v37)
+//   - #VermasWorkOrder.description (validator v37)
+//   - #VermasWorkOrder.assignee (validator v37)
 func a32(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5709,6 +6354,7 @@ func a32(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a33 accepts or declines the value at #LedgerStatus (validator v38).
 func a33(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -5818,6 +6464,15 @@ func a33(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a34 accepts or declines the values at these CUE paths:
+//   - #Assignment.schema_version (validator v39)
+//   - #Handoff.schema_version (validator v39)
+//   - #Locks.schema_version (validator v79)
+//   - #OrchestratorOutput.schema_version (validator v39)
+//   - #Reconcile.schema_version (validator v79)
+//   - #Result.schema_version (validator v39)
+//   - #Watchdog.schema_version (validator v79)
+//   - #WorklogEntry.schema_version (validator v79)
 func a34(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5833,6 +6488,12 @@ func a34(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a35 accepts or declines the values at these CUE paths:
+//   - #Assignment.run_id (validator v40)
+//   - #Handoff.run_id (validator v40)
+//   - #OrchestratorOutput.run_id (validator v40)
+//   - #Result.run_id (validator v40)
+//   - #WorklogEntry.run_id (validator v40)
 func a35(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5848,6 +6509,14 @@ func a35(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a36 accepts or declines the values at these CUE paths:
+//   - #Assignment.generated_at (validator v41)
+//   - #Handoff.generated_at (validator v41)
+//   - #OrchestratorOutput.generated_at (validator v41)
+//   - #OrchestratorOutput.ledger_delta[].last_heartbeat_at (validator v41)
+//   - #Result.generated_at (validator v41)
+//   - #Watchdog.now (validator v106)
+//   - #WorklogEntry.timestamp (validator v106)
 func a36(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5863,6 +6532,7 @@ func a36(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a37 accepts or declines the value at #Assignment.packet_type (validator v42).
 func a37(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5880,6 +6550,7 @@ func a37(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a38 accepts or declines the value at #Assignment.global_objective (validator v43).
 func a38(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5895,6 +6566,18 @@ func a38(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a39 accepts or declines the values at these CUE paths:
+//   - #Locks.locks[].task_id (validator v44)
+//   - #OrchestratorOutput.ledger_delta[].task_id (validator v44)
+//   - #OrchestratorOutput.active_locks[].task_id (validator v44)
+//   - #OrchestratorOutput.blockers[].task_id (validator v44)
+//   - #Reconcile.ledger[].task_id (validator v44)
+//   - #Reconcile.ledger[].dependencies[] (validator v47)
+//   - #Reconcile.active_locks[].task_id (validator v44)
+//   - #Reconcile.events[].task_id (validator v44)
+//   - #Result.task_id (validator v44)
+//   - #Watchdog.tasks[].task_id (validator v44)
+//   - #WorklogEntry.task_id (validator v44)
 func a39(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -5910,6 +6593,12 @@ func a39(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a40 accepts or declines the values at these CUE paths:
+//   - #Locks.locks[].active (validator v57)
+//   - #OrchestratorOutput.ledger_delta[].timed_out (validator v82)
+//   - #OrchestratorOutput.active_locks[].active (validator v57)
+//   - #Reconcile.active_locks[].active (validator v57)
+//   - #VermasEvent.data.found (when event_type is "agent.assignment_checked") (validator v57)
 func a40(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case 't':
@@ -5920,6 +6609,10 @@ func a40(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a41 accepts or declines the values at these CUE paths:
+//   - #Locks.locks[] (validator v58)
+//   - #OrchestratorOutput.active_locks[] (validator v58)
+//   - #Reconcile.active_locks[] (validator v58)
 func a41(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -5993,6 +6686,10 @@ func a41(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a42 accepts or declines the values at these CUE paths:
+//   - #Locks.locks (validator v59)
+//   - #OrchestratorOutput.active_locks (validator v59)
+//   - #Reconcile.active_locks (validator v90)
 func a42(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -6024,6 +6721,7 @@ func a42(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a43 accepts or declines the value at #Locks (validator v80).
 func a43(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -6095,6 +6793,10 @@ func a43(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a44 accepts or declines the values at these CUE paths:
+//   - #OrchestratorOutput.ledger_delta[].status (validator v65)
+//   - #Reconcile.ledger[].status (validator v65)
+//   - #Watchdog.tasks[].status (validator v65)
 func a44(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -6112,6 +6814,11 @@ func a44(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a45 accepts or declines the values at these CUE paths:
+//   - #OrchestratorOutput.ledger_delta[].retry_after_ms (validator v83)
+//   - #VermasEvent.data.response_ms (when event_type is "agent.assignment_checked") (validator v145)
+//   - #VermasEvent.data.criteria_passed (when event_type is "verify.verdict") (validator v145)
+//   - #VermasEvent.data.criteria_failed (when event_type is "verify.verdict") (validator v145)
 func a45(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -6127,6 +6834,7 @@ func a45(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a46 accepts or declines the value at #OrchestratorOutput.ledger_delta[] (validator v84).
 func a46(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -6236,6 +6944,7 @@ func a46(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a47 accepts or declines the value at #OrchestratorOutput.ledger_delta (validator v85).
 func a47(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -6267,6 +6976,7 @@ func a47(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a48 accepts or declines the value at #OrchestratorOutput.assignments (validator v86).
 func a48(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -6298,6 +7008,9 @@ func a48(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a49 accepts or declines the values at these CUE paths:
+//   - #OrchestratorOutput.blockers[].code (validator v73)
+//   - #WorklogEntry.code (validator v112)
 func a49(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -6315,6 +7028,7 @@ func a49(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a50 accepts or declines the value at #OrchestratorOutput.blockers[] (validator v74).
 func a50(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -6396,6 +7110,7 @@ func a50(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a51 accepts or declines the value at #OrchestratorOutput.blockers (validator v75).
 func a51(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -6427,6 +7142,12 @@ func a51(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a52 accepts or declines the values at these CUE paths:
+//   - #OrchestratorOutput.next_actions (validator v51)
+//   - #WorklogEntry.files_touched (validator v51)
+//   - #VermasEvent.data.changes.labels (when event_type is "work_order.updated") (validator v132)
+//   - #VermasTemplate.steps[].needs (validator v132)
+//   - #VermasWorkOrder.labels (validator v132)
 func a52(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -6458,6 +7179,7 @@ func a52(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a53 accepts or declines the value at #OrchestratorOutput (validator v87).
 func a53(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -6593,6 +7315,7 @@ func a53(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a54 accepts or declines the value at #Reconcile.ledger[].dependencies (validator v68).
 func a54(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -6624,6 +7347,9 @@ func a54(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a55 accepts or declines the values at these CUE paths:
+//   - #Reconcile.ledger[].last_heartbeat_at (validator v67)
+//   - #Watchdog.tasks[].last_heartbeat_at (validator v67)
 func a55(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -6641,6 +7367,7 @@ func a55(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a56 accepts or declines the value at #Reconcile.ledger[] (validator v88).
 func a56(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -6730,6 +7457,7 @@ func a56(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a57 accepts or declines the value at #Reconcile.ledger (validator v89).
 func a57(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -6761,6 +7489,7 @@ func a57(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a58 accepts or declines the value at #Reconcile.events[] (validator v91).
 func a58(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -6826,6 +7555,7 @@ func a58(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a59 accepts or declines the value at #Reconcile.events (validator v92).
 func a59(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -6857,6 +7587,7 @@ func a59(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a60 accepts or declines the value at #Reconcile (validator v93).
 func a60(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -6950,6 +7681,7 @@ func a60(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a61 accepts or declines the value at #Result.status (validator v105).
 func a61(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -6967,6 +7699,7 @@ func a61(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a62 accepts or declines the value at #Result.changes[] (validator v94).
 func a62(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -7040,6 +7773,7 @@ func a62(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a63 accepts or declines the value at #Result.changes (validator v95).
 func a63(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -7071,6 +7805,7 @@ func a63(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a64 accepts or declines the value at #Result.acceptance_check[].status (validator v96).
 func a64(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -7088,6 +7823,7 @@ func a64(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a65 accepts or declines the value at #Result.acceptance_check[] (validator v97).
 func a65(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -7161,6 +7897,7 @@ func a65(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a66 accepts or declines the value at #Result.acceptance_check (validator v98).
 func a66(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -7192,6 +7929,7 @@ func a66(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a67 accepts or declines the value at #Result.worklog_path (validator v54).
 func a67(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -7207,6 +7945,7 @@ func a67(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a68 accepts or declines the value at #Result.notes_for_orchestrator (validator v100).
 func a68(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -7241,6 +7980,7 @@ func a68(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a69 accepts or declines the value at #Result._acceptance[].status (when status is "done") (validator v101).
 func a69(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -7258,6 +7998,7 @@ func a69(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a70 accepts or declines the value at #Result._acceptance[] (when status is "done") (validator v103).
 func a70(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -7320,6 +8061,7 @@ func a70(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a71 accepts or declines the value at #Result._acceptance (when status is "done") (validator v104).
 func a71(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -7354,6 +8096,7 @@ func a71(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a72 accepts or declines the value at #Result (validator v105).
 func a72(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -7508,6 +8251,9 @@ func a72(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a73 accepts or declines the values at these CUE paths:
+//   - #Watchdog.tasks[].timeout_seconds (its declaration outside the conditions)
+//   - #Watchdog.tasks[].timeout_seconds (when status is not "in_progress") (validator v108)
 func a73(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -7523,6 +8269,7 @@ func a73(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a74 accepts or declines the value at #Watchdog.tasks[].timeout_seconds (when status is "in_progress") (validator v107).
 func a74(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -7538,6 +8285,7 @@ func a74(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a75 accepts or declines the value at #Watchdog.tasks[] (validator v109).
 func a75(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -7626,6 +8374,7 @@ func a75(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a76 accepts or declines the value at #Watchdog.tasks (validator v110).
 func a76(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -7657,6 +8406,7 @@ func a76(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a77 accepts or declines the value at #Watchdog (validator v111).
 func a77(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -7739,6 +8489,7 @@ func a77(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a78 accepts or declines the value at #WorklogEntry (validator v113).
 func a78(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -7914,6 +8665,7 @@ func a78(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a79 accepts or declines the value at #VermasAssignment.type (validator v114).
 func a79(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -7931,6 +8683,20 @@ func a79(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a80 accepts or declines the values at these CUE paths:
+//   - #VermasAssignment.reference_id (when type is "work_order") (validator v115)
+//   - #VermasEvent.data.work_order_id (when event_type is "work_order.created") (validator v123)
+//   - #VermasEvent.data.work_order_id (when event_type is "work_order.updated") (validator v123)
+//   - #VermasEvent.data.work_order_id (when event_type is "work_order.status_changed") (validator v123)
+//   - #VermasEvent.data.work_order_id (when event_type is "work_order.assigned") (validator v123)
+//   - #VermasEvent.data.work_order_id (when event_type is "work_order.closed") (validator v123)
+//   - #VermasEvent.data.assigned_work_order (when event_type is "agent.started") (validator v123)
+//   - #VermasEvent.data.work_order_id (when event_type is "agent.working") (validator v123)
+//   - #VermasEvent.data.work_order_id (when event_type is "process.created") (validator v123)
+//   - #VermasEvent.data.work_order_id (when event_type is "verify.started") (validator v123)
+//   - #VermasEvent.data.work_order_id (when event_type is "verify.verdict") (validator v123)
+//   - #VermasWorkOrder.id (validator v123)
+//   - #VermasWorkOrder.dependencies[].depends_on_id (validator v123)
 func a80(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -7946,6 +8712,12 @@ func a80(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a81 accepts or declines the values at these CUE paths:
+//   - #VermasAssignment.reference_id (when type is "mail") (validator v116)
+//   - #VermasEvent.data.message_id (when event_type is "mail.sent") (validator v139)
+//   - #VermasEvent.data.message_id (when event_type is "mail.delivered") (validator v139)
+//   - #VermasEvent.data.message_id (when event_type is "mail.read") (validator v139)
+//   - #VermasMessage.id (validator v139)
 func a81(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -7961,6 +8733,14 @@ func a81(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a82 accepts or declines the values at these CUE paths:
+//   - #VermasAssignment.reference_id (when type is "process") (validator v117)
+//   - #VermasEvent.data.process_id (when event_type is "process.created") (validator v151)
+//   - #VermasEvent.data.process_id (when event_type is "process.step_started") (validator v151)
+//   - #VermasEvent.data.process_id (when event_type is "process.step_completed") (validator v151)
+//   - #VermasEvent.data.process_id (when event_type is "process.completed") (validator v151)
+//   - #VermasEvent.data.process_id (when event_type is "verify.started") (validator v151)
+//   - #VermasProcess.id (validator v151)
 func a82(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -7976,6 +8756,7 @@ func a82(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a83 accepts or declines the value at #VermasAssignment (validator v118).
 func a83(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8061,6 +8842,7 @@ func a83(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a84 accepts or declines the value at #VermasEvent.event_id (validator v119).
 func a84(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -8076,6 +8858,7 @@ func a84(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a85 accepts or declines the value at #VermasEvent.event_type (validator v120).
 func a85(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -8091,6 +8874,7 @@ func a85(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a86 accepts or declines the value at #VermasEvent.caused_by (validator v122).
 func a86(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -8108,6 +8892,10 @@ func a86(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a87 accepts or declines the values at these CUE paths:
+//   - #VermasEvent.data.title (when event_type is "work_order.created") (validator v124)
+//   - #VermasEvent.data.changes.title (when event_type is "work_order.updated") (validator v128)
+//   - #VermasWorkOrder.title (validator v124)
 func a87(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -8123,6 +8911,10 @@ func a87(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a88 accepts or declines the values at these CUE paths:
+//   - #VermasEvent.data.issue_type (when event_type is "work_order.created") (validator v125)
+//   - #VermasEvent.data.changes.issue_type (when event_type is "work_order.updated") (validator v131)
+//   - #VermasWorkOrder.issue_type (validator v125)
 func a88(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -8140,6 +8932,10 @@ func a88(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a89 accepts or declines the values at these CUE paths:
+//   - #VermasEvent.data.priority (when event_type is "work_order.created") (validator v126)
+//   - #VermasEvent.data.changes.priority (when event_type is "work_order.updated") (validator v130)
+//   - #VermasWorkOrder.priority (validator v126)
 func a89(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -8155,6 +8951,7 @@ func a89(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a90 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.created") (validator v127).
 func a90(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8252,6 +9049,11 @@ func a90(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a91 accepts or declines the values at these CUE paths:
+//   - #VermasEvent.data.changes.status (when event_type is "work_order.updated") (validator v129)
+//   - #VermasEvent.data.from_status (when event_type is "work_order.status_changed") (validator v135)
+//   - #VermasEvent.data.to_status (when event_type is "work_order.status_changed") (validator v135)
+//   - #VermasWorkOrder.status (validator v135)
 func a91(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -8269,6 +9071,7 @@ func a91(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a92 accepts or declines the value at #VermasEvent.data.changes (when event_type is "work_order.updated") (validator v133).
 func a92(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8371,6 +9174,7 @@ func a92(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a93 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.updated") (validator v134).
 func a93(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8436,6 +9240,7 @@ func a93(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a94 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.status_changed") (validator v136).
 func a94(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8509,6 +9314,7 @@ func a94(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a95 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.assigned") (validator v137).
 func a95(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8580,6 +9386,7 @@ func a95(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a96 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.closed") (validator v138).
 func a96(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8645,6 +9452,7 @@ func a96(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a97 accepts or declines the value at #VermasEvent.data.message_type (when event_type is "mail.sent") (validator v140).
 func a97(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -8662,6 +9470,7 @@ func a97(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a98 accepts or declines the value at #VermasEvent.data (when event_type is "mail.sent") (validator v141).
 func a98(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8749,6 +9558,7 @@ func a98(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a99 accepts or declines the value at #VermasEvent.data (when event_type is "mail.delivered") (validator v142).
 func a99(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8814,6 +9624,7 @@ func a99(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a100 accepts or declines the value at #VermasEvent.data (when event_type is "mail.read") (validator v143).
 func a100(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8885,6 +9696,7 @@ func a100(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a101 accepts or declines the value at #VermasEvent.data (when event_type is "agent.started") (validator v144).
 func a101(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -8966,6 +9778,7 @@ func a101(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a102 accepts or declines the value at #VermasEvent.data (when event_type is "agent.assignment_checked") (validator v146).
 func a102(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9039,6 +9852,7 @@ func a102(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a103 accepts or declines the value at #VermasEvent.data (when event_type is "agent.working") (validator v147).
 func a103(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9096,6 +9910,7 @@ func a103(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a104 accepts or declines the value at #VermasEvent.data (when event_type is "agent.idle") (validator v148).
 func a104(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9161,6 +9976,7 @@ func a104(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a105 accepts or declines the value at #VermasEvent.data (when event_type is "agent.stopped") (validator v150).
 func a105(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9226,6 +10042,7 @@ func a105(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a106 accepts or declines the value at #VermasEvent.data (when event_type is "process.created") (validator v152).
 func a106(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9299,6 +10116,7 @@ func a106(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a107 accepts or declines the value at #VermasEvent.data (when event_type is "process.step_started") (validator v153).
 func a107(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9364,6 +10182,7 @@ func a107(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a108 accepts or declines the value at #VermasEvent.data.status (when event_type is "process.step_completed") (validator v154).
 func a108(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -9381,6 +10200,7 @@ func a108(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a109 accepts or declines the value at #VermasEvent.data (when event_type is "process.step_completed") (validator v155).
 func a109(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9452,6 +10272,7 @@ func a109(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a110 accepts or declines the value at #VermasEvent.data (when event_type is "process.completed") (validator v156).
 func a110(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9517,6 +10338,7 @@ func a110(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a111 accepts or declines the value at #VermasEvent.data (when event_type is "verify.started") (validator v157).
 func a111(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9582,6 +10404,7 @@ func a111(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a112 accepts or declines the value at #VermasEvent.data.verdict (when event_type is "verify.verdict") (validator v159).
 func a112(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -9599,6 +10422,7 @@ func a112(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a113 accepts or declines the value at #VermasEvent.data._passed (when event_type is "verify.verdict" and verdict is "PASS") (validator v158).
 func a113(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -9611,6 +10435,7 @@ func a113(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a114 accepts or declines the value at #VermasEvent.data (when event_type is "verify.verdict") (validator v159).
 func a114(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9706,6 +10531,7 @@ func a114(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a115 accepts or declines the value at #VermasEvent (validator v160).
 func a115(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -9874,6 +10700,7 @@ func a115(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a116 accepts or declines the value at #VermasMessage.message_type (validator v161).
 func a116(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -9893,6 +10720,10 @@ func a116(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a117 accepts or declines the values at these CUE paths:
+//   - #VermasMessage.read_at (validator v162)
+//   - #VermasProcess.steps[].started_at (validator v162)
+//   - #VermasProcess.steps[].completed_at (validator v162)
 func a117(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -9910,6 +10741,7 @@ func a117(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a118 accepts or declines the value at #VermasMessage.priority (validator v163).
 func a118(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -9929,6 +10761,7 @@ func a118(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a119 accepts or declines the value at #VermasMessage (validator v164).
 func a119(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -10084,6 +10917,7 @@ func a119(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a120 accepts or declines the value at #VermasProcess.work_order_id (validator v165).
 func a120(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -10101,6 +10935,7 @@ func a120(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a121 accepts or declines the value at #VermasProcess.state (validator v166).
 func a121(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -10118,6 +10953,7 @@ func a121(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a122 accepts or declines the value at #VermasProcess.steps[].status (validator v167).
 func a122(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -10135,6 +10971,7 @@ func a122(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a123 accepts or declines the value at #VermasProcess.steps[] (validator v168).
 func a123(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -10214,6 +11051,7 @@ func a123(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a124 accepts or declines the value at #VermasProcess.steps (validator v169).
 func a124(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -10245,6 +11083,7 @@ func a124(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a125 accepts or declines the value at #VermasProcess (validator v170).
 func a125(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -10358,6 +11197,7 @@ func a125(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a126 accepts or declines the value at #VermasRoute.prefix (validator v171).
 func a126(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -10373,6 +11213,7 @@ func a126(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a127 accepts or declines the value at #VermasRoute.path (validator v172).
 func a127(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -10388,6 +11229,7 @@ func a127(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a128 accepts or declines the value at #VermasRoute (validator v173).
 func a128(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -10468,6 +11310,7 @@ func a128(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a129 accepts or declines the value at #VermasTemplate.version (validator v174).
 func a129(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
@@ -10483,6 +11326,7 @@ func a129(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a130 accepts or declines the value at #VermasTemplate.steps[] (validator v175).
 func a130(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -10564,6 +11408,7 @@ func a130(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a131 accepts or declines the value at #VermasTemplate.steps (validator v176).
 func a131(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -10598,6 +11443,7 @@ func a131(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a132 accepts or declines the value at #VermasTemplate (validator v177).
 func a132(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -10691,6 +11537,7 @@ func a132(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a133 accepts or declines the value at #VermasWorkOrder.dependencies[].type (validator v178).
 func a133(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
@@ -10708,6 +11555,7 @@ func a133(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a134 accepts or declines the value at #VermasWorkOrder.dependencies[] (validator v179).
 func a134(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
@@ -10787,6 +11635,7 @@ func a134(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a135 accepts or declines the value at #VermasWorkOrder.dependencies (validator v180).
 func a135(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -10818,6 +11667,7 @@ func a135(a *Acc, b []byte, i int) int {
 	return -1
 }
 
+// a136 accepts or declines the value at #VermasWorkOrder (validator v181).
 func a136(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
