@@ -1,7 +1,8 @@
 // Package fast is the hot path: validators generated from the CUE
-// definitions (zz_validators.go, by lint/schema/gen) run over a JSON token
-// stream (github.com/go-json-experiment/json/jsontext) and validate while they
-// parse: no generic maps, no per-record allocation on valid input.
+// definitions (zz_validators.go, by lint/internal/devcmd/schemagen) run over
+// a JSON token stream (github.com/go-json-experiment/json/jsontext) and
+// validate while they parse: no generic maps, no per-record allocation on
+// valid input.
 //
 // The runtime in this file reads tokens, tracks the JSON Pointer of the value
 // being read without building strings, and reports violations with their
@@ -18,7 +19,7 @@
 // regexes, code-point lengths, bounds including `heartbeat_interval_seconds <
 // timeout_seconds`, `status == "done"` ⇒ passing acceptance checks, the x_
 // extension policy). Evaluating CUE per record costs 70–90 µs and ~25 KiB, so
-// `go generate ./lint/fast` (lint/schema/gen) compiles the definitions into Go
+// `go generate ./lint/fast` (lint/internal/devcmd/schemagen) compiles the definitions into Go
 // validators that check a JSON token stream while they parse it: no generic
 // maps, no per-record allocation. The compiler (`lint/schema`) accepts exactly
 // the CUE subset the definitions use (documented in `lint/schema/model.go`) and

@@ -15,7 +15,7 @@ import (
 
 // GeneratorPath is the command that writes the generated files (the first
 // line of each names it).
-const GeneratorPath = "lint/schema/gen"
+const GeneratorPath = "lint/internal/devcmd/schemagen"
 
 // fileHeader explains the generated file to its reader; it follows the
 // package clause, so that it is not the package's documentation.
