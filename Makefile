@@ -4,7 +4,7 @@ BIN       ?= bin/agentlint
 COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -s -w -X main.gitCommit=$(COMMIT)
 
-.PHONY: build test demo bench lint generate conformance fuzz
+.PHONY: build test test-short demo bench lint generate conformance fuzz
 
 # bin/agentlint-cue is the same CLI with the CUE evaluator linked in; the
 # default binary runs it for --engine cue (linking CUE costs ~3.5 ms of start-up).
@@ -29,6 +29,13 @@ TAGS      := -tags devtools
 # agreement and CLI (testscript) tests, the developer tools' too.
 test:
 	$(GO) test $(TAGS) ./...
+
+# The quick loop while editing (about 40 s warm on 2 cores): -short skips the
+# slow agreement sweeps, the verdicts of generated logs, the slowest git
+# cases, the tests that install tools, and runs 4 of the CLI scripts; every
+# skipped test says that `make test` runs it (lint/README.md, Tests).
+test-short:
+	$(GO) test $(TAGS) -short ./...
 
 # Lint the built-in demo tree, as a new user would: builds only bin/agentlint.
 demo:
