@@ -77,8 +77,8 @@ func TestMain(m *testing.M) {
 //	concat OUT IN...   write the concatenation of the IN files to OUT
 //	chomp FILE         remove the final newline of FILE
 //
-// With -short only the scripts of shortScripts run (the quick start, one
-// valid and one invalid record); `make test` runs them all.
+// With -short only the scripts of shortScripts run; `make test` runs them
+// all.
 func TestScript(t *testing.T) {
 	demo, err := filepath.Abs(filepath.Join("..", "..", "testdata", "demo"))
 	if err != nil {
@@ -128,9 +128,9 @@ func TestScript(t *testing.T) {
 }
 
 // shortScripts are the scripts TestScript runs with -short (about 0.15 s
-// per exec of agentlint, ~3 s in all): the demo, a new user's first steps,
-// one valid and one invalid record.
-var shortScripts = []string{"demo", "new_user", "validate_ok", "validate_syntax"}
+// per exec of agentlint, ~2 s in all): lint of the demo, one valid and one
+// invalid record, a replay.
+var shortScripts = []string{"demo", "validate_ok", "validate_syntax", "replay_jsonl"}
 
 // enospcWriter fails every write as a full disk does.
 type enospcWriter struct{}
