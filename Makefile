@@ -4,7 +4,7 @@ BIN       ?= bin/agentlint
 COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -s -w -X main.gitCommit=$(COMMIT)
 
-.PHONY: build test demo bench lint generate conformance fuzz
+.PHONY: build test test-short demo bench lint generate conformance fuzz
 
 # bin/agentlint-cue is the same CLI with the CUE evaluator linked in; the
 # default binary runs it for --engine cue (linking CUE costs ~3.5 ms of start-up).
@@ -18,17 +18,24 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags cueengine -ldflags '$(LDFLAGS)' -o $(BIN)-cue ./cmd/agentlint
 	CGO_ENABLED=0 $(GO) build -trimpath -tags serveengine -ldflags '$(LDFLAGS)' -o $(BIN)-serve ./cmd/agentlint
 
-# The developer tools (the code generator lint/schema/gen, the benchmark
-# commands lint/bench/cmd/*) are behind the build tag devtools, so that a
-# user's `go install ./...` (pre-commit's golang hooks) builds only the
-# agentlint command; every target that builds, tests or checks them passes
-# the tag.
+# The developer commands live in lint/internal/devcmd (schemagen, the code
+# generator; lintbench, lintgen and hellodeps, the benchmark commands) and
+# are behind the build tag devtools, so that a user's `go install ./...`
+# (pre-commit's golang hooks) builds only the agentlint command; every
+# target that builds, tests or checks them passes the tag.
 TAGS      := -tags devtools
 
 # The one test command (README, .ci/run): unit, golden, conformance,
 # agreement and CLI (testscript) tests, the developer tools' too.
 test:
 	$(GO) test $(TAGS) ./...
+
+# The quick loop while editing (about 40 s warm on 2 cores): -short skips the
+# slow agreement sweeps, the verdicts of generated logs, the slowest git
+# cases, the tests that install tools, and runs 4 of the CLI scripts; every
+# skipped test says that `make test` runs it (lint/README.md, Tests).
+test-short:
+	$(GO) test $(TAGS) -short ./...
 
 # Lint the built-in demo tree, as a new user would: builds only bin/agentlint.
 demo:
@@ -40,9 +47,9 @@ demo:
 # .cache/tools/ajv by scripts/tools/ajv.sh), start-up against hello world and
 # replay, then an orchestrator in Python 3 validating packets one process
 # each, through the validate --stream co-process and through agentlint-serve
-# (lint/bench/cmd/lintbench), then the Go benchmarks of the engine.
+# (lint/internal/devcmd/lintbench), then the Go benchmarks of the engine.
 bench: build
-	$(GO) run $(TAGS) ./lint/bench/cmd/lintbench -bin $(BIN) -ajv "$$(scripts/tools/ajv.sh)"
+	$(GO) run $(TAGS) ./lint/internal/devcmd/lintbench -bin $(BIN) -ajv "$$(scripts/tools/ajv.sh)"
 	$(GO) test $(TAGS) -run '^$$' -bench . -benchmem ./lint/...
 
 # Static checks: gofmt, go vet, staticcheck (installed on demand).

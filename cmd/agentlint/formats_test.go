@@ -38,6 +38,9 @@ func sarifResults(doc map[string]any) []any {
 // validates against the official SARIF 2.1.0 schema; results and the
 // invocation say what the other formats say.
 func TestSARIFValidatesAgainstOfficialSchema(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: SARIF against the official schema (~1 s) runs in `make test`")
+	}
 	root := filepath.Join("..", "..", "testdata")
 	empty := t.TempDir()
 	badLocks := filepath.Join(t.TempDir(), "locks.json")

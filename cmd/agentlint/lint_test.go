@@ -16,6 +16,9 @@ import (
 // so stream-rule findings), documents, undetectable files and blank lines,
 // in JSON and in text.
 func TestLintJobsByteIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: lint of the repository at several -j (~2.5 s) runs in `make test`")
+	}
 	root := t.TempDir()
 	write := func(name string, data []byte) {
 		p := filepath.Join(root, name)

@@ -15,6 +15,9 @@ import (
 // PATH, see TestMain), and compares what it prints with the README's text
 // block after it.
 func TestReadmePython(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the README's Python orchestrator (~3 s) runs in `make test`")
+	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not found on PATH: the README's Python snippet is not run")

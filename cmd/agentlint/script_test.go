@@ -76,13 +76,26 @@ func TestMain(m *testing.M) {
 //	                   (`exec` and `! exec` only tell 0 from non-zero)
 //	concat OUT IN...   write the concatenation of the IN files to OUT
 //	chomp FILE         remove the final newline of FILE
+//
+// With -short only the scripts of shortScripts run; `make test` runs them
+// all.
 func TestScript(t *testing.T) {
 	demo, err := filepath.Abs(filepath.Join("..", "..", "testdata", "demo"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := filepath.Join("..", "..", "testdata", "script")
+	var files []string
+	if testing.Short() {
+		for _, name := range shortScripts {
+			files = append(files, filepath.Join(dir, name+".txtar"))
+		}
+		t.Logf("-short: %d of the scripts of %s; `make test` runs them all", len(files), dir)
+		dir = "" // testscript reads Files only without Dir
+	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+		Dir:                 dir,
+		Files:               files,
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
@@ -113,6 +126,11 @@ func TestScript(t *testing.T) {
 		},
 	})
 }
+
+// shortScripts are the scripts TestScript runs with -short (about 0.15 s
+// per exec of agentlint, ~2 s in all): lint of the demo, one valid and one
+// invalid record, a replay.
+var shortScripts = []string{"demo", "validate_ok", "validate_syntax", "replay_jsonl"}
 
 // enospcWriter fails every write as a full disk does.
 type enospcWriter struct{}

@@ -1,4 +1,4 @@
-// ajv.js is the JavaScript side of `make bench` (lint/bench/cmd/lintbench):
+// ajv.js is the JavaScript side of `make bench` (lint/internal/devcmd/lintbench):
 // ajv 8 (with ajv-formats 3, installed by scripts/tools/ajv.sh) compiles
 // seed 004's JSON Schema (cue/collector.schema.json) once, then validates
 // every line of a JSON Lines file, read in 1 MiB chunks, and prints

@@ -19,6 +19,9 @@ import (
 // benchmark measures exact verdicts. A kind without a validator yet (AL010)
 // is skipped.
 func TestGeneratedVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the verdicts of generated logs (~3 s) runs in `make test`")
+	}
 	for _, kindName := range []string{KindWorklog, KindCollector, KindLedger, KindIdle, KindVermas} {
 		t.Run(strings.ReplaceAll(kindName, "/", "_"), func(t *testing.T) {
 			coherent := kindName != KindWorklog && kindName != KindCollector
@@ -140,6 +143,9 @@ func TestGenerateDeterministic(t *testing.T) {
 // UNKNOWN_SCHEMA_VERSION). No valid line is denied; no line the schema
 // rejects is allowed.
 func TestGeneratedAgainstJSONSchema(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: generated records against the exported JSON Schemas (~1.5 s) runs in `make test`")
+	}
 	js, err := jsonschema.New()
 	if err != nil {
 		t.Fatal(err)

@@ -477,6 +477,9 @@ func compareAll(t *testing.T, e *Engine, cases []payloadCase) {
 
 // TestAgreement compares both engines on sources (a), (b), (c) and (d).
 func TestAgreement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: both engines on every file, seed and mutation (~80 s on 2 cores) runs in `make test`")
+	}
 	e := testEngine(t)
 	root := repotest.Root(t)
 	start := time.Now()
@@ -611,6 +614,9 @@ func condSeeds(t *testing.T) []payloadCase {
 // mutations, strict and not. Mutations delete, retype and change the
 // discriminators, so every variant and the absent/invalid cases are run.
 func TestAgreementConditional(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: both engines on the conditional test schemas and their mutations (~5 s) runs in `make test`")
+	}
 	e := condEngine(t)
 	var cases []payloadCase
 	for _, s := range condSeeds(t) {

@@ -75,6 +75,9 @@ func orAbsent(s string) string {
 // TestSiblingBound pins the verdicts of both engines on the reference bound
 // and checks that they agree on the whole matrix (boundCases).
 func TestSiblingBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: both engines on the whole sibling-bound matrix (~1.5 s) runs in `make test`")
+	}
 	e := testEngine(t)
 	const hb, to = "/task/heartbeat_interval_seconds", "/task/timeout_seconds"
 	for _, c := range []struct {

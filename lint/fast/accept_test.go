@@ -250,6 +250,9 @@ func valueAt(raw []byte, ptr string) (jsontext.Value, bool) {
 // TestAcceptAgreement: no acceptor accepts a payload its validator
 // rejects, in either mode, and the recorded spans are exact.
 func TestAcceptAgreement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the acceptors against the validators on every mutation (~15 s) runs in `make test`")
+	}
 	payloads := acceptPayloads(t)
 	kinds := acceptKinds()
 	if len(kinds) == 0 {
@@ -294,6 +297,9 @@ func TestAcceptAgreement(t *testing.T) {
 // of the generated logs is accepted (the engine then never runs the
 // validator on it), and nine of ten valid mutations of the seeds.
 func TestAcceptUseful(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the acceptors on every seed and mutation (~3 s) runs in `make test`")
+	}
 	a, d := &fast.Acc{}, fast.NewDec()
 	for _, kind := range []string{bench.KindCollector, bench.KindWorklog} {
 		n := 0

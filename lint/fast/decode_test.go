@@ -48,6 +48,9 @@ func checkDecode(raw []byte) string {
 // (testdata, ../shared, mutations, generated logs of every JSON Lines
 // family) and on the edge cases, fast.Decode and json.Unmarshal agree.
 func TestDecodeAgreesWithUnmarshal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: Decode against encoding/json on every file and mutation (~3 s) runs in `make test`")
+	}
 	payloads := acceptPayloads(t)
 	for _, e := range decodeEdges {
 		payloads = append(payloads, []byte(e))

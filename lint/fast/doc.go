@@ -1,7 +1,8 @@
 // Package fast is the hot path: validators generated from the CUE
-// definitions (zz_validators.go, by lint/schema/gen) run over a JSON token
-// stream (github.com/go-json-experiment/json/jsontext) and validate while they
-// parse: no generic maps, no per-record allocation on valid input.
+// definitions (zz_validators.go, by lint/internal/devcmd/schemagen) run over
+// a JSON token stream (github.com/go-json-experiment/json/jsontext) and
+// validate while they parse: no generic maps, no per-record allocation on
+// valid input.
 //
 // The runtime in this file reads tokens, tracks the JSON Pointer of the value
 // being read without building strings, and reports violations with their
@@ -18,12 +19,15 @@
 // regexes, code-point lengths, bounds including `heartbeat_interval_seconds <
 // timeout_seconds`, `status == "done"` ⇒ passing acceptance checks, the x_
 // extension policy). Evaluating CUE per record costs 70–90 µs and ~25 KiB, so
-// `go generate ./lint/fast` (lint/schema/gen) compiles the definitions into Go
+// `go generate ./lint/fast` (lint/internal/devcmd/schemagen) compiles the definitions into Go
 // validators that check a JSON token stream while they parse it: no generic
 // maps, no per-record allocation. The compiler (`lint/schema`) accepts exactly
 // the CUE subset the definitions use (documented in `lint/schema/model.go`) and
 // fails loudly on anything else; `TestGeneratedIsFresh` fails when the committed
-// `lint/fast/zz_validators.go` is stale. Rule IDs are attached in CUE with
+// `lint/fast/zz_validators.go` is stale. Every generated function's comment
+// names the CUE paths it checks (`#CollectorEvent.tool.tool_name`) and the rule
+// IDs it reports, and the file's header comment explains its layout: search it
+// for a definition path to find the code that checks it. Rule IDs are attached in CUE with
 // `@rule(ID)` attributes; the rule's code, severity, summary and examples live
 // only in the registry (`rules/`). Regular expressions are RE2 in both CUE and
 // Go, so both engines agree by construction; they are compiled on first use, so

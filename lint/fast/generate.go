@@ -1,3 +1,3 @@
 package fast
 
-//go:generate go run -tags devtools ../schema/gen -o zz_validators.go
+//go:generate go run -tags devtools ../internal/devcmd/schemagen -o zz_validators.go

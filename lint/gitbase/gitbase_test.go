@@ -218,6 +218,9 @@ func TestDirectoryAtRev(t *testing.T) {
 
 // A rename is a new file at the new path; the old path is listed by Missing.
 func TestRenamedFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a renamed file (~1 s of git) runs in `make test`")
+	}
 	r := newRepo(t)
 	r.write(".work/events.jsonl", "l1\nl2\n")
 	r.write(".work/keep.jsonl", "k\n")
@@ -256,6 +259,9 @@ func equal(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(
 
 // Check compares with the revision named, not with HEAD.
 func TestOlderRevision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a check against an older revision (~1 s of git) runs in `make test`")
+	}
 	r := newRepo(t)
 	r.write("log.jsonl", "l1\n")
 	first := r.commit("one")
@@ -278,6 +284,9 @@ func TestOlderRevision(t *testing.T) {
 }
 
 func TestShallowClone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a shallow clone (~2 s) runs in `make test`")
+	}
 	r := newRepo(t)
 	r.write("log.jsonl", "l1\n")
 	first := r.commit("one")
@@ -413,6 +422,9 @@ func TestPaths(t *testing.T) {
 
 // A path `cat-file --batch` cannot take on one line goes through ls-tree.
 func TestPathWithNewline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a path with a newline (~1 s of git) runs in `make test`")
+	}
 	if runtime.GOOS == "windows" {
 		t.Skip("no newlines in Windows file names")
 	}
@@ -514,6 +526,9 @@ func TestCurrentReadError(t *testing.T) {
 // 1,000 files in one run use one git process per role, and every edited file (and
 // only those) is found at the edited line.
 func TestThousandFilesOneProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a thousand files against one git process (~3 s) runs in `make test`")
+	}
 	const n = 1000
 	r := manyLogs(t, n, 5)
 	for i := range n {
@@ -563,6 +578,9 @@ func thousandName(i int) string {
 // Concurrent Checks give the same answers and start at most two processes
 // per GOMAXPROCS.
 func TestConcurrentChecks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: concurrent checks (~1-3 s) runs in `make test`")
+	}
 	const n = 64
 	r := manyLogs(t, n, 200)
 	for i := range n {

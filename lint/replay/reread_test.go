@@ -177,6 +177,9 @@ func TestDuplicatesAndConflicts(t *testing.T) {
 // when the input starts after the file's first bytes, and when every id
 // collides), a pipe is not, and both give the same verdict and ledger.
 func TestRereadFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: replaying 50 deltas of 1000 records from regular files and pipes (~1 s) runs in `make test`")
+	}
 	dir := t.TempDir()
 	basePath, streamPath := writeBenchDataN(t, dir, 50, 1000)
 	data, err := os.ReadFile(streamPath)

@@ -23,9 +23,11 @@ var errNoAcceptor = errors.New("no acceptor")
 // accGen generates the acceptors; it shares the validators' leaves and
 // regular expressions (gen).
 type accGen struct {
-	g     *gen
-	funcs map[string]string // body → name
-	order []string
+	g       *gen
+	funcs   map[string]string // body → name
+	order   []string
+	names   []string // the names of order, in the same order
+	origins map[string]*origin
 }
 
 // slots assigns capture slots to member pointers of one kind.
@@ -52,15 +54,17 @@ func (ag *accGen) define(body string) string {
 	n := fmt.Sprintf("a%d", len(ag.funcs))
 	ag.funcs[body] = n
 	ag.order = append(ag.order, strings.Replace(body, "func NAME(", "func "+n+"(", 1))
+	ag.names = append(ag.names, n)
+	ag.origins[n] = newOrigin()
 	return n
 }
 
-// kind returns the acceptor of one kind, its capture pointers and the
-// member names its top-level object declares (under conditions too), or
-// errNoAcceptor.
-func (ag *accGen) kind(t *Type) (string, []string, []string, error) {
+// kind returns the acceptor of one kind (definition at), its capture
+// pointers and the member names its top-level object declares (under
+// conditions too), or errNoAcceptor.
+func (ag *accGen) kind(t *Type, at where) (string, []string, []string, error) {
 	s := &slots{}
-	fn, err := ag.value(t, "", s, false)
+	fn, err := ag.value(t, "", s, false, at)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -71,10 +75,10 @@ func (ag *accGen) kind(t *Type) (string, []string, []string, error) {
 	return fn, s.fields, names, nil
 }
 
-// value returns the name of the AcceptFunc of t. Members of objects get
-// capture slots from s under pointer prefix ptr (s nil: no captures, inside
-// arrays).
-func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, error) {
+// value returns the name of the AcceptFunc of t, the value at at (for the
+// function's comment). Members of objects get capture slots from s under
+// pointer prefix ptr (s nil: no captures, inside arrays).
+func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where) (string, error) {
 	q := ag.g.q
 	lf := ag.g.leaf(t, DefaultRule, fieldRules{}, false)
 	var b strings.Builder
@@ -139,7 +143,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, er
 		b.WriteString("\tcase '{':\n")
 		if t.Obj == nil {
 			b.WriteString("\t\treturn a.Any(b, i)\n")
-		} else if err := ag.object(&b, t.Obj, ptr, s, inCheck); err != nil {
+		} else if err := ag.object(&b, t.Obj, ptr, s, inCheck, at); err != nil {
 			return "", err
 		}
 	}
@@ -150,7 +154,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, er
 		} else {
 			elem := "a.Any(b, j)"
 			if t.Elem != nil {
-				fn, err := ag.value(t.Elem, "", nil, inCheck)
+				fn, err := ag.value(t.Elem, "", nil, inCheck, at.elem())
 				if err != nil {
 					return "", err
 				}
@@ -169,7 +173,9 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, er
 		}
 	}
 	b.WriteString("\t}\n\treturn -1\n}\n")
-	return ag.define(b.String()), nil
+	n := ag.define(b.String())
+	ag.origins[n].add(at, nil)
+	return n, nil
 }
 
 // object writes the '{' case of an object type: every member checked by
@@ -181,7 +187,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool) (string, er
 // holds, or as undeclared; it is required as the conditions say; and each
 // check whose condition holds must accept its sibling's value. inCheck:
 // the object is part of a check (its members are open, as the validator's).
-func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, inCheck bool) error {
+func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, inCheck bool, at where) error {
 	q := ag.g.q
 	names := o.Names()
 	if len(names) > 64 {
@@ -233,7 +239,11 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		if s != nil && slot[i] >= 0 {
 			sub = s
 		}
-		fn, err := ag.value(f.Type, ptr+"/"+escapePointer(f.Name), sub, inCheck)
+		fat := at.field(f.Name)
+		if o.CondDeclares(f.Name) {
+			fat = fat.outside()
+		}
+		fn, err := ag.value(f.Type, ptr+"/"+escapePointer(f.Name), sub, inCheck, fat)
 		if err != nil {
 			return err
 		}
@@ -254,7 +264,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 			fn := ""
 			if v.Field != nil {
 				var err error
-				if fn, err = ag.value(v.Field.Type, "", nil, inCheck); err != nil {
+				if fn, err = ag.value(v.Field.Type, "", nil, inCheck, at.field(n).variant(o, v)); err != nil {
 					return err
 				}
 			}
@@ -378,7 +388,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	}
 	for ci, cd := range o.Conds {
 		for _, ck := range cd.Checks {
-			fn, err := ag.value(ck.Type, "", nil, true)
+			fn, err := ag.value(ck.Type, "", nil, true, at.check(ck, cd))
 			if err != nil {
 				return err
 			}

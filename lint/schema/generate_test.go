@@ -3,7 +3,11 @@
 package schema
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"strings"
 	"testing"
 
 	cuedefs "github.com/agentlint/agentlint/cue"
@@ -85,5 +89,39 @@ func TestCompileRejectsUnsupported(t *testing.T) {
 				t.Fatalf("Compile accepted unsupported CUE:\n%s", src)
 			}
 		})
+	}
+}
+
+// TestGeneratedFunctionsSayWhatTheyCheck holds the comments that lead from
+// a generated function to the CUE definitions: every validator and acceptor
+// of lint/fast/zz_validators.go names the CUE paths it checks, and every
+// validator the rule IDs it reports.
+func TestGeneratedFunctionsSayWhatTheyCheck(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "../fast/zz_validators.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		n++
+		doc := ""
+		if fd.Doc != nil {
+			doc = fd.Doc.Text()
+		}
+		name := fd.Name.Name
+		if !strings.HasPrefix(doc, name+" ") || !strings.Contains(doc, " #") {
+			t.Errorf("%s: the comment does not name the CUE paths it checks: %q", name, doc)
+		}
+		if strings.HasPrefix(name, "v") && !strings.Contains(doc, "(rules ") {
+			t.Errorf("%s: the comment does not name the rules it reports: %q", name, doc)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no function in lint/fast/zz_validators.go")
 	}
 }

@@ -1,8 +1,9 @@
 //go:build cueengine || devtools
 
 // Package schema compiles the CUE definitions of cue/*.cue into a small model
-// of JSON types: the input of the fast-path generator (lint/schema/gen) and
-// the map from CUE error paths to rules used by the CUE evaluator engine.
+// of JSON types: the input of the fast-path generator
+// (lint/internal/devcmd/schemagen) and the map from CUE error paths to rules
+// used by the CUE evaluator engine.
 //
 // The compiler accepts exactly the CUE subset the definitions use and fails
 // loudly on anything else:

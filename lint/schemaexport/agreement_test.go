@@ -154,6 +154,9 @@ func TestAgreement(t *testing.T) {
 // record of each kind under testdata/ (every member deleted, replaced by
 // values of every type and by the edges of date-times, or added).
 func TestAgreementMutations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the exported schemas against the engine on every mutation (~2 s) runs in `make test`")
+	}
 	val := record.NewValidator(record.Options{Now: agreeNow}, nil)
 	done := map[string]bool{}
 	var muts []sample

@@ -22,7 +22,7 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-//go:generate go run -tags devtools ../schema/gen -jsonschema schemas
+//go:generate go run -tags devtools ../internal/devcmd/schemagen -jsonschema schemas
 
 //go:embed schemas/*.json
 var files embed.FS

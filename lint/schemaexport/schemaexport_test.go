@@ -16,9 +16,9 @@ import (
 	js "github.com/santhosh-tekuri/jsonschema/v5"
 
 	cuedefs "github.com/agentlint/agentlint/cue"
+	"github.com/agentlint/agentlint/lint/internal/exportgen"
 	"github.com/agentlint/agentlint/lint/schema"
 	"github.com/agentlint/agentlint/lint/schemaexport"
-	"github.com/agentlint/agentlint/lint/schemaexport/exportgen"
 )
 
 var root = filepath.Join("..", "..")

@@ -3,4 +3,4 @@
 // lint/cueeval. It is not part of the product.
 package fasttest
 
-//go:generate go run -tags devtools ../../schema/gen -cue . -pkg fasttest -o zz_validators.go
+//go:generate go run -tags devtools ../../internal/devcmd/schemagen -cue . -pkg fasttest -o zz_validators.go

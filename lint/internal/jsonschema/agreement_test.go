@@ -339,6 +339,9 @@ func cases(t *testing.T) []sample {
 
 // TestThreeEngines is the agreement test described at the top of the file.
 func TestThreeEngines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the three engines on every file and mutation (~6 s) runs in `make test`")
+	}
 	js, err := jsonschema.New()
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@
 // Command lintgen writes a generated log (lint/bench.Generate) and the list
 // of its defective lines (FILE.defects.tsv: line, code, severity, defect).
 //
-//	go run ./lint/bench/cmd/lintgen -kind collector/event -lines 1000000 -o events-bench.jsonl
+//	go run ./lint/internal/devcmd/lintgen -kind collector/event -lines 1000000 -o events-bench.jsonl
 package main
 
 import (

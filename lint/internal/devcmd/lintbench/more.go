@@ -60,7 +60,7 @@ func checkAjv(summary []byte, defects []bench.Defect) string {
 // startup times `agentlint validate` of one collector event against a
 // hello-world Go binary built here with the same flags as `make build`, and
 // against hello world linked with every third-party package agentlint links
-// (lint/bench/cmd/hellodeps: the floor those dependencies set): median wall
+// (lint/internal/devcmd/hellodeps: the floor those dependencies set): median wall
 // time of startupRuns runs of each, interleaved.
 func startup(bin, dir string) error {
 	src := filepath.Join(dir, "hello")
@@ -76,7 +76,7 @@ func startup(bin, dir string) error {
 	hello, deps := filepath.Join(src, "hello"), filepath.Join(src, "hellodeps")
 	for _, b := range []struct{ out, pkg, dir string }{
 		{hello, ".", src},
-		{deps, "github.com/agentlint/agentlint/lint/bench/cmd/hellodeps", ""},
+		{deps, "github.com/agentlint/agentlint/lint/internal/devcmd/hellodeps", ""},
 	} {
 		build := exec.Command("go", "build", "-tags", "devtools", "-trimpath", "-ldflags", "-s -w", "-o", b.out, b.pkg)
 		build.Dir, build.Stderr = b.dir, os.Stderr

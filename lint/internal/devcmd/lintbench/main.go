@@ -35,7 +35,7 @@
 // goroutines): packets/s, p50/p99 latency, errors, and the ratios to the
 // process per packet. -kinds= -startup 0 -deltas 0 measures it alone.
 //
-//	go run ./lint/bench/cmd/lintbench -bin bin/agentlint -ajv "$(scripts/tools/ajv.sh)"
+//	go run ./lint/internal/devcmd/lintbench -bin bin/agentlint -ajv "$(scripts/tools/ajv.sh)"
 package main
 
 import (

@@ -2,9 +2,9 @@
 
 // Package exportgen renders the JSON Schema files that lint/schemaexport
 // embeds, from the CUE model (lint/schema) and the headers of
-// schemaexport.HeaderFor. It is used by lint/schema/gen (go generate) and
-// by the freshness test; the agentlint binary does not link it (it would
-// link the CUE parser).
+// schemaexport.HeaderFor. It is used by lint/internal/devcmd/schemagen
+// (go generate) and by the freshness test of lint/schemaexport; the
+// agentlint binary does not link it (it would link the CUE parser).
 package exportgen
 
 import (

@@ -1,7 +1,7 @@
 //go:build devtools
 
-// Command gen compiles cue/*.cue into lint/fast/zz_validators.go (run by
-// `go generate ./lint/fast`). It writes the file atomically and fails on any
+// Command schemagen compiles cue/*.cue into lint/fast/zz_validators.go (run
+// by `go generate ./lint/fast`, `make generate`). It writes the file atomically and fails on any
 // CUE construct outside the supported subset (see package schema).
 //
 // With -jsonschema DIR it writes the JSON Schema of every kind into DIR
@@ -10,7 +10,7 @@
 // has any more.
 //
 // With -cue DIR and -pkg NAME it compiles another CUE package (the test
-// schemas of lint/schema/testdata) into package NAME, which dot-imports
+// schemas of lint/fast/fasttest) into package NAME, which dot-imports
 // lint/fast.
 package main
 
@@ -24,8 +24,8 @@ import (
 	cuedefs "github.com/agentlint/agentlint/cue"
 	"github.com/google/renameio/v2"
 
+	"github.com/agentlint/agentlint/lint/internal/exportgen"
 	"github.com/agentlint/agentlint/lint/schema"
-	"github.com/agentlint/agentlint/lint/schemaexport/exportgen"
 )
 
 func main() {
@@ -40,13 +40,13 @@ func main() {
 	}
 	if *jsDir != "" {
 		if err := runJSONSchema(fsys, *jsDir); err != nil {
-			fmt.Fprintln(os.Stderr, "gen:", err)
+			fmt.Fprintln(os.Stderr, "schemagen:", err)
 			os.Exit(1)
 		}
 		return
 	}
 	if err := run(fsys, *pkg, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "gen:", err)
+		fmt.Fprintln(os.Stderr, "schemagen:", err)
 		os.Exit(1)
 	}
 }

@@ -37,7 +37,7 @@ func TestLinksWhatAgentlintLinks(t *testing.T) {
 		t.Skip("runs go list")
 	}
 	want := thirdParty(t, "github.com/agentlint/agentlint/cmd/agentlint")
-	got := thirdParty(t, "github.com/agentlint/agentlint/lint/bench/cmd/hellodeps")
+	got := thirdParty(t, "github.com/agentlint/agentlint/lint/internal/devcmd/hellodeps")
 	sort := func(s []string) []string { s = append([]string(nil), s...); slices.Sort(s); return s }
 	if d := cmp.Diff(sort(want), sort(got)); d != "" {
 		t.Errorf("hellodeps links other third-party packages than agentlint (-agentlint +hellodeps):\n%s", d)
