@@ -61,9 +61,9 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags devtools,serveengine ./...
 
 # Regenerate the fast path and the exported JSON Schemas from cue/*.cue and the test schemas of
-# lint/fast/fasttest (a test fails when either is stale).
+# lint/internal/fasttest (a test fails when either is stale).
 generate:
-	$(GO) generate $(TAGS) ./lint/fast/... ./lint/schemaexport
+	$(GO) generate $(TAGS) ./lint/fast/... ./lint/internal/fasttest ./lint/schemaexport
 
 # Go native fuzzing of every reader of untrusted bytes, FUZZTIME each
 # (`make fuzz FUZZTIME=30m`). `make test` runs their seed corpora

@@ -23,7 +23,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/fast"
-	"github.com/agentlint/agentlint/lint/fast/fasttest"
+	"github.com/agentlint/agentlint/lint/internal/fasttest"
 	"github.com/agentlint/agentlint/lint/internal/mutate"
 	"github.com/agentlint/agentlint/rules"
 )
@@ -572,12 +572,12 @@ var (
 )
 
 // condEngine is the CUE engine of the test schemas of conditional fields
-// (lint/fast/fasttest/cond.cue) with their generated validators.
+// (lint/internal/fasttest/cond.cue) with their generated validators.
 func condEngine(t testing.TB) *Engine {
 	t.Helper()
 	root := repotest.Root(t)
 	condOnce.Do(func() {
-		condVal, condErr = NewFrom(os.DirFS(filepath.Join(root, "lint", "fast", "fasttest")), fasttest.Validators)
+		condVal, condErr = NewFrom(os.DirFS(filepath.Join(root, "lint", "internal", "fasttest")), fasttest.Validators)
 	})
 	if condErr != nil {
 		t.Fatal(condErr)
@@ -585,11 +585,11 @@ func condEngine(t testing.TB) *Engine {
 	return condVal
 }
 
-// condSeeds reads lint/fast/fasttest/testdata/<name>/*.json as payloads of
+// condSeeds reads lint/internal/fasttest/testdata/<name>/*.json as payloads of
 // kind test/<name>.
 func condSeeds(t *testing.T) []payloadCase {
 	t.Helper()
-	dir := filepath.Join(repotest.Root(t), "lint", "fast", "fasttest", "testdata")
+	dir := filepath.Join(repotest.Root(t), "lint", "internal", "fasttest", "testdata")
 	files, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no seeds in %s: %v", dir, err)
@@ -607,7 +607,7 @@ func condSeeds(t *testing.T) []payloadCase {
 }
 
 // TestAgreementConditional compares both engines on conditional fields: the
-// test schemas of lint/fast/fasttest/cond.cue (unguarded, guarded and
+// test schemas of lint/internal/fasttest/cond.cue (unguarded, guarded and
 // absent conditions, a member declared unconditionally and under several
 // conditions, conditions inside a conditional member, the discriminator
 // after the member it types), every seed (valid in both engines) and its

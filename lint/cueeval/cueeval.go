@@ -120,7 +120,7 @@ func New() (*Engine, error) { return NewFrom(cuedefs.Files, fast.Validators) }
 
 // NewFrom is New for the CUE package (package agentlint) in the *.cue files
 // of fsys, whose fast-path validators (for the JSON syntax check and Has)
-// are validators: the test schemas of lint/fast/fasttest use it.
+// are validators: the test schemas of lint/internal/fasttest use it.
 func NewFrom(fsys fs.FS, validators map[string]func(*fast.Dec)) (*Engine, error) {
 	m, err := schema.Compile(fsys)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint/bench"
 	"github.com/agentlint/agentlint/lint/fast"
-	"github.com/agentlint/agentlint/lint/fast/fasttest"
+	"github.com/agentlint/agentlint/lint/internal/fasttest"
 	"github.com/agentlint/agentlint/lint/internal/mutate"
 	"github.com/agentlint/agentlint/lint/repotest"
 )
@@ -412,13 +412,13 @@ func TestAcceptWant(t *testing.T) {
 }
 
 // TestAcceptConditional holds the acceptors of the test schemas of
-// conditional fields (lint/fast/fasttest/cond.cue: unguarded, guarded and
+// conditional fields (lint/internal/fasttest/cond.cue: unguarded, guarded and
 // absent conditions, members declared unconditionally and under several
 // conditions, checks) to their validators, on every seed of
 // fasttest/testdata and its mutations (which delete, retype and change the
 // discriminators), in both modes; and requires the valid ones accepted.
 func TestAcceptConditional(t *testing.T) {
-	dir := filepath.Join(repotest.Root(t), "lint", "fast", "fasttest", "testdata")
+	dir := filepath.Join(repotest.Root(t), "lint", "internal", "fasttest", "testdata")
 	files, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no seeds in %s: %v", dir, err)

@@ -8,7 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/fast"
-	"github.com/agentlint/agentlint/lint/fast/fasttest"
+	"github.com/agentlint/agentlint/lint/internal/fasttest"
 )
 
 func runCond(kind, doc string, strict bool) []string {
@@ -25,7 +25,7 @@ func runCond(kind, doc string, strict bool) []string {
 }
 
 // TestConditionalFields pins what the generated validators of the test
-// schemas (lint/fast/fasttest/cond.cue) report: conditional members apply
+// schemas (lint/internal/fasttest/cond.cue) report: conditional members apply
 // only when their condition holds, wherever the discriminator is in the
 // object; strict mode counts them as declared only then; an absent or
 // invalid discriminator turns on `if f == _|_` conditions.

@@ -100,7 +100,7 @@
 // validator reads them: the discriminators first (the validator's own
 // pre-scan, `Dec.Conds`), then each member by the declaration whose
 // conditions hold; `TestAcceptConditional` holds the acceptors of the test
-// schemas of `lint/fast/fasttest/cond.cue` to their validators on every seed
+// schemas of `lint/internal/fasttest/cond.cue` to their validators on every seed
 // and its mutations (a generator that skips the checks, or the conditional
 // required members, is caught). Declared member names are
 // recognized by one or two 8-byte comparisons of `"name":` before the

@@ -24,7 +24,7 @@ const DefaultRule = "AL003"
 func Generate(m *Model) ([]byte, error) { return GeneratePackage(m, "fast") }
 
 // GeneratePackage is Generate for package pkg; a package other than fast
-// dot-imports lint/fast (the validators of test schemas, lint/fast/fasttest).
+// dot-imports lint/fast (the validators of test schemas, lint/internal/fasttest).
 func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 	g := &gen{funcs: map[string]string{}, leaves: map[string]string{}, regexes: map[string]string{}, condSets: map[string]string{}, descs: m.PatternDesc,
 		origins: map[string]*origin{}, pathFuncs: map[string][]string{}}

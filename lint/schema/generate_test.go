@@ -33,11 +33,11 @@ func TestGeneratedIsFresh(t *testing.T) {
 	}
 }
 
-// TestTestSchemasFresh fails when lint/fast/fasttest/zz_validators.go is
-// not what the generator makes of lint/fast/fasttest/cond.cue: run
+// TestTestSchemasFresh fails when lint/internal/fasttest/zz_validators.go is
+// not what the generator makes of lint/internal/fasttest/cond.cue: run
 // `make generate` (go generate ./lint/fast/...) and commit.
 func TestTestSchemasFresh(t *testing.T) {
-	m, err := Compile(os.DirFS("../fast/fasttest"))
+	m, err := Compile(os.DirFS("../internal/fasttest"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,12 +45,12 @@ func TestTestSchemasFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile("../fast/fasttest/zz_validators.go")
+	got, err := os.ReadFile("../internal/fasttest/zz_validators.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Fatal("lint/fast/fasttest/zz_validators.go is stale: run `make generate` and commit the result")
+		t.Fatal("lint/internal/fasttest/zz_validators.go is stale: run `make generate` and commit the result")
 	}
 }
 

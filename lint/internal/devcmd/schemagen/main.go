@@ -10,7 +10,7 @@
 // has any more.
 //
 // With -cue DIR and -pkg NAME it compiles another CUE package (the test
-// schemas of lint/fast/fasttest) into package NAME, which dot-imports
+// schemas of lint/internal/fasttest) into package NAME, which dot-imports
 // lint/fast.
 package main
 
