@@ -451,6 +451,18 @@ func (e *emitter) finishTree() error {
 	for i := range e.trees {
 		t := &e.trees[i]
 		rep := rules.NewStreamReporter(t.run.id, t.run.also...)
+		fileOf := func(path string) *fileRun {
+			if f := t.files[path]; f != nil {
+				return f
+			}
+			return &fileRun{path: path, kind: &KindInfo{}}
+		}
+		if _, ok := t.state.(rules.OrderedTreeState); ok {
+			if err := e.streamTree(t.state, rep, fileOf); err != nil {
+				return err
+			}
+			continue
+		}
 		t.state.Finish(rep)
 		fs := rep.Take()
 		rank := func(file string) int {
@@ -460,12 +472,6 @@ func (e *emitter) finishTree() error {
 			return len(t.order) // files the rule names but never saw: last
 		}
 		sort.SliceStable(fs, func(a, b int) bool { return rank(fs[a].File) < rank(fs[b].File) })
-		fileOf := func(path string) *fileRun {
-			if f := t.files[path]; f != nil {
-				return f
-			}
-			return &fileRun{path: path, kind: &KindInfo{}}
-		}
 		for k := 0; k < len(fs); {
 			j := k
 			for j < len(fs) && fs[j].File == fs[k].File {
@@ -479,3 +485,36 @@ func (e *emitter) finishTree() error {
 	}
 	return nil
 }
+
+// streamTree runs the Finish of a tree state that reports in output order
+// (rules.OrderedTreeState) and writes each envelope as soon as its findings
+// are complete (those of one line of a JSON Lines file, or of one document),
+// so that the findings are never all held at once.
+func (e *emitter) streamTree(st rules.TreeState, rep *rules.StreamReporter, fileOf func(string) *fileRun) error {
+	var group []rules.StreamFinding
+	var doc bool // group's file is a document: one envelope for the file
+	var err error
+	flush := func() {
+		if len(group) > 0 && err == nil {
+			err = e.findings(group, fileOf)
+		}
+		group = group[:0]
+	}
+	rep.Stream(func(f rules.StreamFinding) {
+		if len(group) > 0 && (f.File != group[0].File || !doc && f.Line != group[0].Line) {
+			flush()
+		}
+		if len(group) == 0 {
+			k := fileOf(f.File).kind
+			doc = k.Format != FormatJSONL && k.Format != ""
+		}
+		group = append(group, f)
+	})
+	st.Finish(rep)
+	flush()
+	return err
+}
+
+// Release implements rules.SourceReleaser: it closes the file, which is
+// opened again if read again.
+func (s *fileSource) Release() { s.close() }
