@@ -31,11 +31,6 @@ var (
 // date-time do not).
 var ajvLenient = map[string]bool{"version 2.0.0": true, "duplicate key": true, "timestamp with a space": true}
 
-// measureAjv validates the log with lint/bench/ajv.js (faster of two runs).
-func measureAjv(path string) (measurement, error) {
-	return measureCmd("node", "lint/bench/ajv.js", ajvDir, "cue/collector.schema.json", path)
-}
-
 // checkAjv compares ajv's count of invalid lines with the defects it should
 // find (every error defect but ajvLenient's).
 func checkAjv(summary []byte, defects []bench.Defect) string {
