@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -132,5 +133,36 @@ func TestDanglingParentsRereadAsStreamed(t *testing.T) {
 		if got := run(false, jobs); got != want {
 			t.Errorf("-j %d: findings from files read again differ from streams':\n%s", jobs, firstDiff(got, want))
 		}
+	}
+}
+
+// TestDanglingParentsCountedQuiet: a run that prints no finding (Quiet)
+// counts CL101's findings, which it does not render, exactly as a run that
+// prints them.
+func TestDanglingParentsCountedQuiet(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"events-a.jsonl", "events-b.jsonl", "events-a.jsonl"}
+	for _, name := range names[:2] {
+		if err := os.WriteFile(filepath.Join(dir, name), danglingLog(strings.TrimSuffix(strings.TrimPrefix(name, "events-"), ".jsonl"), 500), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(quiet bool) *Stats {
+		st, err := lintWithTimeout(t, func(yield func(Input) bool) {
+			for _, name := range names {
+				if !yield(Input{Path: filepath.Join(dir, name), Kind: Kind("collector/event")}) {
+					return
+				}
+			}
+		}, LintConfig{Jobs: 2, ChunkSize: 128, Quiet: quiet, Options: Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
+			Render: render, Out: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	printed, quiet := run(false), run(true)
+	if printed.ByRule["CL101"] != 3*500 || fmt.Sprint(quiet) != fmt.Sprint(printed) {
+		t.Fatalf("quiet run counts %+v, printing run %+v (want %d CL101)", quiet, printed, 3*500)
 	}
 }

@@ -631,8 +631,26 @@ func (s *spanRun) resolve(p *spanRef, r *StreamReporter) {
 		if s.hasEntry(&p.key) {
 			return
 		}
-		tid, parent = p.key[0]>>4, spanText(&p.key)
+		tid = p.key[0] >> 4
 	}
+	if r.Counting() {
+		s.reportAt(p, r)
+		return
+	}
+	if p.key[0] != refAtOffset && p.key[0] != 0 {
+		parent = spanText(&p.key) // a span entry's key
+	}
+	s.report(p, tid, parent, r)
+}
+
+// reportAt reports the finding of p without its reason (only counted).
+func (s *spanRun) reportAt(p *spanRef, r *StreamReporter) {
+	r.Report(StreamFinding{File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id"})
+}
+
+// report reports the finding of p, whose parent span_id names no span of
+// trace number tid.
+func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporter) {
 	where, trace := "the events without a trace_id", ""
 	if tid > 0 {
 		trace = string(s.traces.At(tid))

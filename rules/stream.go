@@ -178,6 +178,8 @@ type streamSink struct {
 	out  []StreamFinding
 	on   map[string]bool
 	emit func(StreamFinding) // Stream: findings go there, not to out
+	// counting: the findings are only counted (SetCounting)
+	counting bool
 }
 
 // NewStreamReporter returns a reporter for rule id (for the engine and
@@ -220,6 +222,17 @@ func (r *StreamReporter) Report(f StreamFinding) {
 	}
 	r.sink.out = append(r.sink.out, f)
 }
+
+// SetCounting marks the findings of r (and of the reporters As makes from
+// it) as only counted: no one reads their Reason or Extra (a run that
+// prints no finding, `agentlint lint --quiet`).
+func (r *StreamReporter) SetCounting() { r.sink.counting = true }
+
+// Counting reports whether the findings of r are only counted
+// (SetCounting): a check may then leave their Reason and Extra empty
+// instead of rendering them; their rule, file, line, column and pointer
+// still count.
+func (r *StreamReporter) Counting() bool { return r.sink.counting }
 
 // Stream makes every later Report of r (and of the reporters As makes from
 // it) pass its finding to emit at once instead of keeping it for Take: the
