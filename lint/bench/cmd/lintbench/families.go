@@ -169,7 +169,11 @@ func families(bin string, kinds []string, sizes, jobs []int, dir string, keep bo
 	fmt.Println("x ajv: ajv's wall time divided by agentlint's (node, ajv 8 + ajv-formats 3, the kind's schema from `agentlint schema export` compiled once, one line at a time; per-record checks only)")
 	fmt.Println()
 	fmt.Printf("bars at -j %d, every rule on: >= 4x ajv's throughput, <= 1.5x the floor's wall time, peak RSS <= 64 MiB, RSS %d lines / %d lines <= 1.3\n\n", jmax, rssLines, sizes[len(sizes)-1])
-	fmt.Printf("| family | lines | agentlint vs ajv (throughput) | x single-core `Valid` floor (wall) | peak RSS | RSS %s/%s | verdicts |\n", short(rssLines), short(sizes[len(sizes)-1]))
+	ratioHead := "RSS ratio"
+	if rssLines > 0 {
+		ratioHead = "RSS " + short(rssLines) + "/" + short(sizes[len(sizes)-1])
+	}
+	fmt.Printf("| family | lines | agentlint vs ajv (throughput) | x single-core `Valid` floor (wall) | peak RSS | %s | verdicts |\n", ratioHead)
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, r := range results {
 		xajv, ratio := "-", "-"

@@ -1,24 +1,22 @@
 //go:build devtools
 
-// Command lintbench is `make bench`: it generates logs of 100k and 1M lines
-// of each JSON Lines family's event kind (lint/bench.Generate, seed 4:
-// collector events and operator worklog entries with a defective line in
-// every thousand; ledger entries, idle events and VerMAS events without
-// defects, linted at bench.CoherentNow) into a temporary directory and, for
-// each, times the agentlint binary (`agentlint lint --kind K -j N FILE`, a
-// child process whose peak RSS is its VmHWM) next to the floor measured in
-// the same run: jsontext.Value.IsValid on every line of the same file, on
-// one goroutine. It checks that agentlint denied and warned about exactly
-// the generated defective lines (none, for the logs without defects) and
-// prints lines/s, MB/s, peak RSS, the ratio to the floor and the ratio of
-// peak RSS between the largest and the smallest log.
-//
-// With -ajv (the directory scripts/tools/ajv.sh prints), collector events
-// are also validated by ajv 8 compiled from seed 004's JSON Schema, one
-// line at a time (lint/bench/ajv.js, node), in the same run: the "x ajv"
-// column is ajv's wall time divided by agentlint's, and ajv's count of
-// invalid lines is checked against agentlint's denied lines minus the
-// defects only the contract rejects (ajvLenient).
+// Command lintbench is `make bench`: for each JSON Lines family's event
+// kind (collector, operator worklog, ledger, idle, VerMAS) it generates a
+// log shaped like real producers' output (lint/bench.GenerateMix, seed 4:
+// 1 % defective lines; collector events with 47 % unknown-but-valid event
+// types and 40 % parents in other agents' logs) of -lines lines into a
+// temporary directory and measures, in -rounds interleaved rounds (medians
+// shown): the floor (jsontext.Value.IsValid on every line, one goroutine,
+// in this process), ajv 8 validating every line against the schema
+// `agentlint schema export --kind K` writes (lint/bench/ajv.js, node; with
+// -ajv), and `agentlint lint --kind K -j N` (a child process whose peak
+// RSS is its VmHWM) at each -j. It checks that agentlint denied and warned
+// exactly what the generator wrote (every finding counted: the defects,
+// CL010 and CL101) and that ajv rejected the defects the schema can
+// express (ajvLenient). Then it lints a log of -rss-lines lines once at the
+// largest -j for its peak RSS, and prints the table of the bars: agentlint
+// vs ajv (throughput), wall time × the floor, peak RSS, RSS -rss-lines /
+// -lines.
 //
 // Then it times start-up (`agentlint validate` of one record against a
 // hello-world Go binary it builds, median of -startup runs of each,
