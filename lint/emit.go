@@ -157,8 +157,18 @@ func (e *emitter) startFile(f *fileRun) {
 		} else {
 			st = r.rule.NewFile(f.path, opts)
 		}
-		e.runs = append(e.runs, fileStreamRun{run: r, state: st, rep: rules.NewStreamReporter(r.id, r.also...)})
+		e.runs = append(e.runs, fileStreamRun{run: r, state: st, rep: e.reporter(r)})
 	}
+}
+
+// reporter returns a reporter for the findings of rule run r: only counted
+// when the run prints no finding (Quiet).
+func (e *emitter) reporter(r *streamRuleRun) *rules.StreamReporter {
+	rep := rules.NewStreamReporter(r.id, r.also...)
+	if e.p.cfg.Quiet {
+		rep.SetCounting()
+	}
+	return rep
 }
 
 func (e *emitter) ruleOptions() *rules.Options {
@@ -239,7 +249,7 @@ func (e *emitter) merge(it *item) error {
 		denied := rec.denied
 		n := len(e.vs)
 		for _, p := range e.found[k:j] {
-			e.vs = append(e.vs, findingViolation(p.f, rec.line))
+			e.vs = append(e.vs, e.findingViolation(p.f, rec.line))
 		}
 		if err := e.merged(it.file, rec.line, n, denied); err != nil {
 			return err
@@ -289,9 +299,15 @@ func (e *emitter) pass(it *item, i, j int) error {
 	return nil
 }
 
-func findingViolation(f rules.StreamFinding, line int) envelope.Violation {
+// findingViolation is the violation of stream finding f of a record on
+// line; without its reason and details when the run only counts findings
+// (Quiet: no one reads them, and they are not scanned for secrets).
+func (e *emitter) findingViolation(f rules.StreamFinding, line int) envelope.Violation {
 	if f.Line == 0 {
 		f.Line = line
+	}
+	if e.p.cfg.Quiet {
+		return envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: f.Line, Column: f.Column}
 	}
 	return envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: f.Line, Column: f.Column, Reason: f.Reason, Extra: f.Extra}
 }
@@ -415,7 +431,7 @@ func (e *emitter) findings(fs []rules.StreamFinding, fileOf func(string) *fileRu
 		j := i
 		e.vs = e.vs[:0]
 		for j < len(fs) && (doc || fs[j].Line == fs[i].Line) && fs[j].File == fs[i].File {
-			e.vs = append(e.vs, findingViolation(fs[j], fs[i].Line))
+			e.vs = append(e.vs, e.findingViolation(fs[j], fs[i].Line))
 			j++
 		}
 		line := fs[i].Line
@@ -449,7 +465,19 @@ func (e *emitter) finishTree() error {
 	e.closeSource()
 	for i := range e.trees {
 		t := &e.trees[i]
-		rep := rules.NewStreamReporter(t.run.id, t.run.also...)
+		rep := e.reporter(t.run)
+		fileOf := func(path string) *fileRun {
+			if f := t.files[path]; f != nil {
+				return f
+			}
+			return &fileRun{path: path, kind: &kind.Kind{}}
+		}
+		if _, ok := t.state.(rules.OrderedTreeState); ok {
+			if err := e.streamTree(t.state, rep, fileOf); err != nil {
+				return err
+			}
+			continue
+		}
 		t.state.Finish(rep)
 		fs := rep.Take()
 		rank := func(file string) int {
@@ -459,12 +487,6 @@ func (e *emitter) finishTree() error {
 			return len(t.order) // files the rule names but never saw: last
 		}
 		sort.SliceStable(fs, func(a, b int) bool { return rank(fs[a].File) < rank(fs[b].File) })
-		fileOf := func(path string) *fileRun {
-			if f := t.files[path]; f != nil {
-				return f
-			}
-			return &fileRun{path: path, kind: &kind.Kind{}}
-		}
 		for k := 0; k < len(fs); {
 			j := k
 			for j < len(fs) && fs[j].File == fs[k].File {
@@ -478,3 +500,36 @@ func (e *emitter) finishTree() error {
 	}
 	return nil
 }
+
+// streamTree runs the Finish of a tree state that reports in output order
+// (rules.OrderedTreeState) and writes each envelope as soon as its findings
+// are complete (those of one line of a JSON Lines file, or of one document),
+// so that the findings are never all held at once.
+func (e *emitter) streamTree(st rules.TreeState, rep *rules.StreamReporter, fileOf func(string) *fileRun) error {
+	var group []rules.StreamFinding
+	var doc bool // group's file is a document: one envelope for the file
+	var err error
+	flush := func() {
+		if len(group) > 0 && err == nil {
+			err = e.findings(group, fileOf)
+		}
+		group = group[:0]
+	}
+	rep.Stream(func(f rules.StreamFinding) {
+		if len(group) > 0 && (f.File != group[0].File || !doc && f.Line != group[0].Line) {
+			flush()
+		}
+		if len(group) == 0 {
+			k := fileOf(f.File).kind
+			doc = k.Format != kind.FormatJSONL && k.Format != ""
+		}
+		group = append(group, f)
+	})
+	st.Finish(rep)
+	flush()
+	return err
+}
+
+// Release implements rules.SourceReleaser: it closes the file, which is
+// opened again if read again.
+func (s *fileSource) Release() { s.close() }

@@ -450,6 +450,13 @@ func (r *Reporter) Report(pointer, reason string, extra map[string]any) {
 	*r.out = append(*r.out, Finding{Rule: r.rule, Pointer: strings.Clone(pointer), Reason: strings.Clone(reason), Extra: extra})
 }
 
+// reportOwned is Report for a pointer, a reason and extra strings that do
+// not point into the record (constants, or strings the rule built): they
+// are kept as they are.
+func (r *Reporter) reportOwned(pointer, reason string, extra map[string]any) {
+	*r.out = append(*r.out, Finding{Rule: r.rule, Pointer: pointer, Reason: reason, Extra: extra})
+}
+
 // Reportf records a finding with a formatted reason.
 func (r *Reporter) Reportf(pointer string, extra map[string]any, format string, args ...any) {
 	r.Report(pointer, fmt.Sprintf(format, args...), extra)

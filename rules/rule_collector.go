@@ -1,7 +1,10 @@
 package rules
 
 import (
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/timefmt"
@@ -57,8 +60,40 @@ func unknownEventType(d *Doc, r *Reporter) {
 	if !collectorNamespace(ns) || !lowerName(name) {
 		return // CL003 (the schema) reports it
 	}
-	r.Reportf(Ptr("event_type"), map[string]any{"namespace": ns},
-		"unknown event type %q in namespace %q (seed 004 lists 26 event types)%s", t, ns, ExtendHint(FamilyCollector))
+	reason, ns := unknownTypeReason(t)
+	r.reportOwned("/event_type", reason, map[string]any{"namespace": ns})
+}
+
+// unknownTypes caches the reasons of CL010 by event type (near half of a
+// producer's events may be of types outside the table, a few dozen types
+// in all): a finding then costs a lookup, not formatting. At most
+// unknownTypesMax types are cached, so that a log of ever new types does
+// not grow it.
+var (
+	unknownTypes    sync.Map // event type → unknownType
+	unknownTypesLen atomic.Int32
+)
+
+const unknownTypesMax = 512
+
+type unknownType struct{ reason, ns string }
+
+// unknownTypeReason returns CL010's reason for event type t (in a known
+// namespace) and the namespace, both strings the caller may keep.
+func unknownTypeReason(t string) (reason, ns string) {
+	if u, ok := unknownTypes.Load(t); ok {
+		u := u.(unknownType)
+		return u.reason, u.ns
+	}
+	t = strings.Clone(t)
+	ns, _, _ = strings.Cut(t, ".")
+	reason = "unknown event type " + strconv.Quote(t) + " in namespace " + strconv.Quote(ns) + " (seed 004 lists 26 event types)" + ExtendHint(FamilyCollector)
+	if unknownTypesLen.Load() < unknownTypesMax {
+		if _, loaded := unknownTypes.LoadOrStore(t, unknownType{reason, ns}); !loaded {
+			unknownTypesLen.Add(1)
+		}
+	}
+	return reason, ns
 }
 
 // collectorNamespace reports whether ns is one of seed 004's six namespaces.

@@ -40,7 +40,12 @@ import (
 // Memory: CL100 keeps 20 bytes a distinct UUID in an exact
 // open-addressing table while its log is read; CL101 keeps each distinct
 // trace_id once and each span as a 12-byte entry for the whole run, plus
-// the references not yet resolved (rules/internal/idtab).
+// a 24-byte reference to each parent not yet resolved (rules/internal/idtab).
+// A reference is not a finding: the findings are rendered after the last
+// file, one at a time, in output order (OrderedTreeState), the parent's text
+// from the reference's key or, for a span_id too long for a key, from its
+// record read again at its byte offset. Only standard input, which cannot be
+// read again, keeps the text of such parents until the end of the run.
 
 // collectorTrace is seed 004's "Multi-Agent Pipeline" example with event ids:
 // its spans form a tree inside trace-abc.
@@ -332,13 +337,14 @@ func (collectorParentSpan) BindRun(run *LintRun) StreamRule {
 	return &collectorParentSpan{run: sr}
 }
 
-func (collectorParentSpan) Fields() []Field {
-	return []Field{
-		{Pointer: "/correlation/trace_id", Type: FieldString},
-		{Pointer: "/correlation/span_id", Type: FieldString},
-		{Pointer: "/correlation/parent_span_id", Type: FieldString},
-	}
+// cl101Fields are CL101's fields (one slice: Source caches by it).
+var cl101Fields = []Field{
+	{Pointer: "/correlation/trace_id", Type: FieldString},
+	{Pointer: "/correlation/span_id", Type: FieldString},
+	{Pointer: "/correlation/parent_span_id", Type: FieldString},
 }
+
+func (collectorParentSpan) Fields() []Field { return cl101Fields }
 
 // NewFile implements StreamRule: the file's records go to the run's spans.
 func (c *collectorParentSpan) NewFile(file string, _ *Options) FileState {
@@ -347,6 +353,7 @@ func (c *collectorParentSpan) NewFile(file string, _ *Options) FileState {
 		run = newSpanRun()
 	}
 	run.files = append(run.files, file)
+	run.srcs = append(run.srcs, nil)
 	return &spanFile{run: run, file: uint32(len(run.files) - 1)}
 }
 
@@ -370,20 +377,31 @@ type spanRun struct {
 	spans      *idtab.Table
 	long       *idtab.Strings
 	files      []string
-	pending    [][]spanRef // blocks of refChunk
-	pendKeys   []byte      // keys of pending long parents
+	srcs       []Source    // by file: its records read again; nil: it cannot be
+	pending    [][]spanRef // blocks of refChunk, in input order
+	pendKeys   []byte      // keys of pending long parents of files that cannot be read again
 	key        []byte
 	e          [3]uint32
+	vals       [3]Value
+	reading    Source // the Source Finish read last (released when it moves on)
 }
 
 // spanRef is a parent_span_id not resolved when its record was read
 // (24 bytes): its file (index into spanRun.files), line and column, and its
-// key: a 12-byte span entry, or, for a long parent (key[0] == 0), the start
-// and end of its long key (trace number and span_id) in pendKeys.
+// key: a 12-byte span entry; for a long parent, the byte offset of its
+// record (key[0] == refAtOffset, key[1] and key[2] the offset's low and high
+// words), which is read again to decide and render it, or, in a file that
+// cannot be read again (key[0] == 0), the start and end of its long key
+// (trace number and span_id) in pendKeys.
 type spanRef struct {
 	file, line, col uint32
 	key             [3]uint32
 }
+
+// refAtOffset marks the key of a long parent kept as its record's offset;
+// no 12-byte span entry has this first word (spanMaxTrace<<4 | spanTagHex
+// is the largest).
+const refAtOffset = 1<<32 - 1
 
 // refChunk is how many references a block of spanRun.pending holds: the
 // list grows by blocks, never by copying.
@@ -500,25 +518,110 @@ func (s *spanRun) add(trace uint32, span []byte) {
 // AddFile implements TreeState (the files' records were added as read).
 func (s *spanRun) AddFile(string, FileState) {}
 
+// ReportsInOrder implements OrderedTreeState.
+func (*spanRun) ReportsInOrder() {}
+
 // Finish implements TreeState: every parent reference that no span of the
-// run resolves, in input order, then the spans are released.
+// run resolves, in output order (OrderedTreeState), then the spans are
+// released. The references are in input order, which is output order
+// unless a path was linted twice: they are sorted then.
 func (s *spanRun) Finish(r *StreamReporter) {
-	for b := range s.pending {
-		for i := range s.pending[b] {
-			s.resolve(&s.pending[b][i], r)
+	rank := s.fileRanks()
+	if s.inOrder(rank) {
+		for b := range s.pending {
+			for i := range s.pending[b] {
+				s.resolve(&s.pending[b][i], r)
+			}
+		}
+	} else {
+		var all []spanRef
+		for _, b := range s.pending {
+			all = append(all, b...)
+		}
+		s.pending = nil
+		sort.SliceStable(all, func(a, b int) bool {
+			ra, rb := rank[all[a].file], rank[all[b].file]
+			return ra < rb || ra == rb && all[a].line < all[b].line
+		})
+		for i := range all {
+			s.resolve(&all[i], r)
 		}
 	}
+	s.release()
 	s.spans.Free()
 	s.long.Free()
 	s.traces.Free()
-	s.pending, s.pendKeys = nil, nil
+	s.pending, s.pendKeys, s.srcs = nil, nil, nil
+}
+
+// fileRanks returns the rank of each file in output order: the index of
+// the first file of the run with its path.
+func (s *spanRun) fileRanks() []uint32 {
+	first := make(map[string]uint32, len(s.files))
+	rank := make([]uint32, len(s.files))
+	for i, f := range s.files {
+		if _, ok := first[f]; !ok {
+			first[f] = uint32(i)
+		}
+		rank[i] = first[f]
+	}
+	return rank
+}
+
+// inOrder reports whether the pending references are in output order: by
+// file rank, then line.
+func (s *spanRun) inOrder(rank []uint32) bool {
+	var last *spanRef
+	for b := range s.pending {
+		for i := range s.pending[b] {
+			p := &s.pending[b][i]
+			if last != nil {
+				if ra, rb := rank[last.file], rank[p.file]; ra > rb || ra == rb && (last.file != p.file || last.line > p.line) {
+					return false
+				}
+			}
+			last = p
+		}
+	}
+	return true
+}
+
+// release releases the Source Finish read last, if it can be released.
+func (s *spanRun) release() {
+	if rs, ok := s.reading.(SourceReleaser); ok {
+		rs.Release()
+	}
+	s.reading = nil
 }
 
 // resolve reports p unless a span of the run resolves it.
 func (s *spanRun) resolve(p *spanRef, r *StreamReporter) {
 	var parent []byte
 	var tid uint32
-	if p.key[0] == 0 {
+	if p.key[0] == refAtOffset {
+		src := s.srcs[p.file]
+		if src != s.reading {
+			s.release()
+			s.reading = src
+		}
+		off := int64(p.key[1]) | int64(p.key[2])<<32
+		trace, par := &s.vals[0], &s.vals[2]
+		if src == nil || !src.Values(off, cl101Fields, s.vals[:]) || par.Kind != ValueString || trace.Kind != ValueString && trace.Kind != ValueAbsent {
+			r.Report(StreamFinding{
+				File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id",
+				Reason: "parent_span_id could not be checked against the spans of the run: its record could not be read again (the file changed or vanished during the run)",
+			})
+			return
+		}
+		if trace.Kind == ValueString {
+			tid = s.traces.Get(trace.Str)
+		}
+		s.key = longKey(s.key, tid, par.Str)
+		if s.long.Get(s.key) != 0 {
+			return
+		}
+		parent = par.Str
+	} else if p.key[0] == 0 {
 		k := s.pendKeys[p.key[1]:p.key[2]]
 		if s.long.Get(k) != 0 {
 			return
@@ -528,8 +631,26 @@ func (s *spanRun) resolve(p *spanRef, r *StreamReporter) {
 		if s.hasEntry(&p.key) {
 			return
 		}
-		tid, parent = p.key[0]>>4, spanText(&p.key)
+		tid = p.key[0] >> 4
 	}
+	if r.Counting() {
+		s.reportAt(p, r)
+		return
+	}
+	if p.key[0] != refAtOffset && p.key[0] != 0 {
+		parent = spanText(&p.key) // a span entry's key
+	}
+	s.report(p, tid, parent, r)
+}
+
+// reportAt reports the finding of p without its reason (only counted).
+func (s *spanRun) reportAt(p *spanRef, r *StreamReporter) {
+	r.Report(StreamFinding{File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id"})
+}
+
+// report reports the finding of p, whose parent span_id names no span of
+// trace number tid.
+func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporter) {
 	where, trace := "the events without a trace_id", ""
 	if tid > 0 {
 		trace = string(s.traces.At(tid))
@@ -589,11 +710,12 @@ type spanFile struct {
 }
 
 // spanOp is what Flush decides for one record: whether its parent (key
-// parent, column col) is a known span, then the addition of its span.
+// parent, column col) is a known span, or (long) that it is pending, then
+// the addition of its span.
 type spanOp struct {
-	parent, span      [3]uint32
-	line, col         uint32
-	hasParent, hasSpn bool
+	parent, span            [3]uint32
+	line, col               uint32
+	hasParent, long, hasSpn bool
 }
 
 func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
@@ -632,12 +754,18 @@ func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 			op.hasParent = true // decided by Flush
 		case !s.has(tid, parent.Str):
 			// Not seen yet: the parent may be later in this log or in
-			// another log of the run; decided after the last file.
-			ref := spanRef{file: f.file, line: uint32(rec.Line), col: uint32(parent.Column)}
-			s.key = longKey(s.key, tid, parent.Str)
-			ref.key = [3]uint32{0, uint32(len(s.pendKeys)), uint32(len(s.pendKeys) + len(s.key))}
-			s.pendKeys = append(s.pendKeys, s.key...)
-			s.addRef(ref)
+			// another log of the run; decided after the last file, by the
+			// record read again when it can be.
+			op.long = true
+			if rec.Source != nil && rec.Offset >= 0 {
+				s.srcs[f.file] = rec.Source
+				o := uint64(rec.Offset)
+				op.parent = [3]uint32{refAtOffset, uint32(o), uint32(o >> 32)}
+			} else {
+				s.key = longKey(s.key, tid, parent.Str)
+				op.parent = [3]uint32{0, uint32(len(s.pendKeys)), uint32(len(s.pendKeys) + len(s.key))}
+				s.pendKeys = append(s.pendKeys, s.key...)
+			}
 		}
 	}
 	if span.Kind == ValueString {
@@ -647,7 +775,7 @@ func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 			s.add(tid, span.Str)
 		}
 	}
-	if op.hasParent || op.hasSpn {
+	if op.hasParent || op.long || op.hasSpn {
 		f.batch = append(f.batch, op)
 	}
 }
@@ -673,7 +801,7 @@ func (f *spanFile) Flush(*StreamReporter) {
 	f.sink += idtab.LoadLines(&f.lines)
 	for i := range f.batch {
 		op := &f.batch[i]
-		if op.hasParent && !s.hasEntry(&op.parent) {
+		if op.long || op.hasParent && !s.hasEntry(&op.parent) {
 			// Not seen yet: the parent may be later in this log or in
 			// another log of the run; decided after the last file.
 			s.addRef(spanRef{file: f.file, line: op.line, col: op.col, key: op.parent})

@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/fast"
 )
 
 // Stream rules of idle loop event logs (seed 002 "Event Schema (v0)";
@@ -105,7 +106,7 @@ type frameIter struct {
 // idleFrame is what IL101 reads of a stack frame: its id, its iter and
 // the byte offset of iter in the stack's JSON text.
 type idleFrame struct {
-	id      string
+	id      []byte
 	iter    float64
 	iterOff int64
 	ok      bool // both id (a string) and iter (a number) were found
@@ -119,7 +120,108 @@ type stackReader struct {
 
 // frames reads the frames of a stack's JSON text into dst[:0]; ok is false
 // when raw is not an array (a frame that is not an object has ok false).
+// The ids of the frames point into raw or into sr's buffers: valid until
+// the next call.
 func (sr *stackReader) frames(dst []idleFrame, raw []byte) ([]idleFrame, bool) {
+	if out, ok := scanFrames(dst[:0], raw); ok {
+		return out, true
+	}
+	return sr.decodeFrames(dst[:0], raw)
+}
+
+// scanFrames is frames for the common case, by scanning bytes: it declines
+// (ok false) what it does not read exactly as decodeFrames would (a
+// member name or an id with an escape, text that is not well formed), and
+// decodeFrames decides.
+func scanFrames(dst []idleFrame, raw []byte) ([]idleFrame, bool) {
+	i := fast.SkipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return dst, false
+	}
+	i = fast.SkipWS(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return dst, true
+	}
+	for {
+		if i >= len(raw) {
+			return dst, false
+		}
+		var f idleFrame
+		if raw[i] != '{' {
+			if i = fast.SkipValue(raw, i); i < 0 {
+				return dst, false
+			}
+		} else {
+			hasID, hasIter := false, false
+			var names [16][]byte // the frame's member names so far (a repeat is declined, as the decoder rejects it)
+			n := 0
+			i = fast.SkipWS(raw, i+1)
+			if i < len(raw) && raw[i] == '}' {
+				i++
+			} else {
+				for {
+					if i >= len(raw) || raw[i] != '"' {
+						return dst, false
+					}
+					k := fast.SkipString(raw, i)
+					if k < 0 || bytes.IndexByte(raw[i:k], '\\') >= 0 {
+						return dst, false
+					}
+					name := raw[i+1 : k-1]
+					if n == len(names) {
+						return dst, false
+					}
+					for _, x := range names[:n] {
+						if string(x) == string(name) {
+							return dst, false
+						}
+					}
+					names[n], n = name, n+1
+					if i = fast.SkipWS(raw, k); i >= len(raw) || raw[i] != ':' {
+						return dst, false
+					}
+					v := fast.SkipWS(raw, i+1)
+					end := fast.SkipValue(raw, v)
+					if end < 0 {
+						return dst, false
+					}
+					switch string(name) {
+					case "id":
+						if raw[v] == '"' {
+							if bytes.IndexByte(raw[v:end], '\\') >= 0 {
+								return dst, false
+							}
+							f.id, hasID = raw[v+1:end-1], true
+						}
+					case "iter":
+						if c := raw[v]; c == '-' || c >= '0' && c <= '9' {
+							if n, err := strconv.ParseFloat(string(raw[v:end]), 64); err == nil {
+								f.iter, f.iterOff, hasIter = n, int64(v), true
+							}
+						}
+					}
+					var more bool
+					if i, more = fast.Next(raw, end, '}'); i < 0 {
+						return dst, false
+					} else if !more {
+						break
+					}
+				}
+			}
+			f.ok = hasID && hasIter
+		}
+		dst = append(dst, f)
+		var more bool
+		if i, more = fast.Next(raw, i, ']'); i < 0 {
+			return dst, false
+		} else if !more {
+			return dst, fast.SkipWS(raw, i) == len(raw)
+		}
+	}
+}
+
+// decodeFrames is frames with a JSON decoder.
+func (sr *stackReader) decodeFrames(dst []idleFrame, raw []byte) ([]idleFrame, bool) {
 	sr.r.Reset(raw)
 	sr.d.Reset(&sr.r)
 	d := &sr.d
@@ -152,7 +254,7 @@ func (sr *stackReader) frames(dst []idleFrame, raw []byte) ([]idleFrame, bool) {
 			case "id":
 				if v.Kind() == '"' {
 					if id, err := jsontext.AppendUnquote(nil, v); err == nil {
-						f.id, hasID = string(id), true
+						f.id, hasID = id, true
 					}
 				}
 			case "iter":
@@ -209,10 +311,10 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 			}
 			r.Report(StreamFinding{
 				Line: line, Column: col, Pointer: p,
-				Reason: "iter " + strconv.FormatFloat(f.iter, 'f', -1, 64) + " of frame " + f.id + " is lower than its iter " +
+				Reason: "iter " + strconv.FormatFloat(f.iter, 'f', -1, 64) + " of frame " + string(f.id) + " is lower than its iter " +
 					strconv.FormatFloat(prev.iter, 'f', -1, 64) + " on line " + strconv.Itoa(int(prev.line)) +
 					" (within run " + string(run.Str) + ", a frame's iteration never goes back)",
-				Extra: map[string]any{"previous_line": int(prev.line), "previous_iter": prev.iter, "frame": f.id},
+				Extra: map[string]any{"previous_line": int(prev.line), "previous_iter": prev.iter, "frame": string(f.id)},
 			})
 		}
 		if f.iter != prev.iter {

@@ -175,8 +175,11 @@ type StreamReporter struct {
 }
 
 type streamSink struct {
-	out []StreamFinding
-	on  map[string]bool
+	out  []StreamFinding
+	on   map[string]bool
+	emit func(StreamFinding) // Stream: findings go there, not to out
+	// counting: the findings are only counted (SetCounting)
+	counting bool
 }
 
 // NewStreamReporter returns a reporter for rule id (for the engine and
@@ -213,8 +216,29 @@ func (r *StreamReporter) Report(f StreamFinding) {
 		return
 	}
 	f.Rule = r.rule
+	if r.sink.emit != nil {
+		r.sink.emit(f)
+		return
+	}
 	r.sink.out = append(r.sink.out, f)
 }
+
+// SetCounting marks the findings of r (and of the reporters As makes from
+// it) as only counted: no one reads their Reason or Extra (a run that
+// prints no finding, `agentlint lint --quiet`).
+func (r *StreamReporter) SetCounting() { r.sink.counting = true }
+
+// Counting reports whether the findings of r are only counted
+// (SetCounting): a check may then leave their Reason and Extra empty
+// instead of rendering them; their rule, file, line, column and pointer
+// still count.
+func (r *StreamReporter) Counting() bool { return r.sink.counting }
+
+// Stream makes every later Report of r (and of the reporters As makes from
+// it) pass its finding to emit at once instead of keeping it for Take: the
+// engine writes the findings of an OrderedTreeState as they are reported,
+// so that a run's memory does not grow with the number of its findings.
+func (r *StreamReporter) Stream(emit func(StreamFinding)) { r.sink.emit = emit }
 
 // Take returns the findings reported since the last Take (by r and every
 // reporter As made from it) and forgets them. The slice is reused by later
@@ -295,6 +319,30 @@ type TreeState interface {
 	AddFile(file string, st FileState)
 	// Finish is called after the last file; findings name their File.
 	Finish(r *StreamReporter)
+}
+
+// OrderedTreeState is a TreeState whose Finish reports its findings in the
+// order the engine writes them: by file, in the order the files were first
+// given to NewFile (a path linted twice ranks at its first time), and within
+// a file by line. The engine then writes each finding as it is reported
+// (StreamReporter.Stream) instead of keeping every finding until Finish
+// returns: a finding that waits for the end of the run is only the state's
+// own compact reference to it (CL101: a file, a line, a column and a
+// 12-byte key), rendered when it is reported.
+type OrderedTreeState interface {
+	TreeState
+	// ReportsInOrder marks the state; it does nothing.
+	ReportsInOrder()
+}
+
+// SourceReleaser is a Source that holds resources (an open file) which a
+// rule that has read all it needs of it may release; reading it again
+// acquires them again. A tree rule that reads the records of many files
+// at the end of a run releases each file when done with it, so that the
+// files are not all open at once.
+type SourceReleaser interface {
+	Source
+	Release()
 }
 
 // RegisterStream attaches the stream-level check s to the registered rule

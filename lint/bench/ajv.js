@@ -1,6 +1,7 @@
 // ajv.js is the JavaScript side of `make bench` (lint/internal/devcmd/lintbench):
-// ajv 8 (with ajv-formats 3, installed by scripts/tools/ajv.sh) compiles
-// seed 004's JSON Schema (cue/collector.schema.json) once, then validates
+// ajv 8 (with ajv-formats 3, installed by scripts/tools/ajv.sh) compiles a
+// JSON Schema once (draft 2020-12, as `agentlint schema export` writes,
+// or draft-07, as seed 004's cue/collector.schema.json), then validates
 // every line of a JSON Lines file, read in 1 MiB chunks, and prints
 // {"lines":N,"invalid":M,"seconds":S} (S: reading, parsing and validating,
 // after compilation).
@@ -10,11 +11,13 @@
 const fs = require("fs");
 const path = require("path");
 const [ajvDir, schemaFile, file] = process.argv.slice(2).map((p) => path.resolve(p));
-const Ajv = require(path.join(ajvDir, "node_modules", "ajv"));
+const schema = JSON.parse(fs.readFileSync(schemaFile, "utf8"));
+const draft2020 = String(schema.$schema || "").includes("2020-12");
+const Ajv = require(path.join(ajvDir, "node_modules", "ajv", draft2020 ? "dist/2020" : ""));
 const addFormats = require(path.join(ajvDir, "node_modules", "ajv-formats"));
 const ajv = new Ajv({ allErrors: false, strict: false });
 addFormats(ajv);
-const validate = ajv.compile(JSON.parse(fs.readFileSync(schemaFile, "utf8")));
+const validate = ajv.compile(schema);
 
 const start = process.hrtime.bigint();
 const fd = fs.openSync(file, "r");

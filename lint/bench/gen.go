@@ -1,11 +1,17 @@
 // Package bench measures `agentlint lint` on large JSON Lines logs. It holds
-// a deterministic generator of realistic logs (Generate), testing.B
-// benchmarks of the engine next to the floor of a syntax-only check
-// (jsontext.Value.IsValid per line), and the harness behind `make bench`
-// (cmd/lintbench), which times the agentlint binary on 100k- and 1M-line
-// logs and reports lines/s, MB/s and peak RSS.
+// deterministic generators of logs: Generate, whose collector and worklog
+// logs follow the seeds' examples with a defect in every thousand lines
+// (the engine's tests check their verdicts exactly), and GenerateMix, whose
+// logs of every JSON Lines family are shaped like real producers' output
+// (1 % defects; collector events of types outside seed 004's table and with
+// parents in other agents' logs) and come with the exact count of the
+// findings a run reports; testing.B benchmarks of the engine next to the
+// floor of a syntax-only check (jsontext.Value.IsValid per line); and the
+// harness behind `make bench` (cmd/lintbench), which times the agentlint
+// binary on GenerateMix logs against ajv and that floor and reports lines/s,
+// MB/s and peak RSS.
 //
-// The generator writes collector events (seed 004, "JSONL Event System
+// Generate writes collector events (seed 004, "JSONL Event System
 // Specification") or operator worklog entries (seed 001, "Artifact: Worklog
 // Entry") of about 550 bytes each. Most lines are valid; a known set of
 // lines at fixed positions carries one defect each, and Generate returns the

@@ -3,6 +3,8 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +191,54 @@ func TestGeneratedAgainstJSONSchema(t *testing.T) {
 	}
 	if rejected == 0 || len(stricter) == 0 {
 		t.Fatalf("the log exercises nothing: %d lines rejected by the schema, %d stricter", rejected, len(stricter))
+	}
+}
+
+// TestMixVerdicts: linting a realistic log of GenerateMix (from files, which
+// the id rules read again, and from a stream, which they cannot) denies
+// exactly its defective lines of severity error and reports exactly the
+// warnings it counts, for every JSON Lines family; a collector log's mix is
+// near the shares it promises (unknown event types, parents in other logs).
+func TestMixVerdicts(t *testing.T) {
+	const n = MixEvery * 40
+	for _, kindName := range []string{KindCollector, KindWorklog, KindLedger, KindIdle, KindVermas} {
+		t.Run(strings.ReplaceAll(kindName, "/", "_"), func(t *testing.T) {
+			var buf bytes.Buffer
+			mix, err := GenerateMix(&buf, Config{Kind: kindName, Lines: n, Seed: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := bytes.Count(buf.Bytes(), []byte{'\n'}); c != n || len(mix.Defects) != n/MixEvery {
+				t.Fatalf("%d lines and %d defects, want %d and %d", c, len(mix.Defects), n, n/MixEvery)
+			}
+			if kindName == KindCollector {
+				for _, c := range []struct {
+					name       string
+					got, share int
+				}{{"unknown event types", mix.UnknownType, MixUnknownType}, {"parents in other logs", mix.ParentElsewhere, MixParentElsewhere}} {
+					if pc := 100 * c.got / n; pc < c.share-4 || pc > c.share+4 {
+						t.Errorf("%s: %d %% of the records, want about %d %%", c.name, pc, c.share)
+					}
+				}
+			}
+			path := filepath.Join(t.TempDir(), "log.jsonl")
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, stream := range []bool{false, true} {
+				in := lint.Input{Path: path, Kind: kind.Lookup(kindName)}
+				if stream {
+					in.Reader = bytes.NewReader(buf.Bytes())
+				}
+				st, err := lint.Lint(func(yield func(lint.Input) bool) { yield(in) },
+					lint.LintConfig{Jobs: 2, Quiet: true, Options: lintrecord.Options{Now: CoherentNow}, Emit: func(envelope.Envelope) error { return nil }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Records != n || st.Denied != mix.Denied || st.Warnings != mix.Warnings {
+					t.Errorf("stream %v: records %d denied %d warnings %d (%v), want %d, %d, %d", stream, st.Records, st.Denied, st.Warnings, st.ByRule, n, mix.Denied, mix.Warnings)
+				}
+			}
+		})
 	}
 }

@@ -82,3 +82,25 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecode decodes the stack of an idle STATE (seed 002 "State
+// Snapshot": two frames) and a VerMAS event's data, as the document rules
+// of those kinds have them decoded.
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range []struct{ name, text string }{
+		{"idle-stack", `[{"id":"grind-1771059600-7","mode":"grind","iter":2,"max":100,"prompt_file":"/tmp/idle-grind-4242/prompt.txt","filter":"label:api"},` +
+			`{"id":"issue-auth-7-7","mode":"issue","iter":9,"max":100,"prompt_file":"/tmp/idle-issue-4242/prompt.txt","issue_id":"auth-7",` +
+			`"worktree_path":"/srv/project-a/.worktrees/idle/auth-7","branch":"idle/issue/auth-7","base_ref":"main"}]`},
+		{"vermas-data", `{"work_order_id":"wo-1a2b3c4d","from":"open","to":"in_progress","reason":"assigned to project-a/workers/slot1","priority":2,"labels":["api","auth"]}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			raw := []byte(c.text)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := fast.Decode(raw); !ok {
+					b.Fatal("not decoded")
+				}
+			}
+		})
+	}
+}

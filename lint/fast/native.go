@@ -34,6 +34,174 @@ var Natives = map[string]func([]byte) bool{
 	},
 	// #SchemaVersion (cue/operator.cue): major version 1.
 	`^1(\.|$)`: func(b []byte) bool { return len(b) > 0 && b[0] == '1' && (len(b) == 1 || b[1] == '.') },
+
+	// The id patterns of the idle, VerMAS and ledger kinds, which their
+	// records check on every line (cue/idle.cue, cue/vermas.cue,
+	// cue/ledger.cue): a run id, a frame or work order id, message, process
+	// and event ids, dotted event names, names and paths.
+	`^(loop|grind|issue)-[0-9]+-[0-9]+$`:       matchRunID,
+	`^[a-z][a-z0-9]*-[A-Za-z0-9]+(\.[0-9]+)*$`: matchBeadID,
+	`^msg-[A-Za-z0-9]+$`:                       func(b []byte) bool { return prefixRun(b, "msg-", &alnum) },
+	`^evt-[A-Za-z0-9]+$`:                       func(b []byte) bool { return prefixRun(b, "evt-", &alnum) },
+	`^proc-[A-Za-z0-9-]+$`:                     func(b []byte) bool { return prefixRun(b, "proc-", &alnumDash) },
+	`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`:    matchDotted,
+	`^[a-z][a-z0-9]*$`:                         func(b []byte) bool { return len(b) > 0 && lower[b[0]] && allIn(b[1:], &lowerDigit) },
+	`^[a-z0-9_-]+$`:                            func(b []byte) bool { return len(b) > 0 && allIn(b, &slug) },
+	`^/`:                                       func(b []byte) bool { return len(b) > 0 && b[0] == '/' },
+	`^[0-9]+/[0-9]+$`:                          matchRatio,
+	`^(/|[A-Za-z]:[\\/])`: func(b []byte) bool {
+		return len(b) > 0 && b[0] == '/' || len(b) >= 3 && alpha[b[0]] && b[1] == ':' && (b[2] == '\\' || b[2] == '/')
+	},
+	`^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-8])))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(00|0[48]|[2468][048]|[13579][26])00)-02-29)_[a-z0-9_-]+_[0-9]{3}$`: matchSessionID,
+}
+
+// Byte classes of the id patterns.
+var (
+	lower      = byteSet("az")
+	alpha      = byteSet("azAZ")
+	lowerDigit = byteSet("az09")
+	alnum      = byteSet("azAZ09")
+	alnumDash  = byteSet("azAZ09--")
+	slug       = byteSet("az09__--")
+	word       = byteSet("az09__")
+	digit      = byteSet("09")
+)
+
+// byteSet returns the set of the bytes of the inclusive ranges given as
+// pairs of their ends ("azAZ": the ASCII letters).
+func byteSet(ranges string) (t [256]bool) {
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for c := int(ranges[i]); c <= int(ranges[i+1]); c++ {
+			t[c] = true
+		}
+	}
+	return t
+}
+
+// allIn reports whether every byte of b is in set.
+func allIn(b []byte, set *[256]bool) bool {
+	for _, c := range b {
+		if !set[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// prefixRun reports whether b is prefix followed by one or more bytes of set.
+func prefixRun(b []byte, prefix string, set *[256]bool) bool {
+	return len(b) > len(prefix) && string(b[:len(prefix)]) == prefix && allIn(b[len(prefix):], set)
+}
+
+// matchRunID reports whether b is loop, grind or issue, a dash, digits, a
+// dash and digits (seed 002 run ids).
+func matchRunID(b []byte) bool {
+	var rest []byte
+	switch {
+	case len(b) > 5 && string(b[:5]) == "loop-":
+		rest = b[5:]
+	case len(b) > 6 && (string(b[:6]) == "grind-" || string(b[:6]) == "issue-"):
+		rest = b[6:]
+	default:
+		return false
+	}
+	return matchRatioSep(rest, '-')
+}
+
+// matchRatio reports whether b is digits, a slash and digits.
+func matchRatio(b []byte) bool { return matchRatioSep(b, '/') }
+
+// matchRatioSep reports whether b is one or more digits, sep and one or
+// more digits.
+func matchRatioSep(b []byte, sep byte) bool {
+	i := 0
+	for i < len(b) && digit[b[i]] {
+		i++
+	}
+	return i > 0 && i < len(b)-1 && b[i] == sep && allIn(b[i+1:], &digit)
+}
+
+// matchBeadID reports whether b is a lowercase letter, lowercase letters
+// and digits, a dash, one or more letters and digits, then any number of
+// dot-and-digits groups.
+func matchBeadID(b []byte) bool {
+	if len(b) == 0 || !lower[b[0]] {
+		return false
+	}
+	i := 1
+	for i < len(b) && lowerDigit[b[i]] {
+		i++
+	}
+	if i >= len(b) || b[i] != '-' {
+		return false
+	}
+	i++
+	j := i
+	for j < len(b) && alnum[b[j]] {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	for j < len(b) {
+		if b[j] != '.' {
+			return false
+		}
+		k := j + 1
+		for k < len(b) && digit[b[k]] {
+			k++
+		}
+		if k == j+1 {
+			return false
+		}
+		j = k
+	}
+	return true
+}
+
+// matchDotted reports whether b is two or more names joined by dots, each
+// a lowercase letter followed by lowercase letters, digits and '_'.
+func matchDotted(b []byte) bool {
+	names := 0
+	for i := 0; ; {
+		if i >= len(b) || !lower[b[i]] {
+			return false
+		}
+		i++
+		for i < len(b) && word[b[i]] {
+			i++
+		}
+		names++
+		if i == len(b) {
+			return names >= 2
+		}
+		if b[i] != '.' {
+			return false
+		}
+		i++
+	}
+}
+
+// matchSessionID reports whether b is a date YYYY-MM-DD (the day checked
+// against the month and leap years, as matchDateTime), '_', one or more of
+// [a-z0-9_-], '_' and three digits (seed 003 session ids).
+func matchSessionID(b []byte) bool {
+	n := len(b)
+	if n < 16 || b[10] != '_' || b[n-4] != '_' || !validDate(b[:10]) || !allIn(b[n-3:], &digit) {
+		return false
+	}
+	return allIn(b[11:n-4], &slug)
+}
+
+// validDate reports whether b is YYYY-MM-DD, a day of the Gregorian calendar.
+func validDate(b []byte) bool {
+	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
+		return false
+	}
+	year, ok := digits(b[0:4])
+	month, ok1 := digits(b[5:7])
+	day, ok2 := digits(b[8:10])
+	return ok && ok1 && ok2 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(month, year)
 }
 
 // DateTimePattern and UTCDateTimePattern are the regular expressions of

@@ -71,10 +71,17 @@ func dateTimeInputs(r *rand.Rand, n int) [][]byte {
 		"1", "1.", "1.1.0", "2.0.0", "12", "abc", "",
 		"T-12", "T-", "T-1x", "t-12", "T12", "3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4", "------------------------------------",
 		"3f56dc4d35cf4f97925c0b04a6fe8bf4abcd", "T-3f56dc4d-35cf-4f97-925c-0b04a6fe8bf",
+		"grind-1771059600-7", "loop-1-2", "issue-12-345", "issue--1", "grind-1-", "loop1-2", "lope-1-2",
+		"bd-a1b2", "bd-a1b2.1.22", "bd-a1b2.", "bd-.1", "Bd-x", "b2-X.1.x", "a-b-c", "work-1",
+		"msg-abc123", "msg-", "msg-a-b", "evt-AbC123xyz", "evt-a_b", "proc-ab-12", "proc-", "proc-a.b",
+		"work_order.created", "a.b", "a.", ".a", "a..b", "a.b_1.c2", "a.1b", "A.b", "ab",
+		"abc", "a1", "1a", "a_b-c", "-", "_",
+		"/tmp/x", "/", "C:\\x", "c:/x", "C:x", "1:/", "12/34", "1/", "/1", "1//2",
+		"2026-02-14_cls_001", "2024-02-29_a_b_123", "2023-02-29_cls_001", "2026-02-14_cls_01", "2026-02-14__001", "2026-13-01_x_001", "0000-02-29_x-y_999",
 	} {
 		out = append(out, []byte(seed))
 	}
-	const alphabet = "0123456789-:TtZz+. x\xffaAfFgG_le"
+	const alphabet = "0123456789-:TtZz+. x\xffaAfFgG_le/\\_"
 	base := len(out)
 	for len(out) < base+n {
 		b := append([]byte(nil), out[r.IntN(base)]...)
