@@ -346,13 +346,13 @@ type testTreeFile struct {
 }
 
 func (s *testTreeFile) Observe(rec *rules.StreamRecord, r *rules.StreamReporter) {
-	if v := rec.Values[0]; v.Kind == rules.ValueString {
+	if v := rec.Values[0]; v.Type == rules.ValueString {
 		if _, ok := s.ids[string(v.Str)]; !ok {
 			s.order = append(s.order, string(v.Str))
 			s.ids[string(v.Str)] = rec.Line
 		}
 	}
-	if v := rec.Values[1]; v.Kind == rules.ValueNumber {
+	if v := rec.Values[1]; v.Type == rules.ValueNumber {
 		s.sum += v.Num
 	}
 }

@@ -64,7 +64,7 @@ func (s *docsFile) Observe(rec *rules.StreamRecord, r *rules.StreamReporter) {
 	}
 	var vals []string
 	for _, v := range rec.Values {
-		vals = append(vals, fmt.Sprintf("%d:%s@%d", v.Kind, v.Str, v.Column))
+		vals = append(vals, fmt.Sprintf("%d:%s@%d", v.Type, v.Str, v.Column))
 	}
 	keys := "-"
 	if m, ok := rec.Doc.(map[string]any); ok {
@@ -83,7 +83,7 @@ func (s *docsFile) Observe(rec *rules.StreamRecord, r *rules.StreamReporter) {
 	}
 	s.seen = append(s.seen, fmt.Sprintf("%s line=%d valid=%v values=%s doc=%s steps1=%s", s.kind, rec.Line, rec.Valid, strings.Join(vals, " "), keys, where))
 	for _, v := range rec.Values {
-		if v.Kind == rules.ValueString && string(v.Str) == "flag" {
+		if v.Type == rules.ValueString && string(v.Str) == "flag" {
 			r.As("ZZ913").Report(rules.StreamFinding{Line: s.idLine, Column: s.idCol, Pointer: "/x_flag", Reason: "flagged"})
 		}
 	}

@@ -37,7 +37,7 @@ func (s *observeFile) Observe(rec *rules.StreamRecord, _ *rules.StreamReporter) 
 	id, ts := rec.Values[0], rec.Values[1]
 	observedMu.Lock()
 	defer observedMu.Unlock()
-	observed[s.file] = append(observed[s.file], fmt.Sprintf("%d valid=%v task_id=%d:%s timestamp=%d", rec.Line, rec.Valid, id.Kind, id.Str, ts.Kind))
+	observed[s.file] = append(observed[s.file], fmt.Sprintf("%d valid=%v task_id=%d:%s timestamp=%d", rec.Line, rec.Valid, id.Type, id.Str, ts.Type))
 }
 
 func (s *observeFile) Finish(*rules.StreamReporter) {}

@@ -119,8 +119,9 @@ type Doc struct {
 	Flat []Flat
 
 	// ledger memoizes opReadLedger for the ledger array it was read from
-	// (ledgerOf, ledgerLen): the six reconcile rules of a document share
-	// one reading instead of building six maps of every task (at 10,000 tasks the replayer's reconciliation allocated ~30 MB).
+	// (ledgerOf, ledgerLen): the six reconcile rules of a document share one
+	// reading instead of building six maps of every task (at 10,000 tasks the
+	// replayer's reconciliation allocated ~30 MB).
 	ledger    *opLedger
 	ledgerOf  *any
 	ledgerLen int

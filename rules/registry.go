@@ -17,21 +17,21 @@
 // lists every violation and the primary code follows the precedence (a secret in
 // `notes_for_orchestrator` is UNTRUSTED_CONTEXT_BLOCK even when the schema also
 // finds ACCEPTANCE_FAILED). A rule reads values with checked accessors and skips
-// what is absent or of another type (the schema reports that), and leaves a
-// value the schema rejects to the schema (CL010 and VM003 judge only
-// well-formed event types); `TestEveryViolationAlways` breaks, for every rule's
-// failing example, each member the rule does not read and checks that the rule
-// is still reported; `TestNoCascadeFromIllTypedValues` breaks each member of
-// every passing example and checks that no document rule reports anywhere else
-// (an ill-typed `ledger` is one finding, not one per event). A rule that declares `Fields` gets only
-// those members decoded: every rule of the JSON Lines kinds does, so no record
-// is decoded into a whole map; for a record its kind's acceptor read, nothing
-// is decoded at all (`Doc.Flat`: the members' JSON texts, read with
-// `Doc.DocStr`; `TestShallowDecodeAgrees` runs every such rule on its
-// examples decoded whole, decoded shallowly and in place, and fails on any
-// difference, e.g. a rule that reads a member it did not declare). Each rule has an ID, code, severity,
-// summary, source clause and a failing and a passing example;
-// `TestRuleExamples` runs every example through the engine.
+// what is absent or of another type (the schema reports that), and leaves a value
+// the schema rejects to the schema (CL010 and VM003 judge only well-formed event
+// types); `TestEveryViolationAlways` breaks, for every rule's failing example,
+// each member the rule does not read and checks that the rule is still reported;
+// `TestNoCascadeFromIllTypedValues` breaks each member of every passing example
+// and checks that no document rule reports anywhere else (an ill-typed `ledger` is
+// one finding, not one per event). A rule that declares `Fields` gets only those
+// members decoded: every rule of the JSON Lines kinds does, so no record is
+// decoded into a whole map; for a record its kind's acceptor read, nothing is
+// decoded at all (`Doc.Flat`: the members' JSON texts, read with `Doc.DocStr`;
+// `TestShallowDecodeAgrees` runs every such rule on its examples decoded whole,
+// decoded shallowly and in place, and fails on any difference, e.g. a rule that
+// reads a member it did not declare). Each rule has an ID, code, severity,
+// summary, source clause and a failing and a passing example; `TestRuleExamples`
+// runs every example through the engine.
 package rules
 
 import (

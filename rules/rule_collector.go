@@ -10,8 +10,9 @@ import (
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
 
-// Collector rules (seed 004 "JSONL Event System Specification", cue/README.md "collector"). CL001–CL007 are schema rules named by
-// cue/collector.cue; the rules below need the reference table of event types.
+// Collector rules (seed 004 "JSONL Event System Specification", cue/README.md
+// "collector"). CL001–CL007 are schema rules named by cue/collector.cue; the rules
+// below need the reference table of event types.
 
 // collectorEvent is seed 004's lifecycle namespace "Example".
 const collectorEvent = `{"version":"1.0.0","event_type":"lifecycle.started","timestamp":"2025-12-13T20:45:00.123Z","agent_id":"@backend-engineer","session_id":"sess-abc123","source":"mcp","message":"Beginning API implementation"}`

@@ -23,7 +23,7 @@ func lintSpans(t *testing.T, order []string, files map[string][]spanRec) []strin
 		if s == "" {
 			return Value{}
 		}
-		return Value{Kind: ValueString, Str: []byte(s)}
+		return Value{Type: ValueString, Str: []byte(s)}
 	}
 	tree := c.NewTree(nil)
 	for _, name := range order {
@@ -131,7 +131,7 @@ func TestTraceGroups(t *testing.T) {
 	for _, name := range []string{"a", "b"} {
 		st := c.NewFile(name, nil)
 		for i, tr := range []string{"t1", "t2", "t1"} {
-			st.Observe(&StreamRecord{Line: i + 1, Valid: i != 1, Values: []Value{{Kind: ValueString, Str: []byte(tr + name)}, {}, {}}}, rep)
+			st.Observe(&StreamRecord{Line: i + 1, Valid: i != 1, Values: []Value{{Type: ValueString, Str: []byte(tr + name)}, {}, {}}}, rep)
 		}
 	}
 	if g := run.Groups(); g["trace_id"] != 4 {

@@ -194,7 +194,7 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, 
 				continue
 			}
 			off := int64(e[0]) | int64(e[1]&15)<<32 - 1
-			if s.src.Values(off, cl100Fields, s.vals[:]) && s.vals[0].Kind == ValueString {
+			if s.src.Values(off, cl100Fields, s.vals[:]) && s.vals[0].Type == ValueString {
 				if k2, ok := uuidKey(s.vals[0].Str); ok && k2 == *k {
 					return s.lineAt(off), true
 				}
@@ -244,7 +244,7 @@ func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
 	}
 	s.seen++
 	v := &rec.Values[0]
-	if v.Kind != ValueString {
+	if v.Type != ValueString {
 		return
 	}
 	k, ok := uuidKey(v.Str)
@@ -321,11 +321,11 @@ func (s *collectorDupIDState) Finish(r *StreamReporter) {
 	s.other, s.marks, s.src, s.buf = nil, nil, nil, nil
 }
 
-// collectorParentSpan is the stream check of CL101. Bound to a run
-// (RunBinder), it keeps the spans of every collector log of the run in one
-// spanRun, resolves each parent_span_id against all of them after the last
-// file (a TreeRule) and counts the run's distinct trace_id values, valid
-// records or not, for the summary's correlation_groups.trace_id (correlation groups are reported in the summary).
+// collectorParentSpan is the stream check of CL101. Bound to a run (RunBinder), it
+// keeps the spans of every collector log of the run in one spanRun, resolves each
+// parent_span_id against all of them after the last file (a TreeRule) and counts
+// the run's distinct trace_id values, valid records or not, for the summary's
+// correlation_groups.trace_id (correlation groups are reported in the summary).
 type collectorParentSpan struct {
 	run *spanRun // nil in the registered value
 }
@@ -606,14 +606,14 @@ func (s *spanRun) resolve(p *spanRef, r *StreamReporter) {
 		}
 		off := int64(p.key[1]) | int64(p.key[2])<<32
 		trace, par := &s.vals[0], &s.vals[2]
-		if src == nil || !src.Values(off, cl101Fields, s.vals[:]) || par.Kind != ValueString || trace.Kind != ValueString && trace.Kind != ValueAbsent {
+		if src == nil || !src.Values(off, cl101Fields, s.vals[:]) || par.Type != ValueString || trace.Type != ValueString && trace.Type != ValueAbsent {
 			r.Report(StreamFinding{
 				File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id",
 				Reason: "parent_span_id could not be checked against the spans of the run: its record could not be read again (the file changed or vanished during the run)",
 			})
 			return
 		}
-		if trace.Kind == ValueString {
+		if trace.Type == ValueString {
 			tid = s.traces.Get(trace.Str)
 		}
 		s.key = longKey(s.key, tid, par.Str)
@@ -721,11 +721,11 @@ type spanOp struct {
 func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 	s := f.run
 	trace, span, parent := &rec.Values[0], &rec.Values[1], &rec.Values[2]
-	if trace.Kind != ValueString && trace.Kind != ValueAbsent {
+	if trace.Type != ValueString && trace.Type != ValueAbsent {
 		return
 	}
 	var tid uint32
-	if trace.Kind == ValueString {
+	if trace.Type == ValueString {
 		if f.lastTid != 0 && string(trace.Str) == string(f.lastTrace) {
 			tid = f.lastTid
 		} else {
@@ -738,13 +738,13 @@ func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 		}
 	}
 	f.recs++
-	if span.Kind == ValueString {
+	if span.Type == ValueString {
 		f.spans++
 	}
 	op := spanOp{line: uint32(rec.Line), col: uint32(parent.Column)}
-	if rec.Valid && parent.Kind == ValueString {
+	if rec.Valid && parent.Type == ValueString {
 		switch {
-		case span.Kind == ValueString && string(span.Str) == string(parent.Str):
+		case span.Type == ValueString && string(span.Str) == string(parent.Str):
 			r.Report(StreamFinding{
 				Line: rec.Line, Column: parent.Column, Pointer: "/correlation/parent_span_id",
 				Reason: "parent_span_id " + strconv.Quote(string(parent.Str)) + " is the event's own span_id (a span is not its own parent)",
@@ -768,7 +768,7 @@ func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 			}
 		}
 	}
-	if span.Kind == ValueString {
+	if span.Type == ValueString {
 		if spanKey(tid, span.Str, &op.span) {
 			op.hasSpn = true
 		} else {

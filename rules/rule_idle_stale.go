@@ -51,16 +51,16 @@ func (s *idleStaleState) Observe(rec *StreamRecord, _ *StreamReporter) {
 	}
 	ev, upd, ts := &rec.Values[0], &rec.Values[1], &rec.Values[2]
 	for _, v := range []*Value{upd, ts} {
-		if v.Kind == ValueTime && (!s.seen || v.Time > s.latest) {
+		if v.Type == ValueTime && (!s.seen || v.Time > s.latest) {
 			s.latest, s.seen = v.Time, true
 		}
 	}
-	if ev.Kind != ValueString {
+	if ev.Type != ValueString {
 		return // an ANCHOR (no event) is not part of a run's state
 	}
 	switch string(ev.Str) {
 	case "STATE":
-		s.open = upd.Kind == ValueTime
+		s.open = upd.Type == ValueTime
 		if s.open {
 			s.line, s.column, s.at, s.text = rec.Line, upd.Column, upd.Time, string(upd.Str)
 		}

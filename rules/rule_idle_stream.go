@@ -59,12 +59,12 @@ type idleAfterEndState struct {
 
 func (s *idleAfterEndState) Observe(rec *StreamRecord, r *StreamReporter) {
 	ev, run := &rec.Values[0], &rec.Values[1]
-	if !rec.Valid || ev.Kind != ValueString {
+	if !rec.Valid || ev.Type != ValueString {
 		return
 	}
 	switch string(ev.Str) {
 	case "STATE":
-		if run.Kind != ValueString {
+		if run.Type != ValueString {
 			return
 		}
 		if end, ok := s.ended[string(run.Str)]; ok {
@@ -285,7 +285,7 @@ type idleIterState struct {
 
 func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 	ev, run, stack := &rec.Values[0], &rec.Values[1], &rec.Values[2]
-	if !rec.Valid || ev.Kind != ValueString || string(ev.Str) != "STATE" || run.Kind != ValueString || stack.Kind != ValueRaw {
+	if !rec.Valid || ev.Type != ValueString || string(ev.Str) != "STATE" || run.Type != ValueString || stack.Type != ValueRaw {
 		return
 	}
 	var ok bool

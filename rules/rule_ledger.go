@@ -7,8 +7,9 @@ import (
 	"github.com/agentlint/agentlint/lint/envelope"
 )
 
-// Ledger rules (seed 003 "Agent Ledger Schema Reference", cue/README.md "ledger"). LG001–LG005 are schema rules named by cue/ledger.cue;
-// the rules below need two fields or the record's path.
+// Ledger rules (seed 003 "Agent Ledger Schema Reference", cue/README.md "ledger").
+// LG001–LG005 are schema rules named by cue/ledger.cue; the rules below need two
+// fields or the record's path.
 
 // ledgerEntry is seed 003's "Task Start" example, the base of the examples.
 const ledgerEntry = `{"ts":"2025-11-16T02:10:00+07:00","agent":"cls","session_id":"2025-11-16_cls_001","event":"task_start","task_id":"wo-123","source":"gg_orchestrator","summary":"Starting code review","data":{"task_type":"code_review"}}`

@@ -68,7 +68,7 @@ func sessionCounter(id []byte) (key []byte, n int, ok bool) {
 // observe reports a session counter that goes back for its agent and date.
 func (s *ledgerSessionState) observe(rec *StreamRecord, r *StreamReporter) {
 	v := rec.Get(ledgerSessionID)
-	if !rec.Valid || v.Kind != ValueString {
+	if !rec.Valid || v.Type != ValueString {
 		return
 	}
 	key, n, ok := sessionCounter(v.Str)

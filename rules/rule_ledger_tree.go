@@ -97,12 +97,12 @@ func (s *ledgerTreeFile) Observe(rec *StreamRecord, _ *StreamReporter) {
 		if s.agent == "" {
 			return
 		}
-		if v := &rec.Values[0]; v.Kind == ValueString {
+		if v := &rec.Values[0]; v.Type == ValueString {
 			if _, ok := s.tasks[string(v.Str)]; !ok {
 				s.tasks[string(v.Str)] = struct{}{}
 			}
 		}
-		if v := &rec.Values[1]; v.Kind == ValueString {
+		if v := &rec.Values[1]; v.Type == ValueString {
 			if _, ok := s.sess[string(v.Str)]; !ok {
 				s.sess[string(v.Str)] = struct{}{}
 			}
@@ -112,12 +112,12 @@ func (s *ledgerTreeFile) Observe(rec *StreamRecord, _ *StreamReporter) {
 	if !rec.Valid {
 		return
 	}
-	if s.agent == "" && rec.Values[2].Kind == ValueString {
+	if s.agent == "" && rec.Values[2].Type == ValueString {
 		s.agent = string(rec.Values[2].Str)
 	}
 	for i, field := range []string{"last_task_id", "session_id"} {
 		v := &rec.Values[i]
-		if v.Kind != ValueString {
+		if v.Type != ValueString {
 			continue
 		}
 		ref := statusRef{field: field, id: string(v.Str), line: rec.Line, col: v.Column}

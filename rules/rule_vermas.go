@@ -10,11 +10,11 @@ import (
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
 
-// Rules of the vermas family (seed 000 "VerMAS Data Schemas", cue/README.md "vermas"). The per-record constraints CUE can say are in
-// cue/vermas.cue and name the schema rules registered here; the document
-// rules below say the rest. Checks across records or files (duplicate ids,
-// work-order prefixes declared in routes.jsonl, projections) are stream
-// rules and live elsewhere.
+// Rules of the vermas family (seed 000 "VerMAS Data Schemas", cue/README.md
+// "vermas"). The per-record constraints CUE can say are in cue/vermas.cue and name
+// the schema rules registered here; the document rules below say the rest. Checks
+// across records or files (duplicate ids, work-order prefixes declared in
+// routes.jsonl, projections) are stream rules and live elsewhere.
 
 // Rule IDs the engine reports itself for the non-JSON vermas formats
 // (record.Validator.Document): the assignment text form and the TOML syntax of

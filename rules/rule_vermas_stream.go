@@ -338,7 +338,7 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 		return
 	}
 	// VM104: caused_by names an earlier event of this log.
-	if c := &v[evCausedBy]; c.Kind == ValueString {
+	if c := &v[evCausedBy]; c.Type == ValueString {
 		if _, ok := s.ids.get(c.Str); !ok {
 			s.reps.as(r, "VM104").Report(StreamFinding{Line: rec.Line, Column: c.Column, Pointer: "/caused_by",
 				Reason: "caused_by " + strconv.Quote(string(c.Str)) + " names no earlier event of this log",
@@ -346,13 +346,13 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 		}
 	}
 	// VM100: event ids are unique.
-	if id := &v[evID]; id.Kind == ValueString {
+	if id := &v[evID]; id.Type == ValueString {
 		if first, dup := s.ids.add(id.Str, line); dup {
 			vmRepeated(s.reps.as(r, "VM100"), rec, id, "/event_id", "event_id", first, "")
 		}
 	}
 	// VM105: timestamps never go backwards (a warning).
-	if t := &v[evTime]; t.Kind == ValueTime {
+	if t := &v[evTime]; t.Type == ValueTime {
 		if s.prevLine > 0 && t.Time < s.prevTime {
 			s.reps.as(r, "VM105").Report(StreamFinding{Line: rec.Line, Column: t.Column, Pointer: "/timestamp",
 				Reason: "timestamp " + string(t.Str) + " is earlier than " + string(s.prevText) + " of the event on line " + vmLine(s.prevLine) +
@@ -381,7 +381,7 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 		s.woRef(rec, r, evAssignedWO, "/data/assigned_work_order")
 	case "process.step_started", "process.step_completed", "process.completed":
 		// VM114: the process was created earlier in this log.
-		if p := &v[evProc]; p.Kind == ValueString {
+		if p := &v[evProc]; p.Type == ValueString {
 			if _, ok := s.procs.get(p.Str); !ok {
 				s.reps.as(r, "VM114").Report(StreamFinding{Line: rec.Line, Column: p.Column, Pointer: "/data/process_id",
 					Reason: string(typ) + " of process " + strconv.Quote(string(p.Str)) + ", which no earlier process.created or verify.started of this log created",
@@ -392,7 +392,7 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 		s.mailSent(rec, true)
 	case "mail.delivered", "mail.read":
 		m := &v[evMsg]
-		if m.Kind != ValueString {
+		if m.Type != ValueString {
 			return
 		}
 		sent := s.sent4(m.Str)
@@ -417,7 +417,7 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 // names nothing (nil, no finding: per-record validation reports it).
 func (s *vmEvents) woRef(rec *StreamRecord, r *StreamReporter, i int, ptr string) *vmWO {
 	w := &rec.Values[i]
-	if w.Kind != ValueString {
+	if w.Type != ValueString {
 		return nil
 	}
 	wo := s.wo4(w.Str)
@@ -432,7 +432,7 @@ func (s *vmEvents) woRef(rec *StreamRecord, r *StreamReporter, i int, ptr string
 // processCreated registers the process a process.created or verify.started
 // event (valid or not) creates.
 func (s *vmEvents) processCreated(rec *StreamRecord) {
-	if p := &rec.Values[evProc]; p.Kind == ValueString {
+	if p := &rec.Values[evProc]; p.Type == ValueString {
 		s.procs.add(p.Str, uint32(rec.Line))
 	}
 }
@@ -481,19 +481,19 @@ func (s *vmEvents) apply(wo *vmWO, typ string, rec *StreamRecord, r *StreamRepor
 	line := uint32(rec.Line)
 	switch typ {
 	case "work_order.updated":
-		if x := &v[evChTitle]; x.Kind == ValueString {
+		if x := &v[evChTitle]; x.Type == ValueString {
 			wo.title, wo.titleLine = string(x.Str), line
 		}
-		if x := &v[evChPriority]; x.Kind == ValueNumber {
+		if x := &v[evChPriority]; x.Type == ValueNumber {
 			wo.priority, wo.priorityLine = int8(x.Num), line
 		}
-		switch x := &v[evChAssignee]; x.Kind {
+		switch x := &v[evChAssignee]; x.Type {
 		case ValueString:
 			wo.assignee, wo.assigneeLine = s.in.of(x.Str), line
 		case ValueOther: // null: unassigned
 			wo.assignee, wo.assigneeLine = "", line
 		}
-		if x := &v[evChStatus]; x.Kind == ValueString {
+		if x := &v[evChStatus]; x.Type == ValueString {
 			wo.status, wo.statusLine = vmStatus(x.Str), line
 		}
 	case "work_order.status_changed":
@@ -517,7 +517,7 @@ func (s *vmEvents) apply(wo *vmWO, typ string, rec *StreamRecord, r *StreamRepor
 func (s *vmEvents) mailSent(rec *StreamRecord, valid bool) {
 	v := rec.Values
 	m := &v[evMsg]
-	if m.Kind != ValueString {
+	if m.Type != ValueString {
 		return
 	}
 	i, dup := s.msgs.add(m.Str, uint32(len(s.sent)))
@@ -542,17 +542,17 @@ func (s *vmEvents) mailSent(rec *StreamRecord, valid bool) {
 // would change unknown.
 func (s *vmEvents) invalid(rec *StreamRecord) {
 	v := rec.Values
-	if id := &v[evID]; id.Kind == ValueString {
+	if id := &v[evID]; id.Type == ValueString {
 		s.ids.add(id.Str, uint32(rec.Line))
 	}
-	if v[evType].Kind != ValueString {
+	if v[evType].Type != ValueString {
 		return
 	}
 	typ := string(v[evType].Str)
 	switch {
 	case strings.HasPrefix(typ, "work_order."):
 		w := &v[evWO]
-		if w.Kind != ValueString {
+		if w.Type != ValueString {
 			return
 		}
 		wo := s.wo4(w.Str)
@@ -568,16 +568,16 @@ func (s *vmEvents) invalid(rec *StreamRecord) {
 		}
 		switch typ {
 		case "work_order.updated":
-			if v[evChTitle].Kind != ValueAbsent {
+			if v[evChTitle].Type != ValueAbsent {
 				wo.titleLine = 0
 			}
-			if v[evChPriority].Kind != ValueAbsent {
+			if v[evChPriority].Type != ValueAbsent {
 				wo.priorityLine = 0
 			}
-			if v[evChAssignee].Kind != ValueAbsent {
+			if v[evChAssignee].Type != ValueAbsent {
 				wo.assigneeLine = 0
 			}
-			if v[evChStatus].Kind != ValueAbsent {
+			if v[evChStatus].Type != ValueAbsent {
 				wo.statusLine = 0
 			}
 		case "work_order.status_changed", "work_order.closed":
@@ -590,7 +590,7 @@ func (s *vmEvents) invalid(rec *StreamRecord) {
 	case typ == "mail.sent":
 		s.mailSent(rec, false)
 	case typ == "mail.read":
-		if m := s.sent4(v[evMsg].Str); v[evMsg].Kind == ValueString && m != nil {
+		if m := s.sent4(v[evMsg].Str); v[evMsg].Type == ValueString && m != nil {
 			m.readUnknown = true
 		}
 	}
@@ -637,7 +637,7 @@ type vmDep struct {
 func (s *vmWorkOrders) Observe(rec *StreamRecord, r *StreamReporter) {
 	v := rec.Values
 	id := &v[woID]
-	if id.Kind != ValueString {
+	if id.Type != ValueString {
 		return
 	}
 	first, dup := s.ids.add(id.Str, uint32(len(s.wos)))
@@ -652,10 +652,10 @@ func (s *vmWorkOrders) Observe(rec *StreamRecord, r *StreamReporter) {
 		p.status, p.statusCol = vmStatus(v[woStatus].Str), uint32(v[woStatus].Column)
 		p.title, p.titleCol = string(v[woTitle].Str), uint32(v[woTitle].Column)
 		p.priority, p.priorCol = int8(v[woPriority].Num), uint32(v[woPriority].Column)
-		if a := &v[woAssignee]; a.Kind == ValueString {
+		if a := &v[woAssignee]; a.Type == ValueString {
 			p.assignee, p.asgnCol = s.in.of(a.Str), uint32(a.Column)
 		}
-		if d := &v[woDeps]; d.Kind == ValueRaw {
+		if d := &v[woDeps]; d.Type == ValueRaw {
 			p.deps = vmParseDeps(d.Str, uint32(d.Column), s.in)
 		}
 	}
@@ -842,7 +842,7 @@ type vmMsg struct {
 func (s *vmMessages) Observe(rec *StreamRecord, r *StreamReporter) {
 	v := rec.Values
 	id := &v[msgID]
-	if id.Kind != ValueString {
+	if id.Type != ValueString {
 		return
 	}
 	first, dup := s.ids.add(id.Str, uint32(len(s.msgs)))
@@ -857,11 +857,11 @@ func (s *vmMessages) Observe(rec *StreamRecord, r *StreamReporter) {
 		m.from, m.fromCol = string(v[msgFrom].Str), uint32(v[msgFrom].Column)
 		m.to, m.toCol = string(v[msgTo].Str), uint32(v[msgTo].Column)
 		m.subject, m.subjCol = string(v[msgSubject].Str), uint32(v[msgSubject].Column)
-		if t := &v[msgType]; t.Kind == ValueString {
+		if t := &v[msgType]; t.Type == ValueString {
 			m.typ, m.hasType, m.tyCol = string(t.Str), true, uint32(t.Column)
 		}
 		m.readCol = uint32(v[msgReadAt].Column)
-		if t := &v[msgReadAt]; t.Kind == ValueTime {
+		if t := &v[msgReadAt]; t.Type == ValueTime {
 			m.readAt, m.readTime = string(t.Str), t.Time
 		}
 	}
@@ -883,7 +883,7 @@ type vmRoutes struct {
 // counts as declared for VM136.
 func (s *vmRoutes) Observe(rec *StreamRecord, r *StreamReporter) {
 	p := &rec.Values[0]
-	if p.Kind != ValueString {
+	if p.Type != ValueString {
 		return
 	}
 	if first, dup := s.prefixes[string(p.Str)]; dup {

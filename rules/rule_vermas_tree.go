@@ -53,7 +53,7 @@ type vmStep struct {
 func (s *vmProcess) Observe(rec *StreamRecord, _ *StreamReporter) {
 	v := rec.Values
 	s.seen, s.valid = true, rec.Valid
-	if v[procID].Kind == ValueString {
+	if v[procID].Type == ValueString {
 		s.id = string(v[procID].Str)
 	}
 	if !rec.Valid || rec.Locate == nil {
@@ -61,7 +61,7 @@ func (s *vmProcess) Observe(rec *StreamRecord, _ *StreamReporter) {
 	}
 	s.template = string(v[procTemplate].Str)
 	s.tmplLine, s.tmplCol = rec.Locate("/template")
-	if w := &v[procWorkOrder]; w.Kind == ValueString {
+	if w := &v[procWorkOrder]; w.Type == ValueString {
 		s.workOrder = string(w.Str)
 		s.woLine, s.woCol = rec.Locate("/work_order_id")
 	}
@@ -90,7 +90,7 @@ type vmTemplate struct {
 // steps and their needs.
 func (s *vmTemplate) Observe(rec *StreamRecord, _ *StreamReporter) {
 	s.seen, s.valid = true, rec.Valid
-	if t := &rec.Values[0]; t.Kind == ValueString {
+	if t := &rec.Values[0]; t.Type == ValueString {
 		s.name = string(t.Str)
 	}
 	if !rec.Valid {

@@ -57,10 +57,11 @@ const (
 	FieldString FieldType = iota
 	// FieldNumber: a JSON number (Value.Num).
 	FieldNumber
-	// FieldTime: a JSON string holding an RFC 3339 date-time (cue/README.md, "All families"), parsed to Value.Time (Unix nanoseconds)
-	// and Value.Str; a string that is not a date-time has Kind ValueString.
+	// FieldTime: a JSON string holding an RFC 3339 date-time (cue/README.md,
+	// "All families"), parsed to Value.Time (Unix nanoseconds)
+	// and Value.Str; a string that is not a date-time has Type ValueString.
 	FieldTime
-	// FieldRaw: any JSON value, as its JSON text (Value.Str, Kind ValueRaw),
+	// FieldRaw: any JSON value, as its JSON text (Value.Str, Type ValueRaw),
 	// for the few values a rule decodes itself (an array of dependencies).
 	FieldRaw
 )
@@ -73,13 +74,13 @@ type Field struct {
 	Type    FieldType
 }
 
-// ValueKind is what the worker found at a Field's pointer.
-type ValueKind uint8
+// ValueType is what the worker found at a Field's pointer.
+type ValueType uint8
 
-// Value kinds.
+// Value types.
 const (
 	// ValueAbsent: the record has no value at the pointer.
-	ValueAbsent ValueKind = iota
+	ValueAbsent ValueType = iota
 	// ValueString: a string (also a FieldTime string that is not a date-time).
 	ValueString
 	// ValueNumber: a number (FieldNumber only).
@@ -96,7 +97,7 @@ const (
 // Value is one extracted value. Str points into the engine's buffers and is
 // valid only during the Observe call: copy what you keep (string(v.Str)).
 type Value struct {
-	Kind ValueKind
+	Type ValueType
 	// Str is the unescaped string (ValueString, ValueTime) or the JSON text
 	// (ValueRaw).
 	Str []byte

@@ -47,7 +47,7 @@ func (rec *StreamRecord) Get(f FieldRef) *Value { return &rec.Values[f] }
 // other value. It points into the engine's buffer without a copy: valid
 // during Observe only; convert it (strings.Clone) to keep it.
 func (v *Value) Text() string {
-	if (v.Kind != ValueString && v.Kind != ValueTime) || len(v.Str) == 0 {
+	if (v.Type != ValueString && v.Type != ValueTime) || len(v.Str) == 0 {
 		return ""
 	}
 	return unsafe.String(&v.Str[0], len(v.Str))

@@ -30,7 +30,7 @@ func TestFileCheck(t *testing.T) {
 		Finish: func(s *state, _ *StreamReporter) { finished = append(finished, *s) },
 	}
 	rec := func(i string, num float64) *StreamRecord {
-		return &StreamRecord{Valid: true, Values: []Value{{Kind: ValueString, Str: []byte(i)}, {Kind: ValueNumber, Num: num}}}
+		return &StreamRecord{Valid: true, Values: []Value{{Type: ValueString, Str: []byte(i)}, {Type: ValueNumber, Num: num}}}
 	}
 	a, b := c.NewFile("a.jsonl", nil), c.NewFile("b.jsonl", nil)
 	a.Observe(rec("x", 1), nil)
@@ -41,7 +41,7 @@ func TestFileCheck(t *testing.T) {
 	if len(finished) != 2 || finished[0].file != "a.jsonl" || finished[0].sum != 3 || len(finished[0].ids) != 2 || finished[0].ids[1] != "z" || finished[1].sum != 10 {
 		t.Fatalf("states = %+v", finished)
 	}
-	if (&Value{Kind: ValueNumber, Num: 1}).Text() != "" {
+	if (&Value{Type: ValueNumber, Num: 1}).Text() != "" {
 		t.Error("Text of a number is not empty")
 	}
 }

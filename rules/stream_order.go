@@ -38,7 +38,7 @@ type timeOrderState struct {
 // Observe compares rec's timestamp with the previous valid record's.
 func (s *timeOrderState) Observe(rec *StreamRecord, r *StreamReporter) {
 	v := &rec.Values[0]
-	if !rec.Valid || v.Kind != ValueTime {
+	if !rec.Valid || v.Type != ValueTime {
 		return
 	}
 	if s.prevLine > 0 && v.Time < s.prev {

@@ -113,7 +113,7 @@ func BenchmarkIDMemory(b *testing.B) {
 			st := collectorDupID{}.NewFile("", nil)
 			rep := NewStreamReporter("CL100")
 			for i := 0; i < n; i++ {
-				vals[0] = Value{Kind: ValueString, Str: fmt.Appendf(nil, "6f1c2a3e-0b4d-4c8e-9a71-%012x", i)}
+				vals[0] = Value{Type: ValueString, Str: fmt.Appendf(nil, "6f1c2a3e-0b4d-4c8e-9a71-%012x", i)}
 				st.Observe(&StreamRecord{Line: i + 1, Valid: true, Values: vals[:1]}, rep)
 				flushEvery(st, rep, i)
 			}
@@ -139,8 +139,8 @@ func BenchmarkIDMemory(b *testing.B) {
 			st := (&collectorParentSpan{}).NewFile("", nil)
 			rep := NewStreamReporter("CL101")
 			for i := 0; i < n; i++ {
-				vals[0] = Value{Kind: ValueString, Str: fmt.Appendf(nil, "trace-%06d", i/50)}
-				vals[1] = Value{Kind: ValueString, Str: fmt.Appendf(nil, "span-%03d", i%50)}
+				vals[0] = Value{Type: ValueString, Str: fmt.Appendf(nil, "trace-%06d", i/50)}
+				vals[1] = Value{Type: ValueString, Str: fmt.Appendf(nil, "span-%03d", i%50)}
 				vals[2] = Value{}
 				st.Observe(&StreamRecord{Line: i + 1, Valid: true, Values: vals}, rep)
 				flushEvery(st, rep, i)

@@ -9,7 +9,8 @@ import (
 
 // Kinds Generate writes without defects: every line valid and the whole log
 // consistent, so that linting it finds nothing and `make bench` measures the
-// normal path of each JSON Lines family next to the IsValid floor, for collector events and for the other JSON Lines kinds.
+// normal path of each JSON Lines family next to the IsValid floor, for collector
+// events and for the other JSON Lines kinds.
 const (
 	KindLedger = "ledger/entry" // seed 003 "Ledger Entry"
 	KindIdle   = "idle/event"   // seed 002 "State Snapshot", "DONE"

@@ -220,13 +220,13 @@ func (x *Extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 // convert stores the raw JSON value found at byte offset off as f's type.
 func (x *Extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 	v.Column = off + 1
-	v.Kind = rules.ValueOther
+	v.Type = rules.ValueOther
 	if len(raw) == 0 {
 		return
 	}
 	switch c := raw[0]; {
 	case f.typ == rules.FieldRaw:
-		v.Kind, v.Str = rules.ValueRaw, raw
+		v.Type, v.Str = rules.ValueRaw, raw
 	case c == '"' && (f.typ == rules.FieldString || f.typ == rules.FieldTime):
 		s := raw[1 : len(raw)-1]
 		if bytes.IndexByte(s, '\\') >= 0 {
@@ -238,15 +238,15 @@ func (x *Extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 			}
 			s = x.Arena[n:len(x.Arena):len(x.Arena)]
 		}
-		v.Kind, v.Str = rules.ValueString, s
+		v.Type, v.Str = rules.ValueString, s
 		if f.typ == rules.FieldTime && len(s) > 0 {
 			if ns, ok := timefmt.UnixNano(unsafe.String(&s[0], len(s))); ok {
-				v.Kind, v.Time = rules.ValueTime, ns
+				v.Type, v.Time = rules.ValueTime, ns
 			}
 		}
 	case (c == '-' || ('0' <= c && c <= '9')) && f.typ == rules.FieldNumber:
 		if n, err := strconv.ParseFloat(unsafe.String(&raw[0], len(raw)), 64); err == nil {
-			v.Kind, v.Num = rules.ValueNumber, n
+			v.Type, v.Num = rules.ValueNumber, n
 		}
 	}
 }

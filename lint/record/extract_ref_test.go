@@ -29,14 +29,14 @@ func extractReference(t *testing.T, record, pointer string, typ rules.FieldType)
 	switch x := v.(type) {
 	case string:
 		if typ != rules.FieldNumber {
-			return rules.Value{Kind: rules.ValueString, Str: []byte(x)}
+			return rules.Value{Type: rules.ValueString, Str: []byte(x)}
 		}
 	case float64:
 		if typ == rules.FieldNumber {
-			return rules.Value{Kind: rules.ValueNumber, Num: x}
+			return rules.Value{Type: rules.ValueNumber, Num: x}
 		}
 	}
-	return rules.Value{Kind: rules.ValueOther}
+	return rules.Value{Type: rules.ValueOther}
 }
 
 // TestExtractMatchesDecoder: the values the stream rules get equal what a
@@ -65,10 +65,10 @@ func TestExtractMatchesDecoder(t *testing.T) {
 		for i, f := range fields {
 			want := extractReference(t, rec, f.Pointer, f.Type)
 			got := out[i]
-			if got.Kind != want.Kind || string(got.Str) != string(want.Str) || got.Num != want.Num {
-				t.Errorf("%s in %s: got kind %d %q %v, want kind %d %q %v", f.Pointer, rec, got.Kind, got.Str, got.Num, want.Kind, want.Str, want.Num)
+			if got.Type != want.Type || string(got.Str) != string(want.Str) || got.Num != want.Num {
+				t.Errorf("%s in %s: got kind %d %q %v, want kind %d %q %v", f.Pointer, rec, got.Type, got.Str, got.Num, want.Type, want.Str, want.Num)
 			}
-			if got.Kind != rules.ValueAbsent {
+			if got.Type != rules.ValueAbsent {
 				if c := got.Column; c < 1 || c > len(rec) || rec[c-1] == ' ' || rec[c-1] == ',' || rec[c-1] == ':' {
 					t.Errorf("%s in %s: column %d does not start a value", f.Pointer, rec, c)
 				}

@@ -47,7 +47,7 @@ func describe(vs []rules.Value) string {
 		if i > 0 {
 			s += " | "
 		}
-		switch v.Kind {
+		switch v.Type {
 		case rules.ValueAbsent:
 			s += "absent"
 		case rules.ValueString:
@@ -73,7 +73,7 @@ func TestExtractMalformed(t *testing.T) {
 		x.extract([]byte(line[:i]), out)
 	}
 	x.extract([]byte(line), out)
-	if out[0].Kind != rules.ValueTime || out[1].Num != 125 || out[2].Kind != rules.ValueOther {
+	if out[0].Type != rules.ValueTime || out[1].Num != 125 || out[2].Type != rules.ValueOther {
 		t.Errorf("full line: %s", describe(out))
 	}
 }

@@ -175,7 +175,7 @@ func (p *docPlan) capturedValue(raw []byte, a *fast.Acc) (map[string]any, error)
 func (p *docPlan) shallowValue(raw []byte) (map[string]any, error) {
 	p.x.Arena = p.x.Arena[:0]
 	p.x.extract(raw, p.vals)
-	return p.object(func(i int) ([]byte, bool) { return p.vals[i].Str, p.vals[i].Kind == rules.ValueRaw })
+	return p.object(func(i int) ([]byte, bool) { return p.vals[i].Str, p.vals[i].Type == rules.ValueRaw })
 }
 
 // object decodes the declared values that value gives (the JSON text of

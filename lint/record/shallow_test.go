@@ -56,7 +56,7 @@ func shallowFindings(t *testing.T, r *rules.Rule, line string) (whole, declared 
 	}
 	var flat []rules.Flat
 	for i, v := range plan.vals {
-		if v.Kind == rules.ValueRaw {
+		if v.Type == rules.ValueRaw {
 			flat = append(flat, rules.Flat{Pointer: plan.ptrs[i], Raw: v.Str})
 		}
 	}
