@@ -171,6 +171,8 @@ func newPipeline(cfg LintConfig) *pipeline {
 	if p.cfg.Detector == nil {
 		p.cfg.Detector = &kind.Detector{}
 	}
+	// A quiet run prints no finding: its validators only count them.
+	p.cfg.Options.CountOnly = p.cfg.Options.CountOnly || cfg.Quiet
 	nbuf := 2*p.jobs + 2
 	p.work = make(chan *item, nbuf)
 	p.order = make(chan *item, 2*nbuf)

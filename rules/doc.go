@@ -35,6 +35,9 @@ type Options struct {
 	// namespaces a project declares beyond its seed (.agentlint.toml
 	// [collector] / [vermas]); nil: none.
 	Extend map[string]Extension
+	// CountOnly: the findings are only counted (a quiet lint run);
+	// Reporter.Counting tells the rules.
+	CountOnly bool
 }
 
 // DirWalked reports whether o.Walked says dir is complete (false when o or
@@ -63,6 +66,9 @@ type Extension struct {
 // namespace (the text before its first '.') with a name of lowercase
 // letters, digits, '_' and '.'.
 func (e Extension) Knows(t string) bool {
+	if len(e.EventTypes) == 0 && len(e.Namespaces) == 0 {
+		return false
+	}
 	for _, x := range e.EventTypes {
 		if x == t {
 			return true

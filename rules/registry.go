@@ -434,9 +434,15 @@ const FirstPointer = "first_pointer"
 
 // Reporter collects the findings of document rules.
 type Reporter struct {
-	rule string
-	out  *[]Finding
+	rule  string
+	out   *[]Finding
+	count bool // Options.CountOnly: the findings are only counted
 }
+
+// Counting reports whether the findings are only counted (Options.CountOnly:
+// a quiet lint run): their reason and details are dropped unread, so a rule
+// on a hot path may skip building them and report "" and nil.
+func (r *Reporter) Counting() bool { return r.count }
 
 // Report records a finding of the reporter's rule at pointer (RFC 6901).
 // The pointer, the reason and the string values of extra are copied: a
@@ -469,7 +475,7 @@ func (r *Reporter) As(id string) *Reporter {
 	if Lookup(id) == nil {
 		panic("rules: unknown rule " + id)
 	}
-	return &Reporter{rule: id, out: r.out}
+	return &Reporter{rule: id, out: r.out, count: r.count}
 }
 
 // Run runs every document rule for d.Kind and returns the findings of the
@@ -499,6 +505,7 @@ func (x *Runner) Run(d *Doc, enabled func(id string) bool) []Finding {
 func (x *Runner) RunRules(d *Doc, rs []*Rule, enabled func(id string) bool) []Finding {
 	x.out = x.out[:0]
 	x.rep.out = &x.out
+	x.rep.count = d.Options != nil && d.Options.CountOnly
 	for _, r := range rs {
 		if enabled != nil && !enabled(r.ID) {
 			continue
