@@ -193,7 +193,7 @@ func plural(n int, what string) string {
 // revision the way this run lints the working tree: the run's paths inside
 // the repository, and the same arguments under the directory holding them
 // as committed.
-func (a *app) bindTree(f *baseline.Filter, base *gitbase.Base, resolved []lintArg, lc lint.LintConfig, cfg *lint.Config) {
+func (a *app) bindTree(f *baseline.Filter, base *gitbase.Base, resolved []lint.Arg, lc lint.LintConfig, cfg *lint.Config) {
 	if f == nil || f.Rev == nil {
 		return
 	}
@@ -204,9 +204,9 @@ func (a *app) bindTree(f *baseline.Filter, base *gitbase.Base, resolved []lintAr
 	}
 	var args []arg
 	for _, r := range resolved {
-		path := r.dir
+		path := r.Dir
 		if path == "" {
-			path = r.in.Path
+			path = r.Input.Path
 		}
 		if path == "" || path == "-" {
 			continue
@@ -215,7 +215,7 @@ func (a *app) bindTree(f *baseline.Filter, base *gitbase.Base, resolved []lintAr
 		if filepath.IsAbs(filepath.FromSlash(rel)) || rel == ".." || strings.HasPrefix(rel, "../") {
 			continue // outside the repository
 		}
-		args = append(args, arg{rel: rel, dir: r.dir != "", kind: r.in.Kind})
+		args = append(args, arg{rel: rel, dir: r.Dir != "", kind: r.Input.Kind})
 		f.Rev.Roots = append(f.Rev.Roots, rel)
 	}
 	f.Rev.LintTree = func(root string, emit func(envelope.Envelope) error) error {

@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"runtime"
 	"strings"
 
@@ -121,12 +118,6 @@ command line too, as the pre-commit hooks do.`,
 // were printed (exit 2).
 var errIncomplete = errors.New("incomplete")
 
-// lintArg is one command-line argument, resolved before any output.
-type lintArg struct {
-	dir string     // a directory to walk
-	in  lint.Input // or one input
-}
-
 func (a *app) lint(args []string) error {
 	_, cfg, opts, _, err := a.setup()
 	if err != nil {
@@ -176,11 +167,11 @@ func (a *app) lint(args []string) error {
 	walker := &lint.Walker{Config: cfg, ReportSkipped: a.g.verbose}
 	inputs := func(yield func(lint.Input) bool) {
 		for _, r := range resolved {
-			if r.dir != "" {
-				if !walker.Walk(r.dir, yield) {
+			if r.Dir != "" {
+				if !walker.Walk(r.Dir, yield) {
 					return
 				}
-			} else if !yield(r.in) {
+			} else if !yield(r.Input) {
 				return
 			}
 		}
@@ -296,7 +287,7 @@ func (a *app) lint(args []string) error {
 // reported; an empty --base gives the zero binding. A REV that does not
 // resolve, a missing git or a path outside any repository is a usage error
 // whose reason is gitbase's sentence.
-func (a *app) openBase(args []string, resolved []lintArg) (rules.AppendOnly, []string, error) {
+func (a *app) openBase(args []string, resolved []lint.Arg) (rules.AppendOnly, []string, error) {
 	if a.g.base == "" {
 		return rules.AppendOnly{}, nil, nil
 	}
@@ -317,8 +308,8 @@ func (a *app) openBase(args []string, resolved []lintArg) (rules.AppendOnly, []s
 	}
 	var roots []string
 	for _, r := range resolved {
-		if r.dir != "" {
-			roots = append(roots, r.dir)
+		if r.Dir != "" {
+			roots = append(roots, r.Dir)
 		}
 	}
 	return rules.AppendOnly{Base: b, Rev: a.g.base}, roots, nil
@@ -344,69 +335,25 @@ func (a *app) engineFactory() (func() record.SchemaEngine, error) {
 	}, nil
 }
 
-// resolveArgs checks every argument before the run starts, so that a
-// missing, unreadable or undetectable file named explicitly is a usage
+// resolveArgs resolves the arguments before the run starts (lint.Resolve):
+// a missing, unreadable or undetectable file named explicitly is a usage
 // error (exit 2) with no other output.
-func (a *app) resolveArgs(args []string, det *kind.Detector, cfg *lint.Config) ([]lintArg, error) {
-	var out []lintArg
-	stdin := false
-	for _, arg := range args {
-		if arg == "-" {
-			if stdin {
-				return nil, usagef("- (standard input) given twice")
-			}
-			stdin = true
-			br := bufio.NewReaderSize(a.stdin, lint.DefaultChunkSize)
-			head, err := br.Peek(lint.DefaultChunkSize)
-			if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-				return nil, usagef("cannot read standard input: %v", err)
-			}
-			kind := det.Detect("-", head)
-			if kind == nil {
-				return nil, undetectable("-")
-			}
-			out = append(out, lintArg{in: lint.Input{Path: "-", Reader: br, Kind: kind}})
-			continue
-		}
-		if a.adopt.forceExclude && cfg.Excluded(arg) {
+func (a *app) resolveArgs(args []string, det *kind.Detector, cfg *lint.Config) ([]lint.Arg, error) {
+	out, err := lint.Resolve(args, lint.ResolveConfig{Detector: det, Config: cfg, ForceExclude: a.adopt.forceExclude,
+		SkipUnknown: a.g.skipUnknown, Stdin: a.stdin, Excluded: func(path string) {
 			if a.g.verbose {
-				a.skippedLine(arg, "excluded by the config (--force-exclude)")
+				a.skippedLine(path, "excluded by the config (--force-exclude)")
 			}
-			continue
-		}
-		st, err := os.Stat(arg)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				if target, lerr := os.Readlink(arg); lerr == nil {
-					return nil, fileUsagef(arg, "%s: dangling symbolic link (-> %s)", arg, target)
-				}
-				return nil, fileUsagef(arg, "%s: no such file or directory", arg)
-			}
-			return nil, fileUsagef(arg, "%s: %v", arg, unwrapPath(err))
-		}
-		if st.IsDir() {
-			out = append(out, lintArg{dir: arg})
-			continue
-		}
-		f, err := os.Open(arg)
-		if err != nil {
-			return nil, fileUsagef(arg, "%s: cannot read: %v", arg, unwrapPath(err))
-		}
-		kind := det.ByName(arg)
-		if kind == nil && det.Sniffs(arg) {
-			head := make([]byte, lint.DefaultChunkSize)
-			n, _ := io.ReadFull(f, head)
-			kind = det.Detect(arg, head[:n])
-		}
-		f.Close()
-		if kind == nil && a.g.skipUnknown {
-			out = append(out, lintArg{in: lint.Input{Path: arg}}) // detected again, skipped and counted
-			continue
-		}
-		if kind == nil {
-			return nil, undetectable(arg)
-		}
-		out = append(out, lintArg{in: lint.Input{Path: arg, Kind: kind}})
+		}})
+	return out, inputUsage(err)
+}
+
+// inputUsage turns a *lint.InputError into the usage error that names its
+// file (exit 2).
+func inputUsage(err error) error {
+	var ie *lint.InputError
+	if errors.As(err, &ie) {
+		return fileUsagef(ie.Path, "%s", ie.Reason)
 	}
-	return out, nil
+	return err
 }

@@ -117,7 +117,7 @@ type progressView struct {
 // startProgress starts the progress display of a lint run, or returns nil
 // when there is none: --quiet, stderr not a terminal, or a delay below 0.
 // It shows after a.progressDelay, then every 100 ms.
-func (a *app) startProgress(resolved []lintArg, det *kind.Detector, walker *lint.Walker) *progressView {
+func (a *app) startProgress(resolved []lint.Arg, det *kind.Detector, walker *lint.Walker) *progressView {
 	if a.g.quiet || a.progressDelay < 0 || !isTerminal(a.stderr) {
 		return nil
 	}
@@ -133,7 +133,7 @@ func (a *app) startProgress(resolved []lintArg, det *kind.Detector, walker *lint
 // size walks the inputs as the run will (without reading them) and records
 // how many there are and how many bytes will be read: files a glob names
 // or that are sniffed. Standard input has no known size.
-func (v *progressView) size(resolved []lintArg, det *kind.Detector, walker *lint.Walker) {
+func (v *progressView) size(resolved []lint.Arg, det *kind.Detector, walker *lint.Walker) {
 	var files, bytes int64
 	w := &lint.Walker{Config: walker.Config}
 	add := func(path string) {
@@ -152,8 +152,8 @@ func (v *progressView) size(resolved []lintArg, det *kind.Detector, walker *lint
 		default:
 		}
 		switch {
-		case r.dir != "":
-			w.Walk(r.dir, func(in lint.Input) bool {
+		case r.Dir != "":
+			w.Walk(r.Dir, func(in lint.Input) bool {
 				if in.Err == nil && in.Skipped == "" {
 					add(in.Path)
 				} else if in.Err != nil {
@@ -166,11 +166,11 @@ func (v *progressView) size(resolved []lintArg, det *kind.Detector, walker *lint
 					return true
 				}
 			})
-		case r.in.Path == "-":
+		case r.Input.Path == "-":
 			files++
 			bytes = -1 << 62 // unknown
 		default:
-			add(r.in.Path)
+			add(r.Input.Path)
 		}
 	}
 	v.files.Store(files)

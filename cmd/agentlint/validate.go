@@ -122,9 +122,7 @@ func (a *app) detector(cfg *lint.Config) (*kind.Detector, error) {
 	return &kind.Detector{Forced: forced, Config: cfg, SniffAny: true}, nil
 }
 
-func undetectable(file string) error {
-	return fileUsagef(file, "%s: cannot determine the kind; name it with --kind (agentlint kinds lists them)", file)
-}
+func undetectable(file string) error { return inputUsage(lint.Undetectable(file)) }
 
 // detect resolves the kind of an input already read into data; an
 // undetectable input is a usage error.
