@@ -308,6 +308,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap returns the connection's writer (for http.ResponseController).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
@@ -340,9 +343,10 @@ func (s *Server) wrap(route string, auth, limit bool, h http.HandlerFunc) http.H
 			}()
 			limited.ServeHTTP(w, r)
 		})
-		inner = http.TimeoutHandler(inner, s.cfg.RequestTimeout,
-			string(output.AppendEnvelope(nil, envelope.Envelope{Allow: false, Code: envelope.MissingRequiredInput,
-				Reason: "the request took longer than the deadline of " + s.cfg.RequestTimeout.String() + "; its outcome is unknown"}))+"\n")
+		inner = deadline(s.cfg.RequestTimeout,
+			append(output.AppendEnvelope(nil, envelope.Envelope{Allow: false, Code: envelope.MissingRequiredInput,
+				Reason: "the request took longer than the deadline of " + s.cfg.RequestTimeout.String() + "; its outcome is unknown"}), '\n'),
+			inner)
 	}
 	// The route's series, resolved on first use (a series appears in
 	// /metrics once it counts something), not hashed and looked up for

@@ -305,22 +305,32 @@ func TestSessionConcurrentAppends(t *testing.T) {
 }
 
 // TestRequestDeadline: a request still running at the deadline gets 503
-// with an envelope; its slot is held until its work ends.
+// with an envelope, whole, at the deadline (over a real connection on
+// 127.0.0.1: the handler itself still runs); its slot is held until its
+// work ends.
 func TestRequestDeadline(t *testing.T) {
 	s := newTest(t, Config{RequestTimeout: 20 * time.Millisecond, MaxInFlight: 1})
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
 	pr, pw := io.Pipe() // a body that never ends until the test closes it
-	r := httptest.NewRequest("POST", "/v1/validate?kind=operator/assignment", pr)
-	w := httptest.NewRecorder()
-	s.Handler().ServeHTTP(w, r)
-	if w.Code != 503 || !strings.Contains(w.Body.String(), `"reason":"the request took longer than the deadline of 20ms`) {
-		t.Errorf("deadline: %d %s", w.Code, w.Body.String())
+	defer pw.Close()
+	go func() { _, _ = pw.Write([]byte(`{"packet_type":`)) }()
+	start := time.Now()
+	resp, err := http.Post(ts.URL+"/v1/validate?kind=operator/assignment", "application/json", pr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The handler still waits for its body: its slot is taken (once its
-	// goroutine has started).
-	for deadline := time.Now().Add(10 * time.Second); len(s.slots) == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the late request never took its slot")
-		}
+	body, err := io.ReadAll(resp.Body) // whole before the handler ends
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 503 || !strings.Contains(string(body), `"reason":"the request took longer than the deadline of 20ms`) {
+		t.Errorf("deadline: %d %s (%v)", resp.StatusCode, body, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the deadline's answer took %s", d)
+	}
+	// The handler still waits for its body: its slot is taken.
+	if len(s.slots) != 1 {
+		t.Fatal("the late request does not hold its slot")
 	}
 	if a := do(s, "POST", "/v1/validate?kind=operator/assignment", readDemo(t, "packets/t12-assignment.json")); a.status != 503 || !strings.Contains(a.body, "overloaded") {
 		t.Errorf("while the late request runs: %d %s", a.status, a.body)
@@ -330,5 +340,9 @@ func TestRequestDeadline(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the late request never gave its slot back")
 		}
+	}
+	// A request within the deadline is answered as before.
+	if a := do(s, "POST", "/v1/validate?kind=operator/assignment", readDemo(t, "packets/t12-assignment.json")); a.status != 200 {
+		t.Errorf("after the late request: %d %s", a.status, a.body)
 	}
 }
