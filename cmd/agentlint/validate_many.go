@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -167,6 +168,9 @@ func flushErr(w io.Writer) error {
 
 // validateStream is `agentlint validate --stream [FILE|-]`.
 func (a *app) validateStream(file string) error {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(streamGCPercent))
+	}
 	if !isTerminal(a.stdout) {
 		// Envelopes are buffered and flushed when no whole line is
 		// waiting (stream_batch.go): one write per batch, not per line. A

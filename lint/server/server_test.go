@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -312,16 +314,22 @@ func TestRequestDeadline(t *testing.T) {
 	s := newTest(t, Config{RequestTimeout: 20 * time.Millisecond, MaxInFlight: 1})
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
-	pr, pw := io.Pipe() // a body that never ends until the test closes it
-	defer pw.Close()
-	go func() { _, _ = pw.Write([]byte(`{"packet_type":`)) }()
-	start := time.Now()
-	resp, err := http.Post(ts.URL+"/v1/validate?kind=operator/assignment", "application/json", pr)
+	// A body that never ends: its length is announced, a part is sent, and
+	// the connection stays open until the test closes it.
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := io.ReadAll(resp.Body) // whole before the handler ends
-	resp.Body.Close()
+	defer conn.Close()
+	start := time.Now()
+	if _, err := io.WriteString(conn, "POST /v1/validate?kind=operator/assignment HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"packet_type\":"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body) // whole while the handler still waits
 	if err != nil || resp.StatusCode != 503 || !strings.Contains(string(body), `"reason":"the request took longer than the deadline of 20ms`) {
 		t.Errorf("deadline: %d %s (%v)", resp.StatusCode, body, err)
 	}
@@ -335,7 +343,7 @@ func TestRequestDeadline(t *testing.T) {
 	if a := do(s, "POST", "/v1/validate?kind=operator/assignment", readDemo(t, "packets/t12-assignment.json")); a.status != 503 || !strings.Contains(a.body, "overloaded") {
 		t.Errorf("while the late request runs: %d %s", a.status, a.body)
 	}
-	pw.Close()
+	conn.Close() // the body ends: the handler fails to read it and ends
 	for deadline := time.Now().Add(10 * time.Second); len(s.slots) != 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the late request never gave its slot back")
