@@ -201,7 +201,7 @@ func printOrch(r orchResult, all []orchResult) {
 // streamFile times `agentlint validate --stream` reading orchStream
 // packets, one per line, from a file and writing to a pipe this harness
 // drains: the co-process's own throughput, without a client in the loop
-// (faster of two runs).
+// (faster of two runs), and its CPU time (user and system) per packet.
 func streamFile(bin, dir string) (orchResult, error) {
 	r := orchResult{Way: "stream-file", N: orchStream, Note: "agentlint validate --stream FILE, no client: the co-process's own ceiling"}
 	data, err := os.ReadFile(orchPacket)
@@ -218,14 +218,26 @@ func streamFile(bin, dir string) (orchResult, error) {
 		return r, err
 	}
 	defer os.Remove(path)
-	m, err := measureCmd(bin, "validate", "--stream", "--kind", "operator/assignment", path)
-	if err != nil {
-		return r, err
-	}
-	r.Seconds = m.wall.Seconds()
-	r.PerS = float64(r.N) / r.Seconds
-	if !bytes.Contains(m.summary, []byte(`"allow":true`)) {
-		r.Errors = 1 // the summary does not allow: some packet was denied
+	for i := range 2 {
+		var out lastLine
+		cmd := exec.Command(bin, "validate", "--stream", "--kind", "operator/assignment", path)
+		cmd.Stdout, cmd.Stderr = &out, os.Stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			return r, fmt.Errorf("%s: %v", cmd, err)
+		}
+		wall := time.Since(start)
+		if i > 0 && wall.Seconds() >= r.Seconds {
+			continue
+		}
+		r.Seconds = wall.Seconds()
+		r.PerS = float64(r.N) / r.Seconds
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		r.Note = fmt.Sprintf("agentlint validate --stream FILE, no client: the co-process's own ceiling; CPU %.1f µs/packet", float64(cpu.Microseconds())/float64(r.N))
+		r.Errors = 0
+		if !bytes.Contains(out.line(), []byte(`"allow":true`)) {
+			r.Errors = 1 // the summary does not allow: some packet was denied
+		}
 	}
 	return r, nil
 }
