@@ -280,6 +280,12 @@ func serveGo(bin, dir string) (orchResult, error) {
 			return r, fmt.Errorf("agentlint serve did not come up: %s", w.FirstError)
 		}
 	}
+	// A warm-up of a tenth of the load, not measured: the server's heap
+	// and pools reach their size, as in a server that has been running.
+	cfg.Requests = max(orchServeGo/10, orchClients)
+	if w, err := loadgen.Run(cfg); err != nil || w.Errors > 0 {
+		return r, fmt.Errorf("warm-up: %v %s", err, w.FirstError)
+	}
 	cfg.Requests = orchServeGo
 	// The clients on one thread: they need a fraction of a core (a few
 	// µs a request), and more threads of this process would only compete
