@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -33,8 +34,18 @@ func (m *manyRun) setupResult() (output.Printer, *lint.Config, record.Options, r
 	return m.p, m.cfg, m.opts, m.eng, nil
 }
 
-// record prints one payload's envelope to --format and every --output.
+// record prints one payload's envelope to --format and every --output,
+// and flushes standard output.
 func (m *manyRun) record(a *app, env envelope.Envelope) error {
+	if err := m.print(a, env); err != nil {
+		return err
+	}
+	flush(a.stdout)
+	return nil
+}
+
+// print prints one payload's envelope to --format and every --output.
+func (m *manyRun) print(a *app, env envelope.Envelope) error {
 	if err := m.p.Record(env); err != nil {
 		return err
 	}
@@ -43,7 +54,6 @@ func (m *manyRun) record(a *app, env envelope.Envelope) error {
 			return err
 		}
 	}
-	flush(a.stdout)
 	return nil
 }
 
@@ -145,13 +155,34 @@ type flusher interface{ Flush() error }
 // flush pushes what w buffers to its reader: a co-process reads each
 // envelope before it writes the next line.
 func flush(w io.Writer) {
+	_ = flushErr(w)
+}
+
+// flushErr is flush, with the error of the write.
+func flushErr(w io.Writer) error {
 	if f, ok := w.(flusher); ok {
-		_ = f.Flush()
+		return f.Flush()
 	}
+	return nil
 }
 
 // validateStream is `agentlint validate --stream [FILE|-]`.
 func (a *app) validateStream(file string) error {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(streamGCPercent))
+	}
+	if !isTerminal(a.stdout) {
+		// Envelopes are buffered and flushed when no whole line is
+		// waiting (stream_batch.go): one write per batch, not per line. A
+		// terminal keeps its writes as they are (and so its colors).
+		bw := bufio.NewWriterSize(a.stdout, 64<<10)
+		stdout := a.stdout
+		a.stdout = bw
+		defer func() {
+			_ = bw.Flush()
+			a.stdout = stdout
+		}()
+	}
 	p, cfg, opts, eng, err := a.setupGate()
 	if err != nil {
 		return err
@@ -167,7 +198,8 @@ func (a *app) validateStream(file string) error {
 	if k := det.ByName(file); k != nil {
 		name = k.Name
 	}
-	s, err := lint.NewSession(name, lint.SessionConfig{Options: opts, Engine: eng, File: file})
+	scfg := lint.SessionConfig{Options: opts, Engine: eng, File: file}
+	s, err := lint.NewSession(name, scfg)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -185,11 +217,61 @@ func (a *app) validateStream(file string) error {
 	}
 	m := &manyRun{p: p}
 	lr := newLineReader(in, record.MaxLine)
-	for {
-		line, err := lr.next()
-		if len(line) > 0 {
-			env := s.Record(line)
-			if err := m.record(a, env); err != nil {
+	var (
+		pool  *docPool // document kinds on every core, once the kind is known
+		batch streamBatch
+		envs  []envelope.Envelope
+		n     int // lines decided
+	)
+	defer func() {
+		if pool != nil {
+			pool.close()
+		}
+	}()
+	for eof := false; !eof; {
+		// A batch: the next line (waiting for it), then every whole line
+		// already there.
+		batch.reset()
+		for {
+			line, err := lr.next()
+			if len(line) > 0 {
+				batch.add(line)
+			}
+			if err == io.EOF {
+				eof = true
+				break
+			}
+			if err != nil {
+				return usagef("%s: cannot read: %v", file, err)
+			}
+			if len(batch.ends) >= maxStreamBatch || len(batch.data) >= maxStreamBatchBytes || !lr.lineReady() {
+				break
+			}
+		}
+		lines := batch.seal()
+		for len(lines) > 0 {
+			if pool == nil && s.Kind() != nil && parallelDocs(s.Kind(), eng) {
+				if pool, err = newDocPool(s.Kind(), scfg); err != nil {
+					return usagef("%v", err)
+				}
+			}
+			if pool != nil {
+				envs = pool.decide(lines, n+1, envs)
+				for _, env := range envs {
+					if err := m.print(a, env); err != nil {
+						return err
+					}
+					if !env.Allow {
+						m.worse(exitDeny)
+					}
+				}
+				n += len(lines)
+				break
+			}
+			env := s.Record(lines[0])
+			lines = lines[1:]
+			n++
+			if err := m.print(a, env); err != nil {
 				return err
 			}
 			if env.Code == envelope.MissingRequiredInput && s.Kind() == nil {
@@ -201,14 +283,21 @@ func (a *app) validateStream(file string) error {
 				m.worse(exitDeny)
 			}
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return usagef("%s: cannot read: %v", file, err)
+		if !lr.lineReady() {
+			// Nothing more to decide without reading: the client may be
+			// waiting for these envelopes before it writes its next line.
+			if err := flushErr(a.stdout); err != nil {
+				return err
+			}
 		}
 	}
-	sum := s.Close()
+	var sum envelope.Envelope
+	if pool != nil {
+		sum = pool.summary(s)
+		pool = nil
+	} else {
+		sum = s.Close()
+	}
 	warnings, _ := sum.Details["warnings"].(int) // every line's and the summary's
 	a.overWarnings(&sum, warnings)
 	if !sum.Allow {

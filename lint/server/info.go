@@ -67,7 +67,7 @@ type replayRequest struct {
 // replay --format json` prints it (no ledger is written; the watchdog runs
 // at now, by default the current time, as the CLI's).
 func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
-	opts, ok := s.options(w, r)
+	opts, ok := s.options(w, r.URL.Query())
 	if !ok {
 		return
 	}

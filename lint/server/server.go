@@ -32,6 +32,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -110,10 +111,13 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 
+	engines sync.Pool // *record.FastEngine for POST /v1/validate
+
 	reg      *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	verdicts *prometheus.CounterVec
+	byCode   sync.Map // envelope.Code -> prometheus.Counter of verdicts
 	inflight prometheus.Gauge
 
 	stop chan struct{}
@@ -151,6 +155,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), slots: make(chan struct{}, cfg.MaxInFlight),
 		sessions: map[string]*session{}, stop: make(chan struct{}), done: make(chan struct{})}
+	s.engines.New = func() any { return record.NewFastEngine() }
 	s.metrics()
 	s.routes()
 	s.handler = s.mux
@@ -303,6 +308,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap returns the connection's writer (for http.ResponseController).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
@@ -335,10 +343,16 @@ func (s *Server) wrap(route string, auth, limit bool, h http.HandlerFunc) http.H
 			}()
 			limited.ServeHTTP(w, r)
 		})
-		inner = http.TimeoutHandler(inner, s.cfg.RequestTimeout,
-			string(output.AppendEnvelope(nil, envelope.Envelope{Allow: false, Code: envelope.MissingRequiredInput,
-				Reason: "the request took longer than the deadline of " + s.cfg.RequestTimeout.String() + "; its outcome is unknown"}))+"\n")
+		inner = deadline(s.cfg.RequestTimeout,
+			append(output.AppendEnvelope(nil, envelope.Envelope{Allow: false, Code: envelope.MissingRequiredInput,
+				Reason: "the request took longer than the deadline of " + s.cfg.RequestTimeout.String() + "; its outcome is unknown"}), '\n'),
+			inner)
 	}
+	// The route's series, resolved on first use (a series appears in
+	// /metrics once it counts something), not hashed and looked up for
+	// every request.
+	ok200 := sync.OnceValue(func() prometheus.Counter { return s.requests.WithLabelValues(route, "200") })
+	observe := sync.OnceValue(func() prometheus.Observer { return s.duration.WithLabelValues(route) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
@@ -354,8 +368,12 @@ func (s *Server) wrap(route string, auth, limit bool, h http.HandlerFunc) http.H
 			sw.status = http.StatusOK
 		}
 		d := time.Since(start)
-		s.requests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
-		s.duration.WithLabelValues(route).Observe(d.Seconds())
+		if sw.status == http.StatusOK {
+			ok200().Inc()
+		} else {
+			s.requests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		}
+		observe().Observe(d.Seconds())
 		if s.cfg.Logger != nil {
 			s.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("route", route), slog.Int("status", sw.status),
@@ -392,7 +410,17 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 		return nil, false
 	}
 	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	data, err := io.ReadAll(rd)
+	var data []byte
+	var err error
+	if n := r.ContentLength; n > 0 {
+		// The length is known (and within MaxBody): one buffer of that
+		// size, not the doublings of io.ReadAll. net/http ends the body
+		// after n bytes.
+		data = make([]byte, n)
+		_, err = io.ReadFull(rd, data)
+	} else {
+		data, err = io.ReadAll(rd)
+	}
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
@@ -412,13 +440,12 @@ func (s *Server) tooLarge(w http.ResponseWriter) {
 }
 
 // options are the validator options of a request: the server's, with
-// strict=true|false and now=RFC3339 from the query.
-func (s *Server) options(w http.ResponseWriter, r *http.Request) (record.Options, bool) {
+// strict=true|false and now=RFC3339 from the query q.
+func (s *Server) options(w http.ResponseWriter, q url.Values) (record.Options, bool) {
 	o := s.cfg.Options
 	if o.Now.IsZero() {
 		o.Now = time.Now() // a runtime gate: time rules at the current time
 	}
-	q := r.URL.Query()
 	if v := q.Get("strict"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -438,10 +465,10 @@ func (s *Server) options(w http.ResponseWriter, r *http.Request) (record.Options
 	return o, true
 }
 
-// kindParam returns the kind of ?kind=K: nil when absent; an unknown kind
-// answers 404.
-func kindParam(w http.ResponseWriter, r *http.Request) (*kind.Kind, bool) {
-	name := r.URL.Query().Get("kind")
+// kindParam returns the kind of kind=K in the query q: nil when absent;
+// an unknown kind answers 404.
+func kindParam(w http.ResponseWriter, q url.Values) (*kind.Kind, bool) {
+	name := q.Get("kind")
 	if name == "" {
 		return nil, true
 	}
@@ -457,11 +484,12 @@ func kindParam(w http.ResponseWriter, r *http.Request) (*kind.Kind, bool) {
 // when absent), the options of the query and the body; ok is false when the
 // request was answered already (404, 400, 413).
 func (s *Server) request(w http.ResponseWriter, r *http.Request) (*kind.Kind, record.Options, []byte, bool) {
-	k, ok := kindParam(w, r)
+	q := r.URL.Query() // parsed once
+	k, ok := kindParam(w, q)
 	if !ok {
 		return nil, record.Options{}, nil, false
 	}
-	opts, ok := s.options(w, r)
+	opts, ok := s.options(w, q)
 	if !ok {
 		return nil, opts, nil, false
 	}
@@ -483,9 +511,14 @@ func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	env := lint.ValidatePayload(k, "-", data, opts, nil)
+	// A schema engine of the pool: its decoder's buffers are reused, not
+	// allocated again for every request. It goes back once the envelope is
+	// written, so nothing of the answer can still point into it.
+	eng := s.engines.Get().(*record.FastEngine)
+	env := lint.ValidatePayload(k, "-", data, opts, eng)
 	s.verdict(env)
 	writeEnvelopes(w, env)
+	s.engines.Put(eng)
 }
 
 // lint is POST /v1/lint?kind=K: the body is a JSON Lines log (or one
@@ -533,7 +566,7 @@ func (s *Server) records(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, envelope.MissingRequiredInput, "a session name is 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit")
 		return
 	}
-	k, ok := kindParam(w, r)
+	k, ok := kindParam(w, r.URL.Query())
 	if !ok {
 		return
 	}
@@ -667,7 +700,12 @@ func (s *Server) kinds(w http.ResponseWriter, _ *http.Request) {
 
 // verdict counts an envelope returned.
 func (s *Server) verdict(e envelope.Envelope) {
-	s.verdicts.WithLabelValues(string(e.Code)).Inc()
+	if c, ok := s.byCode.Load(e.Code); ok {
+		c.(prometheus.Counter).Inc()
+		return
+	}
+	c, _ := s.byCode.LoadOrStore(e.Code, s.verdicts.WithLabelValues(string(e.Code)))
+	c.(prometheus.Counter).Inc()
 }
 
 // fail answers status with an envelope that denies with code and reason.

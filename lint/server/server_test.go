@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -305,30 +307,50 @@ func TestSessionConcurrentAppends(t *testing.T) {
 }
 
 // TestRequestDeadline: a request still running at the deadline gets 503
-// with an envelope; its slot is held until its work ends.
+// with an envelope, whole, at the deadline (over a real connection on
+// 127.0.0.1: the handler itself still runs); its slot is held until its
+// work ends.
 func TestRequestDeadline(t *testing.T) {
 	s := newTest(t, Config{RequestTimeout: 20 * time.Millisecond, MaxInFlight: 1})
-	pr, pw := io.Pipe() // a body that never ends until the test closes it
-	r := httptest.NewRequest("POST", "/v1/validate?kind=operator/assignment", pr)
-	w := httptest.NewRecorder()
-	s.Handler().ServeHTTP(w, r)
-	if w.Code != 503 || !strings.Contains(w.Body.String(), `"reason":"the request took longer than the deadline of 20ms`) {
-		t.Errorf("deadline: %d %s", w.Code, w.Body.String())
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	// A body that never ends: its length is announced, a part is sent, and
+	// the connection stays open until the test closes it.
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The handler still waits for its body: its slot is taken (once its
-	// goroutine has started).
-	for deadline := time.Now().Add(10 * time.Second); len(s.slots) == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the late request never took its slot")
-		}
+	defer conn.Close()
+	start := time.Now()
+	if _, err := io.WriteString(conn, "POST /v1/validate?kind=operator/assignment HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"packet_type\":"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body) // whole while the handler still waits
+	if err != nil || resp.StatusCode != 503 || !strings.Contains(string(body), `"reason":"the request took longer than the deadline of 20ms`) {
+		t.Errorf("deadline: %d %s (%v)", resp.StatusCode, body, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the deadline's answer took %s", d)
+	}
+	// The handler still waits for its body: its slot is taken.
+	if len(s.slots) != 1 {
+		t.Fatal("the late request does not hold its slot")
 	}
 	if a := do(s, "POST", "/v1/validate?kind=operator/assignment", readDemo(t, "packets/t12-assignment.json")); a.status != 503 || !strings.Contains(a.body, "overloaded") {
 		t.Errorf("while the late request runs: %d %s", a.status, a.body)
 	}
-	pw.Close()
+	conn.Close() // the body ends: the handler fails to read it and ends
 	for deadline := time.Now().Add(10 * time.Second); len(s.slots) != 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the late request never gave its slot back")
 		}
+	}
+	// A request within the deadline is answered as before.
+	if a := do(s, "POST", "/v1/validate?kind=operator/assignment", readDemo(t, "packets/t12-assignment.json")); a.status != 200 {
+		t.Errorf("after the late request: %d %s", a.status, a.body)
 	}
 }
