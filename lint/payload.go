@@ -30,13 +30,26 @@ import (
 // idle STATE is then never stale, IL013); a runtime gate passes the current
 // time, as `agentlint validate` does. It panics when k is nil and data is not empty.
 func ValidatePayload(k *kind.Kind, file string, data []byte, opts record.Options, eng record.SchemaEngine) envelope.Envelope {
+	return validatePayload(k, file, data, record.NewValidator(opts, eng))
+}
+
+// ValidatePayloadWith is ValidatePayload on the caller's Validator v (its
+// options and engine), which it reuses: a server keeps a pool of them
+// instead of making one per payload (record.Validator.SetNow sets each
+// request's clock). v is not safe for concurrent use. It panics when k is
+// nil and data is not empty.
+func ValidatePayloadWith(v *record.Validator, k *kind.Kind, file string, data []byte) envelope.Envelope {
+	return validatePayload(k, file, data, v)
+}
+
+func validatePayload(k *kind.Kind, file string, data []byte, v *record.Validator) envelope.Envelope {
 	if k == nil {
 		if len(bytes.TrimSpace(data)) != 0 {
 			panic("lint: ValidatePayload: no kind for a non-empty payload")
 		}
 		k = &kind.Kind{}
 	}
-	vs := PayloadViolations(k, file, data, opts, eng)
+	vs := payloadViolations(k, file, data, v)
 	details := map[string]any{"file": file}
 	if k.Name != "" {
 		details["kind"] = k.Name
@@ -51,9 +64,13 @@ func ValidatePayload(k *kind.Kind, file string, data []byte, opts record.Options
 // stream rules, each violation with its line; anything else, an empty
 // payload included, as one document. The slice is the caller's.
 func PayloadViolations(k *kind.Kind, file string, data []byte, opts record.Options, eng record.SchemaEngine) []envelope.Violation {
+	return payloadViolations(k, file, data, record.NewValidator(opts, eng))
+}
+
+func payloadViolations(k *kind.Kind, file string, data []byte, v *record.Validator) []envelope.Violation {
 	var vs []envelope.Violation
 	if body := bytes.TrimSpace(bytes.TrimPrefix(data, bom)); k.Format == kind.FormatJSONL && len(body) > 0 && !jsontext.Value(body).IsValid() {
-		l := &Linter{V: record.NewValidator(opts, eng), Emit: func(e envelope.Envelope) error {
+		l := &Linter{V: v, Emit: func(e envelope.Envelope) error {
 			rvs, _ := e.Details["violations"].([]envelope.Violation)
 			vs = append(vs, rvs...)
 			return nil
@@ -61,6 +78,6 @@ func PayloadViolations(k *kind.Kind, file string, data []byte, opts record.Optio
 		_ = l.File(k, file, bytes.NewReader(data)) // Emit never fails
 		return vs
 	}
-	vs, _ = record.NewValidator(opts, eng).Document(k.Name, file, data)
+	vs, _ = v.Document(k.Name, file, data)
 	return append([]envelope.Violation(nil), vs...)
 }

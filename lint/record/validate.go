@@ -431,6 +431,18 @@ func (v *Validator) foreign(k *kind.Kind, file string, raw []byte, pre []envelop
 	return v.vs, doc
 }
 
+// SetNow sets the clock of time rules (Options.Now) for the records
+// validated from now on: a server reuses one Validator for requests made at
+// different times. Documents returned before keep the clock they had.
+func (v *Validator) SetNow(t time.Time) {
+	v.opts.Now = t
+	if v.ropts != nil {
+		r := *v.ropts // documents of earlier calls may still hold the old one
+		r.Now = t
+		v.ropts = &r
+	}
+}
+
 // Options returns the options the validator was made with (MaxSkew
 // defaulted).
 func (v *Validator) Options() Options { return v.opts }

@@ -111,7 +111,9 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 
-	engines sync.Pool // *record.FastEngine for POST /v1/validate
+	// validators are the reused validators of POST /v1/validate, by
+	// strict (0: false, 1: true); each request sets its clock (SetNow).
+	validators [2]sync.Pool
 
 	reg      *prometheus.Registry
 	requests *prometheus.CounterVec
@@ -155,7 +157,11 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), slots: make(chan struct{}, cfg.MaxInFlight),
 		sessions: map[string]*session{}, stop: make(chan struct{}), done: make(chan struct{})}
-	s.engines.New = func() any { return record.NewFastEngine() }
+	for i := range s.validators {
+		o := s.cfg.Options
+		o.Strict = i == 1
+		s.validators[i].New = func() any { return record.NewValidator(o, nil) }
+	}
 	s.metrics()
 	s.routes()
 	s.handler = s.mux
@@ -511,14 +517,20 @@ func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	// A schema engine of the pool: its decoder's buffers are reused, not
-	// allocated again for every request. It goes back once the envelope is
-	// written, so nothing of the answer can still point into it.
-	eng := s.engines.Get().(*record.FastEngine)
-	env := lint.ValidatePayload(k, "-", data, opts, eng)
+	// A validator of the pool (its decoder's buffers and per-kind plans are
+	// reused, not made again for every request), at the request's clock. It
+	// goes back once the envelope is written, so nothing of the answer can
+	// still point into it.
+	pool := &s.validators[0]
+	if opts.Strict {
+		pool = &s.validators[1]
+	}
+	v := pool.Get().(*record.Validator)
+	v.SetNow(opts.Now)
+	env := lint.ValidatePayloadWith(v, k, "-", data)
 	s.verdict(env)
 	writeEnvelopes(w, env)
-	s.engines.Put(eng)
+	pool.Put(v)
 }
 
 // lint is POST /v1/lint?kind=K: the body is a JSON Lines log (or one
