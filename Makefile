@@ -11,7 +11,7 @@ LDFLAGS   := -s -w -X main.gitCommit=$(COMMIT)
 # CGO_ENABLED=0: a static binary; pflag links package net, which would
 # otherwise link libc and start every process through the dynamic loader
 # (~1 ms of a one-record `validate`).
-# bin/agentlint-serve is the same CLI with the HTTP server (lint/server and
+# bin/agentlint-serve is the same CLI with the HTTP server (cmd/agentlint/server and
 # the Prometheus client) linked in; `agentlint serve` hands over to it.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agentlint

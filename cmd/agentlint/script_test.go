@@ -15,8 +15,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentlint/agentlint/cmd/agentlint/server"
 	"github.com/agentlint/agentlint/lint"
-	"github.com/agentlint/agentlint/lint/server"
 )
 
 // update rewrites the golden files inside testdata/script/*.txtar whose `cmp`

@@ -13,13 +13,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentlint/agentlint/lint/server/serveconf"
+	"github.com/agentlint/agentlint/cmd/agentlint/server/serveconf"
 )
 
 // `agentlint serve` (README, "Orchestrators: validate without a process
 // per packet"). The server links net/http and the Prometheus client, whose
 // package initialisation would add ~12 ms to every start of this binary
-// (every `validate` of a hook): it lives in lint/server, linked only into
+// (every `validate` of a hook): it lives in cmd/agentlint/server, linked only into
 // agentlint-serve, the same CLI built with -tags serveengine (`make build`
 // writes bin/agentlint-serve). This binary parses and checks the command
 // line, then hands it over (serve_handoff_*.go).
@@ -159,7 +159,7 @@ func (a *app) serve(f serveFlags) error {
 	return nil
 }
 
-// checkListen refuses a --listen that lint/server would refuse, before
+// checkListen refuses a --listen that the server would refuse, before
 // the hand-over: unix:PATH, or HOST:PORT with a loopback HOST unless
 // --allow-remote and a token are given.
 func checkListen(listen string, allowRemote, token bool) error {

@@ -7,8 +7,8 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/agentlint/agentlint/lint/server"
-	"github.com/agentlint/agentlint/lint/server/serveconf"
+	"github.com/agentlint/agentlint/cmd/agentlint/server"
+	"github.com/agentlint/agentlint/cmd/agentlint/server/serveconf"
 )
 
 // serveGCPercent is the garbage collector's target of agentlint serve
@@ -16,7 +16,7 @@ import (
 // runs small; a server allocates a few kilobytes per request (net/http's
 // request and response, the envelope) around a live heap of a few
 // megabytes, so at 50 it collected every few hundred requests and the
-// collector took a measured share of its CPU (lint/server/README.md,
+// collector took a measured share of its CPU (cmd/agentlint/server/README.md,
 // "Measured"). At 400 the heap peaks at about five times the live heap,
 // and stays flat under load (TestServeLoad).
 const serveGCPercent = 400

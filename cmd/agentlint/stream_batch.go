@@ -11,7 +11,7 @@ import (
 	"github.com/agentlint/agentlint/lint/record"
 )
 
-// How `agentlint validate --stream` spends its time (lint/server/README.md,
+// How `agentlint validate --stream` spends its time (cmd/agentlint/server/README.md,
 // "Measured"): it takes every whole line that has already arrived as one
 // batch, decides the batch, prints its envelopes in order and flushes them
 // when no further whole line is waiting, so that a co-process that writes a

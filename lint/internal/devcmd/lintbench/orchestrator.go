@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentlint/agentlint/lint/server/loadgen"
+	"github.com/agentlint/agentlint/cmd/agentlint/server/loadgen"
 )
 
 // Sizes of the orchestrator benchmark (flags -orch-*).
@@ -58,7 +58,7 @@ type orchResult struct {
 // pipelined: one thread writes, one reads), (c) `agentlint serve` on a
 // Unix socket with orchClients Python threads (http.client over AF_UNIX,
 // one kept-alive connection each), then the same server load from
-// orchClients Go clients of lint/server/loadgen, which shows what the
+// orchClients Go clients of cmd/agentlint/server/loadgen, which shows what the
 // server does when the client is not the bottleneck. It prints
 // throughput, p50/p99 latency and errors of each, the ratios to (a), and
 // each bar as a ratio to (a) with whether it is met (printBars). Without
@@ -128,7 +128,7 @@ func orchestratorBench(bin, dir string) error {
 	return nil
 }
 
-// The bars of the orchestrator benchmark (lint/server/README.md,
+// The bars of the orchestrator benchmark (cmd/agentlint/server/README.md,
 // "Measured"), on a machine of two cores.
 const (
 	barStream  = 100_000 // co-process packets/s, one way through
@@ -243,7 +243,7 @@ func streamFile(bin, dir string) (orchResult, error) {
 }
 
 // serveGo starts `agentlint serve` on a Unix socket and sends orchServeGo
-// validations from orchClients clients of lint/server/loadgen, each over
+// validations from orchClients clients of cmd/agentlint/server/loadgen, each over
 // its own kept-alive connection, one request at a time. loadgen sends a
 // request serialized once and reads only the status and Content-Length of
 // the answer (a few microseconds of CPU a request, where Go's net/http

@@ -45,12 +45,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/agentlint/agentlint/cmd/agentlint/server/serveconf"
 	"github.com/agentlint/agentlint/lint"
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
 	"github.com/agentlint/agentlint/lint/record"
-	"github.com/agentlint/agentlint/lint/server/serveconf"
 )
 
 // Defaults of Config (README, "Orchestrators: validate without a process

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentlint/agentlint/lint/server/serveconf"
+	"github.com/agentlint/agentlint/cmd/agentlint/server/serveconf"
 )
 
 // RunConfig configures Run (serveconf.RunConfig: a package of its own, so

@@ -21,7 +21,7 @@ import (
 
 // These tests call the handler directly: no socket.
 
-var demo = filepath.Join("..", "..", "testdata", "demo")
+var demo = filepath.Join("..", "..", "..", "testdata", "demo")
 
 func readDemo(t *testing.T, name string) []byte {
 	t.Helper()

@@ -11,7 +11,7 @@ import (
 // within d; h still runs to its end (holding its in-flight slot), and its
 // own answer is then dropped. Unlike http.TimeoutHandler it runs h on the
 // connection's goroutine: no goroutine, context and timer are made per
-// request (a measured share of a validation's cost; lint/server/README.md,
+// request (a measured share of a validation's cost; cmd/agentlint/server/README.md,
 // "Measured"), only a pooled answer buffer and its timer are reused. h's
 // answer is buffered until it returns, so that the deadline's may be
 // written instead in the meantime, from the timer's goroutine, with

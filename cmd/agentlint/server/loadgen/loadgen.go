@@ -1,5 +1,5 @@
 // Package loadgen is the load client of the benchmarks of `agentlint
-// serve` (lint/server/README.md, "Measured"): Conns clients, each with one
+// serve` (cmd/agentlint/server/README.md, "Measured"): Conns clients, each with one
 // kept-alive HTTP/1.1 connection over a Unix socket or a loopback TCP
 // address, send the same request one at a time (never pipelined) and read
 // each whole response before the next. The request is serialized once and

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentlint/agentlint/lint/server/loadgen"
+	"github.com/agentlint/agentlint/cmd/agentlint/server/loadgen"
 )
 
 // BenchmarkServeValidate: the server of `agentlint serve` (Run, its log
