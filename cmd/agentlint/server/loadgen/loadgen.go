@@ -45,6 +45,14 @@ type Config struct {
 	Check func(status int, body []byte) bool
 	// Timeout bounds each request (dial, write and read); zero: 30 s.
 	Timeout time.Duration
+	// Rate, when above zero, paces the load at Rate requests per second in
+	// all (an open load, as wrk2's constant throughput): client i sends its
+	// k-th request at start + (k·Conns + i)/Rate, or at once when it is late,
+	// and a latency counts from that intended time, so that a late answer
+	// also delays what was due after it (no coordinated omission). Zero:
+	// every client sends its next request as soon as the last is answered
+	// (the server's highest throughput).
+	Rate float64
 }
 
 // Result is what a load run measured.
@@ -98,6 +106,7 @@ func Run(cfg Config) (Result, error) {
 		first  string
 	}
 	outs := make([]out, cfg.Conns)
+	var start time.Time // set before the gate opens
 	var ready, wg sync.WaitGroup
 	gate := make(chan struct{})
 	ready.Add(cfg.Conns)
@@ -112,8 +121,14 @@ func Run(cfg Config) (Result, error) {
 			_ = c.dial() // connect before the clock starts; a failure redials below
 			ready.Done()
 			<-gate
-			for range per {
+			for k := range per {
 				t := time.Now()
+				if cfg.Rate > 0 {
+					t = start.Add(time.Duration(float64(k*cfg.Conns+i) / cfg.Rate * float64(time.Second)))
+					if d := time.Until(t); d > 0 {
+						time.Sleep(d)
+					}
+				}
 				status, body, err := c.do()
 				if err == nil {
 					o.lat = append(o.lat, time.Since(t))
@@ -133,7 +148,7 @@ func Run(cfg Config) (Result, error) {
 		}()
 	}
 	ready.Wait()
-	start := time.Now()
+	start = time.Now()
 	close(gate)
 	wg.Wait()
 	r := Result{Wall: time.Since(start)}

@@ -116,12 +116,14 @@ func orchestratorBench(bin, dir string) error {
 		printOrch(r, results)
 	}
 	if orchServeGo > 0 {
-		r, err := serveGo(abs, dir)
-		if err != nil {
-			return err
+		for _, rate := range []float64{0, barServe} {
+			r, err := serveGo(abs, dir, rate)
+			if err != nil {
+				return err
+			}
+			results = append(results, r)
+			printOrch(r, results)
 		}
-		results = append(results, r)
-		printOrch(r, results)
 	}
 	fmt.Println("x (a): packets/s divided by those of (a) process, measured above in the same run")
 	printBars(results)
@@ -172,6 +174,11 @@ func printBars(results []orchResult) {
 		fmt.Printf("bar co-process (%s): %.0f packets/s = %s against a bar of %d = %s: %.2f of the bar, %s; >= %dx (a): %s\n",
 			r.Way, r.PerS, times(r.PerS), barStream, times(barStream), r.PerS/barStream, met(r.PerS >= barStream && r.Errors == 0),
 			barTimes, met(proc != nil && r.PerS >= barTimes*proc.PerS))
+	}
+	if r := find("serve-go-paced"); r != nil {
+		ok := r.PerS >= 0.98*barServe && r.P99ms <= barP99ms && r.Errors == 0 && orchClients >= barClients
+		fmt.Printf("bar serve at its rate (%s, %d clients paced at %d/s in all): %.0f validations/s answered, p99 %.2f ms (bar %g); %d errors: %s\n",
+			r.Way, orchClients, barServe, r.PerS, r.P99ms, barP99ms, r.Errors, met(ok))
 	}
 	if r := find("serve-go"); r != nil {
 		ok := r.PerS >= barServe && r.P99ms <= barP99ms && r.Errors == 0 && orchClients >= barClients
@@ -243,7 +250,11 @@ func streamFile(bin, dir string) (orchResult, error) {
 }
 
 // serveGo starts `agentlint serve` on a Unix socket and sends orchServeGo
-// validations from orchClients clients of cmd/agentlint/server/loadgen, each over
+// validations from orchClients clients of cmd/agentlint/server/loadgen
+// (rate 0: each sends its next request when the last is answered, the
+// server's highest throughput, row serve-go; rate > 0: paced at rate
+// requests/s in all, latencies from each request's intended time, row
+// serve-go-paced: the latency at the bar's throughput), each over
 // its own kept-alive connection, one request at a time. loadgen sends a
 // request serialized once and reads only the status and Content-Length of
 // the answer (a few microseconds of CPU a request, where Go's net/http
@@ -252,8 +263,11 @@ func streamFile(bin, dir string) (orchResult, error) {
 // error, a status other than 200 or an envelope that does not allow. The
 // note gives the server's CPU time per validation (Linux: /proc). The
 // clients run on one thread (GOMAXPROCS 1) while they load the server.
-func serveGo(bin, dir string) (orchResult, error) {
+func serveGo(bin, dir string, rate float64) (orchResult, error) {
 	r := orchResult{Way: "serve-go"}
+	if rate > 0 {
+		r.Way = "serve-go-paced"
+	}
 	packet, err := os.ReadFile(orchPacket)
 	if err != nil {
 		return r, err
@@ -286,7 +300,7 @@ func serveGo(bin, dir string) (orchResult, error) {
 	if w, err := loadgen.Run(cfg); err != nil || w.Errors > 0 {
 		return r, fmt.Errorf("warm-up: %v %s", err, w.FirstError)
 	}
-	cfg.Requests = orchServeGo
+	cfg.Requests, cfg.Rate = orchServeGo, rate
 	// The clients on one thread: they need a fraction of a core (a few
 	// µs a request), and more threads of this process would only compete
 	// with the server's for the same cores (measured: more validations/s
@@ -302,6 +316,9 @@ func serveGo(bin, dir string) (orchResult, error) {
 	r.P50ms = float64(res.Percentile(0.50).Microseconds()) / 1000
 	r.P99ms = float64(res.Percentile(0.99).Microseconds()) / 1000
 	r.Note = fmt.Sprintf("%d loadgen clients (Go, one thread, kept-alive, one request at a time) over the socket", orchClients)
+	if rate > 0 {
+		r.Note += fmt.Sprintf(", paced at %.0f/s in all (latency from each request's intended time)", rate)
+	}
 	if cpuOK && res.Requests > 0 {
 		r.Note += fmt.Sprintf("; server CPU %.0f µs/validation", float64((cpu1-cpu0).Microseconds())/float64(res.Requests))
 	}
