@@ -43,6 +43,27 @@ func (l *lockedBuffer) String() string {
 
 // readLines delivers the lines of r on a channel, so that a test can
 // wait for one with a limit.
+// startCoprocess starts `agentlint ARGS...` as a co-process: its standard
+// input to write, and its output lines as they come. The process is killed
+// at the end of the test.
+func startCoprocess(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, <-chan string) {
+	t.Helper()
+	cmd := exec.Command("agentlint", args...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, stdin, readLines(stdout)
+}
+
 func readLines(r io.Reader) <-chan string {
 	ch := make(chan string)
 	go func() {
@@ -84,20 +105,7 @@ const (
 // orchestrator would: it writes one line, reads that line's envelope while
 // the pipe stays open, and only then writes the next.
 func TestValidateStreamCoprocess(t *testing.T) {
-	cmd := exec.Command("agentlint", "validate", "--stream", "--kind", "collector/event")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := readLines(stdout)
+	cmd, stdin, lines := startCoprocess(t, "validate", "--stream", "--kind", "collector/event")
 	for i, c := range []struct {
 		in, want string
 	}{

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,20 +111,7 @@ func firstDiff(a, b string) string {
 // back in order, one envelope per line.
 func TestValidateStreamDocumentsCoprocess(t *testing.T) {
 	mix := strings.Split(strings.TrimSuffix(string(streamMix(t, 18)), "\n"), "\n")
-	cmd := exec.Command("agentlint", "validate", "--stream", "--kind", "operator/assignment")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := readLines(stdout)
+	cmd, stdin, lines := startCoprocess(t, "validate", "--stream", "--kind", "operator/assignment")
 	type env struct {
 		Allow   bool
 		Details map[string]any
