@@ -128,7 +128,7 @@ func genericRules() {
 			ID: "AL009", Name: "line-too-long", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:      []string{"*"},
 			Summary:    "a JSON Lines record longer than 64 MiB; the rest of the file is still checked",
-			Source:     "issue: streaming lint",
+			Source:     "lint/README.md, Linting trees and large logs (lines up to 64 MiB; a longer one is AL009)",
 			JSONSchema: "not expressible in JSON Schema: a property of the file's lines, not of a value",
 		},
 		&Rule{

@@ -41,7 +41,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -144,28 +143,10 @@ type measurement struct {
 func measureCmd(bin string, args ...string) (measurement, error) {
 	var best measurement
 	for i := 0; i < 2; i++ {
-		var out lastLine
-		cmd := exec.Command(bin, args...)
-		cmd.Stdout = &out
-		cmd.Stderr = os.Stderr
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
+		m, err := measureOnce(bin, args...)
+		if err != nil {
 			return best, err
 		}
-		hwm := make(chan int64, 1)
-		done := make(chan struct{})
-		go func() { hwm <- pollHWM(cmd.Process.Pid, done) }()
-		err := cmd.Wait()
-		wall := time.Since(start)
-		close(done)
-		peak := <-hwm
-		if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() > 1) {
-			return best, fmt.Errorf("%s: %v", cmd, err)
-		}
-		if peak == 0 {
-			peak = maxRSS(cmd.ProcessState)
-		}
-		m := measurement{wall: wall, rssKiB: peak, summary: out.line()}
 		if i == 0 || m.wall < best.wall {
 			best = m
 		}
