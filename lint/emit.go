@@ -162,10 +162,10 @@ func (e *emitter) startFile(f *fileRun) {
 }
 
 // reporter returns a reporter for the findings of rule run r: only counted
-// when the run prints no finding (Quiet).
+// when the run prints no finding (record.Options.CountOnly, set for Quiet).
 func (e *emitter) reporter(r *streamRuleRun) *rules.StreamReporter {
 	rep := rules.NewStreamReporter(r.id, r.also...)
-	if e.p.cfg.Quiet {
+	if e.p.cfg.Options.CountOnly {
 		rep.SetCounting()
 	}
 	return rep
@@ -249,7 +249,7 @@ func (e *emitter) merge(it *item) error {
 		denied := rec.denied
 		n := len(e.vs)
 		for _, p := range e.found[k:j] {
-			e.vs = append(e.vs, e.findingViolation(p.f, rec.line))
+			e.vs = append(e.vs, findingViolation(p.f, rec.line))
 		}
 		if err := e.merged(it.file, rec.line, n, denied); err != nil {
 			return err
@@ -300,14 +300,11 @@ func (e *emitter) pass(it *item, i, j int) error {
 }
 
 // findingViolation is the violation of stream finding f of a record on
-// line; without its reason and details when the run only counts findings
-// (Quiet: no one reads them, and they are not scanned for secrets).
-func (e *emitter) findingViolation(f rules.StreamFinding, line int) envelope.Violation {
+// line. A run that only counts findings drops its reason and details
+// unread when it fills it (record.Options.CountOnly).
+func findingViolation(f rules.StreamFinding, line int) envelope.Violation {
 	if f.Line == 0 {
 		f.Line = line
-	}
-	if e.p.cfg.Quiet {
-		return envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: f.Line, Column: f.Column}
 	}
 	return envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: f.Line, Column: f.Column, Reason: f.Reason, Extra: f.Extra}
 }
@@ -431,7 +428,7 @@ func (e *emitter) findings(fs []rules.StreamFinding, fileOf func(string) *fileRu
 		j := i
 		e.vs = e.vs[:0]
 		for j < len(fs) && (doc || fs[j].Line == fs[i].Line) && fs[j].File == fs[i].File {
-			e.vs = append(e.vs, e.findingViolation(fs[j], fs[i].Line))
+			e.vs = append(e.vs, findingViolation(fs[j], fs[i].Line))
 			j++
 		}
 		line := fs[i].Line

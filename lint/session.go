@@ -255,12 +255,10 @@ func (s *Session) Close() envelope.Envelope {
 		}
 	}
 	s.closed = true
-	var st Stats
+	st := s.Stats()
 	if s.e != nil {
-		st = s.e.stats
 		st.Groups = s.run.Groups()
 	}
-	st.Files = 1
 	sum := st.Summary()
 	if s.kind != nil {
 		sum.Details["kind"] = s.kind.Name
@@ -272,6 +270,17 @@ func (s *Session) Close() envelope.Envelope {
 		sum.Details["violations"] = vs
 	}
 	return sum
+}
+
+// Stats returns the session's counts so far (after Close: with the run-wide
+// findings), as its summary envelope reports them; Groups are left out.
+func (s *Session) Stats() Stats {
+	var st Stats
+	if s.e != nil {
+		st = s.e.stats
+	}
+	st.Files = 1
+	return st
 }
 
 // MemoryBytes estimates the memory the session retains, in bytes: its

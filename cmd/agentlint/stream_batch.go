@@ -199,10 +199,11 @@ func renumber(e *envelope.Envelope, delta int) {
 func (p *docPool) summary(s *lint.Session) envelope.Envelope {
 	p.close()
 	first := s.Close()
-	st := summaryStats(first)
+	st := s.Stats()
 	lines := s.Lines()
 	for _, ws := range p.sessions {
-		o := summaryStats(ws.Close())
+		ws.Close()
+		o := ws.Stats()
 		st.Merge(&o)
 		lines += ws.Lines()
 	}
@@ -215,26 +216,6 @@ func (p *docPool) summary(s *lint.Session) envelope.Envelope {
 	}
 	sum.Details["lines"] = lines
 	return sum
-}
-
-// summaryStats reads back the counts of a Session's summary envelope
-// (lint.Stats.Summary wrote them).
-func summaryStats(e envelope.Envelope) lint.Stats {
-	d := e.Details
-	num := func(k string) int { n, _ := d[k].(int); return n }
-	counts := func(k string) map[string]int {
-		m, _ := d[k].(map[string]int)
-		if len(m) == 0 {
-			return nil
-		}
-		return m
-	}
-	st := lint.Stats{Records: num("records"), BlankLines: num("blank_lines"), Denied: num("denied"), Warnings: num("warnings"),
-		ByCode: counts("by_code"), ByRule: counts("by_rule")}
-	if !e.Allow {
-		st.Worst = e.Code
-	}
-	return st
 }
 
 // lineReady reports whether a whole line is waiting in l's buffer: the
