@@ -103,16 +103,15 @@ func memoOnce[T any](d *Doc, v *T, ok *bool, read func(*Doc) T) T {
 	return *v
 }
 
-// opStringList returns the resources of a string array at m[key]; path is
-// the pointer prefix of m and label its name in reasons.
-func opStringList(m map[string]any, key string, path []any, label string) []opResource {
+// opStringList returns the resources of a string array at m[key]; at is
+// the array's RFC 6901 pointer and list its name in reasons
+// ("task.lock_scope").
+func opStringList(m map[string]any, key, at, list string) []opResource {
 	arr := Arr(m, key)
 	if len(arr) == 0 {
 		return nil
 	}
 	out := make([]opResource, 0, len(arr))
-	list := label + key
-	at := Ptr(append(append([]any{}, path...), key)...)
 	for i, v := range arr {
 		s, _ := v.(string)
 		out = append(out, opNewResource(at, list, "", i, s))
@@ -122,9 +121,13 @@ func opStringList(m map[string]any, key string, path []any, label string) []opRe
 
 // opLocks returns the lock entries of the array root[key] (active_locks or locks).
 func opLocks(root map[string]any, key string) []opResource {
-	var out []opResource
+	arr := Arr(root, key)
+	if len(arr) == 0 {
+		return nil
+	}
+	out := make([]opResource, 0, len(arr))
 	at := Ptr(key)
-	for i, v := range Arr(root, key) {
+	for i, v := range arr {
 		m := Obj(v)
 		r := opNewResource(at, key, "resource", i, Str(m, "resource"))
 		r.isLock = true
@@ -168,11 +171,12 @@ func opReadLockScopes(d *Doc) [][]opResource {
 	root := d.Root()
 	switch d.Kind {
 	case "operator/assignment":
-		return [][]opResource{opStringList(Obj(root["task"]), "lock_scope", []any{"task"}, "task.")}
+		return [][]opResource{opStringList(Obj(root["task"]), "lock_scope", "/task/lock_scope", "task.lock_scope")}
 	case "operator/handoff":
 		var out [][]opResource
 		for j, row := range Arr(root, "ledger") {
-			out = append(out, opStringList(Obj(row), "lock_scope", []any{"ledger", j}, fmt.Sprintf("ledger[%d].", j)))
+			n := strconv.Itoa(j)
+			out = append(out, opStringList(Obj(row), "lock_scope", "/ledger/"+n+"/lock_scope", "ledger["+n+"].lock_scope"))
 		}
 		return out
 	}
@@ -190,7 +194,7 @@ func opReadForbidden(d *Doc) []opResource {
 	if d.Kind != "operator/assignment" {
 		return nil
 	}
-	return opStringList(Obj(d.Root()["task"]), "forbidden_scope", []any{"task"}, "task.")
+	return opStringList(Obj(d.Root()["task"]), "forbidden_scope", "/task/forbidden_scope", "task.forbidden_scope")
 }
 
 // opAllResources returns every resource of d that OP030 and OP031 check, in
@@ -202,16 +206,30 @@ func opAllResources(d *Doc) []opResource {
 }
 
 func opReadAllResources(d *Doc) []opResource {
-	var out []opResource
-	for _, l := range opLockScopes(d) {
+	scopes, forbidden := opLockScopes(d), opForbidden(d)
+	var locks []opResource
+	if key := opLockKey(d.Kind); key != "" {
+		locks = opDocLocks(d, key)
+	}
+	var changes []any
+	if d.Kind == "operator/result" {
+		changes = Arr(d.Root(), "changes")
+	}
+	n := len(forbidden) + len(locks) + len(changes)
+	for _, l := range scopes {
+		n += len(l)
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]opResource, 0, n)
+	for _, l := range scopes {
 		out = append(out, l...)
 	}
-	out = append(out, opForbidden(d)...)
-	if key := opLockKey(d.Kind); key != "" {
-		out = append(out, opDocLocks(d, key)...)
-	}
-	if d.Kind == "operator/result" {
-		for i, v := range Arr(d.Root(), "changes") {
+	out = append(out, forbidden...)
+	out = append(out, locks...)
+	if changes != nil {
+		for i, v := range changes {
 			out = append(out, opNewResource("/changes", "changes", "resource", i, Str(Obj(v), "resource")))
 		}
 	}

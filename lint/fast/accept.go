@@ -24,9 +24,8 @@ import (
 // setting, reports no violation at all. It declines (returns -1) on
 // everything else and on the rare shapes it leaves to the validator:
 // escaped member names, objects of more than maxAccNames undeclared
-// members, nesting deeper than maxAccDepth, and constructs the generator
-// does not compile into acceptors (conditional fields, sibling bounds), for
-// which the whole kind has no acceptor. TestAcceptAgreement and FuzzAccept
+// members and nesting deeper than maxAccDepth. A sibling bound is checked
+// on the two members' literals (RefHolds). TestAcceptAgreement and FuzzAccept
 // hold every acceptor to its validator.
 //
 // While it checks, an acceptor records where the value of every declared
@@ -487,6 +486,30 @@ func Bounds(raw []byte, bs []Bound) bool {
 		}
 	}
 	return true
+}
+
+// RefHolds reports whether the number literal xs stands in relation op
+// (">=", ">", "<=" or "<") to the number literal ys, compared as
+// Dec.RefBound compares a member with the sibling its bound names (by
+// float64 when that decides, by the literals otherwise). It is false when
+// either is not a whole JSON number or is beyond float64: the validator
+// decides those.
+func RefHolds(op string, xs, ys []byte) bool {
+	if j, _ := Num(xs, 0); j < 0 || j != len(xs) {
+		return false
+	}
+	if j, _ := Num(ys, 0); j < 0 || j != len(ys) {
+		return false
+	}
+	x, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(xs), len(xs)), 64)
+	if err != nil {
+		return false
+	}
+	y, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(ys), len(ys)), 64)
+	if err != nil {
+		return false
+	}
+	return holdsCmp(op, compareExact(x, y, xs, ys))
 }
 
 // RunesOK reports whether the string s has at least min and at most max

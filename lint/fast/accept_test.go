@@ -464,3 +464,44 @@ func TestAcceptConditional(t *testing.T) {
 	}
 	t.Logf("%d runs, %d of %d valid payloads accepted", checked, accepted, clean)
 }
+
+// TestAcceptSiblingBound: the assignment's sibling bound (seed 001
+// operator contracts, the task packet: heartbeat_interval_seconds <
+// timeout_seconds) is checked by the acceptor on the two literals: a
+// packet that keeps it is accepted without the validator, one that breaks
+// it (or whose numbers only the validator can compare) is declined and the
+// validator names the violation.
+func TestAcceptSiblingBound(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repotest.Root(t), "testdata", "demo", "packets", "t12-assignment.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hb, to = `"heartbeat_interval_seconds": 120`, `"timeout_seconds": 1200`
+	if !bytes.Contains(raw, []byte(hb)) || !bytes.Contains(raw, []byte(to)) {
+		t.Fatalf("the demo packet no longer holds %s and %s", hb, to)
+	}
+	a, d := &fast.Acc{}, fast.NewDec()
+	for _, c := range []struct {
+		heartbeat, timeout string
+		accept             bool
+	}{
+		{"120", "1200", true},
+		{"1199", "1200", true},
+		{"119", "120", true},
+		{"1200", "1200", false},
+		{"1201", "1200", false},
+		{"-1", "-2", false},
+		{"9007199254740993", "9007199254740992", false}, // equal as float64: the literals decide
+		{"9007199254740992", "9007199254740993", true},
+	} {
+		p := bytes.Replace(raw, []byte(hb), []byte(`"heartbeat_interval_seconds": `+c.heartbeat), 1)
+		p = bytes.Replace(p, []byte(to), []byte(`"timeout_seconds": `+c.timeout), 1)
+		accepted, clean, problem := checkAccept(a, d, "operator/assignment", p, false)
+		if problem != "" {
+			t.Errorf("heartbeat %s, timeout %s: %s", c.heartbeat, c.timeout, problem)
+		}
+		if accepted != c.accept || clean != c.accept {
+			t.Errorf("heartbeat %s, timeout %s: accepted %v, validator clean %v; want both %v", c.heartbeat, c.timeout, accepted, clean, c.accept)
+		}
+	}
+}

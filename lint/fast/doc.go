@@ -94,8 +94,9 @@
 // On "not sure" the validator runs and names the violations, so an acceptor
 // only has to be right when it accepts; it declines the rare shapes it
 // leaves to the validator (escaped member names, more than 32 undeclared
-// members in one object, nesting deeper than 64, and, for the whole kind,
-// sibling bounds: the assignment and handoff documents have no acceptor).
+// members in one object, nesting deeper than 64); a sibling bound
+// (`heartbeat_interval_seconds < timeout_seconds`) is checked on the two
+// members' literals once the object is read.
 // Conditional fields and checks (vermas and idle events) are read as the
 // validator reads them: the discriminators first (the validator's own
 // pre-scan, `Dec.Conds`), then each member by the declaration whose

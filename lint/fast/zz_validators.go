@@ -61,19 +61,21 @@ var Acceptors = map[string]*Acceptor{
 	"idle/event":                   {Func: a26, Fields: []string{"/schema", "/event"}, Names: []string{"schema", "event", "run_id", "updated_at", "stack", "reason", "goal", "mode", "iteration", "progress", "modified_files", "next_step", "timestamp"}},
 	"ledger/entry":                 {Func: a30, Fields: []string{"/ts", "/agent", "/session_id", "/event", "/task_id", "/source", "/summary", "/data"}, Names: []string{"ts", "agent", "session_id", "event", "task_id", "source", "summary", "data"}},
 	"ledger/status":                {Func: a33, Fields: []string{"/agent", "/state", "/last_heartbeat", "/last_task_id", "/session_id", "/last_error"}, Names: []string{"agent", "state", "last_heartbeat", "last_task_id", "session_id", "last_error"}},
-	"operator/locks":               {Func: a43, Fields: []string{"/schema_version", "/locks"}, Names: []string{"schema_version", "locks"}},
-	"operator/orchestrator-output": {Func: a53, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/ledger_delta", "/assignments", "/active_locks", "/blockers", "/next_actions"}, Names: []string{"schema_version", "run_id", "generated_at", "ledger_delta", "assignments", "active_locks", "blockers", "next_actions"}},
-	"operator/reconcile":           {Func: a60, Fields: []string{"/schema_version", "/ledger", "/active_locks", "/events"}, Names: []string{"schema_version", "ledger", "active_locks", "events"}},
-	"operator/result":              {Func: a72, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/task_id", "/status", "/changes", "/acceptance_check", "/worklog_path", "/notes_for_orchestrator"}, Names: []string{"schema_version", "run_id", "generated_at", "task_id", "status", "changes", "acceptance_check", "worklog_path", "notes_for_orchestrator"}},
-	"operator/watchdog":            {Func: a77, Fields: []string{"/schema_version", "/now", "/tasks"}, Names: []string{"schema_version", "now", "tasks"}},
-	"operator/worklog":             {Func: a78, Fields: []string{"/timestamp", "/run_id", "/task_id", "/actor", "/action", "/files_touched", "/decision", "/result", "/next_step", "/code", "/evidence", "/schema_version"}, Names: []string{"timestamp", "run_id", "task_id", "actor", "action", "files_touched", "decision", "result", "next_step", "code", "evidence", "schema_version"}},
-	"vermas/assignment":            {Func: a83, Fields: []string{"/type", "/reference_id"}, Names: []string{"type", "reference_id"}},
-	"vermas/event":                 {Func: a115, Fields: []string{"/event_id", "/event_type", "/timestamp", "/actor", "/correlation_id", "/caused_by", "/data"}, Names: []string{"event_id", "event_type", "timestamp", "actor", "correlation_id", "caused_by", "data"}},
-	"vermas/message":               {Func: a119, Fields: []string{"/id", "/from", "/to", "/subject", "/body", "/message_type", "/timestamp", "/read_at", "/priority", "/metadata"}, Names: []string{"id", "from", "to", "subject", "body", "message_type", "timestamp", "read_at", "priority", "metadata"}},
-	"vermas/process":               {Func: a125, Fields: []string{"/id", "/template", "/work_order_id", "/state", "/created_at", "/steps"}, Names: []string{"id", "template", "work_order_id", "state", "created_at", "steps"}},
-	"vermas/route":                 {Func: a128, Fields: []string{"/prefix", "/path", "/factory"}, Names: []string{"prefix", "path", "factory"}},
-	"vermas/template":              {Func: a132, Fields: []string{"/template", "/description", "/version", "/steps"}, Names: []string{"template", "description", "version", "steps"}},
-	"vermas/work-order":            {Func: a136, Fields: []string{"/id", "/title", "/description", "/status", "/priority", "/issue_type", "/created_at", "/updated_at", "/created_by", "/assignee", "/dependencies", "/labels", "/metadata"}, Names: []string{"id", "title", "description", "status", "priority", "issue_type", "created_at", "updated_at", "created_by", "assignee", "dependencies", "labels", "metadata"}},
+	"operator/assignment":          {Func: a58, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/packet_type", "/global_objective", "/task", "/active_locks", "/context_package", "/required_output_schema", "/task/task_id", "/task/title", "/task/type", "/task/dependencies", "/task/lock_scope", "/task/forbidden_scope", "/task/acceptance_criteria", "/task/worklog_path", "/task/timeout_seconds", "/task/heartbeat_interval_seconds", "/task/priority"}, Names: []string{"schema_version", "run_id", "generated_at", "packet_type", "global_objective", "task", "active_locks", "context_package", "required_output_schema"}},
+	"operator/handoff":             {Func: a70, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/objective", "/constraints", "/ledger", "/active_locks", "/dependencies", "/open_blockers", "/acceptance_targets"}, Names: []string{"schema_version", "run_id", "generated_at", "objective", "constraints", "ledger", "active_locks", "dependencies", "open_blockers", "acceptance_targets"}},
+	"operator/locks":               {Func: a71, Fields: []string{"/schema_version", "/locks"}, Names: []string{"schema_version", "locks"}},
+	"operator/orchestrator-output": {Func: a76, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/ledger_delta", "/assignments", "/active_locks", "/blockers", "/next_actions"}, Names: []string{"schema_version", "run_id", "generated_at", "ledger_delta", "assignments", "active_locks", "blockers", "next_actions"}},
+	"operator/reconcile":           {Func: a81, Fields: []string{"/schema_version", "/ledger", "/active_locks", "/events"}, Names: []string{"schema_version", "ledger", "active_locks", "events"}},
+	"operator/result":              {Func: a92, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/task_id", "/status", "/changes", "/acceptance_check", "/worklog_path", "/notes_for_orchestrator"}, Names: []string{"schema_version", "run_id", "generated_at", "task_id", "status", "changes", "acceptance_check", "worklog_path", "notes_for_orchestrator"}},
+	"operator/watchdog":            {Func: a96, Fields: []string{"/schema_version", "/now", "/tasks"}, Names: []string{"schema_version", "now", "tasks"}},
+	"operator/worklog":             {Func: a97, Fields: []string{"/timestamp", "/run_id", "/task_id", "/actor", "/action", "/files_touched", "/decision", "/result", "/next_step", "/code", "/evidence", "/schema_version"}, Names: []string{"timestamp", "run_id", "task_id", "actor", "action", "files_touched", "decision", "result", "next_step", "code", "evidence", "schema_version"}},
+	"vermas/assignment":            {Func: a102, Fields: []string{"/type", "/reference_id"}, Names: []string{"type", "reference_id"}},
+	"vermas/event":                 {Func: a134, Fields: []string{"/event_id", "/event_type", "/timestamp", "/actor", "/correlation_id", "/caused_by", "/data"}, Names: []string{"event_id", "event_type", "timestamp", "actor", "correlation_id", "caused_by", "data"}},
+	"vermas/message":               {Func: a138, Fields: []string{"/id", "/from", "/to", "/subject", "/body", "/message_type", "/timestamp", "/read_at", "/priority", "/metadata"}, Names: []string{"id", "from", "to", "subject", "body", "message_type", "timestamp", "read_at", "priority", "metadata"}},
+	"vermas/process":               {Func: a144, Fields: []string{"/id", "/template", "/work_order_id", "/state", "/created_at", "/steps"}, Names: []string{"id", "template", "work_order_id", "state", "created_at", "steps"}},
+	"vermas/route":                 {Func: a147, Fields: []string{"/prefix", "/path", "/factory"}, Names: []string{"prefix", "path", "factory"}},
+	"vermas/template":              {Func: a151, Fields: []string{"/template", "/description", "/version", "/steps"}, Names: []string{"template", "description", "version", "steps"}},
+	"vermas/work-order":            {Func: a155, Fields: []string{"/id", "/title", "/description", "/status", "/priority", "/issue_type", "/created_at", "/updated_at", "/created_by", "/assignee", "/dependencies", "/labels", "/metadata"}, Names: []string{"id", "title", "description", "status", "priority", "issue_type", "created_at", "updated_at", "created_by", "assignee", "dependencies", "labels", "metadata"}},
 }
 
 var re0 = &Regex{Src: "^1(\\.|$)", Desc: "a version of major 1 (\"1\", \"1.x\", \"1.x.y\")"}
@@ -138,42 +140,47 @@ var leaf131 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems:
 var leaf132 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"assignment"}}
 var leaf133 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 5000, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf134 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re12}}
-var leaf135 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}}
-var leaf136 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
-var leaf137 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re11}}
-var leaf138 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"done", "blocked", "failed"}}
-var leaf139 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pass", "fail"}}
+var leaf135 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 500, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf136 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"parallelizable", "serial"}}
+var leaf137 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "AL003"}
+var leaf138 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 1000, MinItems: -1, MaxItems: -1, Rule: "AL003"}
+var leaf139 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}}}
 var leaf14 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL003", Required: true, Patterns: []*Regex{re3}}
-var leaf140 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 1000, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf141 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 5, Rule: "AL003"}
-var leaf142 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: 1, MaxItems: -1, Rule: "AL003"}
-var leaf143 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pass"}}
-var leaf144 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}}}
-var leaf145 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}, {Op: ">=", Num: 30, Lit: "30"}}}
-var leaf146 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"work_order", "mail", "process"}}
-var leaf147 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re13}}
-var leaf148 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re14}}
-var leaf149 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re15}}
+var leaf140 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 5, Lit: "5"}}}
+var leaf141 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"file", "note", "command", "constraint"}}
+var leaf142 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"subagent_result_v1"}}
+var leaf143 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}}
+var leaf144 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re11}}
+var leaf145 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR"}}
+var leaf146 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"done", "blocked", "failed"}}
+var leaf147 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pass", "fail"}}
+var leaf148 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: 5, Rule: "AL003"}
+var leaf149 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pass"}}
 var leaf15 = Leaf{Kinds: 64, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
-var leaf150 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"work_order", "mail", "process"}}
-var leaf151 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re17}}
-var leaf152 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re16}}
-var leaf153 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re17}}
-var leaf154 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 100, MinItems: -1, MaxItems: -1, Rule: "AL003"}
-var leaf155 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 4, Lit: "4"}}}
-var leaf156 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION"}}
-var leaf157 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"completed", "failed", "skipped"}}
-var leaf158 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"PASS", "FAIL"}}
-var leaf159 = Leaf{Kinds: 6, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: "<=", Num: 0, Lit: "0"}}}
+var leaf150 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 30, Lit: "30"}, {Op: ">=", Num: 30, Lit: "30"}}}
+var leaf151 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"work_order", "mail", "process"}}
+var leaf152 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re13}}
+var leaf153 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re14}}
+var leaf154 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re15}}
+var leaf155 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"work_order", "mail", "process"}}
+var leaf156 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re17}}
+var leaf157 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re16}}
+var leaf158 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re17}}
+var leaf159 = Leaf{Kinds: 1, MinRunes: 1, MaxRunes: 100, MinItems: -1, MaxItems: -1, Rule: "AL003"}
 var leaf16 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Enum: []string{"loop", "grind", "issue"}}
-var leaf160 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Patterns: []*Regex{re16}}
-var leaf161 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re13}}
-var leaf162 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"ready", "active", "archive"}}
-var leaf163 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped"}}
-var leaf164 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re18}}
-var leaf165 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re19}}
-var leaf166 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}, {Op: "<=", Num: 1, Lit: "1"}}}
+var leaf160 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 0, Lit: "0"}, {Op: "<=", Num: 4, Lit: "4"}}}
+var leaf161 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION"}}
+var leaf162 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"completed", "failed", "skipped"}}
+var leaf163 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"PASS", "FAIL"}}
+var leaf164 = Leaf{Kinds: 6, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: "<=", Num: 0, Lit: "0"}}}
+var leaf165 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true, Patterns: []*Regex{re16}}
+var leaf166 = Leaf{Kinds: 17, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re13}}
+var leaf167 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"ready", "active", "archive"}}
+var leaf168 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Enum: []string{"pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped"}}
+var leaf169 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re18}}
 var leaf17 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Required: true}
+var leaf170 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Patterns: []*Regex{re19}}
+var leaf171 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "AL003", Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}, {Op: "<=", Num: 1, Lit: "1"}}}
 var leaf18 = Leaf{Kinds: 2, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL004", Required: true, Bounds: []Bound{{Op: ">=", Num: 1, Lit: "1"}}}
 var leaf19 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "IL005", Required: true, Patterns: []*Regex{re6}}
 var leaf2 = Leaf{Kinds: 1, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1, Rule: "CL003", NullRule: "CL003", Required: true, Patterns: []*Regex{re2}}
@@ -271,9 +278,9 @@ var conds2 = CondSet{Fields: []CondField{{Name: "status", Leaf: &leaf51}}, Conds
 var conds3 = CondSet{Fields: []CondField{{Name: "type", Leaf: &leaf73}}, Conds: []CondSpec{{Field: 0, Equals: "work_order"}, {Field: 0, Equals: "mail"}, {Field: 0, Equals: "process"}}}
 var conds4 = CondSet{Fields: []CondField{{Name: "event_type", Leaf: &leaf77}}, Conds: []CondSpec{{Field: 0, Equals: "work_order.created"}, {Field: 0, Equals: "work_order.updated"}, {Field: 0, Equals: "work_order.status_changed"}, {Field: 0, Equals: "work_order.assigned"}, {Field: 0, Equals: "work_order.closed"}, {Field: 0, Equals: "mail.sent"}, {Field: 0, Equals: "mail.delivered"}, {Field: 0, Equals: "mail.read"}, {Field: 0, Equals: "agent.started"}, {Field: 0, Equals: "agent.assignment_checked"}, {Field: 0, Equals: "agent.working"}, {Field: 0, Equals: "agent.idle"}, {Field: 0, Equals: "agent.stopped"}, {Field: 0, Equals: "process.created"}, {Field: 0, Equals: "process.step_started"}, {Field: 0, Equals: "process.step_completed"}, {Field: 0, Equals: "process.completed"}, {Field: 0, Equals: "verify.started"}, {Field: 0, Equals: "verify.verdict"}}}
 var conds5 = CondSet{Fields: []CondField{{Name: "status", Leaf: &leaf61}}, Conds: []CondSpec{{Field: 0, Equals: "done"}}}
-var conds6 = CondSet{Fields: []CondField{{Name: "type", Leaf: &leaf150}}, Conds: []CondSpec{{Field: 0, Equals: "work_order"}, {Field: 0, Equals: "mail"}, {Field: 0, Equals: "process"}}}
+var conds6 = CondSet{Fields: []CondField{{Name: "type", Leaf: &leaf155}}, Conds: []CondSpec{{Field: 0, Equals: "work_order"}, {Field: 0, Equals: "mail"}, {Field: 0, Equals: "process"}}}
 var conds7 = CondSet{Fields: []CondField{{Name: "verdict", Leaf: &leaf96}}, Conds: []CondSpec{{Field: 0, Equals: "PASS"}}}
-var conds8 = CondSet{Fields: []CondField{{Name: "event_type", Leaf: &leaf160}}, Conds: []CondSpec{{Field: 0, Equals: "work_order.created"}, {Field: 0, Equals: "work_order.updated"}, {Field: 0, Equals: "work_order.status_changed"}, {Field: 0, Equals: "work_order.assigned"}, {Field: 0, Equals: "work_order.closed"}, {Field: 0, Equals: "mail.sent"}, {Field: 0, Equals: "mail.delivered"}, {Field: 0, Equals: "mail.read"}, {Field: 0, Equals: "agent.started"}, {Field: 0, Equals: "agent.assignment_checked"}, {Field: 0, Equals: "agent.working"}, {Field: 0, Equals: "agent.idle"}, {Field: 0, Equals: "agent.stopped"}, {Field: 0, Equals: "process.created"}, {Field: 0, Equals: "process.step_started"}, {Field: 0, Equals: "process.step_completed"}, {Field: 0, Equals: "process.completed"}, {Field: 0, Equals: "verify.started"}, {Field: 0, Equals: "verify.verdict"}}}
+var conds8 = CondSet{Fields: []CondField{{Name: "event_type", Leaf: &leaf165}}, Conds: []CondSpec{{Field: 0, Equals: "work_order.created"}, {Field: 0, Equals: "work_order.updated"}, {Field: 0, Equals: "work_order.status_changed"}, {Field: 0, Equals: "work_order.assigned"}, {Field: 0, Equals: "work_order.closed"}, {Field: 0, Equals: "mail.sent"}, {Field: 0, Equals: "mail.delivered"}, {Field: 0, Equals: "mail.read"}, {Field: 0, Equals: "agent.started"}, {Field: 0, Equals: "agent.assignment_checked"}, {Field: 0, Equals: "agent.working"}, {Field: 0, Equals: "agent.idle"}, {Field: 0, Equals: "agent.stopped"}, {Field: 0, Equals: "process.created"}, {Field: 0, Equals: "process.step_started"}, {Field: 0, Equals: "process.step_completed"}, {Field: 0, Equals: "process.completed"}, {Field: 0, Equals: "verify.started"}, {Field: 0, Equals: "verify.verdict"}}}
 
 // v0 checks the value at #CollectorEvent.version (rules CL001, CL002).
 func v0(d *Dec) {
@@ -4820,6 +4827,7 @@ func a2(a *Acc, b []byte, i int) int {
 
 // a3 accepts or declines the values at these CUE paths:
 //   - #CollectorEvent.agent_id (validator v3)
+//   - #Assignment.task.acceptance_criteria[] (validator v52)
 //   - #OrchestratorOutput.ledger_delta[].delta_id (validator v81)
 //   - #Result.notes_for_orchestrator[] (validator v99)
 //   - #Result._acceptance[].evidence (when status is "done") (validator v102)
@@ -4899,7 +4907,17 @@ func a4(a *Acc, b []byte, i int) int {
 //   - #LedgerEntry.source (validator v18)
 //   - #LedgerEntry.summary (validator v18)
 //   - #LedgerStatus.last_task_id (validator v5)
+//   - #Assignment.task.lock_scope[] (validator v49)
+//   - #Assignment.task.forbidden_scope[] (validator v5)
+//   - #Assignment.active_locks[].resource (validator v18)
+//   - #Assignment.context_package[].value (validator v18)
 //   - #Handoff.objective (validator v18)
+//   - #Handoff.ledger[].title (validator v18)
+//   - #Handoff.ledger[].owner (validator v18)
+//   - #Handoff.ledger[].lock_scope[] (validator v5)
+//   - #Handoff.active_locks[].resource (validator v18)
+//   - #Handoff.open_blockers[].reason (validator v18)
+//   - #Handoff.acceptance_targets[].criteria[] (validator v5)
 //   - #Locks.locks[].resource (validator v18)
 //   - #OrchestratorOutput.ledger_delta[].owner (validator v18)
 //   - #OrchestratorOutput.ledger_delta[].reason (validator v18)
@@ -5007,6 +5025,7 @@ func a8(a *Acc, b []byte, i int) int {
 //   - #CollectorEvent.metadata (validator v9)
 //   - #LedgerEntry.data (validator v33)
 //   - #Handoff.constraints (validator v33)
+//   - #Handoff.open_blockers[].details (validator v9)
 //   - #OrchestratorOutput.assignments[] (validator v9)
 //   - #OrchestratorOutput.blockers[].details (validator v9)
 //   - #VermasEvent.data (its declaration outside the conditions)
@@ -6567,6 +6586,16 @@ func a38(a *Acc, b []byte, i int) int {
 }
 
 // a39 accepts or declines the values at these CUE paths:
+//   - #Assignment.task.task_id (validator v44)
+//   - #Assignment.task.dependencies[] (validator v47)
+//   - #Assignment.active_locks[].task_id (validator v44)
+//   - #Handoff.ledger[].task_id (validator v44)
+//   - #Handoff.ledger[].dependencies[] (validator v47)
+//   - #Handoff.active_locks[].task_id (validator v44)
+//   - #Handoff.dependencies[].task_id (validator v44)
+//   - #Handoff.dependencies[].depends_on_task_id (validator v44)
+//   - #Handoff.open_blockers[].task_id (validator v44)
+//   - #Handoff.acceptance_targets[].task_id (validator v44)
 //   - #Locks.locks[].task_id (validator v44)
 //   - #OrchestratorOutput.ledger_delta[].task_id (validator v44)
 //   - #OrchestratorOutput.active_locks[].task_id (validator v44)
@@ -6593,13 +6622,444 @@ func a39(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a40 accepts or declines the values at these CUE paths:
+// a40 accepts or declines the value at #Assignment.task.title (validator v45).
+func a40(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !RunesOK(s, 1, 500) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a41 accepts or declines the value at #Assignment.task.type (validator v46).
+func a41(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "parallelizable", "serial":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a42 accepts or declines the values at these CUE paths:
+//   - #Assignment.task.dependencies (validator v48)
+//   - #Handoff.ledger[].dependencies (validator v68)
+//   - #Reconcile.ledger[].dependencies (validator v68)
+func a42(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a39(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a43 accepts or declines the value at #Assignment.task.lock_scope (validator v50).
+func a43(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a5(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if n < 1 {
+			return -1
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a44 accepts or declines the values at these CUE paths:
+//   - #Assignment.task.forbidden_scope (validator v51)
+//   - #Handoff.ledger[].lock_scope (validator v51)
+//   - #Handoff.acceptance_targets[].criteria (validator v51)
+//   - #OrchestratorOutput.next_actions (validator v51)
+//   - #WorklogEntry.files_touched (validator v51)
+//   - #VermasEvent.data.changes.labels (when event_type is "work_order.updated") (validator v132)
+//   - #VermasTemplate.steps[].needs (validator v132)
+//   - #VermasWorkOrder.labels (validator v132)
+func a44(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a5(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a45 accepts or declines the value at #Assignment.task.acceptance_criteria (validator v53).
+func a45(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a3(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if n < 1 {
+			return -1
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a46 accepts or declines the values at these CUE paths:
+//   - #Assignment.task.worklog_path (validator v54)
+//   - #Result.worklog_path (validator v54)
+func a46(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !RunesOK(s, 1, 1000) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a47 accepts or declines the values at these CUE paths:
+//   - #Assignment.task.timeout_seconds (validator v56)
+//   - #Handoff.ledger[].timeout_seconds (validator v69)
+//   - #Watchdog.tasks[].timeout_seconds (its declaration outside the conditions)
+//   - #Watchdog.tasks[].timeout_seconds (when status is not "in_progress") (validator v108)
+func a47(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !Bounds(b[i:j], leaf139.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a48 accepts or declines the values at these CUE paths:
+//   - #Assignment.task.heartbeat_interval_seconds (validator v56)
+//   - #Handoff.ledger[].heartbeat_interval_seconds (validator v69)
+func a48(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		j, isInt := Num(b, i)
+		if !isInt {
+			return -1
+		}
+		if j < 0 || !Bounds(b[i:j], leaf140.Bounds) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a49 accepts or declines the values at these CUE paths:
+//   - #Assignment.task.priority (validator v55)
+//   - #Handoff.ledger[].priority (validator v66)
+func a49(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "low", "normal", "high", "critical":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a50 accepts or declines the value at #Assignment.task (validator v56).
+func a50(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		span8 := [2]int{-1, -1}
+		span9 := [2]int{-1, -1}
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						} else if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+							f, k = 1, SkipWS(b, j+8)
+						} else if Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
+							f, k = 2, SkipWS(b, j+7)
+						} else if Is(b, j, "\"timeout_seconds\":") {
+							f, k = 8, SkipWS(b, j+18)
+						}
+					case 'd':
+						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
+							f, k = 3, SkipWS(b, j+15)
+						}
+					case 'l':
+						if Is16(b, j, 13, 0x63735f6b636f6c22, 0x3a2265706f63735f) /* "lock_scope": */ {
+							f, k = 4, SkipWS(b, j+13)
+						}
+					case 'f':
+						if Is(b, j, "\"forbidden_scope\":") {
+							f, k = 5, SkipWS(b, j+18)
+						}
+					case 'a':
+						if Is(b, j, "\"acceptance_criteria\":") {
+							f, k = 6, SkipWS(b, j+22)
+						}
+					case 'w':
+						if Is16(b, j, 15, 0x676f6c6b726f7722, 0x3a22687461705f67) /* "worklog_path": */ {
+							f, k = 7, SkipWS(b, j+15)
+						}
+					case 'h':
+						if Is(b, j, "\"heartbeat_interval_seconds\":") {
+							f, k = 9, SkipWS(b, j+29)
+						}
+					case 'p':
+						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+							f, k = 10, SkipWS(b, j+11)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "title":
+						f = 1
+					case "type":
+						f = 2
+					case "dependencies":
+						f = 3
+					case "lock_scope":
+						f = 4
+					case "forbidden_scope":
+						f = 5
+					case "acceptance_criteria":
+						f = 6
+					case "worklog_path":
+						f = 7
+					case "timeout_seconds":
+						f = 8
+					case "heartbeat_interval_seconds":
+						f = 9
+					case "priority":
+						f = 10
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					w := k
+					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+						a.Set(9, w, k)
+					}
+				case 1:
+					w := k
+					if k = a.Field(b, k, &seen, 1, a40); k >= 0 {
+						a.Set(10, w, k)
+					}
+				case 2:
+					w := k
+					if k = a.Field(b, k, &seen, 2, a41); k >= 0 {
+						a.Set(11, w, k)
+					}
+				case 3:
+					w := k
+					if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
+						a.Set(12, w, k)
+					}
+				case 4:
+					w := k
+					if k = a.Field(b, k, &seen, 4, a43); k >= 0 {
+						a.Set(13, w, k)
+					}
+				case 5:
+					w := k
+					if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
+						a.Set(14, w, k)
+					}
+				case 6:
+					w := k
+					if k = a.Field(b, k, &seen, 6, a45); k >= 0 {
+						a.Set(15, w, k)
+					}
+				case 7:
+					w := k
+					if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
+						a.Set(16, w, k)
+					}
+				case 8:
+					v := k
+					w := k
+					if k = a.Field(b, k, &seen, 8, a47); k >= 0 {
+						a.Set(17, w, k)
+					}
+					span8 = [2]int{v, k}
+				case 9:
+					v := k
+					w := k
+					if k = a.Field(b, k, &seen, 9, a48); k >= 0 {
+						a.Set(18, w, k)
+					}
+					span9 = [2]int{v, k}
+				case 10:
+					w := k
+					if k = a.Field(b, k, &seen, 10, a49); k >= 0 {
+						a.Set(19, w, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3ff != 0x3ff {
+			return -1
+		}
+		if span9[0] >= 0 && span8[0] >= 0 && !RefHolds("<", b[span9[0]:span9[1]], b[span8[0]:span8[1]]) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a51 accepts or declines the values at these CUE paths:
+//   - #Assignment.active_locks[].active (validator v57)
+//   - #Handoff.active_locks[].active (validator v57)
 //   - #Locks.locks[].active (validator v57)
 //   - #OrchestratorOutput.ledger_delta[].timed_out (validator v82)
 //   - #OrchestratorOutput.active_locks[].active (validator v57)
 //   - #Reconcile.active_locks[].active (validator v57)
 //   - #VermasEvent.data.found (when event_type is "agent.assignment_checked") (validator v57)
-func a40(a *Acc, b []byte, i int) int {
+func a51(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case 't':
 		return Lit(b, i, "true")
@@ -6609,11 +7069,13 @@ func a40(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a41 accepts or declines the values at these CUE paths:
+// a52 accepts or declines the values at these CUE paths:
+//   - #Assignment.active_locks[] (validator v58)
+//   - #Handoff.active_locks[] (validator v58)
 //   - #Locks.locks[] (validator v58)
 //   - #OrchestratorOutput.active_locks[] (validator v58)
 //   - #Reconcile.active_locks[] (validator v58)
-func a41(a *Acc, b []byte, i int) int {
+func a52(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -6661,7 +7123,7 @@ func a41(a *Acc, b []byte, i int) int {
 				case 1:
 					k = a.Field(b, k, &seen, 1, a5)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a40)
+					k = a.Field(b, k, &seen, 2, a51)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -6686,11 +7148,13 @@ func a41(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a42 accepts or declines the values at these CUE paths:
+// a53 accepts or declines the values at these CUE paths:
+//   - #Assignment.active_locks (validator v59)
+//   - #Handoff.active_locks (validator v59)
 //   - #Locks.locks (validator v59)
 //   - #OrchestratorOutput.active_locks (validator v59)
 //   - #Reconcile.active_locks (validator v90)
-func a42(a *Acc, b []byte, i int) int {
+func a53(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -6700,7 +7164,7 @@ func a42(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a41(a, b, j)
+				k := a52(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -6721,8 +7185,986 @@ func a42(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a43 accepts or declines the value at #Locks (validator v80).
-func a43(a *Acc, b []byte, i int) int {
+// a54 accepts or declines the value at #Assignment.context_package[].kind (validator v60).
+func a54(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "file", "note", "command", "constraint":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a55 accepts or declines the value at #Assignment.context_package[] (validator v61).
+func a55(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 'k':
+						if Is8(b, j, 7, 0x3a22646e696b22) /* "kind": */ {
+							f, k = 0, SkipWS(b, j+7)
+						}
+					case 'v':
+						if Is16(b, j, 8, 0x3a2265756c617622, 0x3a2265756c617622) /* "value": */ {
+							f, k = 1, SkipWS(b, j+8)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "kind":
+						f = 0
+					case "value":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a54)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a56 accepts or declines the value at #Assignment.context_package (validator v62).
+func a56(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a55(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a57 accepts or declines the value at #Assignment.required_output_schema (validator v63).
+func a57(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "subagent_result_v1":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a58 accepts or declines the value at #Assignment (validator v64).
+func a58(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if Is(b, j, "\"schema_version\":") {
+							f, k = 0, SkipWS(b, j+17)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+							f, k = 1, SkipWS(b, j+9)
+						} else if Is(b, j, "\"required_output_schema\":") {
+							f, k = 8, SkipWS(b, j+25)
+						}
+					case 'g':
+						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
+							f, k = 2, SkipWS(b, j+15)
+						} else if Is(b, j, "\"global_objective\":") {
+							f, k = 4, SkipWS(b, j+19)
+						}
+					case 'p':
+						if Is16(b, j, 14, 0x5f74656b63617022, 0x3a22657079745f74) /* "packet_type": */ {
+							f, k = 3, SkipWS(b, j+14)
+						}
+					case 't':
+						if Is8(b, j, 7, 0x3a226b73617422) /* "task": */ {
+							f, k = 5, SkipWS(b, j+7)
+						}
+					case 'a':
+						if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
+							f, k = 6, SkipWS(b, j+15)
+						}
+					case 'c':
+						if Is(b, j, "\"context_package\":") {
+							f, k = 7, SkipWS(b, j+18)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "schema_version":
+						f = 0
+					case "run_id":
+						f = 1
+					case "generated_at":
+						f = 2
+					case "packet_type":
+						f = 3
+					case "global_objective":
+						f = 4
+					case "task":
+						f = 5
+					case "active_locks":
+						f = 6
+					case "context_package":
+						f = 7
+					case "required_output_schema":
+						f = 8
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					w := k
+					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+						a.Set(0, w, k)
+					}
+				case 1:
+					w := k
+					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+						a.Set(1, w, k)
+					}
+				case 2:
+					w := k
+					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+						a.Set(2, w, k)
+					}
+				case 3:
+					w := k
+					if k = a.Field(b, k, &seen, 3, a37); k >= 0 {
+						a.Set(3, w, k)
+					}
+				case 4:
+					w := k
+					if k = a.Field(b, k, &seen, 4, a38); k >= 0 {
+						a.Set(4, w, k)
+					}
+				case 5:
+					w := k
+					if k = a.Field(b, k, &seen, 5, a50); k >= 0 {
+						a.Set(5, w, k)
+					}
+				case 6:
+					w := k
+					if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
+						a.Set(6, w, k)
+					}
+				case 7:
+					w := k
+					if k = a.Field(b, k, &seen, 7, a56); k >= 0 {
+						a.Set(7, w, k)
+					}
+				case 8:
+					w := k
+					if k = a.Field(b, k, &seen, 8, a57); k >= 0 {
+						a.Set(8, w, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x1fb != 0x1fb {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a59 accepts or declines the values at these CUE paths:
+//   - #Handoff.ledger[].status (validator v65)
+//   - #OrchestratorOutput.ledger_delta[].status (validator v65)
+//   - #Reconcile.ledger[].status (validator v65)
+//   - #Watchdog.tasks[].status (validator v65)
+func a59(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "todo", "in_progress", "blocked", "done", "failed", "canceled":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a60 accepts or declines the values at these CUE paths:
+//   - #Handoff.ledger[].last_heartbeat_at (validator v67)
+//   - #Reconcile.ledger[].last_heartbeat_at (validator v67)
+//   - #Watchdog.tasks[].last_heartbeat_at (validator v67)
+func a60(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		if !re11.Match(s) {
+			return -1
+		}
+		return j
+	case 'n':
+		return Lit(b, i, "null")
+	}
+	return -1
+}
+
+// a61 accepts or declines the value at #Handoff.ledger[] (validator v69).
+func a61(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		span5 := [2]int{-1, -1}
+		span6 := [2]int{-1, -1}
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						} else if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+							f, k = 1, SkipWS(b, j+8)
+						} else if Is(b, j, "\"timeout_seconds\":") {
+							f, k = 5, SkipWS(b, j+18)
+						}
+					case 's':
+						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+							f, k = 2, SkipWS(b, j+9)
+						}
+					case 'o':
+						if Is16(b, j, 8, 0x3a2272656e776f22, 0x3a2272656e776f22) /* "owner": */ {
+							f, k = 3, SkipWS(b, j+8)
+						}
+					case 'l':
+						if Is16(b, j, 13, 0x63735f6b636f6c22, 0x3a2265706f63735f) /* "lock_scope": */ {
+							f, k = 4, SkipWS(b, j+13)
+						} else if Is(b, j, "\"last_heartbeat_at\":") {
+							f, k = 8, SkipWS(b, j+20)
+						}
+					case 'h':
+						if Is(b, j, "\"heartbeat_interval_seconds\":") {
+							f, k = 6, SkipWS(b, j+29)
+						}
+					case 'p':
+						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+							f, k = 7, SkipWS(b, j+11)
+						}
+					case 'd':
+						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
+							f, k = 9, SkipWS(b, j+15)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "title":
+						f = 1
+					case "status":
+						f = 2
+					case "owner":
+						f = 3
+					case "lock_scope":
+						f = 4
+					case "timeout_seconds":
+						f = 5
+					case "heartbeat_interval_seconds":
+						f = 6
+					case "priority":
+						f = 7
+					case "last_heartbeat_at":
+						f = 8
+					case "dependencies":
+						f = 9
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a39)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a5)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a59)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a5)
+				case 4:
+					k = a.Field(b, k, &seen, 4, a44)
+				case 5:
+					v := k
+					k = a.Field(b, k, &seen, 5, a47)
+					span5 = [2]int{v, k}
+				case 6:
+					v := k
+					k = a.Field(b, k, &seen, 6, a48)
+					span6 = [2]int{v, k}
+				case 7:
+					k = a.Field(b, k, &seen, 7, a49)
+				case 8:
+					k = a.Field(b, k, &seen, 8, a60)
+				case 9:
+					k = a.Field(b, k, &seen, 9, a42)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0xff != 0xff {
+			return -1
+		}
+		if span6[0] >= 0 && span5[0] >= 0 && !RefHolds("<", b[span6[0]:span6[1]], b[span5[0]:span5[1]]) {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a62 accepts or declines the value at #Handoff.ledger (validator v70).
+func a62(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a61(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a63 accepts or declines the value at #Handoff.dependencies[] (validator v71).
+func a63(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						}
+					case 'd':
+						if Is(b, j, "\"depends_on_task_id\":") {
+							f, k = 1, SkipWS(b, j+21)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "depends_on_task_id":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a39)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a39)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a64 accepts or declines the value at #Handoff.dependencies (validator v72).
+func a64(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a63(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a65 accepts or declines the values at these CUE paths:
+//   - #Handoff.open_blockers[].code (validator v73)
+//   - #OrchestratorOutput.blockers[].code (validator v73)
+//   - #WorklogEntry.code (validator v112)
+func a65(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		j, s := a.Str(b, i)
+		if j < 0 {
+			return -1
+		}
+		switch string(s) {
+		case "SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR":
+		default:
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a66 accepts or declines the values at these CUE paths:
+//   - #Handoff.open_blockers[] (validator v74)
+//   - #OrchestratorOutput.blockers[] (validator v74)
+func a66(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						}
+					case 'c':
+						if Is8(b, j, 7, 0x3a2265646f6322) /* "code": */ {
+							f, k = 1, SkipWS(b, j+7)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+							f, k = 2, SkipWS(b, j+9)
+						}
+					case 'd':
+						if Is16(b, j, 10, 0x736c696174656422, 0x3a22736c69617465) /* "details": */ {
+							f, k = 3, SkipWS(b, j+10)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "code":
+						f = 1
+					case "reason":
+						f = 2
+					case "details":
+						f = 3
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a39)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a65)
+				case 2:
+					k = a.Field(b, k, &seen, 2, a5)
+				case 3:
+					k = a.Field(b, k, &seen, 3, a9)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x7 != 0x7 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a67 accepts or declines the values at these CUE paths:
+//   - #Handoff.open_blockers (validator v75)
+//   - #OrchestratorOutput.blockers (validator v75)
+func a67(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a66(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a68 accepts or declines the value at #Handoff.acceptance_targets[] (validator v76).
+func a68(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 't':
+						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+							f, k = 0, SkipWS(b, j+10)
+						}
+					case 'c':
+						if Is16(b, j, 11, 0x6972657469726322, 0x3a22616972657469) /* "criteria": */ {
+							f, k = 1, SkipWS(b, j+11)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "task_id":
+						f = 0
+					case "criteria":
+						f = 1
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					k = a.Field(b, k, &seen, 0, a39)
+				case 1:
+					k = a.Field(b, k, &seen, 1, a44)
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3 != 0x3 {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a69 accepts or declines the value at #Handoff.acceptance_targets (validator v77).
+func a69(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		if !empty {
+			for {
+				k := a68(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a70 accepts or declines the value at #Handoff (validator v78).
+func a70(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '{':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		var seen uint64
+		if !empty {
+			mark := a.Names()
+			for {
+				f, k := -1, 0
+				if j+1 < len(b) {
+					switch b[j+1] {
+					case 's':
+						if Is(b, j, "\"schema_version\":") {
+							f, k = 0, SkipWS(b, j+17)
+						}
+					case 'r':
+						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+							f, k = 1, SkipWS(b, j+9)
+						}
+					case 'g':
+						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
+							f, k = 2, SkipWS(b, j+15)
+						}
+					case 'o':
+						if Is16(b, j, 12, 0x697463656a626f22, 0x3a22657669746365) /* "objective": */ {
+							f, k = 3, SkipWS(b, j+12)
+						} else if Is16(b, j, 16, 0x6c625f6e65706f22, 0x3a227372656b636f) /* "open_blockers": */ {
+							f, k = 8, SkipWS(b, j+16)
+						}
+					case 'c':
+						if Is16(b, j, 14, 0x617274736e6f6322, 0x3a2273746e696172) /* "constraints": */ {
+							f, k = 4, SkipWS(b, j+14)
+						}
+					case 'l':
+						if Is16(b, j, 9, 0x2272656764656c22, 0x3a2272656764656c) /* "ledger": */ {
+							f, k = 5, SkipWS(b, j+9)
+						}
+					case 'a':
+						if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
+							f, k = 6, SkipWS(b, j+15)
+						} else if Is(b, j, "\"acceptance_targets\":") {
+							f, k = 9, SkipWS(b, j+21)
+						}
+					case 'd':
+						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
+							f, k = 7, SkipWS(b, j+15)
+						}
+					}
+				}
+				if f < 0 {
+					var name []byte
+					name, k = a.Member(b, j)
+					switch string(name) {
+					case "schema_version":
+						f = 0
+					case "run_id":
+						f = 1
+					case "generated_at":
+						f = 2
+					case "objective":
+						f = 3
+					case "constraints":
+						f = 4
+					case "ledger":
+						f = 5
+					case "active_locks":
+						f = 6
+					case "dependencies":
+						f = 7
+					case "open_blockers":
+						f = 8
+					case "acceptance_targets":
+						f = 9
+					default:
+						k = a.Undeclared(b, j, k, name, mark, XMembers)
+					}
+				}
+				switch f {
+				case 0:
+					w := k
+					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+						a.Set(0, w, k)
+					}
+				case 1:
+					w := k
+					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+						a.Set(1, w, k)
+					}
+				case 2:
+					w := k
+					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+						a.Set(2, w, k)
+					}
+				case 3:
+					w := k
+					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+						a.Set(3, w, k)
+					}
+				case 4:
+					w := k
+					if k = a.Field(b, k, &seen, 4, a9); k >= 0 {
+						a.Set(4, w, k)
+					}
+				case 5:
+					w := k
+					if k = a.Field(b, k, &seen, 5, a62); k >= 0 {
+						a.Set(5, w, k)
+					}
+				case 6:
+					w := k
+					if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
+						a.Set(6, w, k)
+					}
+				case 7:
+					w := k
+					if k = a.Field(b, k, &seen, 7, a64); k >= 0 {
+						a.Set(7, w, k)
+					}
+				case 8:
+					w := k
+					if k = a.Field(b, k, &seen, 8, a67); k >= 0 {
+						a.Set(8, w, k)
+					}
+				case 9:
+					w := k
+					if k = a.Field(b, k, &seen, 9, a69); k >= 0 {
+						a.Set(9, w, k)
+					}
+				}
+				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1 // the common case
+					continue
+				}
+				var more bool
+				if j, more = Next(b, k, '}'); !more {
+					break
+				}
+			}
+			if j < 0 {
+				return -1
+			}
+			a.DropNames(mark)
+			a.Close()
+		}
+		if seen&0x3fb != 0x3fb {
+			return -1
+		}
+		return j
+	}
+	return -1
+}
+
+// a71 accepts or declines the value at #Locks (validator v80).
+func a71(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -6766,7 +8208,7 @@ func a43(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a42); k >= 0 {
+					if k = a.Field(b, k, &seen, 1, a53); k >= 0 {
 						a.Set(1, w, k)
 					}
 				}
@@ -6793,33 +8235,12 @@ func a43(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a44 accepts or declines the values at these CUE paths:
-//   - #OrchestratorOutput.ledger_delta[].status (validator v65)
-//   - #Reconcile.ledger[].status (validator v65)
-//   - #Watchdog.tasks[].status (validator v65)
-func a44(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		switch string(s) {
-		case "todo", "in_progress", "blocked", "done", "failed", "canceled":
-		default:
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-// a45 accepts or declines the values at these CUE paths:
+// a72 accepts or declines the values at these CUE paths:
 //   - #OrchestratorOutput.ledger_delta[].retry_after_ms (validator v83)
 //   - #VermasEvent.data.response_ms (when event_type is "agent.assignment_checked") (validator v145)
 //   - #VermasEvent.data.criteria_passed (when event_type is "verify.verdict") (validator v145)
 //   - #VermasEvent.data.criteria_failed (when event_type is "verify.verdict") (validator v145)
-func a45(a *Acc, b []byte, i int) int {
+func a72(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, isInt := Num(b, i)
@@ -6834,8 +8255,8 @@ func a45(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a46 accepts or declines the value at #OrchestratorOutput.ledger_delta[] (validator v84).
-func a46(a *Acc, b []byte, i int) int {
+// a73 accepts or declines the value at #OrchestratorOutput.ledger_delta[] (validator v84).
+func a73(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -6907,7 +8328,7 @@ func a46(a *Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a39)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a44)
+					k = a.Field(b, k, &seen, 1, a59)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				case 3:
@@ -6917,9 +8338,9 @@ func a46(a *Acc, b []byte, i int) int {
 				case 5:
 					k = a.Field(b, k, &seen, 5, a36)
 				case 6:
-					k = a.Field(b, k, &seen, 6, a40)
+					k = a.Field(b, k, &seen, 6, a51)
 				case 7:
-					k = a.Field(b, k, &seen, 7, a45)
+					k = a.Field(b, k, &seen, 7, a72)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -6944,8 +8365,8 @@ func a46(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a47 accepts or declines the value at #OrchestratorOutput.ledger_delta (validator v85).
-func a47(a *Acc, b []byte, i int) int {
+// a74 accepts or declines the value at #OrchestratorOutput.ledger_delta (validator v85).
+func a74(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -6955,7 +8376,7 @@ func a47(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a46(a, b, j)
+				k := a73(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -6976,8 +8397,8 @@ func a47(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a48 accepts or declines the value at #OrchestratorOutput.assignments (validator v86).
-func a48(a *Acc, b []byte, i int) int {
+// a75 accepts or declines the value at #OrchestratorOutput.assignments (validator v86).
+func a75(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -7008,179 +8429,8 @@ func a48(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a49 accepts or declines the values at these CUE paths:
-//   - #OrchestratorOutput.blockers[].code (validator v73)
-//   - #WorklogEntry.code (validator v112)
-func a49(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		switch string(s) {
-		case "SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR":
-		default:
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-// a50 accepts or declines the value at #OrchestratorOutput.blockers[] (validator v74).
-func a50(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '{':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		var seen uint64
-		if !empty {
-			mark := a.Names()
-			for {
-				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
-					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
-						}
-					case 'c':
-						if Is8(b, j, 7, 0x3a2265646f6322) /* "code": */ {
-							f, k = 1, SkipWS(b, j+7)
-						}
-					case 'r':
-						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
-							f, k = 2, SkipWS(b, j+9)
-						}
-					case 'd':
-						if Is16(b, j, 10, 0x736c696174656422, 0x3a22736c69617465) /* "details": */ {
-							f, k = 3, SkipWS(b, j+10)
-						}
-					}
-				}
-				if f < 0 {
-					var name []byte
-					name, k = a.Member(b, j)
-					switch string(name) {
-					case "task_id":
-						f = 0
-					case "code":
-						f = 1
-					case "reason":
-						f = 2
-					case "details":
-						f = 3
-					default:
-						k = a.Undeclared(b, j, k, name, mark, XMembers)
-					}
-				}
-				switch f {
-				case 0:
-					k = a.Field(b, k, &seen, 0, a39)
-				case 1:
-					k = a.Field(b, k, &seen, 1, a49)
-				case 2:
-					k = a.Field(b, k, &seen, 2, a5)
-				case 3:
-					k = a.Field(b, k, &seen, 3, a9)
-				}
-				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
-					j = k + 1 // the common case
-					continue
-				}
-				var more bool
-				if j, more = Next(b, k, '}'); !more {
-					break
-				}
-			}
-			if j < 0 {
-				return -1
-			}
-			a.DropNames(mark)
-			a.Close()
-		}
-		if seen&0x7 != 0x7 {
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-// a51 accepts or declines the value at #OrchestratorOutput.blockers (validator v75).
-func a51(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '[':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		n := 0
-		if !empty {
-			for {
-				k := a50(a, b, j)
-				if k < 0 {
-					return -1
-				}
-				n++
-				var more bool
-				if j, more = Next(b, k, ']'); j < 0 {
-					return -1
-				}
-				if !more {
-					break
-				}
-			}
-			a.Close()
-		}
-		_ = n
-		return j
-	}
-	return -1
-}
-
-// a52 accepts or declines the values at these CUE paths:
-//   - #OrchestratorOutput.next_actions (validator v51)
-//   - #WorklogEntry.files_touched (validator v51)
-//   - #VermasEvent.data.changes.labels (when event_type is "work_order.updated") (validator v132)
-//   - #VermasTemplate.steps[].needs (validator v132)
-//   - #VermasWorkOrder.labels (validator v132)
-func a52(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '[':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		n := 0
-		if !empty {
-			for {
-				k := a5(a, b, j)
-				if k < 0 {
-					return -1
-				}
-				n++
-				var more bool
-				if j, more = Next(b, k, ']'); j < 0 {
-					return -1
-				}
-				if !more {
-					break
-				}
-			}
-			a.Close()
-		}
-		_ = n
-		return j
-	}
-	return -1
-}
-
-// a53 accepts or declines the value at #OrchestratorOutput (validator v87).
-func a53(a *Acc, b []byte, i int) int {
+// a76 accepts or declines the value at #OrchestratorOutput (validator v87).
+func a76(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7268,27 +8518,27 @@ func a53(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a47); k >= 0 {
+					if k = a.Field(b, k, &seen, 3, a74); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a48); k >= 0 {
+					if k = a.Field(b, k, &seen, 4, a75); k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a42); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a53); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a51); k >= 0 {
+					if k = a.Field(b, k, &seen, 6, a67); k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a52); k >= 0 {
+					if k = a.Field(b, k, &seen, 7, a44); k >= 0 {
 						a.Set(7, w, k)
 					}
 				}
@@ -7315,60 +8565,8 @@ func a53(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a54 accepts or declines the value at #Reconcile.ledger[].dependencies (validator v68).
-func a54(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '[':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		n := 0
-		if !empty {
-			for {
-				k := a39(a, b, j)
-				if k < 0 {
-					return -1
-				}
-				n++
-				var more bool
-				if j, more = Next(b, k, ']'); j < 0 {
-					return -1
-				}
-				if !more {
-					break
-				}
-			}
-			a.Close()
-		}
-		_ = n
-		return j
-	}
-	return -1
-}
-
-// a55 accepts or declines the values at these CUE paths:
-//   - #Reconcile.ledger[].last_heartbeat_at (validator v67)
-//   - #Watchdog.tasks[].last_heartbeat_at (validator v67)
-func a55(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if !re11.Match(s) {
-			return -1
-		}
-		return j
-	case 'n':
-		return Lit(b, i, "null")
-	}
-	return -1
-}
-
-// a56 accepts or declines the value at #Reconcile.ledger[] (validator v88).
-func a56(a *Acc, b []byte, i int) int {
+// a77 accepts or declines the value at #Reconcile.ledger[] (validator v88).
+func a77(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7426,13 +8624,13 @@ func a56(a *Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a39)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a44)
+					k = a.Field(b, k, &seen, 1, a59)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a54)
+					k = a.Field(b, k, &seen, 3, a42)
 				case 4:
-					k = a.Field(b, k, &seen, 4, a55)
+					k = a.Field(b, k, &seen, 4, a60)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -7457,8 +8655,8 @@ func a56(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a57 accepts or declines the value at #Reconcile.ledger (validator v89).
-func a57(a *Acc, b []byte, i int) int {
+// a78 accepts or declines the value at #Reconcile.ledger (validator v89).
+func a78(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -7468,7 +8666,7 @@ func a57(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a56(a, b, j)
+				k := a77(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -7489,8 +8687,8 @@ func a57(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a58 accepts or declines the value at #Reconcile.events[] (validator v91).
-func a58(a *Acc, b []byte, i int) int {
+// a79 accepts or declines the value at #Reconcile.events[] (validator v91).
+func a79(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7555,8 +8753,8 @@ func a58(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a59 accepts or declines the value at #Reconcile.events (validator v92).
-func a59(a *Acc, b []byte, i int) int {
+// a80 accepts or declines the value at #Reconcile.events (validator v92).
+func a80(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -7566,7 +8764,7 @@ func a59(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a58(a, b, j)
+				k := a79(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -7587,8 +8785,8 @@ func a59(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a60 accepts or declines the value at #Reconcile (validator v93).
-func a60(a *Acc, b []byte, i int) int {
+// a81 accepts or declines the value at #Reconcile (validator v93).
+func a81(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7644,17 +8842,17 @@ func a60(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a57); k >= 0 {
+					if k = a.Field(b, k, &seen, 1, a78); k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a42); k >= 0 {
+					if k = a.Field(b, k, &seen, 2, a53); k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a59); k >= 0 {
+					if k = a.Field(b, k, &seen, 3, a80); k >= 0 {
 						a.Set(3, w, k)
 					}
 				}
@@ -7681,8 +8879,8 @@ func a60(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a61 accepts or declines the value at #Result.status (validator v105).
-func a61(a *Acc, b []byte, i int) int {
+// a82 accepts or declines the value at #Result.status (validator v105).
+func a82(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -7699,8 +8897,8 @@ func a61(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a62 accepts or declines the value at #Result.changes[] (validator v94).
-func a62(a *Acc, b []byte, i int) int {
+// a83 accepts or declines the value at #Result.changes[] (validator v94).
+func a83(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7773,8 +8971,8 @@ func a62(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a63 accepts or declines the value at #Result.changes (validator v95).
-func a63(a *Acc, b []byte, i int) int {
+// a84 accepts or declines the value at #Result.changes (validator v95).
+func a84(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -7784,7 +8982,7 @@ func a63(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a62(a, b, j)
+				k := a83(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -7805,8 +9003,8 @@ func a63(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a64 accepts or declines the value at #Result.acceptance_check[].status (validator v96).
-func a64(a *Acc, b []byte, i int) int {
+// a85 accepts or declines the value at #Result.acceptance_check[].status (validator v96).
+func a85(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -7823,8 +9021,8 @@ func a64(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a65 accepts or declines the value at #Result.acceptance_check[] (validator v97).
-func a65(a *Acc, b []byte, i int) int {
+// a86 accepts or declines the value at #Result.acceptance_check[] (validator v97).
+func a86(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -7870,7 +9068,7 @@ func a65(a *Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a5)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a64)
+					k = a.Field(b, k, &seen, 1, a85)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				}
@@ -7897,8 +9095,8 @@ func a65(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a66 accepts or declines the value at #Result.acceptance_check (validator v98).
-func a66(a *Acc, b []byte, i int) int {
+// a87 accepts or declines the value at #Result.acceptance_check (validator v98).
+func a87(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -7908,7 +9106,7 @@ func a66(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a65(a, b, j)
+				k := a86(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -7929,24 +9127,8 @@ func a66(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a67 accepts or declines the value at #Result.worklog_path (validator v54).
-func a67(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if !RunesOK(s, 1, 1000) {
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-// a68 accepts or declines the value at #Result.notes_for_orchestrator (validator v100).
-func a68(a *Acc, b []byte, i int) int {
+// a88 accepts or declines the value at #Result.notes_for_orchestrator (validator v100).
+func a88(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -7980,8 +9162,8 @@ func a68(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a69 accepts or declines the value at #Result._acceptance[].status (when status is "done") (validator v101).
-func a69(a *Acc, b []byte, i int) int {
+// a89 accepts or declines the value at #Result._acceptance[].status (when status is "done") (validator v101).
+func a89(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -7998,8 +9180,8 @@ func a69(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a70 accepts or declines the value at #Result._acceptance[] (when status is "done") (validator v103).
-func a70(a *Acc, b []byte, i int) int {
+// a90 accepts or declines the value at #Result._acceptance[] (when status is "done") (validator v103).
+func a90(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -8037,7 +9219,7 @@ func a70(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a69)
+					k = a.Field(b, k, &seen, 0, a89)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				}
@@ -8061,8 +9243,8 @@ func a70(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a71 accepts or declines the value at #Result._acceptance (when status is "done") (validator v104).
-func a71(a *Acc, b []byte, i int) int {
+// a91 accepts or declines the value at #Result._acceptance (when status is "done") (validator v104).
+func a91(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -8072,7 +9254,7 @@ func a71(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a70(a, b, j)
+				k := a90(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -8096,8 +9278,8 @@ func a71(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a72 accepts or declines the value at #Result (validator v105).
-func a72(a *Acc, b []byte, i int) int {
+// a92 accepts or declines the value at #Result (validator v105).
+func a92(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		m := a.Conds(b, i, &conds5)
@@ -8198,29 +9380,29 @@ func a72(a *Acc, b []byte, i int) int {
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a61); k >= 0 {
+					if k = a.Field(b, k, &seen, 4, a82); k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a63); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a84); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 6, a66); k >= 0 {
+					if k = a.Field(b, k, &seen, 6, a87); k >= 0 {
 						a.Set(6, w, k)
 					}
 					span6 = [2]int{v, k}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a67); k >= 0 {
+					if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a68); k >= 0 {
+					if k = a.Field(b, k, &seen, 8, a88); k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
@@ -8242,7 +9424,7 @@ func a72(a *Acc, b []byte, i int) int {
 		if seen&0x1fb != 0x1fb {
 			return -1
 		}
-		if m&(1<<0) != 0 && span6[0] >= 0 && a71(a, b, span6[0]) != span6[1] {
+		if m&(1<<0) != 0 && span6[0] >= 0 && a91(a, b, span6[0]) != span6[1] {
 			return -1
 		}
 		_ = m
@@ -8251,17 +9433,15 @@ func a72(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a73 accepts or declines the values at these CUE paths:
-//   - #Watchdog.tasks[].timeout_seconds (its declaration outside the conditions)
-//   - #Watchdog.tasks[].timeout_seconds (when status is not "in_progress") (validator v108)
-func a73(a *Acc, b []byte, i int) int {
+// a93 accepts or declines the value at #Watchdog.tasks[].timeout_seconds (when status is "in_progress") (validator v107).
+func a93(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, isInt := Num(b, i)
 		if !isInt {
 			return -1
 		}
-		if j < 0 || !Bounds(b[i:j], leaf144.Bounds) {
+		if j < 0 || !Bounds(b[i:j], leaf150.Bounds) {
 			return -1
 		}
 		return j
@@ -8269,24 +9449,8 @@ func a73(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a74 accepts or declines the value at #Watchdog.tasks[].timeout_seconds (when status is "in_progress") (validator v107).
-func a74(a *Acc, b []byte, i int) int {
-	switch b[i] {
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
-		if !isInt {
-			return -1
-		}
-		if j < 0 || !Bounds(b[i:j], leaf145.Bounds) {
-			return -1
-		}
-		return j
-	}
-	return -1
-}
-
-// a75 accepts or declines the value at #Watchdog.tasks[] (validator v109).
-func a75(a *Acc, b []byte, i int) int {
+// a94 accepts or declines the value at #Watchdog.tasks[] (validator v109).
+func a94(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		m := a.Conds(b, i, &conds2)
@@ -8337,15 +9501,15 @@ func a75(a *Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a39)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a44)
+					k = a.Field(b, k, &seen, 1, a59)
 				case 2:
 					if m&(1<<0) != 0 {
-						k = a.Field(b, k, &seen, 2, a74)
+						k = a.Field(b, k, &seen, 2, a93)
 					} else {
-						k = a.Field(b, k, &seen, 2, a73)
+						k = a.Field(b, k, &seen, 2, a47)
 					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a55)
+					k = a.Field(b, k, &seen, 3, a60)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -8374,8 +9538,8 @@ func a75(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a76 accepts or declines the value at #Watchdog.tasks (validator v110).
-func a76(a *Acc, b []byte, i int) int {
+// a95 accepts or declines the value at #Watchdog.tasks (validator v110).
+func a95(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -8385,7 +9549,7 @@ func a76(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a75(a, b, j)
+				k := a94(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -8406,8 +9570,8 @@ func a76(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a77 accepts or declines the value at #Watchdog (validator v111).
-func a77(a *Acc, b []byte, i int) int {
+// a96 accepts or declines the value at #Watchdog (validator v111).
+func a96(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -8462,7 +9626,7 @@ func a77(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a76); k >= 0 {
+					if k = a.Field(b, k, &seen, 2, a95); k >= 0 {
 						a.Set(2, w, k)
 					}
 				}
@@ -8489,8 +9653,8 @@ func a77(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a78 accepts or declines the value at #WorklogEntry (validator v113).
-func a78(a *Acc, b []byte, i int) int {
+// a97 accepts or declines the value at #WorklogEntry (validator v113).
+func a97(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -8608,7 +9772,7 @@ func a78(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a52); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
@@ -8628,7 +9792,7 @@ func a78(a *Acc, b []byte, i int) int {
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a49); k >= 0 {
+					if k = a.Field(b, k, &seen, 9, a65); k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 10:
@@ -8665,8 +9829,8 @@ func a78(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a79 accepts or declines the value at #VermasAssignment.type (validator v114).
-func a79(a *Acc, b []byte, i int) int {
+// a98 accepts or declines the value at #VermasAssignment.type (validator v114).
+func a98(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -8683,7 +9847,7 @@ func a79(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a80 accepts or declines the values at these CUE paths:
+// a99 accepts or declines the values at these CUE paths:
 //   - #VermasAssignment.reference_id (when type is "work_order") (validator v115)
 //   - #VermasEvent.data.work_order_id (when event_type is "work_order.created") (validator v123)
 //   - #VermasEvent.data.work_order_id (when event_type is "work_order.updated") (validator v123)
@@ -8697,7 +9861,7 @@ func a79(a *Acc, b []byte, i int) int {
 //   - #VermasEvent.data.work_order_id (when event_type is "verify.verdict") (validator v123)
 //   - #VermasWorkOrder.id (validator v123)
 //   - #VermasWorkOrder.dependencies[].depends_on_id (validator v123)
-func a80(a *Acc, b []byte, i int) int {
+func a99(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -8712,13 +9876,13 @@ func a80(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a81 accepts or declines the values at these CUE paths:
+// a100 accepts or declines the values at these CUE paths:
 //   - #VermasAssignment.reference_id (when type is "mail") (validator v116)
 //   - #VermasEvent.data.message_id (when event_type is "mail.sent") (validator v139)
 //   - #VermasEvent.data.message_id (when event_type is "mail.delivered") (validator v139)
 //   - #VermasEvent.data.message_id (when event_type is "mail.read") (validator v139)
 //   - #VermasMessage.id (validator v139)
-func a81(a *Acc, b []byte, i int) int {
+func a100(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -8733,7 +9897,7 @@ func a81(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a82 accepts or declines the values at these CUE paths:
+// a101 accepts or declines the values at these CUE paths:
 //   - #VermasAssignment.reference_id (when type is "process") (validator v117)
 //   - #VermasEvent.data.process_id (when event_type is "process.created") (validator v151)
 //   - #VermasEvent.data.process_id (when event_type is "process.step_started") (validator v151)
@@ -8741,7 +9905,7 @@ func a81(a *Acc, b []byte, i int) int {
 //   - #VermasEvent.data.process_id (when event_type is "process.completed") (validator v151)
 //   - #VermasEvent.data.process_id (when event_type is "verify.started") (validator v151)
 //   - #VermasProcess.id (validator v151)
-func a82(a *Acc, b []byte, i int) int {
+func a101(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -8756,8 +9920,8 @@ func a82(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a83 accepts or declines the value at #VermasAssignment (validator v118).
-func a83(a *Acc, b []byte, i int) int {
+// a102 accepts or declines the value at #VermasAssignment (validator v118).
+func a102(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		m := a.Conds(b, i, &conds6)
@@ -8797,17 +9961,17 @@ func a83(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a79); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a98); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
 					if m&(1<<0) != 0 {
-						k = a.Field(b, k, &seen, 1, a80)
+						k = a.Field(b, k, &seen, 1, a99)
 					} else if m&(1<<1) != 0 {
-						k = a.Field(b, k, &seen, 1, a81)
+						k = a.Field(b, k, &seen, 1, a100)
 					} else if m&(1<<2) != 0 {
-						k = a.Field(b, k, &seen, 1, a82)
+						k = a.Field(b, k, &seen, 1, a101)
 					} else {
 						k = a.Field(b, k, &seen, 1, a5)
 					}
@@ -8842,8 +10006,8 @@ func a83(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a84 accepts or declines the value at #VermasEvent.event_id (validator v119).
-func a84(a *Acc, b []byte, i int) int {
+// a103 accepts or declines the value at #VermasEvent.event_id (validator v119).
+func a103(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -8858,8 +10022,8 @@ func a84(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a85 accepts or declines the value at #VermasEvent.event_type (validator v120).
-func a85(a *Acc, b []byte, i int) int {
+// a104 accepts or declines the value at #VermasEvent.event_type (validator v120).
+func a104(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -8874,8 +10038,8 @@ func a85(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a86 accepts or declines the value at #VermasEvent.caused_by (validator v122).
-func a86(a *Acc, b []byte, i int) int {
+// a105 accepts or declines the value at #VermasEvent.caused_by (validator v122).
+func a105(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -8892,11 +10056,11 @@ func a86(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a87 accepts or declines the values at these CUE paths:
+// a106 accepts or declines the values at these CUE paths:
 //   - #VermasEvent.data.title (when event_type is "work_order.created") (validator v124)
 //   - #VermasEvent.data.changes.title (when event_type is "work_order.updated") (validator v128)
 //   - #VermasWorkOrder.title (validator v124)
-func a87(a *Acc, b []byte, i int) int {
+func a106(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -8911,11 +10075,11 @@ func a87(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a88 accepts or declines the values at these CUE paths:
+// a107 accepts or declines the values at these CUE paths:
 //   - #VermasEvent.data.issue_type (when event_type is "work_order.created") (validator v125)
 //   - #VermasEvent.data.changes.issue_type (when event_type is "work_order.updated") (validator v131)
 //   - #VermasWorkOrder.issue_type (validator v125)
-func a88(a *Acc, b []byte, i int) int {
+func a107(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -8932,18 +10096,18 @@ func a88(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a89 accepts or declines the values at these CUE paths:
+// a108 accepts or declines the values at these CUE paths:
 //   - #VermasEvent.data.priority (when event_type is "work_order.created") (validator v126)
 //   - #VermasEvent.data.changes.priority (when event_type is "work_order.updated") (validator v130)
 //   - #VermasWorkOrder.priority (validator v126)
-func a89(a *Acc, b []byte, i int) int {
+func a108(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, isInt := Num(b, i)
 		if !isInt {
 			return -1
 		}
-		if j < 0 || !Bounds(b[i:j], leaf155.Bounds) {
+		if j < 0 || !Bounds(b[i:j], leaf160.Bounds) {
 			return -1
 		}
 		return j
@@ -8951,8 +10115,8 @@ func a89(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a90 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.created") (validator v127).
-func a90(a *Acc, b []byte, i int) int {
+// a109 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.created") (validator v127).
+func a109(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9014,15 +10178,15 @@ func a90(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a80)
+					k = a.Field(b, k, &seen, 0, a99)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a87)
+					k = a.Field(b, k, &seen, 1, a106)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a32)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a88)
+					k = a.Field(b, k, &seen, 3, a107)
 				case 4:
-					k = a.Field(b, k, &seen, 4, a89)
+					k = a.Field(b, k, &seen, 4, a108)
 				case 5:
 					k = a.Field(b, k, &seen, 5, a5)
 				}
@@ -9049,12 +10213,12 @@ func a90(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a91 accepts or declines the values at these CUE paths:
+// a110 accepts or declines the values at these CUE paths:
 //   - #VermasEvent.data.changes.status (when event_type is "work_order.updated") (validator v129)
 //   - #VermasEvent.data.from_status (when event_type is "work_order.status_changed") (validator v135)
 //   - #VermasEvent.data.to_status (when event_type is "work_order.status_changed") (validator v135)
 //   - #VermasWorkOrder.status (validator v135)
-func a91(a *Acc, b []byte, i int) int {
+func a110(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -9071,8 +10235,8 @@ func a91(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a92 accepts or declines the value at #VermasEvent.data.changes (when event_type is "work_order.updated") (validator v133).
-func a92(a *Acc, b []byte, i int) int {
+// a111 accepts or declines the value at #VermasEvent.data.changes (when event_type is "work_order.updated") (validator v133).
+func a111(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9140,19 +10304,19 @@ func a92(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a87)
+					k = a.Field(b, k, &seen, 0, a106)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a5)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a91)
+					k = a.Field(b, k, &seen, 2, a110)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a89)
+					k = a.Field(b, k, &seen, 3, a108)
 				case 4:
-					k = a.Field(b, k, &seen, 4, a88)
+					k = a.Field(b, k, &seen, 4, a107)
 				case 5:
 					k = a.Field(b, k, &seen, 5, a32)
 				case 6:
-					k = a.Field(b, k, &seen, 6, a52)
+					k = a.Field(b, k, &seen, 6, a44)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -9174,8 +10338,8 @@ func a92(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a93 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.updated") (validator v134).
-func a93(a *Acc, b []byte, i int) int {
+// a112 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.updated") (validator v134).
+func a112(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9213,9 +10377,9 @@ func a93(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a80)
+					k = a.Field(b, k, &seen, 0, a99)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a92)
+					k = a.Field(b, k, &seen, 1, a111)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -9240,8 +10404,8 @@ func a93(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a94 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.status_changed") (validator v136).
-func a94(a *Acc, b []byte, i int) int {
+// a113 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.status_changed") (validator v136).
+func a113(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9285,11 +10449,11 @@ func a94(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a80)
+					k = a.Field(b, k, &seen, 0, a99)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a91)
+					k = a.Field(b, k, &seen, 1, a110)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a91)
+					k = a.Field(b, k, &seen, 2, a110)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -9314,8 +10478,8 @@ func a94(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a95 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.assigned") (validator v137).
-func a95(a *Acc, b []byte, i int) int {
+// a114 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.assigned") (validator v137).
+func a114(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9357,7 +10521,7 @@ func a95(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a80)
+					k = a.Field(b, k, &seen, 0, a99)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				case 2:
@@ -9386,8 +10550,8 @@ func a95(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a96 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.closed") (validator v138).
-func a96(a *Acc, b []byte, i int) int {
+// a115 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.closed") (validator v138).
+func a115(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9425,7 +10589,7 @@ func a96(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a80)
+					k = a.Field(b, k, &seen, 0, a99)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a5)
 				}
@@ -9452,8 +10616,8 @@ func a96(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a97 accepts or declines the value at #VermasEvent.data.message_type (when event_type is "mail.sent") (validator v140).
-func a97(a *Acc, b []byte, i int) int {
+// a116 accepts or declines the value at #VermasEvent.data.message_type (when event_type is "mail.sent") (validator v140).
+func a116(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -9470,8 +10634,8 @@ func a97(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a98 accepts or declines the value at #VermasEvent.data (when event_type is "mail.sent") (validator v141).
-func a98(a *Acc, b []byte, i int) int {
+// a117 accepts or declines the value at #VermasEvent.data (when event_type is "mail.sent") (validator v141).
+func a117(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9525,7 +10689,7 @@ func a98(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a81)
+					k = a.Field(b, k, &seen, 0, a100)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				case 2:
@@ -9533,7 +10697,7 @@ func a98(a *Acc, b []byte, i int) int {
 				case 3:
 					k = a.Field(b, k, &seen, 3, a5)
 				case 4:
-					k = a.Field(b, k, &seen, 4, a97)
+					k = a.Field(b, k, &seen, 4, a116)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -9558,8 +10722,8 @@ func a98(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a99 accepts or declines the value at #VermasEvent.data (when event_type is "mail.delivered") (validator v142).
-func a99(a *Acc, b []byte, i int) int {
+// a118 accepts or declines the value at #VermasEvent.data (when event_type is "mail.delivered") (validator v142).
+func a118(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9597,7 +10761,7 @@ func a99(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a81)
+					k = a.Field(b, k, &seen, 0, a100)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				}
@@ -9624,8 +10788,8 @@ func a99(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a100 accepts or declines the value at #VermasEvent.data (when event_type is "mail.read") (validator v143).
-func a100(a *Acc, b []byte, i int) int {
+// a119 accepts or declines the value at #VermasEvent.data (when event_type is "mail.read") (validator v143).
+func a119(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9667,7 +10831,7 @@ func a100(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a81)
+					k = a.Field(b, k, &seen, 0, a100)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				case 2:
@@ -9696,8 +10860,8 @@ func a100(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a101 accepts or declines the value at #VermasEvent.data (when event_type is "agent.started") (validator v144).
-func a101(a *Acc, b []byte, i int) int {
+// a120 accepts or declines the value at #VermasEvent.data (when event_type is "agent.started") (validator v144).
+func a120(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9753,7 +10917,7 @@ func a101(a *Acc, b []byte, i int) int {
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a80)
+					k = a.Field(b, k, &seen, 3, a99)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -9778,8 +10942,8 @@ func a101(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a102 accepts or declines the value at #VermasEvent.data (when event_type is "agent.assignment_checked") (validator v146).
-func a102(a *Acc, b []byte, i int) int {
+// a121 accepts or declines the value at #VermasEvent.data (when event_type is "agent.assignment_checked") (validator v146).
+func a121(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9823,9 +10987,9 @@ func a102(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a40)
+					k = a.Field(b, k, &seen, 0, a51)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a45)
+					k = a.Field(b, k, &seen, 1, a72)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				}
@@ -9852,8 +11016,8 @@ func a102(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a103 accepts or declines the value at #VermasEvent.data (when event_type is "agent.working") (validator v147).
-func a103(a *Acc, b []byte, i int) int {
+// a122 accepts or declines the value at #VermasEvent.data (when event_type is "agent.working") (validator v147).
+func a122(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9885,7 +11049,7 @@ func a103(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a80)
+					k = a.Field(b, k, &seen, 0, a99)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -9910,8 +11074,8 @@ func a103(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a104 accepts or declines the value at #VermasEvent.data (when event_type is "agent.idle") (validator v148).
-func a104(a *Acc, b []byte, i int) int {
+// a123 accepts or declines the value at #VermasEvent.data (when event_type is "agent.idle") (validator v148).
+func a123(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9976,8 +11140,8 @@ func a104(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a105 accepts or declines the value at #VermasEvent.data (when event_type is "agent.stopped") (validator v150).
-func a105(a *Acc, b []byte, i int) int {
+// a124 accepts or declines the value at #VermasEvent.data (when event_type is "agent.stopped") (validator v150).
+func a124(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10042,8 +11206,8 @@ func a105(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a106 accepts or declines the value at #VermasEvent.data (when event_type is "process.created") (validator v152).
-func a106(a *Acc, b []byte, i int) int {
+// a125 accepts or declines the value at #VermasEvent.data (when event_type is "process.created") (validator v152).
+func a125(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10087,11 +11251,11 @@ func a106(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a82)
+					k = a.Field(b, k, &seen, 0, a101)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a80)
+					k = a.Field(b, k, &seen, 2, a99)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -10116,8 +11280,8 @@ func a106(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a107 accepts or declines the value at #VermasEvent.data (when event_type is "process.step_started") (validator v153).
-func a107(a *Acc, b []byte, i int) int {
+// a126 accepts or declines the value at #VermasEvent.data (when event_type is "process.step_started") (validator v153).
+func a126(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10155,7 +11319,7 @@ func a107(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a82)
+					k = a.Field(b, k, &seen, 0, a101)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				}
@@ -10182,8 +11346,8 @@ func a107(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a108 accepts or declines the value at #VermasEvent.data.status (when event_type is "process.step_completed") (validator v154).
-func a108(a *Acc, b []byte, i int) int {
+// a127 accepts or declines the value at #VermasEvent.data.status (when event_type is "process.step_completed") (validator v154).
+func a127(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10200,8 +11364,8 @@ func a108(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a109 accepts or declines the value at #VermasEvent.data (when event_type is "process.step_completed") (validator v155).
-func a109(a *Acc, b []byte, i int) int {
+// a128 accepts or declines the value at #VermasEvent.data (when event_type is "process.step_completed") (validator v155).
+func a128(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10243,11 +11407,11 @@ func a109(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a82)
+					k = a.Field(b, k, &seen, 0, a101)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a108)
+					k = a.Field(b, k, &seen, 2, a127)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -10272,8 +11436,8 @@ func a109(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a110 accepts or declines the value at #VermasEvent.data (when event_type is "process.completed") (validator v156).
-func a110(a *Acc, b []byte, i int) int {
+// a129 accepts or declines the value at #VermasEvent.data (when event_type is "process.completed") (validator v156).
+func a129(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10311,7 +11475,7 @@ func a110(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a82)
+					k = a.Field(b, k, &seen, 0, a101)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a5)
 				}
@@ -10338,8 +11502,8 @@ func a110(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a111 accepts or declines the value at #VermasEvent.data (when event_type is "verify.started") (validator v157).
-func a111(a *Acc, b []byte, i int) int {
+// a130 accepts or declines the value at #VermasEvent.data (when event_type is "verify.started") (validator v157).
+func a130(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10377,9 +11541,9 @@ func a111(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a80)
+					k = a.Field(b, k, &seen, 0, a99)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a82)
+					k = a.Field(b, k, &seen, 1, a101)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -10404,8 +11568,8 @@ func a111(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a112 accepts or declines the value at #VermasEvent.data.verdict (when event_type is "verify.verdict") (validator v159).
-func a112(a *Acc, b []byte, i int) int {
+// a131 accepts or declines the value at #VermasEvent.data.verdict (when event_type is "verify.verdict") (validator v159).
+func a131(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10422,12 +11586,12 @@ func a112(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a113 accepts or declines the value at #VermasEvent.data._passed (when event_type is "verify.verdict" and verdict is "PASS") (validator v158).
-func a113(a *Acc, b []byte, i int) int {
+// a132 accepts or declines the value at #VermasEvent.data._passed (when event_type is "verify.verdict" and verdict is "PASS") (validator v158).
+func a132(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, _ := Num(b, i)
-		if j < 0 || !Bounds(b[i:j], leaf159.Bounds) {
+		if j < 0 || !Bounds(b[i:j], leaf164.Bounds) {
 			return -1
 		}
 		return j
@@ -10435,8 +11599,8 @@ func a113(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a114 accepts or declines the value at #VermasEvent.data (when event_type is "verify.verdict") (validator v159).
-func a114(a *Acc, b []byte, i int) int {
+// a133 accepts or declines the value at #VermasEvent.data (when event_type is "verify.verdict") (validator v159).
+func a133(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		m := a.Conds(b, i, &conds7)
@@ -10492,14 +11656,14 @@ func a114(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a80)
+					k = a.Field(b, k, &seen, 0, a99)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a112)
+					k = a.Field(b, k, &seen, 1, a131)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a45)
+					k = a.Field(b, k, &seen, 2, a72)
 				case 3:
 					v := k
-					k = a.Field(b, k, &seen, 3, a45)
+					k = a.Field(b, k, &seen, 3, a72)
 					span3 = [2]int{v, k}
 				case 4:
 					k = a.Field(b, k, &seen, 4, a5)
@@ -10522,7 +11686,7 @@ func a114(a *Acc, b []byte, i int) int {
 		if seen&0x1f != 0x1f {
 			return -1
 		}
-		if m&(1<<0) != 0 && span3[0] >= 0 && a113(a, b, span3[0]) != span3[1] {
+		if m&(1<<0) != 0 && span3[0] >= 0 && a132(a, b, span3[0]) != span3[1] {
 			return -1
 		}
 		_ = m
@@ -10531,8 +11695,8 @@ func a114(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a115 accepts or declines the value at #VermasEvent (validator v160).
-func a115(a *Acc, b []byte, i int) int {
+// a134 accepts or declines the value at #VermasEvent (validator v160).
+func a134(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		m := a.Conds(b, i, &conds8)
@@ -10598,12 +11762,12 @@ func a115(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a84); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a85); k >= 0 {
+					if k = a.Field(b, k, &seen, 1, a104); k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
@@ -10623,49 +11787,49 @@ func a115(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a86); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a105); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
 					if m&(1<<0) != 0 {
-						k = a.Field(b, k, &seen, 6, a90)
-					} else if m&(1<<1) != 0 {
-						k = a.Field(b, k, &seen, 6, a93)
-					} else if m&(1<<2) != 0 {
-						k = a.Field(b, k, &seen, 6, a94)
-					} else if m&(1<<3) != 0 {
-						k = a.Field(b, k, &seen, 6, a95)
-					} else if m&(1<<4) != 0 {
-						k = a.Field(b, k, &seen, 6, a96)
-					} else if m&(1<<5) != 0 {
-						k = a.Field(b, k, &seen, 6, a98)
-					} else if m&(1<<6) != 0 {
-						k = a.Field(b, k, &seen, 6, a99)
-					} else if m&(1<<7) != 0 {
-						k = a.Field(b, k, &seen, 6, a100)
-					} else if m&(1<<8) != 0 {
-						k = a.Field(b, k, &seen, 6, a101)
-					} else if m&(1<<9) != 0 {
-						k = a.Field(b, k, &seen, 6, a102)
-					} else if m&(1<<10) != 0 {
-						k = a.Field(b, k, &seen, 6, a103)
-					} else if m&(1<<11) != 0 {
-						k = a.Field(b, k, &seen, 6, a104)
-					} else if m&(1<<12) != 0 {
-						k = a.Field(b, k, &seen, 6, a105)
-					} else if m&(1<<13) != 0 {
-						k = a.Field(b, k, &seen, 6, a106)
-					} else if m&(1<<14) != 0 {
-						k = a.Field(b, k, &seen, 6, a107)
-					} else if m&(1<<15) != 0 {
 						k = a.Field(b, k, &seen, 6, a109)
-					} else if m&(1<<16) != 0 {
-						k = a.Field(b, k, &seen, 6, a110)
-					} else if m&(1<<17) != 0 {
-						k = a.Field(b, k, &seen, 6, a111)
-					} else if m&(1<<18) != 0 {
+					} else if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 6, a112)
+					} else if m&(1<<2) != 0 {
+						k = a.Field(b, k, &seen, 6, a113)
+					} else if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 6, a114)
+					} else if m&(1<<4) != 0 {
+						k = a.Field(b, k, &seen, 6, a115)
+					} else if m&(1<<5) != 0 {
+						k = a.Field(b, k, &seen, 6, a117)
+					} else if m&(1<<6) != 0 {
+						k = a.Field(b, k, &seen, 6, a118)
+					} else if m&(1<<7) != 0 {
+						k = a.Field(b, k, &seen, 6, a119)
+					} else if m&(1<<8) != 0 {
+						k = a.Field(b, k, &seen, 6, a120)
+					} else if m&(1<<9) != 0 {
+						k = a.Field(b, k, &seen, 6, a121)
+					} else if m&(1<<10) != 0 {
+						k = a.Field(b, k, &seen, 6, a122)
+					} else if m&(1<<11) != 0 {
+						k = a.Field(b, k, &seen, 6, a123)
+					} else if m&(1<<12) != 0 {
+						k = a.Field(b, k, &seen, 6, a124)
+					} else if m&(1<<13) != 0 {
+						k = a.Field(b, k, &seen, 6, a125)
+					} else if m&(1<<14) != 0 {
+						k = a.Field(b, k, &seen, 6, a126)
+					} else if m&(1<<15) != 0 {
+						k = a.Field(b, k, &seen, 6, a128)
+					} else if m&(1<<16) != 0 {
+						k = a.Field(b, k, &seen, 6, a129)
+					} else if m&(1<<17) != 0 {
+						k = a.Field(b, k, &seen, 6, a130)
+					} else if m&(1<<18) != 0 {
+						k = a.Field(b, k, &seen, 6, a133)
 					} else {
 						k = a.Field(b, k, &seen, 6, a9)
 					}
@@ -10700,8 +11864,8 @@ func a115(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a116 accepts or declines the value at #VermasMessage.message_type (validator v161).
-func a116(a *Acc, b []byte, i int) int {
+// a135 accepts or declines the value at #VermasMessage.message_type (validator v161).
+func a135(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10720,11 +11884,11 @@ func a116(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a117 accepts or declines the values at these CUE paths:
+// a136 accepts or declines the values at these CUE paths:
 //   - #VermasMessage.read_at (validator v162)
 //   - #VermasProcess.steps[].started_at (validator v162)
 //   - #VermasProcess.steps[].completed_at (validator v162)
-func a117(a *Acc, b []byte, i int) int {
+func a136(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10741,8 +11905,8 @@ func a117(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a118 accepts or declines the value at #VermasMessage.priority (validator v163).
-func a118(a *Acc, b []byte, i int) int {
+// a137 accepts or declines the value at #VermasMessage.priority (validator v163).
+func a137(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10761,8 +11925,8 @@ func a118(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a119 accepts or declines the value at #VermasMessage (validator v164).
-func a119(a *Acc, b []byte, i int) int {
+// a138 accepts or declines the value at #VermasMessage (validator v164).
+func a138(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10845,7 +12009,7 @@ func a119(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a81); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a100); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
@@ -10870,7 +12034,7 @@ func a119(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a116); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a135); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
@@ -10880,12 +12044,12 @@ func a119(a *Acc, b []byte, i int) int {
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a117); k >= 0 {
+					if k = a.Field(b, k, &seen, 7, a136); k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a118); k >= 0 {
+					if k = a.Field(b, k, &seen, 8, a137); k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
@@ -10917,8 +12081,8 @@ func a119(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a120 accepts or declines the value at #VermasProcess.work_order_id (validator v165).
-func a120(a *Acc, b []byte, i int) int {
+// a139 accepts or declines the value at #VermasProcess.work_order_id (validator v165).
+func a139(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10935,8 +12099,8 @@ func a120(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a121 accepts or declines the value at #VermasProcess.state (validator v166).
-func a121(a *Acc, b []byte, i int) int {
+// a140 accepts or declines the value at #VermasProcess.state (validator v166).
+func a140(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10953,8 +12117,8 @@ func a121(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a122 accepts or declines the value at #VermasProcess.steps[].status (validator v167).
-func a122(a *Acc, b []byte, i int) int {
+// a141 accepts or declines the value at #VermasProcess.steps[].status (validator v167).
+func a141(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10971,8 +12135,8 @@ func a122(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a123 accepts or declines the value at #VermasProcess.steps[] (validator v168).
-func a123(a *Acc, b []byte, i int) int {
+// a142 accepts or declines the value at #VermasProcess.steps[] (validator v168).
+func a142(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11022,11 +12186,11 @@ func a123(a *Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a3)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a122)
+					k = a.Field(b, k, &seen, 1, a141)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a117)
+					k = a.Field(b, k, &seen, 2, a136)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a117)
+					k = a.Field(b, k, &seen, 3, a136)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11051,8 +12215,8 @@ func a123(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a124 accepts or declines the value at #VermasProcess.steps (validator v169).
-func a124(a *Acc, b []byte, i int) int {
+// a143 accepts or declines the value at #VermasProcess.steps (validator v169).
+func a143(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -11062,7 +12226,7 @@ func a124(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a123(a, b, j)
+				k := a142(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -11083,8 +12247,8 @@ func a124(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a125 accepts or declines the value at #VermasProcess (validator v170).
-func a125(a *Acc, b []byte, i int) int {
+// a144 accepts or declines the value at #VermasProcess (validator v170).
+func a144(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11145,7 +12309,7 @@ func a125(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a82); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a101); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
@@ -11155,12 +12319,12 @@ func a125(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a120); k >= 0 {
+					if k = a.Field(b, k, &seen, 2, a139); k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a121); k >= 0 {
+					if k = a.Field(b, k, &seen, 3, a140); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
@@ -11170,7 +12334,7 @@ func a125(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a124); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a143); k >= 0 {
 						a.Set(5, w, k)
 					}
 				}
@@ -11197,8 +12361,8 @@ func a125(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a126 accepts or declines the value at #VermasRoute.prefix (validator v171).
-func a126(a *Acc, b []byte, i int) int {
+// a145 accepts or declines the value at #VermasRoute.prefix (validator v171).
+func a145(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -11213,8 +12377,8 @@ func a126(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a127 accepts or declines the value at #VermasRoute.path (validator v172).
-func a127(a *Acc, b []byte, i int) int {
+// a146 accepts or declines the value at #VermasRoute.path (validator v172).
+func a146(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -11229,8 +12393,8 @@ func a127(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a128 accepts or declines the value at #VermasRoute (validator v173).
-func a128(a *Acc, b []byte, i int) int {
+// a147 accepts or declines the value at #VermasRoute (validator v173).
+func a147(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11273,12 +12437,12 @@ func a128(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a126); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a145); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a127); k >= 0 {
+					if k = a.Field(b, k, &seen, 1, a146); k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
@@ -11310,15 +12474,15 @@ func a128(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a129 accepts or declines the value at #VermasTemplate.version (validator v174).
-func a129(a *Acc, b []byte, i int) int {
+// a148 accepts or declines the value at #VermasTemplate.version (validator v174).
+func a148(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, isInt := Num(b, i)
 		if !isInt {
 			return -1
 		}
-		if j < 0 || !Bounds(b[i:j], leaf166.Bounds) {
+		if j < 0 || !Bounds(b[i:j], leaf171.Bounds) {
 			return -1
 		}
 		return j
@@ -11326,8 +12490,8 @@ func a129(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a130 accepts or declines the value at #VermasTemplate.steps[] (validator v175).
-func a130(a *Acc, b []byte, i int) int {
+// a149 accepts or declines the value at #VermasTemplate.steps[] (validator v175).
+func a149(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11383,7 +12547,7 @@ func a130(a *Acc, b []byte, i int) int {
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a52)
+					k = a.Field(b, k, &seen, 3, a44)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11408,8 +12572,8 @@ func a130(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a131 accepts or declines the value at #VermasTemplate.steps (validator v176).
-func a131(a *Acc, b []byte, i int) int {
+// a150 accepts or declines the value at #VermasTemplate.steps (validator v176).
+func a150(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -11419,7 +12583,7 @@ func a131(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a130(a, b, j)
+				k := a149(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -11443,8 +12607,8 @@ func a131(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a132 accepts or declines the value at #VermasTemplate (validator v177).
-func a132(a *Acc, b []byte, i int) int {
+// a151 accepts or declines the value at #VermasTemplate (validator v177).
+func a151(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11505,12 +12669,12 @@ func a132(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a129); k >= 0 {
+					if k = a.Field(b, k, &seen, 2, a148); k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a131); k >= 0 {
+					if k = a.Field(b, k, &seen, 3, a150); k >= 0 {
 						a.Set(3, w, k)
 					}
 				}
@@ -11537,8 +12701,8 @@ func a132(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a133 accepts or declines the value at #VermasWorkOrder.dependencies[].type (validator v178).
-func a133(a *Acc, b []byte, i int) int {
+// a152 accepts or declines the value at #VermasWorkOrder.dependencies[].type (validator v178).
+func a152(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -11555,8 +12719,8 @@ func a133(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a134 accepts or declines the value at #VermasWorkOrder.dependencies[] (validator v179).
-func a134(a *Acc, b []byte, i int) int {
+// a153 accepts or declines the value at #VermasWorkOrder.dependencies[] (validator v179).
+func a153(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11604,9 +12768,9 @@ func a134(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a80)
+					k = a.Field(b, k, &seen, 0, a99)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a133)
+					k = a.Field(b, k, &seen, 1, a152)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a2)
 				case 3:
@@ -11635,8 +12799,8 @@ func a134(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a135 accepts or declines the value at #VermasWorkOrder.dependencies (validator v180).
-func a135(a *Acc, b []byte, i int) int {
+// a154 accepts or declines the value at #VermasWorkOrder.dependencies (validator v180).
+func a154(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -11646,7 +12810,7 @@ func a135(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a134(a, b, j)
+				k := a153(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -11667,8 +12831,8 @@ func a135(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a136 accepts or declines the value at #VermasWorkOrder (validator v181).
-func a136(a *Acc, b []byte, i int) int {
+// a155 accepts or declines the value at #VermasWorkOrder (validator v181).
+func a155(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11767,12 +12931,12 @@ func a136(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a80); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a99); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a87); k >= 0 {
+					if k = a.Field(b, k, &seen, 1, a106); k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
@@ -11782,17 +12946,17 @@ func a136(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a91); k >= 0 {
+					if k = a.Field(b, k, &seen, 3, a110); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a89); k >= 0 {
+					if k = a.Field(b, k, &seen, 4, a108); k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a88); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a107); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
@@ -11817,12 +12981,12 @@ func a136(a *Acc, b []byte, i int) int {
 					}
 				case 10:
 					w := k
-					if k = a.Field(b, k, &seen, 10, a135); k >= 0 {
+					if k = a.Field(b, k, &seen, 10, a154); k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 11:
 					w := k
-					if k = a.Field(b, k, &seen, 11, a52); k >= 0 {
+					if k = a.Field(b, k, &seen, 11, a44); k >= 0 {
 						a.Set(11, w, k)
 					}
 				case 12:

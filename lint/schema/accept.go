@@ -3,7 +3,6 @@
 package schema
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -13,12 +12,8 @@ import (
 // Acceptors (lint/fast/accept.go): for every kind, a one-pass function
 // that answers "certainly valid" or "not sure" for a record, generated from
 // the same model as the validator and recording the spans of the declared
-// members (capture slots) as it checks them. A construct the acceptors do
-// not compile (conditional fields and checks, sibling bounds) leaves the
-// kind without an acceptor: its records always go through the validator.
-
-// errNoAcceptor marks a type that has no acceptor.
-var errNoAcceptor = errors.New("no acceptor")
+// members (capture slots) as it checks them. Every construct of the model
+// compiles: each kind has an acceptor.
 
 // accGen generates the acceptors; it shares the validators' leaves and
 // regular expressions (gen).
@@ -61,7 +56,7 @@ func (ag *accGen) define(body string) string {
 
 // kind returns the acceptor of one kind (definition at), its capture
 // pointers and the member names its top-level object declares (under
-// conditions too), or errNoAcceptor.
+// conditions too).
 func (ag *accGen) kind(t *Type, at where) (string, []string, []string, error) {
 	s := &slots{}
 	fn, err := ag.value(t, "", s, false, at)
@@ -184,21 +179,16 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where) (
 // closed), required members present. An object with conditions first
 // reads its discriminators (Acc.Conds, the validator's own pre-scan): a
 // member declared under conditions is checked by the declaration that
-// holds, or as undeclared; it is required as the conditions say; and each
-// check whose condition holds must accept its sibling's value. inCheck:
+// holds, or as undeclared; it is required as the conditions say; each
+// check whose condition holds must accept its sibling's value; and each
+// sibling bound (`<timeout_seconds`) must hold between the two members'
+// literals (fast.RefHolds) when both are present. inCheck:
 // the object is part of a check (its members are open, as the validator's).
 func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, inCheck bool, at where) error {
 	q := ag.g.q
 	names := o.Names()
 	if len(names) > 64 {
 		return fmt.Errorf("struct with %d fields: at most 64 are supported", len(names))
-	}
-	for _, f := range o.Fields {
-		for _, bd := range f.Type.Bounds {
-			if bd.Ref != "" {
-				return errNoAcceptor // a sibling bound: the validator checks it
-			}
-		}
 	}
 	index := map[string]int{}
 	for i, n := range names {
@@ -216,6 +206,15 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	for _, cd := range o.Conds {
 		for _, ck := range cd.Checks {
 			needSpan[ck.Ref] = true
+		}
+	}
+	// A sibling bound (`<timeout_seconds`) compares two members' literals
+	// once the object is read.
+	for _, f := range o.Fields {
+		for _, bd := range f.Type.Bounds {
+			if bd.Ref != "" {
+				needSpan[f.Name], needSpan[bd.Ref] = true, true
+			}
 		}
 	}
 	var req uint64
@@ -384,6 +383,15 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 			fmt.Fprintf(b, "\t\tif seen&(1<<%d) == 0 {\n\t\t\treturn -1\n\t\t}\n", index[n])
 		case when != "":
 			fmt.Fprintf(b, "\t\tif seen&(1<<%d) == 0 && (%s) {\n\t\t\treturn -1\n\t\t}\n", index[n], when)
+		}
+	}
+	for _, f := range o.Fields {
+		for _, bd := range f.Type.Bounds {
+			if bd.Ref == "" {
+				continue
+			}
+			x, y := index[f.Name], index[bd.Ref]
+			fmt.Fprintf(b, "\t\tif span%d[0] >= 0 && span%d[0] >= 0 && !%sRefHolds(%q, b[span%d[0]:span%d[1]], b[span%d[0]:span%d[1]]) {\n\t\t\treturn -1\n\t\t}\n", x, y, q, bd.Op, x, x, y, y)
 		}
 	}
 	for ci, cd := range o.Conds {

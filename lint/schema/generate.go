@@ -4,7 +4,6 @@ package schema
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"go/format"
 	"sort"
@@ -48,9 +47,6 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 	var accs []accEntry
 	for _, k := range m.Kinds {
 		fn, fields, names, err := ag.kind(k.Type, where{path: k.Def})
-		if errors.Is(err, errNoAcceptor) {
-			continue
-		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: acceptor: %w", k.Name, err)
 		}
