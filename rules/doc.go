@@ -133,7 +133,7 @@ type Doc struct {
 	ledgerLen int
 
 	// res memoizes the lock resources of the document (opLockScopes,
-	// opForbidden, opDocLocks, opAllResources), made on first use: the lock
+	// opForbidden, opDocLocks, opChanges), made on first use: the lock
 	// rules share one reading.
 	res *opResMemo
 }

@@ -81,9 +81,10 @@ func opNewResource(at, list, sub string, index int, raw string) opResource {
 // and is reset for the next); each is valid when its ok flag is set.
 type opResMemo struct {
 	scopes                [][]opResource
-	forbidden, locks, all []opResource
+	forbidden, locks      []opResource
+	changes               []opResource
 	scopesOK, forbiddenOK bool
-	locksOK, allOK        bool
+	locksOK, changesOK    bool
 	locksKey              string
 }
 
@@ -197,69 +198,66 @@ func opReadForbidden(d *Doc) []opResource {
 	return opStringList(Obj(d.Root()["task"]), "forbidden_scope", "/task/forbidden_scope", "task.forbidden_scope")
 }
 
-// opAllResources returns every resource of d that OP030 and OP031 check, in
-// a fixed order: lock_scope lists, forbidden_scope, lock entries, result
-// changes. Read once per document: callers must not change them.
-func opAllResources(d *Doc) []opResource {
-	m := d.lockMemo()
-	return memoOnce(d, &m.all, &m.allOK, opReadAllResources)
+// opEachResource calls f with every resource of d that OP030 and OP031
+// check, in a fixed order: lock_scope lists, forbidden_scope, lock entries,
+// result changes. The lists are read once per document (f must not change
+// the resources); nothing is copied.
+func opEachResource(d *Doc, f func(*opResource)) {
+	for _, l := range opLockScopes(d) {
+		for i := range l {
+			f(&l[i])
+		}
+	}
+	for _, l := range [][]opResource{opForbidden(d), opDocLocks(d, opLockKey(d.Kind)), opChanges(d)} {
+		for i := range l {
+			f(&l[i])
+		}
+	}
 }
 
-func opReadAllResources(d *Doc) []opResource {
-	scopes, forbidden := opLockScopes(d), opForbidden(d)
-	var locks []opResource
-	if key := opLockKey(d.Kind); key != "" {
-		locks = opDocLocks(d, key)
-	}
-	var changes []any
-	if d.Kind == "operator/result" {
-		changes = Arr(d.Root(), "changes")
-	}
-	n := len(forbidden) + len(locks) + len(changes)
-	for _, l := range scopes {
-		n += len(l)
-	}
-	if n == 0 {
+// opChanges returns the resources of a result's changes[]. Read once per
+// document: callers must not change them.
+func opChanges(d *Doc) []opResource {
+	m := d.lockMemo()
+	return memoOnce(d, &m.changes, &m.changesOK, opReadChanges)
+}
+
+func opReadChanges(d *Doc) []opResource {
+	if d.Kind != "operator/result" {
 		return nil
 	}
-	out := make([]opResource, 0, n)
-	for _, l := range scopes {
-		out = append(out, l...)
-	}
-	out = append(out, forbidden...)
-	out = append(out, locks...)
-	if changes != nil {
-		for i, v := range changes {
-			out = append(out, opNewResource("/changes", "changes", "resource", i, Str(Obj(v), "resource")))
-		}
+	arr := Arr(d.Root(), "changes")
+	out := make([]opResource, 0, len(arr))
+	for i, v := range arr {
+		out = append(out, opNewResource("/changes", "changes", "resource", i, Str(Obj(v), "resource")))
 	}
 	return out
 }
 
 func checkLockResourceEmpty(d *Doc, r *Reporter) {
-	for _, res := range opAllResources(d) {
+	opEachResource(d, func(res *opResource) {
 		if !errors.Is(res.err, lockpath.ErrEmpty) {
-			continue
+			return
 		}
 		extra := map[string]any{"index": res.index, "resource": res.raw}
 		if res.isLock {
 			extra["task_id"] = res.taskID
 		}
 		r.Reportf(res.ptr(), extra, "%s contains empty resource after normalization (%s is %q)", res.list, res.where(), res.raw)
-	}
+	})
 }
 
 func checkResourceEscapesRoot(d *Doc, r *Reporter) {
-	for _, res := range opAllResources(d) {
+	opEachResource(d, func(res *opResource) {
 		if !errors.Is(res.err, lockpath.ErrEscapesRoot) {
-			continue
+			return
 		}
 		extra := map[string]any{"index": res.index, "resource": res.raw, "normalized": res.norm}
 		if res.isLock {
 			extra["task_id"] = res.taskID
 		}
 		r.Reportf(res.ptr(), extra, "%s %q escapes the root: it normalizes to %q, which starts with \"..\"", res.where(), res.raw, res.norm)
-	}
+	})
 }
 
 func checkLockScopeOverlap(d *Doc, r *Reporter) {

@@ -14,13 +14,58 @@ import (
 // Untrusted-data rules of the operator family (seed 001 "Data Trust
 // Classification"; README, Codes and precedence, UNTRUSTED_CONTEXT_BLOCK).
 
-// opText is one untrusted string field of a document.
+// opText is one untrusted string field of a document: a plain field
+// (index -1) or element index of a list. Its pointer and name are built
+// only for a finding.
 type opText struct {
-	ptr   string // RFC 6901 pointer
-	field string // the field name for details: "notes_for_orchestrator"
-	where string // the element, for reasons: "notes_for_orchestrator[0]"
-	index int    // index in its array; -1 for a plain field
+	list  *opTextList
+	index int // index in its array; -1 for a plain field
 	value string
+}
+
+// opTextList is where untrusted strings are: a field, or the elements of
+// an array (their member sub, when not "").
+type opTextList struct {
+	at    string // RFC 6901 pointer of the field or array: "/context_package"
+	name  string // its name in reasons: "context_package", "task.acceptance_criteria"
+	sub   string // the member of each element holding the string ("value"), or ""
+	field string // the field name for details: "context_package.value"
+}
+
+// The untrusted string fields of the operator kinds.
+var (
+	opCriteria = &opTextList{at: "/task/acceptance_criteria", name: "task.acceptance_criteria", field: "task.acceptance_criteria"}
+	opContext  = &opTextList{at: "/context_package", name: "context_package", sub: "value", field: "context_package.value"}
+	opNotes    = &opTextList{at: "/notes_for_orchestrator", name: "notes_for_orchestrator", field: "notes_for_orchestrator"}
+	// worklogUntrusted are the untrusted fields of a worklog entry.
+	worklogUntrusted = []*opTextList{
+		{at: "/decision", name: "decision", field: "decision"},
+		{at: "/result", name: "result", field: "result"},
+	}
+)
+
+// ptr is the RFC 6901 pointer of the string.
+func (t *opText) ptr() string {
+	if t.index < 0 {
+		return t.list.at
+	}
+	p := t.list.at + "/" + strconv.Itoa(t.index)
+	if t.list.sub != "" {
+		p += "/" + t.list.sub
+	}
+	return p
+}
+
+// where names the string for reasons: "context_package[1].value".
+func (t *opText) where() string {
+	if t.index < 0 {
+		return t.list.name
+	}
+	w := t.list.name + "[" + strconv.Itoa(t.index) + "]"
+	if t.list.sub != "" {
+		w += "." + t.list.sub
+	}
+	return w
 }
 
 // opUntrusted returns the untrusted string fields of d in a fixed order.
@@ -31,9 +76,9 @@ type opText struct {
 func opUntrusted(d *Doc, criteria bool, out []opText) []opText {
 	if d.Kind == "operator/worklog" {
 		// Two strings: read in place (Doc.DocStr), no decoded document.
-		for _, k := range worklogUntrusted {
-			s, _ := d.DocStr(k.ptr)
-			out = append(out, opText{k.ptr, k.field, k.field, -1, s})
+		for _, l := range worklogUntrusted {
+			s, _ := d.DocStr(l.at)
+			out = append(out, opText{l, -1, s})
 		}
 		return out
 	}
@@ -43,32 +88,23 @@ func opUntrusted(d *Doc, criteria bool, out []opText) []opText {
 		if criteria {
 			for i, v := range Arr(Obj(root["task"]), "acceptance_criteria") {
 				s, _ := v.(string)
-				n := strconv.Itoa(i)
-				out = append(out, opText{"/task/acceptance_criteria/" + n, "task.acceptance_criteria",
-					"task.acceptance_criteria[" + n + "]", i, s})
+				out = append(out, opText{opCriteria, i, s})
 			}
 		}
 		for i, v := range Arr(root, "context_package") {
-			n := strconv.Itoa(i)
-			out = append(out, opText{"/context_package/" + n + "/value", "context_package.value",
-				"context_package[" + n + "].value", i, Str(Obj(v), "value")})
+			out = append(out, opText{opContext, i, Str(Obj(v), "value")})
 		}
 	case "operator/result":
 		for i, v := range Arr(root, "notes_for_orchestrator") {
 			s, _ := v.(string)
-			n := strconv.Itoa(i)
-			out = append(out, opText{"/notes_for_orchestrator/" + n, "notes_for_orchestrator",
-				"notes_for_orchestrator[" + n + "]", i, s})
+			out = append(out, opText{opNotes, i, s})
 		}
 	}
 	return out
 }
 
-// worklogUntrusted are the untrusted fields of a worklog entry.
-var worklogUntrusted = []struct{ ptr, field string }{{"/decision", "decision"}, {"/result", "result"}}
-
 func (t *opText) extra() map[string]any {
-	m := map[string]any{"field": t.field}
+	m := map[string]any{"field": t.list.field}
 	if t.index >= 0 {
 		m["index"] = t.index
 	}
@@ -76,7 +112,7 @@ func (t *opText) extra() map[string]any {
 }
 
 func checkSecretMaterial(d *Doc, r *Reporter) {
-	var buf [2]opText
+	var buf [4]opText
 	for _, t := range opUntrusted(d, false, buf[:0]) {
 		pattern, ok := secrets.Scan(t.value)
 		if !ok {
@@ -85,7 +121,7 @@ func checkSecretMaterial(d *Doc, r *Reporter) {
 		extra := t.extra()
 		extra["pattern"] = pattern
 		// Never echo the value: name the pattern and the pointer.
-		r.Reportf(t.ptr, extra, "%s contains possible secret material (pattern %s); scrub it before emission", t.where, pattern)
+		r.Reportf(t.ptr(), extra, "%s contains possible secret material (pattern %s); scrub it before emission", t.where(), pattern)
 	}
 }
 
@@ -119,7 +155,7 @@ func opControlPlaneKeys(s string) []string {
 }
 
 func checkControlPlaneInjection(d *Doc, r *Reporter) {
-	var buf [2]opText
+	var buf [4]opText
 	for _, t := range opUntrusted(d, true, buf[:0]) {
 		keys := opControlPlaneKeys(t.value)
 		if len(keys) == 0 {
@@ -127,7 +163,7 @@ func checkControlPlaneInjection(d *Doc, r *Reporter) {
 		}
 		extra := t.extra()
 		extra["keys"] = keys
-		r.Reportf(t.ptr, extra, "%s is untrusted data but is a JSON object carrying control-plane keys (%s)", t.where, strings.Join(keys, ", "))
+		r.Reportf(t.ptr(), extra, "%s is untrusted data but is a JSON object carrying control-plane keys (%s)", t.where(), strings.Join(keys, ", "))
 	}
 }
 
