@@ -3,7 +3,6 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -323,16 +322,15 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 	}
 	locks := opDocLocks(d, key)
 	if d.Kind == "operator/assignment" {
-		// (a) the task's lock_scope against other tasks' active locks (a
-		// copy: each is given the task's id, for opConflict).
+		// (a) the task's lock_scope against other tasks' active locks.
 		taskID := Str(Obj(d.Root()["task"]), "task_id")
-		scope := slices.Clone(opLockScopes(d)[0])
+		scope := opLockScopes(d)[0]
 		for i := range scope {
 			s := &scope[i]
 			if s.err != nil {
 				continue
 			}
-			s.taskID = taskID
+			var own *opResource // s with the task's id, for opConflict (made on its first conflict)
 			var conflicts []any
 			var names []string
 			for k := range locks {
@@ -340,7 +338,12 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 				if !l.active || l.err != nil || l.taskID == taskID || !lockpath.Overlap(s.norm, l.norm) {
 					continue
 				}
-				conflicts = append(conflicts, opConflict(s, l))
+				if own == nil {
+					c := *s
+					c.taskID = taskID
+					own = &c
+				}
+				conflicts = append(conflicts, opConflict(own, l))
 				names = append(names, fmt.Sprintf("the active lock %s[%d] of %s on %s", key, k, l.taskID, l.show()))
 			}
 			if len(conflicts) > 0 {
