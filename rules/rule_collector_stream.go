@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"encoding/binary"
 	"sort"
 	"strconv"
@@ -120,10 +119,8 @@ type collectorDupIDState struct {
 	nilLine int // line of the nil UUID; 0: not seen
 	other   firstLines
 	e       [5]uint32
-	marks   []lineMark
-	seen    int
+	marks   lineMarks
 	vals    [1]Value
-	buf     []byte
 	// The UUIDs of the current batch (Flusher), their texts and the
 	// slots their lookups read.
 	batch []uuidRef
@@ -138,12 +135,6 @@ type uuidRef struct {
 	off       int64 // the record's byte offset; -1: it cannot be read again
 	line, col int32
 	text      uint32 // the event_id as written: texts[text:text+36]
-}
-
-// lineMark is the line of the record at a byte offset.
-type lineMark struct {
-	off  int64
-	line int
 }
 
 // offMax bounds the offsets an 8-byte entry holds (36 bits: 64 GiB).
@@ -196,7 +187,7 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, 
 			off := int64(e[0]) | int64(e[1]&15)<<32 - 1
 			if s.src.Values(off, cl100Fields, s.vals[:]) && s.vals[0].Type == ValueString {
 				if k2, ok := uuidKey(s.vals[0].Str); ok && k2 == *k {
-					return s.lineAt(off), true
+					return s.marks.lineAt(s.src, off), true
 				}
 			}
 		}
@@ -215,34 +206,8 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, 
 	return line, false
 }
 
-// lineAt returns the line of the record at off: the line of the nearest
-// mark at or before it plus the newlines between them.
-func (s *collectorDupIDState) lineAt(off int64) int {
-	i := sort.Search(len(s.marks), func(i int) bool { return s.marks[i].off > off }) - 1
-	if i < 0 {
-		return 0
-	}
-	m := s.marks[i]
-	if s.buf == nil {
-		s.buf = make([]byte, 32<<10)
-	}
-	line := m.line
-	for pos := m.off; pos < off; {
-		n, err := s.src.ReadAt(s.buf[:min(int64(len(s.buf)), off-pos)], pos)
-		line += bytes.Count(s.buf[:n], []byte{'\n'})
-		pos += int64(n)
-		if err != nil || n == 0 {
-			break
-		}
-	}
-	return line
-}
-
 func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
-	if s.seen%32 == 0 && rec.Offset >= 0 {
-		s.marks = append(s.marks, lineMark{off: rec.Offset, line: rec.Line})
-	}
-	s.seen++
+	s.marks.note(rec)
 	v := &rec.Values[0]
 	if v.Type != ValueString {
 		return
@@ -302,10 +267,10 @@ func (s *collectorDupIDState) Flush(r *StreamReporter) {
 // Expect implements Expecter: room for as many UUIDs per record as the
 // first batch had.
 func (s *collectorDupIDState) Expect(records int) {
-	if s.seen == 0 {
+	if s.marks.seen == 0 {
 		return
 	}
-	n := int(int64(records) * int64(s.offs.Len()+s.uuids.Len()) / int64(s.seen))
+	n := int(int64(records) * int64(s.offs.Len()+s.uuids.Len()) / int64(s.marks.seen))
 	if s.offs.Len() > 0 {
 		s.offs.Reserve(n)
 	} else if s.uuids.Len() > 0 {
@@ -318,7 +283,7 @@ func (s *collectorDupIDState) Finish(r *StreamReporter) {
 	s.Flush(r)
 	s.uuids.Free()
 	s.offs.Free()
-	s.other, s.marks, s.src, s.buf = nil, nil, nil, nil
+	s.other, s.marks, s.src = nil, lineMarks{}, nil
 }
 
 // collectorParentSpan is the stream check of CL101. Bound to a run (RunBinder), it

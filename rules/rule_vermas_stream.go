@@ -25,8 +25,11 @@ import (
 //     work-order prefixes declared in routes.jsonl (VM136).
 //
 // Memory is proportional to the number of distinct ids: event ids are kept
-// in compact keys (idTable) while their file is read, work orders and
-// messages as small structs of their compared fields; no record is kept.
+// while their file is read as 8-byte entries of a hash and the record's
+// offset, a possible repeat confirmed by reading the earlier record again
+// (recordIDs; whole ids for standard input, which cannot be read again),
+// work orders and messages as small structs of their compared fields; no
+// record is kept.
 //
 // No cascades: a record that failed per-record validation still registers
 // the ids it carries (an event_id, a created work order, a sent message, a
@@ -71,6 +74,9 @@ const (
 	evProc
 	evAssignedWO
 )
+
+// vmEventIDField is the event's id alone, to read it again (recordIDs).
+var vmEventIDField = []Field{{"/event_id", FieldString}}
 
 var vmEventFields = []Field{
 	{"/event_id", FieldString},
@@ -200,7 +206,7 @@ func (c *vermasCheck) NewFile(file string, opts *Options) FileState { return vmN
 func (*vermasCheck) NewKindFile(file, kind string, _ *Options) FileState {
 	switch kind {
 	case vmKindEvent:
-		return &vmEvents{file: file, ids: newIDTable(), wos: newIDTable(), msgs: newIDTable(), procs: newIDTable(), in: interner{}}
+		return &vmEvents{file: file, ids: newRecordIDs(vmEventIDField), wos: newIDTable(), msgs: newIDTable(), procs: newIDTable(), in: interner{}}
 	case vmKindWorkOrder:
 		return &vmWorkOrders{file: file, ids: newIDTable(), in: interner{}}
 	case vmKindMessage:
@@ -278,8 +284,8 @@ type vmEvents struct {
 	file string
 	reps vmReps
 
-	ids      *idTable // event_id → line of its first occurrence; dropped by Finish
-	prevLine uint32   // the previous valid event with a timestamp (VM105)
+	ids      *recordIDs // event_id → line of its first occurrence; freed by Finish
+	prevLine uint32     // the previous valid event with a timestamp (VM105)
 	prevTime int64
 	prevText []byte
 	wos      *idTable // work order id → index into wo
@@ -333,13 +339,14 @@ func (s *vmEvents) wo4(id []byte) *vmWO {
 func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 	v := rec.Values
 	line := uint32(rec.Line)
+	s.ids.note(rec)
 	if !rec.Valid {
 		s.invalid(rec)
 		return
 	}
 	// VM104: caused_by names an earlier event of this log.
 	if c := &v[evCausedBy]; c.Type == ValueString {
-		if _, ok := s.ids.get(c.Str); !ok {
+		if !s.ids.has(c.Str) {
 			s.reps.as(r, "VM104").Report(StreamFinding{Line: rec.Line, Column: c.Column, Pointer: "/caused_by",
 				Reason: "caused_by " + strconv.Quote(string(c.Str)) + " names no earlier event of this log",
 				Extra:  map[string]any{"caused_by": string(c.Str)}})
@@ -347,8 +354,8 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 	}
 	// VM100: event ids are unique.
 	if id := &v[evID]; id.Type == ValueString {
-		if first, dup := s.ids.add(id.Str, line); dup {
-			vmRepeated(s.reps.as(r, "VM100"), rec, id, "/event_id", "event_id", first, "")
+		if first, dup := s.ids.add(rec, id.Str); dup {
+			vmRepeated(s.reps.as(r, "VM100"), rec, id, "/event_id", "event_id", uint32(first), "")
 		}
 	}
 	// VM105: timestamps never go backwards (a warning).
@@ -543,7 +550,7 @@ func (s *vmEvents) mailSent(rec *StreamRecord, valid bool) {
 func (s *vmEvents) invalid(rec *StreamRecord) {
 	v := rec.Values
 	if id := &v[evID]; id.Type == ValueString {
-		s.ids.add(id.Str, uint32(rec.Line))
+		s.ids.add(rec, id.Str)
 	}
 	if v[evType].Type != ValueString {
 		return
@@ -596,9 +603,15 @@ func (s *vmEvents) invalid(rec *StreamRecord) {
 	}
 }
 
+// Expect implements Expecter: room for the event ids of the whole file.
+func (s *vmEvents) Expect(records int) { s.ids.expect(records) }
+
 // Finish implements FileState: the event ids are no longer needed (the
 // tree rules read work orders and messages).
-func (s *vmEvents) Finish(*StreamReporter) { s.ids = nil }
+func (s *vmEvents) Finish(*StreamReporter) {
+	s.ids.free()
+	s.ids = nil
+}
 
 // ---- work_orders.jsonl
 
