@@ -32,7 +32,7 @@ type recordIDs struct {
 	whole      *idtab.Strings
 	wholeLines []uint32 // line of whole's string n at wholeLines[n-1]
 	src        Source
-	marks      lineMarks
+	marks      *lineMarks // of the file's records, noted by the caller
 	recent     []recentID
 	vals       [1]Value
 	e          [2]uint32
@@ -51,10 +51,12 @@ type recentID struct {
 const recentSlots = 1 << 14
 
 // newRecordIDs returns an empty set of the ids of field (a one-element
-// slice kept by the caller: Source caches its extractor by it).
-func newRecordIDs(field []Field) *recordIDs {
+// slice kept by the caller: Source caches its extractor by it); the
+// caller notes every record of the file in marks (lineMarks.note).
+func newRecordIDs(field []Field, marks *lineMarks) *recordIDs {
 	return &recordIDs{
 		field:  field,
+		marks:  marks,
 		hash:   idtab.HashBytes,
 		offs:   idtab.New(2, func(e []uint32) uint64 { return uint64(e[1] &^ 15) }),
 		whole:  idtab.NewStrings(),
@@ -65,22 +67,19 @@ func newRecordIDs(field []Field) *recordIDs {
 // len returns the number of distinct ids.
 func (s *recordIDs) len() int { return s.offs.Len() + s.whole.Len() }
 
-// note marks the position of rec, so that the line of a record read again
-// can be counted; call it for every record of the file, in order.
-func (s *recordIDs) note(rec *StreamRecord) { s.marks.note(rec) }
-
-// find returns the line of the record that first carried id (hash h),
-// and a cursor where id's entry goes when it is new.
-func (s *recordIDs) find(id []byte, h uint64) (line int, found bool, c idtab.Cursor) {
+// find reports whether a record carried id (hash h): the line of the
+// first one, or, when it was read again, its offset (off >= 0; line 0);
+// c is where id's entry goes when it is new.
+func (s *recordIDs) find(id []byte, h uint64) (line int, off int64, found bool, c idtab.Cursor) {
 	if len(s.recent) > 0 && len(id) <= len(recentID{}.id) {
 		r := &s.recent[h&uint64(len(s.recent)-1)]
 		if int(r.n) == len(id)+1 && bytes.Equal(r.id[:len(id)], id) {
-			return int(r.line), true, c
+			return int(r.line), -1, true, c
 		}
 	}
 	if s.whole.Len() > 0 {
 		if n := s.whole.Get(id); n > 0 {
-			return int(s.wholeLines[n-1]), true, c
+			return int(s.wholeLines[n-1]), -1, true, c
 		}
 	}
 	// The offs table places an entry by the 28 hash bits it stores (so that
@@ -88,7 +87,7 @@ func (s *recordIDs) find(id []byte, h uint64) (line int, found bool, c idtab.Cur
 	p := uint32(h) &^ 15
 	c = s.offs.Probe(h&^(1<<32-1) | uint64(p))
 	if s.offs.Len() == 0 {
-		return 0, false, c
+		return 0, -1, false, c
 	}
 	for e := c.Next(); e != nil; e = c.Next() {
 		if e[1]&^15 != p {
@@ -96,15 +95,15 @@ func (s *recordIDs) find(id []byte, h uint64) (line int, found bool, c idtab.Cur
 		}
 		off := int64(e[0]) | int64(e[1]&15)<<32 - 1
 		if s.src.Values(off, s.field, s.vals[:]) && s.vals[0].Type == ValueString && bytes.Equal(s.vals[0].Str, id) {
-			return s.marks.lineAt(s.src, off), true, c
+			return 0, off, true, c
 		}
 	}
-	return 0, false, c
+	return 0, -1, false, c
 }
 
 // has reports whether a record of the file carried id.
 func (s *recordIDs) has(id []byte) bool {
-	_, found, _ := s.find(id, s.hash(id))
+	_, _, found, _ := s.find(id, s.hash(id))
 	return found
 }
 
@@ -112,7 +111,10 @@ func (s *recordIDs) has(id []byte) bool {
 // first carried it and whether that was an earlier record.
 func (s *recordIDs) add(rec *StreamRecord, id []byte) (first int, dup bool) {
 	h := s.hash(id)
-	first, dup, c := s.find(id, h)
+	first, off, dup, c := s.find(id, h)
+	if dup && off >= 0 {
+		first = s.marks.lineAt(s.src, off)
+	}
 	if dup {
 		return first, true
 	}
@@ -136,7 +138,7 @@ func (s *recordIDs) add(rec *StreamRecord, id []byte) (first int, dup bool) {
 // expect makes room for the ids of a file of records records, in
 // proportion to the ids of the records noted so far (Expecter).
 func (s *recordIDs) expect(records int) {
-	if s.marks.seen == 0 || s.offs.Len() == 0 {
+	if s.marks == nil || s.marks.seen == 0 || s.offs.Len() == 0 {
 		return
 	}
 	s.offs.Reserve(int(int64(records) * int64(s.offs.Len()) / int64(s.marks.seen)))
@@ -146,8 +148,7 @@ func (s *recordIDs) expect(records int) {
 func (s *recordIDs) free() {
 	s.offs.Free()
 	s.whole.Free()
-	s.wholeLines, s.recent, s.src = nil, nil, nil
-	s.marks = lineMarks{}
+	s.wholeLines, s.recent, s.src, s.marks = nil, nil, nil, nil
 }
 
 // lineMarks finds the line of an earlier record of a file from its byte

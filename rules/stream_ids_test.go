@@ -83,7 +83,8 @@ func TestRecordIDsExact(t *testing.T) {
 				}
 			}
 			src := &memSource{data: data.Bytes()}
-			ids := newRecordIDs([]Field{{"/event_id", FieldString}})
+			var marks lineMarks
+			ids := newRecordIDs([]Field{{"/event_id", FieldString}}, &marks)
 			defer ids.free()
 			if tc.collide {
 				ids.hash = func([]byte) uint64 { return 0x5eed }
@@ -97,7 +98,7 @@ func TestRecordIDsExact(t *testing.T) {
 				if tc.reread {
 					sr.Offset, sr.Source = x.off, src
 				}
-				ids.note(sr)
+				marks.note(sr)
 				_, want := first[x.ref]
 				if got := ids.has([]byte(x.ref)); got != want {
 					t.Fatalf("line %d: has(%q) = %v, want %v", x.line, x.ref, got, want)
