@@ -343,7 +343,10 @@ type spanRun struct {
 	long       *idtab.Strings
 	files      []string
 	srcs       []Source    // by file: its records read again; nil: it cannot be
-	pending    [][]spanRef // blocks of refChunk, in input order
+	pending    [][]spanRef // blocks of chunk, in input order, after those of spill
+	spill      refSpill    // the oldest blocks of pending, on disk
+	chunk      int         // references a block of pending holds: refChunk (tests: fewer)
+	spillAfter int         // full blocks kept in memory before they go to spill: spillBlocks
 	pendKeys   []byte      // keys of pending long parents of files that cannot be read again
 	key        []byte
 	e          [3]uint32
@@ -369,13 +372,18 @@ type spanRef struct {
 const refAtOffset = 1<<32 - 1
 
 // refChunk is how many references a block of spanRun.pending holds: the
-// list grows by blocks, never by copying.
-const refChunk = 4096
+// list grows by blocks, never by copying; beyond spillBlocks full blocks
+// (768 KiB) they go to a temporary file (refSpill).
+const (
+	refChunk    = 4096
+	spillBlocks = 8
+)
 
 func newSpanRun() *spanRun {
 	return &spanRun{
 		traces: idtab.NewStrings(), long: idtab.NewStrings(),
 		spans: idtab.New(3, func(e []uint32) uint64 { return idtab.Hash(uint64(e[0]), uint64(e[1])|uint64(e[2])<<32) }),
+		chunk: refChunk, spillAfter: spillBlocks,
 	}
 }
 
@@ -491,18 +499,15 @@ func (*spanRun) ReportsInOrder() {}
 // released. The references are in input order, which is output order
 // unless a path was linted twice: they are sorted then.
 func (s *spanRun) Finish(r *StreamReporter) {
+	defer s.spill.close()
 	rank := s.fileRanks()
-	if s.inOrder(rank) {
-		for b := range s.pending {
-			for i := range s.pending[b] {
-				s.resolve(&s.pending[b][i], r)
-			}
-		}
-	} else {
+	ordered, err := s.inOrder(rank)
+	if err == nil && ordered {
+		err = s.eachRef(func(p *spanRef) { s.resolve(p, r) })
+	} else if err == nil {
+		// A path linted twice: the references in memory, sorted.
 		var all []spanRef
-		for _, b := range s.pending {
-			all = append(all, b...)
-		}
+		err = s.eachRef(func(p *spanRef) { all = append(all, *p) })
 		s.pending = nil
 		sort.SliceStable(all, func(a, b int) bool {
 			ra, rb := rank[all[a].file], rank[all[b].file]
@@ -511,6 +516,10 @@ func (s *spanRun) Finish(r *StreamReporter) {
 		for i := range all {
 			s.resolve(&all[i], r)
 		}
+	}
+	if err != nil {
+		r.Report(StreamFinding{File: s.files[0], Pointer: "/correlation/parent_span_id",
+			Reason: "the parent_span_id references of this run could not be read back from their temporary file (" + err.Error() + "): not all were checked"})
 	}
 	s.release()
 	s.spans.Free()
@@ -535,20 +544,32 @@ func (s *spanRun) fileRanks() []uint32 {
 
 // inOrder reports whether the pending references are in output order: by
 // file rank, then line.
-func (s *spanRun) inOrder(rank []uint32) bool {
-	var last *spanRef
+func (s *spanRun) inOrder(rank []uint32) (bool, error) {
+	var last spanRef
+	first, ordered := true, true
+	err := s.eachRef(func(p *spanRef) {
+		if !first {
+			if ra, rb := rank[last.file], rank[p.file]; ra > rb || ra == rb && (last.file != p.file || last.line > p.line) {
+				ordered = false
+			}
+		}
+		first, last = false, *p
+	})
+	return ordered, err
+}
+
+// eachRef calls fn with every pending reference, in input order: those of
+// the temporary file, then those in memory.
+func (s *spanRun) eachRef(fn func(*spanRef)) error {
+	if err := s.spill.each(fn); err != nil {
+		return err
+	}
 	for b := range s.pending {
 		for i := range s.pending[b] {
-			p := &s.pending[b][i]
-			if last != nil {
-				if ra, rb := rank[last.file], rank[p.file]; ra > rb || ra == rb && (last.file != p.file || last.line > p.line) {
-					return false
-				}
-			}
-			last = p
+			fn(&s.pending[b][i])
 		}
 	}
-	return true
+	return nil
 }
 
 // release releases the Source Finish read last, if it can be released.
@@ -631,8 +652,25 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 
 // addRef queues a reference for the end of the run.
 func (s *spanRun) addRef(ref spanRef) {
-	if n := len(s.pending); n == 0 || len(s.pending[n-1]) == refChunk {
-		s.pending = append(s.pending, make([]spanRef, 0, refChunk))
+	if n := len(s.pending); n == 0 || len(s.pending[n-1]) == s.chunk {
+		var reuse []spanRef
+		if n > s.spillAfter {
+			// The full blocks go to the temporary file, oldest first.
+			k := 0
+			for k < n && s.spill.write(s.pending[k]) {
+				k++
+			}
+			if k > 0 {
+				reuse = s.pending[0][:0]
+				m := copy(s.pending, s.pending[k:])
+				clear(s.pending[m:])
+				s.pending = s.pending[:m]
+			}
+		}
+		if reuse == nil {
+			reuse = make([]spanRef, 0, s.chunk)
+		}
+		s.pending = append(s.pending, reuse)
 	}
 	last := &s.pending[len(s.pending)-1]
 	*last = append(*last, ref)
