@@ -2,9 +2,11 @@ package lint
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/kind"
@@ -257,4 +259,71 @@ func TestVermasReferences(t *testing.T) {
 		`14:191 VM110 /data/work_order_id: process.created for work order "wo-zz", which no earlier work_order.created of this log created`,
 		`15:138 VM110 /data/work_order_id: agent.working for work order "wo-zz", which no earlier work_order.created of this log created`,
 		`17:198 VM110 /data/assigned_work_order: agent.started for work order "wo-zz", which no earlier work_order.created of this log created`)
+}
+
+// TestVermasEventIDsReread: in a file the engine can read again, VM100 and
+// VM104 keep a hash and an offset per event_id (rules.recordIDs) and
+// confirm a possible match by reading the earlier record; their findings
+// equal those of the same bytes read from a reader that cannot be re-read
+// (whole ids), over more events than the cache of recent ids holds, with a
+// byte-order mark, CRLF endings and blank lines.
+func TestVermasEventIDsReread(t *testing.T) {
+	const n = 24000
+	var b strings.Builder
+	b.WriteString("\ufeff")
+	var want []string
+	line := 1
+	lineOf := map[int]int{}
+	for i := 1; i <= n; i++ {
+		id, extra := fmt.Sprint(i), ""
+		switch {
+		case i%997 == 0: // a repeat of an early event
+			id = fmt.Sprint(i / 997)
+			want = append(want, fmt.Sprintf("%d:13 VM100 /event_id: event_id \"evt-vm%010s\" is already on line %d", line, id, lineOf[i/997]))
+		case i%13 == 0: // caused_by an early event
+			extra = fmt.Sprintf(`"caused_by":"evt-vm%010d",`, i/13)
+		case i%1009 == 0: // caused_by an event to come
+			extra = fmt.Sprintf(`"caused_by":"evt-vm%010d",`, i+1)
+			want = append(want, fmt.Sprintf("%d:123 VM104 /caused_by: caused_by \"evt-vm%010d\" names no earlier event of this log", line, i+1))
+		}
+		if _, ok := lineOf[i]; !ok && id == fmt.Sprint(i) {
+			lineOf[i] = line
+		}
+		rec := strings.TrimSuffix(vmE(id, 0, "agent.idle", extra, `{"idle_since":"2026-02-14T09:00:00.000Z","last_activity":"bash"}`), "\n")
+		b.WriteString(rec)
+		if i%7 == 0 {
+			b.WriteString("\r")
+		}
+		b.WriteString("\n")
+		line++
+		if i%11 == 0 {
+			b.WriteString("\n")
+			line++
+		}
+	}
+	data := b.String()
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(in Input) []string {
+		var got []string
+		_, err := lintWithTimeout(t, func(yield func(Input) bool) { yield(in) },
+			LintConfig{Jobs: 2, ChunkSize: 4096, Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
+				Emit: func(e envelope.Envelope) error {
+					vs, _ := e.Details["violations"].([]envelope.Violation)
+					for _, v := range vs {
+						if strings.HasPrefix(v.Rule, "VM1") {
+							got = append(got, fmt.Sprintf("%d:%d %s %s: %s", v.Line, v.Column, v.Rule, v.Pointer, v.Reason))
+						}
+					}
+					return nil
+				}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	checkFindings(t, "from the file", run(Input{Path: path, Kind: kind.Lookup("vermas/event")}), want...)
+	checkFindings(t, "from a reader", run(Input{Path: path, Reader: strings.NewReader(data), Kind: kind.Lookup("vermas/event")}), want...)
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"testing"
 )
@@ -15,8 +16,17 @@ type spanRec struct{ trace, span, parent string }
 // "file:line", sorted.
 func lintSpans(t *testing.T, order []string, files map[string][]spanRec) []string {
 	t.Helper()
+	return lintSpansWith(t, order, files, nil)
+}
+
+// lintSpansWith is lintSpans with set called on the run's spans first.
+func lintSpansWith(t *testing.T, order []string, files map[string][]spanRec, set func(*spanRun)) []string {
+	t.Helper()
 	run := &LintRun{}
 	c := (&collectorParentSpan{}).BindRun(run).(*collectorParentSpan)
+	if set != nil {
+		set(c.run)
+	}
 	rep := NewStreamReporter("CL101")
 	var got []string
 	str := func(s string) Value {
@@ -153,6 +163,43 @@ func TestStreamRulesHaveScope(t *testing.T) {
 		}
 		if len(r.Scope) > 8 && r.Scope[:8] == "the run:" && r.Severity != "warning" {
 			t.Errorf("%s decides over the run but is an %s", r.ID, r.Severity)
+		}
+	}
+}
+
+// TestParentSpanSpill: with the pending parent references going to a
+// temporary file after the first block of two, CL101 reports exactly what
+// it reports with them in memory (dangling parents across files, in
+// output order, a path linted twice), and the file is gone at the end.
+func TestParentSpanSpill(t *testing.T) {
+	files := map[string][]spanRec{}
+	order := []string{"a.jsonl", "b.jsonl", "a.jsonl", "c.jsonl"}
+	for f, name := range []string{"a.jsonl", "b.jsonl", "c.jsonl"} {
+		for i := 0; i < 300; i++ {
+			parent := fmt.Sprintf("span-%d-%d", (f+1)%3, (i*7)%400) // in another file, or nowhere
+			if i%5 == 0 {
+				parent = fmt.Sprintf("span-%d-0123456789abcdef-%d", f, i+1) // long: later in this file
+			}
+			span := fmt.Sprintf("span-%d-%d", f, i)
+			if i%5 == 4 {
+				span = fmt.Sprintf("span-%d-0123456789abcdef-%d", f, i)
+			}
+			files[name] = append(files[name], spanRec{fmt.Sprintf("t%d", i%3), span, parent})
+		}
+	}
+	for _, ord := range [][]string{order[:2], order} {
+		want := lintSpans(t, ord, files)
+		got := lintSpansWith(t, ord, files, func(s *spanRun) {
+			s.chunk, s.spillAfter = 2, 1
+			s.spill.dirName = t.TempDir()
+			t.Cleanup(func() {
+				if ents, _ := os.ReadDir(s.spill.dirName); len(ents) > 0 {
+					t.Errorf("%d files left in the temporary directory", len(ents))
+				}
+			})
+		})
+		if len(want) < 100 || !slices.Equal(got, want) {
+			t.Errorf("order %v: spilled %d findings, in memory %d (differ: %v)", ord, len(got), len(want), !slices.Equal(got, want))
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"encoding/binary"
 	"sort"
 	"strconv"
@@ -120,10 +119,8 @@ type collectorDupIDState struct {
 	nilLine int // line of the nil UUID; 0: not seen
 	other   firstLines
 	e       [5]uint32
-	marks   []lineMark
-	seen    int
+	marks   lineMarks
 	vals    [1]Value
-	buf     []byte
 	// The UUIDs of the current batch (Flusher), their texts and the
 	// slots their lookups read.
 	batch []uuidRef
@@ -138,12 +135,6 @@ type uuidRef struct {
 	off       int64 // the record's byte offset; -1: it cannot be read again
 	line, col int32
 	text      uint32 // the event_id as written: texts[text:text+36]
-}
-
-// lineMark is the line of the record at a byte offset.
-type lineMark struct {
-	off  int64
-	line int
 }
 
 // offMax bounds the offsets an 8-byte entry holds (36 bits: 64 GiB).
@@ -196,7 +187,7 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, 
 			off := int64(e[0]) | int64(e[1]&15)<<32 - 1
 			if s.src.Values(off, cl100Fields, s.vals[:]) && s.vals[0].Type == ValueString {
 				if k2, ok := uuidKey(s.vals[0].Str); ok && k2 == *k {
-					return s.lineAt(off), true
+					return s.marks.lineAt(s.src, off), true
 				}
 			}
 		}
@@ -215,34 +206,8 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, 
 	return line, false
 }
 
-// lineAt returns the line of the record at off: the line of the nearest
-// mark at or before it plus the newlines between them.
-func (s *collectorDupIDState) lineAt(off int64) int {
-	i := sort.Search(len(s.marks), func(i int) bool { return s.marks[i].off > off }) - 1
-	if i < 0 {
-		return 0
-	}
-	m := s.marks[i]
-	if s.buf == nil {
-		s.buf = make([]byte, 32<<10)
-	}
-	line := m.line
-	for pos := m.off; pos < off; {
-		n, err := s.src.ReadAt(s.buf[:min(int64(len(s.buf)), off-pos)], pos)
-		line += bytes.Count(s.buf[:n], []byte{'\n'})
-		pos += int64(n)
-		if err != nil || n == 0 {
-			break
-		}
-	}
-	return line
-}
-
 func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
-	if s.seen%32 == 0 && rec.Offset >= 0 {
-		s.marks = append(s.marks, lineMark{off: rec.Offset, line: rec.Line})
-	}
-	s.seen++
+	s.marks.note(rec)
 	v := &rec.Values[0]
 	if v.Type != ValueString {
 		return
@@ -302,10 +267,10 @@ func (s *collectorDupIDState) Flush(r *StreamReporter) {
 // Expect implements Expecter: room for as many UUIDs per record as the
 // first batch had.
 func (s *collectorDupIDState) Expect(records int) {
-	if s.seen == 0 {
+	if s.marks.seen == 0 {
 		return
 	}
-	n := int(int64(records) * int64(s.offs.Len()+s.uuids.Len()) / int64(s.seen))
+	n := int(int64(records) * int64(s.offs.Len()+s.uuids.Len()) / int64(s.marks.seen))
 	if s.offs.Len() > 0 {
 		s.offs.Reserve(n)
 	} else if s.uuids.Len() > 0 {
@@ -318,7 +283,7 @@ func (s *collectorDupIDState) Finish(r *StreamReporter) {
 	s.Flush(r)
 	s.uuids.Free()
 	s.offs.Free()
-	s.other, s.marks, s.src, s.buf = nil, nil, nil, nil
+	s.other, s.marks, s.src = nil, lineMarks{}, nil
 }
 
 // collectorParentSpan is the stream check of CL101. Bound to a run (RunBinder), it
@@ -378,7 +343,10 @@ type spanRun struct {
 	long       *idtab.Strings
 	files      []string
 	srcs       []Source    // by file: its records read again; nil: it cannot be
-	pending    [][]spanRef // blocks of refChunk, in input order
+	pending    [][]spanRef // blocks of chunk, in input order, after those of spill
+	spill      refSpill    // the oldest blocks of pending, on disk
+	chunk      int         // references a block of pending holds: refChunk (tests: fewer)
+	spillAfter int         // full blocks kept in memory before they go to spill: spillBlocks
 	pendKeys   []byte      // keys of pending long parents of files that cannot be read again
 	key        []byte
 	e          [3]uint32
@@ -404,13 +372,18 @@ type spanRef struct {
 const refAtOffset = 1<<32 - 1
 
 // refChunk is how many references a block of spanRun.pending holds: the
-// list grows by blocks, never by copying.
-const refChunk = 4096
+// list grows by blocks, never by copying; beyond spillBlocks full blocks
+// (768 KiB) they go to a temporary file (refSpill).
+const (
+	refChunk    = 4096
+	spillBlocks = 8
+)
 
 func newSpanRun() *spanRun {
 	return &spanRun{
 		traces: idtab.NewStrings(), long: idtab.NewStrings(),
 		spans: idtab.New(3, func(e []uint32) uint64 { return idtab.Hash(uint64(e[0]), uint64(e[1])|uint64(e[2])<<32) }),
+		chunk: refChunk, spillAfter: spillBlocks,
 	}
 }
 
@@ -526,18 +499,15 @@ func (*spanRun) ReportsInOrder() {}
 // released. The references are in input order, which is output order
 // unless a path was linted twice: they are sorted then.
 func (s *spanRun) Finish(r *StreamReporter) {
+	defer s.spill.close()
 	rank := s.fileRanks()
-	if s.inOrder(rank) {
-		for b := range s.pending {
-			for i := range s.pending[b] {
-				s.resolve(&s.pending[b][i], r)
-			}
-		}
-	} else {
+	ordered, err := s.inOrder(rank)
+	if err == nil && ordered {
+		err = s.eachRef(func(p *spanRef) { s.resolve(p, r) })
+	} else if err == nil {
+		// A path linted twice: the references in memory, sorted.
 		var all []spanRef
-		for _, b := range s.pending {
-			all = append(all, b...)
-		}
+		err = s.eachRef(func(p *spanRef) { all = append(all, *p) })
 		s.pending = nil
 		sort.SliceStable(all, func(a, b int) bool {
 			ra, rb := rank[all[a].file], rank[all[b].file]
@@ -546,6 +516,10 @@ func (s *spanRun) Finish(r *StreamReporter) {
 		for i := range all {
 			s.resolve(&all[i], r)
 		}
+	}
+	if err != nil {
+		r.Report(StreamFinding{File: s.files[0], Pointer: "/correlation/parent_span_id",
+			Reason: "the parent_span_id references of this run could not be read back from their temporary file (" + err.Error() + "): not all were checked"})
 	}
 	s.release()
 	s.spans.Free()
@@ -570,20 +544,32 @@ func (s *spanRun) fileRanks() []uint32 {
 
 // inOrder reports whether the pending references are in output order: by
 // file rank, then line.
-func (s *spanRun) inOrder(rank []uint32) bool {
-	var last *spanRef
+func (s *spanRun) inOrder(rank []uint32) (bool, error) {
+	var last spanRef
+	first, ordered := true, true
+	err := s.eachRef(func(p *spanRef) {
+		if !first {
+			if ra, rb := rank[last.file], rank[p.file]; ra > rb || ra == rb && (last.file != p.file || last.line > p.line) {
+				ordered = false
+			}
+		}
+		first, last = false, *p
+	})
+	return ordered, err
+}
+
+// eachRef calls fn with every pending reference, in input order: those of
+// the temporary file, then those in memory.
+func (s *spanRun) eachRef(fn func(*spanRef)) error {
+	if err := s.spill.each(fn); err != nil {
+		return err
+	}
 	for b := range s.pending {
 		for i := range s.pending[b] {
-			p := &s.pending[b][i]
-			if last != nil {
-				if ra, rb := rank[last.file], rank[p.file]; ra > rb || ra == rb && (last.file != p.file || last.line > p.line) {
-					return false
-				}
-			}
-			last = p
+			fn(&s.pending[b][i])
 		}
 	}
-	return true
+	return nil
 }
 
 // release releases the Source Finish read last, if it can be released.
@@ -666,8 +652,25 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 
 // addRef queues a reference for the end of the run.
 func (s *spanRun) addRef(ref spanRef) {
-	if n := len(s.pending); n == 0 || len(s.pending[n-1]) == refChunk {
-		s.pending = append(s.pending, make([]spanRef, 0, refChunk))
+	if n := len(s.pending); n == 0 || len(s.pending[n-1]) == s.chunk {
+		var reuse []spanRef
+		if n > s.spillAfter {
+			// The full blocks go to the temporary file, oldest first.
+			k := 0
+			for k < n && s.spill.write(s.pending[k]) {
+				k++
+			}
+			if k > 0 {
+				reuse = s.pending[0][:0]
+				m := copy(s.pending, s.pending[k:])
+				clear(s.pending[m:])
+				s.pending = s.pending[:m]
+			}
+		}
+		if reuse == nil {
+			reuse = make([]spanRef, 0, s.chunk)
+		}
+		s.pending = append(s.pending, reuse)
 	}
 	last := &s.pending[len(s.pending)-1]
 	*last = append(*last, ref)

@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/rules/internal/idtab"
 )
 
 // Cross-record rules of the vermas family (seed 000 "VerMAS Data
@@ -25,8 +26,11 @@ import (
 //     work-order prefixes declared in routes.jsonl (VM136).
 //
 // Memory is proportional to the number of distinct ids: event ids are kept
-// in compact keys (idTable) while their file is read, work orders and
-// messages as small structs of their compared fields; no record is kept.
+// while their file is read as 8-byte entries of a hash and the record's
+// offset, a possible repeat confirmed by reading the earlier record again
+// (recordIDs; whole ids for standard input, which cannot be read again),
+// work orders and messages as small structs of their compared fields; no
+// record is kept.
 //
 // No cascades: a record that failed per-record validation still registers
 // the ids it carries (an event_id, a created work order, a sent message, a
@@ -70,6 +74,13 @@ const (
 	evReadAt
 	evProc
 	evAssignedWO
+)
+
+// vmEventIDField and vmProcIDField are an event's id and the process it
+// creates alone, to read them again (recordIDs).
+var (
+	vmEventIDField = []Field{{"/event_id", FieldString}}
+	vmProcIDField  = []Field{{"/data/process_id", FieldString}}
 )
 
 var vmEventFields = []Field{
@@ -200,7 +211,9 @@ func (c *vermasCheck) NewFile(file string, opts *Options) FileState { return vmN
 func (*vermasCheck) NewKindFile(file, kind string, _ *Options) FileState {
 	switch kind {
 	case vmKindEvent:
-		return &vmEvents{file: file, ids: newIDTable(), wos: newIDTable(), msgs: newIDTable(), procs: newIDTable(), in: interner{}}
+		e := &vmEvents{file: file, wos: idtab.NewStrings(), msgs: idtab.NewStrings(), texts: idtab.NewStrings()}
+		e.ids, e.procs = newRecordIDs(vmEventIDField, &e.marks), newRecordIDs(vmProcIDField, &e.marks)
+		return e
 	case vmKindWorkOrder:
 		return &vmWorkOrders{file: file, ids: newIDTable(), in: interner{}}
 	case vmKindMessage:
@@ -278,52 +291,78 @@ type vmEvents struct {
 	file string
 	reps vmReps
 
-	ids      *idTable // event_id → line of its first occurrence; dropped by Finish
-	prevLine uint32   // the previous valid event with a timestamp (VM105)
+	marks    lineMarks  // of every record, for ids and procs
+	ids      *recordIDs // event_id → line of its first occurrence; freed by Finish
+	prevLine uint32     // the previous valid event with a timestamp (VM105)
 	prevTime int64
 	prevText []byte
-	wos      *idTable // work order id → index into wo
+	wos      *idtab.Strings // work order id → its number n, the work order at wo[n-1]
 	wo       []vmWO
-	msgs     *idTable // message id → index into sent
+	msgs     *idtab.Strings // message id → its number n, the message at sent[n-1]
 	sent     []vmSent
-	procs    *idTable // process id → line of its process.created or verify.started
-	in       interner
+	procs    *recordIDs     // process ids of process.created and verify.started; freed by Finish
+	texts    *idtab.Strings // titles, agents, subjects, message types, read_at: each distinct text once
 }
 
-// vmWO is a work order replayed from an event log. A field's line is the
-// event that last set it; 0 when an invalid record touched it (unknown:
-// not compared).
+// vmWO is a work order replayed from an event log, in 40 bytes: its texts
+// are numbers of vmEvents.texts (0: the empty string). A field's line is
+// the event that last set it; 0 when an invalid record touched it
+// (unknown: not compared).
 type vmWO struct {
-	id             string
+	n              uint32 // its number in vmEvents.wos (its id)
 	line, col      uint32 // the work_order.created event and the column of its work_order_id
-	status         uint8
 	statusLine     uint32
-	title          string
+	title          uint32
 	titleLine      uint32
-	priority       int8
 	priorityLine   uint32
-	assignee       string // "" when unassigned
+	assignee       uint32 // 0 when unassigned
 	assigneeLine   uint32
+	status         uint8
+	priority       int8
 	createdInvalid bool // created by an invalid record: fields unknown
 }
 
-// vmSent is a message sent in an event log (mail.sent), with its mail.read.
+// vmSent is a message sent in an event log (mail.sent), with its mail.read,
+// in 48 bytes: its texts are numbers of vmEvents.texts (0: the empty
+// string).
 type vmSent struct {
-	id                string
-	line, col         uint32
-	known             bool // from a valid mail.sent
-	from, to, subject string
-	typ               string
-	readAt            []byte // "" when never read
-	readTime          int64
-	readLine          uint32
-	readUnknown       bool // an invalid mail.read
-	readCol           uint32
+	n                      uint32 // its number in vmEvents.msgs (its id)
+	line, col              uint32
+	from, to, subject, typ uint32
+	readAt                 uint32 // 0 when never read
+	readLine               uint32
+	readCol                uint32
+	readTime               int64
+	known                  bool // from a valid mail.sent
+	readUnknown            bool // an invalid mail.read
 }
 
+// text returns the number of b in s.texts (0 for the empty string).
+func (s *vmEvents) text(b []byte) uint32 {
+	if len(b) == 0 {
+		return 0
+	}
+	n, _ := s.texts.Add(b)
+	return n
+}
+
+// str returns text n of s.texts.
+func (s *vmEvents) str(n uint32) string {
+	if n == 0 {
+		return ""
+	}
+	return string(s.texts.At(n))
+}
+
+// woID returns the id of wo.
+func (s *vmEvents) woID(wo *vmWO) string { return string(s.wos.At(wo.n)) }
+
+// msgID returns the id of m.
+func (s *vmEvents) msgID(m *vmSent) string { return string(s.msgs.At(m.n)) }
+
 func (s *vmEvents) wo4(id []byte) *vmWO {
-	if i, ok := s.wos.get(id); ok {
-		return &s.wo[i]
+	if n := s.wos.Get(id); n > 0 {
+		return &s.wo[n-1]
 	}
 	return nil
 }
@@ -333,13 +372,14 @@ func (s *vmEvents) wo4(id []byte) *vmWO {
 func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 	v := rec.Values
 	line := uint32(rec.Line)
+	s.marks.note(rec)
 	if !rec.Valid {
 		s.invalid(rec)
 		return
 	}
 	// VM104: caused_by names an earlier event of this log.
 	if c := &v[evCausedBy]; c.Type == ValueString {
-		if _, ok := s.ids.get(c.Str); !ok {
+		if !s.ids.has(c.Str) {
 			s.reps.as(r, "VM104").Report(StreamFinding{Line: rec.Line, Column: c.Column, Pointer: "/caused_by",
 				Reason: "caused_by " + strconv.Quote(string(c.Str)) + " names no earlier event of this log",
 				Extra:  map[string]any{"caused_by": string(c.Str)}})
@@ -347,8 +387,8 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 	}
 	// VM100: event ids are unique.
 	if id := &v[evID]; id.Type == ValueString {
-		if first, dup := s.ids.add(id.Str, line); dup {
-			vmRepeated(s.reps.as(r, "VM100"), rec, id, "/event_id", "event_id", first, "")
+		if first, dup := s.ids.add(rec, id.Str); dup {
+			vmRepeated(s.reps.as(r, "VM100"), rec, id, "/event_id", "event_id", uint32(first), "")
 		}
 	}
 	// VM105: timestamps never go backwards (a warning).
@@ -382,7 +422,7 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 	case "process.step_started", "process.step_completed", "process.completed":
 		// VM114: the process was created earlier in this log.
 		if p := &v[evProc]; p.Type == ValueString {
-			if _, ok := s.procs.get(p.Str); !ok {
+			if !s.procs.has(p.Str) {
 				s.reps.as(r, "VM114").Report(StreamFinding{Line: rec.Line, Column: p.Column, Pointer: "/data/process_id",
 					Reason: string(typ) + " of process " + strconv.Quote(string(p.Str)) + ", which no earlier process.created or verify.started of this log created",
 					Extra:  map[string]any{"process_id": string(p.Str)}})
@@ -405,7 +445,7 @@ func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 		}
 		if string(typ) == "mail.read" {
 			t := &v[evReadAt]
-			sent.readAt = append(sent.readAt[:0], t.Str...)
+			sent.readAt = s.text(t.Str)
 			sent.readTime, sent.readLine, sent.readCol, sent.readUnknown = t.Time, line, uint32(t.Column), false
 		}
 	}
@@ -433,13 +473,13 @@ func (s *vmEvents) woRef(rec *StreamRecord, r *StreamReporter, i int, ptr string
 // event (valid or not) creates.
 func (s *vmEvents) processCreated(rec *StreamRecord) {
 	if p := &rec.Values[evProc]; p.Type == ValueString {
-		s.procs.add(p.Str, uint32(rec.Line))
+		s.procs.add(rec, p.Str)
 	}
 }
 
 func (s *vmEvents) sent4(id []byte) *vmSent {
-	if i, ok := s.msgs.get(id); ok {
-		return &s.sent[i]
+	if n := s.msgs.Get(id); n > 0 {
+		return &s.sent[n-1]
 	}
 	return nil
 }
@@ -449,29 +489,29 @@ func (s *vmEvents) created(rec *StreamRecord, r *StreamReporter) {
 	v := rec.Values
 	w := &v[evWO]
 	line := uint32(rec.Line)
-	i, dup := s.wos.add(w.Str, uint32(len(s.wo)))
-	if dup {
-		wo := &s.wo[i]
+	n, added := s.wos.Add(w.Str)
+	if !added {
+		wo := &s.wo[n-1]
 		if wo.createdInvalid {
 			// The first creation was an invalid record (reported there):
 			// this one takes its place.
-			*wo = vmWO{id: wo.id}
+			*wo = vmWO{n: n}
 		} else {
+			id := s.woID(wo)
 			s.reps.as(r, "VM111").Report(StreamFinding{Line: rec.Line, Column: w.Column, Pointer: "/data/work_order_id",
-				Reason: "work order " + strconv.Quote(wo.id) + " was already created on line " + vmLine(wo.line),
-				Extra:  map[string]any{"work_order_id": wo.id, "first_line": int(wo.line)}})
+				Reason: "work order " + strconv.Quote(id) + " was already created on line " + vmLine(wo.line),
+				Extra:  map[string]any{"work_order_id": id, "first_line": int(wo.line)}})
 			return
 		}
 	} else {
-		s.wo = append(s.wo, vmWO{id: string(w.Str)})
-		i = uint32(len(s.wo) - 1)
+		s.wo = append(s.wo, vmWO{n: n})
 	}
-	wo := &s.wo[i]
+	wo := &s.wo[n-1]
 	wo.line, wo.col = line, uint32(w.Column)
 	wo.status, wo.statusLine = 1, line // open
-	wo.title, wo.titleLine = string(v[evTitle].Str), line
+	wo.title, wo.titleLine = s.text(v[evTitle].Str), line
 	wo.priority, wo.priorityLine = int8(v[evPriority].Num), line
-	wo.assignee, wo.assigneeLine = "", line
+	wo.assignee, wo.assigneeLine = 0, line
 }
 
 // apply replays a valid event of a known work order (VM112 for a
@@ -482,16 +522,16 @@ func (s *vmEvents) apply(wo *vmWO, typ string, rec *StreamRecord, r *StreamRepor
 	switch typ {
 	case "work_order.updated":
 		if x := &v[evChTitle]; x.Type == ValueString {
-			wo.title, wo.titleLine = string(x.Str), line
+			wo.title, wo.titleLine = s.text(x.Str), line
 		}
 		if x := &v[evChPriority]; x.Type == ValueNumber {
 			wo.priority, wo.priorityLine = int8(x.Num), line
 		}
 		switch x := &v[evChAssignee]; x.Type {
 		case ValueString:
-			wo.assignee, wo.assigneeLine = s.in.of(x.Str), line
+			wo.assignee, wo.assigneeLine = s.text(x.Str), line
 		case ValueOther: // null: unassigned
-			wo.assignee, wo.assigneeLine = "", line
+			wo.assignee, wo.assigneeLine = 0, line
 		}
 		if x := &v[evChStatus]; x.Type == ValueString {
 			wo.status, wo.statusLine = vmStatus(x.Str), line
@@ -499,15 +539,15 @@ func (s *vmEvents) apply(wo *vmWO, typ string, rec *StreamRecord, r *StreamRepor
 	case "work_order.status_changed":
 		from := &v[evFromStatus]
 		if wo.statusLine > 0 && vmStatus(from.Str) != wo.status {
-			replayed := vmStatuses[wo.status]
+			replayed, id := vmStatuses[wo.status], s.woID(wo)
 			s.reps.as(r, "VM112").Report(StreamFinding{Line: rec.Line, Column: from.Column, Pointer: "/data/from_status",
-				Reason: "from_status " + strconv.Quote(string(from.Str)) + ", but work order " + strconv.Quote(wo.id) + " is " +
+				Reason: "from_status " + strconv.Quote(string(from.Str)) + ", but work order " + strconv.Quote(id) + " is " +
 					strconv.Quote(replayed) + " (set on line " + vmLine(wo.statusLine) + ")",
-				Extra: map[string]any{"work_order_id": wo.id, "replayed_status": replayed, "status_line": int(wo.statusLine)}})
+				Extra: map[string]any{"work_order_id": id, "replayed_status": replayed, "status_line": int(wo.statusLine)}})
 		}
 		wo.status, wo.statusLine = vmStatus(v[evToStatus].Str), line
 	case "work_order.assigned":
-		wo.assignee, wo.assigneeLine = s.in.of(v[evAgent].Str), line
+		wo.assignee, wo.assigneeLine = s.text(v[evAgent].Str), line
 	case "work_order.closed":
 		wo.status, wo.statusLine = vmClosed, line
 	}
@@ -520,21 +560,20 @@ func (s *vmEvents) mailSent(rec *StreamRecord, valid bool) {
 	if m.Type != ValueString {
 		return
 	}
-	i, dup := s.msgs.add(m.Str, uint32(len(s.sent)))
-	if dup {
-		if !valid || s.sent[i].known {
+	n, added := s.msgs.Add(m.Str)
+	if !added {
+		if !valid || s.sent[n-1].known {
 			return // the first mail.sent is the message
 		}
-		s.sent[i] = vmSent{}
+		s.sent[n-1] = vmSent{}
 	} else {
-		i = uint32(len(s.sent))
 		s.sent = append(s.sent, vmSent{})
 	}
-	x := &s.sent[i]
-	x.id, x.line, x.col, x.known = string(m.Str), uint32(rec.Line), uint32(m.Column), valid
+	x := &s.sent[n-1]
+	x.n, x.line, x.col, x.known = n, uint32(rec.Line), uint32(m.Column), valid
 	if valid {
-		x.from, x.to = s.in.of(v[evMailFrom].Str), s.in.of(v[evMailTo].Str)
-		x.subject, x.typ = string(v[evSubject].Str), s.in.of(v[evMsgType].Str)
+		x.from, x.to = s.text(v[evMailFrom].Str), s.text(v[evMailTo].Str)
+		x.subject, x.typ = s.text(v[evSubject].Str), s.text(v[evMsgType].Str)
 	}
 }
 
@@ -543,7 +582,7 @@ func (s *vmEvents) mailSent(rec *StreamRecord, valid bool) {
 func (s *vmEvents) invalid(rec *StreamRecord) {
 	v := rec.Values
 	if id := &v[evID]; id.Type == ValueString {
-		s.ids.add(id.Str, uint32(rec.Line))
+		s.ids.add(rec, id.Str)
 	}
 	if v[evType].Type != ValueString {
 		return
@@ -558,8 +597,8 @@ func (s *vmEvents) invalid(rec *StreamRecord) {
 		wo := s.wo4(w.Str)
 		if typ == "work_order.created" {
 			if wo == nil {
-				s.wos.add(w.Str, uint32(len(s.wo)))
-				s.wo = append(s.wo, vmWO{id: string(w.Str), line: uint32(rec.Line), col: uint32(w.Column), createdInvalid: true})
+				n, _ := s.wos.Add(w.Str)
+				s.wo = append(s.wo, vmWO{n: n, line: uint32(rec.Line), col: uint32(w.Column), createdInvalid: true})
 			}
 			return
 		}
@@ -596,9 +635,16 @@ func (s *vmEvents) invalid(rec *StreamRecord) {
 	}
 }
 
-// Finish implements FileState: the event ids are no longer needed (the
-// tree rules read work orders and messages).
-func (s *vmEvents) Finish(*StreamReporter) { s.ids = nil }
+// Expect implements Expecter: room for the event ids of the whole file.
+func (s *vmEvents) Expect(records int) { s.ids.expect(records) }
+
+// Finish implements FileState: the event and process ids are no longer
+// needed (the tree rules read work orders and messages).
+func (s *vmEvents) Finish(*StreamReporter) {
+	s.ids.free()
+	s.procs.free()
+	s.ids, s.procs, s.marks = nil, nil, lineMarks{}
+}
 
 // ---- work_orders.jsonl
 

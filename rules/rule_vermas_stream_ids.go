@@ -2,9 +2,9 @@ package rules
 
 import "bytes"
 
-// idTable maps ids (event_id, work order id, message id, route prefix) to a
-// small number (a line, or an index into a slice of states) with compact
-// keys, so that a stream rule's memory is proportional to the number of
+// idTable maps the ids of the projections (work_orders.jsonl,
+// messages.jsonl) to a small number (an index into a slice of states) with
+// compact keys, so that a stream rule's memory is proportional to the number of
 // distinct ids, not to the size of the file: an id of at most 16
 // bytes without a NUL byte (every id of seed 000's examples: evt-{random12}
 // is 16 bytes) is stored inline in a fixed-size key, without an allocation

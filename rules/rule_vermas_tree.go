@@ -308,11 +308,11 @@ func (u *vmUnit) projectionWorkOrders(r *StreamReporter) {
 			if w.statusLine > 0 && w.status != p.status {
 				ds = append(ds, vmDiff{"status", strconv.Quote(vmStatuses[p.status]), strconv.Quote(vmStatuses[w.status]), w.statusLine, p.statusCol})
 			}
-			if w.assigneeLine > 0 && w.assignee != p.assignee {
-				ds = append(ds, vmDiff{"assignee", vmQuote(p.assignee), vmQuote(w.assignee), w.assigneeLine, p.asgnCol})
+			if a := ev.str(w.assignee); w.assigneeLine > 0 && a != p.assignee {
+				ds = append(ds, vmDiff{"assignee", vmQuote(p.assignee), vmQuote(a), w.assigneeLine, p.asgnCol})
 			}
-			if w.titleLine > 0 && w.title != p.title {
-				ds = append(ds, vmDiff{"title", strconv.Quote(p.title), strconv.Quote(w.title), w.titleLine, p.titleCol})
+			if t := ev.str(w.title); w.titleLine > 0 && t != p.title {
+				ds = append(ds, vmDiff{"title", strconv.Quote(p.title), strconv.Quote(t), w.titleLine, p.titleCol})
 			}
 			if w.priorityLine > 0 && w.priority != p.priority {
 				ds = append(ds, vmDiff{"priority", strconv.Itoa(int(p.priority)), strconv.Itoa(int(w.priority)), w.priorityLine, p.priorCol})
@@ -334,10 +334,11 @@ func (u *vmUnit) projectionWorkOrders(r *StreamReporter) {
 		if w.createdInvalid {
 			continue
 		}
-		if _, p := u.workOrder(w.id); p == nil {
+		id := ev.woID(w)
+		if _, p := u.workOrder(id); p == nil {
 			r.Report(StreamFinding{File: ev.file, Line: int(w.line), Column: int(w.col), Pointer: "/data/work_order_id",
-				Reason: "work order " + strconv.Quote(w.id) + " created here is not in " + u.wos[0].file,
-				Extra:  map[string]any{"work_order_id": w.id, "projection_file": u.wos[0].file}})
+				Reason: "work order " + strconv.Quote(id) + " created here is not in " + u.wos[0].file,
+				Extra:  map[string]any{"work_order_id": id, "projection_file": u.wos[0].file}})
 		}
 	}
 }
@@ -385,14 +386,14 @@ func (u *vmUnit) projectionMessages(r *StreamReporter) {
 					ds = append(ds, vmDiff{field, strconv.Quote(here), strconv.Quote(there), s.line, col})
 				}
 			}
-			add("from", m.from, s.from, m.fromCol)
-			add("to", m.to, s.to, m.toCol)
-			add("subject", m.subject, s.subject, m.subjCol)
+			add("from", m.from, ev.str(s.from), m.fromCol)
+			add("to", m.to, ev.str(s.to), m.toCol)
+			add("subject", m.subject, ev.str(s.subject), m.subjCol)
 			if m.hasType {
-				add("message_type", m.typ, s.typ, m.tyCol)
+				add("message_type", m.typ, ev.str(s.typ), m.tyCol)
 			}
-			if !s.readUnknown && !vmSameInstant(m.readAt, m.readTime, string(s.readAt), s.readTime) {
-				d := vmDiff{"read_at", vmNull(m.readAt), vmNull(string(s.readAt)), s.readLine, m.readCol}
+			if readAt := ev.str(s.readAt); !s.readUnknown && !vmSameInstant(m.readAt, m.readTime, readAt, s.readTime) {
+				d := vmDiff{"read_at", vmNull(m.readAt), vmNull(readAt), s.readLine, m.readCol}
 				if s.readLine == 0 {
 					d.replay, d.line = "null (no mail.read)", s.line
 				}
@@ -415,10 +416,11 @@ func (u *vmUnit) projectionMessages(r *StreamReporter) {
 		if !s.known {
 			continue
 		}
-		if _, m := u.message(s.id); m == nil {
+		id := ev.msgID(s)
+		if _, m := u.message(id); m == nil {
 			r.Report(StreamFinding{File: ev.file, Line: int(s.line), Column: int(s.col), Pointer: "/data/message_id",
-				Reason: "message " + strconv.Quote(s.id) + " sent here is not in " + u.msgs[0].file,
-				Extra:  map[string]any{"message_id": s.id, "projection_file": u.msgs[0].file}})
+				Reason: "message " + strconv.Quote(id) + " sent here is not in " + u.msgs[0].file,
+				Extra:  map[string]any{"message_id": id, "projection_file": u.msgs[0].file}})
 		}
 	}
 }
@@ -656,8 +658,10 @@ func (u *vmUnit) prefixes(r *StreamReporter) {
 		return
 	}
 	for i := range u.events.wo {
-		if w := &u.events.wo[i]; !w.createdInvalid && !declared[vmPrefix(w.id)] {
-			report(u.events.file, w.line, w.col, "/data/work_order_id", w.id)
+		if w := &u.events.wo[i]; !w.createdInvalid {
+			if id := u.events.woID(w); !declared[vmPrefix(id)] {
+				report(u.events.file, w.line, w.col, "/data/work_order_id", id)
+			}
 		}
 	}
 }

@@ -1,0 +1,129 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"testing"
+)
+
+// memSource is a Source over a file's bytes: Values decodes the record at
+// an offset with encoding/json and returns its top-level string member
+// named by the field's pointer.
+type memSource struct {
+	data  []byte
+	reads int
+}
+
+func (m *memSource) Values(off int64, fields []Field, out []Value) bool {
+	m.reads++
+	line := m.data[off:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	var obj map[string]any
+	if json.Unmarshal(line, &obj) != nil {
+		return false
+	}
+	out[0] = Value{}
+	if s, ok := obj[fields[0].Pointer[1:]].(string); ok {
+		out[0] = Value{Type: ValueString, Str: []byte(s)}
+	}
+	return true
+}
+
+func (m *memSource) ReadAt(p []byte, off int64) (int, error) {
+	return bytes.NewReader(m.data).ReadAt(p, off)
+}
+
+// TestRecordIDsExact: recordIDs answers exactly as a map of ids to first
+// lines, whatever the hash: with every id hashing alike (each possible
+// repeat confirmed by reading the earlier record) or hashing well, with
+// its cache of recent ids or without, for records that can be read again
+// (lines counted from the marks, blank lines between records) and records
+// that cannot (kept whole), ids of every length.
+func TestRecordIDsExact(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		collide bool
+		recent  bool
+		reread  bool
+	}{
+		{"colliding, no cache, reread", true, false, true},
+		{"colliding, cache, reread", true, true, true},
+		{"hashed, cache, reread", false, true, true},
+		{"colliding, no cache, whole", true, false, false},
+		{"hashed, cache, whole", false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, 4))
+			var data bytes.Buffer
+			type rec struct {
+				line int
+				off  int64
+				id   string
+				ref  string
+			}
+			var recs []rec
+			line := 1
+			for i := 0; i < 800; i++ {
+				id := fmt.Sprintf("evt-%d", r.IntN(500))
+				if i%7 == 0 {
+					id = fmt.Sprintf("evt-a-long-identifier-of-more-than-36-bytes-%d", r.IntN(60))
+				}
+				ref := fmt.Sprintf("evt-%d", r.IntN(650))
+				recs = append(recs, rec{line, int64(data.Len()), id, ref})
+				fmt.Fprintf(&data, `{"event_id":%q,"caused_by":%q}`+"\n", id, ref)
+				line++
+				if i%5 == 0 {
+					data.WriteString("\n")
+					line++
+				}
+			}
+			src := &memSource{data: data.Bytes()}
+			var marks lineMarks
+			ids := newRecordIDs([]Field{{"/event_id", FieldString}}, &marks)
+			defer ids.free()
+			if tc.collide {
+				ids.hash = func([]byte) uint64 { return 0x5eed }
+			}
+			if !tc.recent {
+				ids.recent = nil
+			}
+			first := map[string]int{}
+			for _, x := range recs {
+				sr := &StreamRecord{Line: x.line, Offset: -1}
+				if tc.reread {
+					sr.Offset, sr.Source = x.off, src
+				}
+				marks.note(sr)
+				_, want := first[x.ref]
+				if got := ids.has([]byte(x.ref)); got != want {
+					t.Fatalf("line %d: has(%q) = %v, want %v", x.line, x.ref, got, want)
+				}
+				f, dup := ids.add(sr, []byte(x.id))
+				wf, wdup := first[x.id]
+				if !wdup {
+					wf = x.line
+					first[x.id] = x.line
+				}
+				if f != wf || dup != wdup {
+					t.Fatalf("line %d: add(%q) = %d, %v; want %d, %v", x.line, x.id, f, dup, wf, wdup)
+				}
+			}
+			if ids.len() != len(first) {
+				t.Errorf("len %d, want %d", ids.len(), len(first))
+			}
+			if tc.reread && tc.collide && src.reads == 0 {
+				t.Error("no record was read again")
+			}
+			if !tc.reread && src.reads != 0 {
+				t.Errorf("%d records read again without a Source", src.reads)
+			}
+		})
+	}
+}
+
+var _ io.ReaderAt = (*memSource)(nil)
