@@ -58,7 +58,7 @@ var Validators = map[string]func(*Dec){
 // acceptor, generated from the same CUE definition (accept.go).
 var Acceptors = map[string]*Acceptor{
 	"collector/event":              {Func: a14, Fields: []string{"/version", "/event_type", "/timestamp", "/agent_id", "/event_id", "/session_id", "/source", "/status", "/message", "/progress", "/tool", "/hook", "/correlation", "/metadata", "/tool/tool_name", "/tool/tool_input", "/tool/tool_result", "/tool/duration_ms", "/hook/hook_type", "/hook/raw_payload", "/correlation/trace_id", "/correlation/span_id", "/correlation/parent_span_id", "/correlation/root_agent_id"}, Names: []string{"version", "event_type", "timestamp", "agent_id", "event_id", "session_id", "source", "status", "message", "progress", "tool", "hook", "correlation", "metadata"}},
-	"idle/event":                   {Func: a26, Fields: []string{"/schema", "/event"}, Names: []string{"schema", "event", "run_id", "updated_at", "stack", "reason", "goal", "mode", "iteration", "progress", "modified_files", "next_step", "timestamp"}},
+	"idle/event":                   {Func: a26, Fields: []string{"/schema", "/event", "/run_id", "/updated_at", "/stack", "/reason", "/goal", "/mode", "/iteration", "/progress", "/modified_files", "/next_step", "/timestamp"}, Names: []string{"schema", "event", "run_id", "updated_at", "stack", "reason", "goal", "mode", "iteration", "progress", "modified_files", "next_step", "timestamp"}},
 	"ledger/entry":                 {Func: a30, Fields: []string{"/ts", "/agent", "/session_id", "/event", "/task_id", "/source", "/summary", "/data"}, Names: []string{"ts", "agent", "session_id", "event", "task_id", "source", "summary", "data"}},
 	"ledger/status":                {Func: a33, Fields: []string{"/agent", "/state", "/last_heartbeat", "/last_task_id", "/session_id", "/last_error"}, Names: []string{"agent", "state", "last_heartbeat", "last_task_id", "session_id", "last_error"}},
 	"operator/locks":               {Func: a43, Fields: []string{"/schema_version", "/locks"}, Names: []string{"schema_version", "locks"}},
@@ -5989,18 +5989,27 @@ func a26(a *Acc, b []byte, i int) int {
 						a.Set(1, w, k)
 					}
 				case 2:
+					w := k
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a16)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("run_id"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(2, w, k)
+					}
 				case 3:
+					w := k
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a2)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("updated_at"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(3, w, k)
+					}
 				case 4:
+					w := k
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a21)
 					} else if m&(1<<1) != 0 {
@@ -6010,7 +6019,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("stack"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(4, w, k)
+					}
 				case 5:
+					w := k
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 5, a23)
 					} else if m&(1<<2) != 0 {
@@ -6018,7 +6031,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("reason"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(5, w, k)
+					}
 				case 6:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 6, a5)
 					} else if m&(1<<4) != 0 {
@@ -6026,7 +6043,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("goal"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(6, w, k)
+					}
 				case 7:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 7, a17)
 					} else if m&(1<<4) != 0 {
@@ -6034,7 +6055,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("mode"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 8:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 8, a25)
 					} else if m&(1<<4) != 0 {
@@ -6042,7 +6067,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("iteration"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(8, w, k)
+					}
 				case 9:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 9, a5)
 					} else if m&(1<<4) != 0 {
@@ -6050,7 +6079,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("progress"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(9, w, k)
+					}
 				case 10:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 10, a5)
 					} else if m&(1<<4) != 0 {
@@ -6058,7 +6091,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("modified_files"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(10, w, k)
+					}
 				case 11:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 11, a5)
 					} else if m&(1<<4) != 0 {
@@ -6066,13 +6103,20 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("next_step"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(11, w, k)
+					}
 				case 12:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 12, a2)
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 12, a2)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("timestamp"), mark, OpenMembers)
+					}
+					if k >= 0 {
+						a.Set(12, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {

@@ -224,13 +224,15 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 			req |= 1 << uint(i)
 		}
 	}
-	// Slots first, in declaration order, then the members' own (depth
-	// first); members declared under conditions have none.
-	slot := make([]int, len(o.Fields))
-	for i, f := range o.Fields {
+	// Slots first, in declaration order (the members declared only under
+	// conditions after the others: their value is recorded whichever
+	// declaration reads it, or none), then the members' own (depth first;
+	// none inside a member declared under conditions).
+	slot := make([]int, len(names))
+	for i, n := range names {
 		slot[i] = -1
 		if s != nil && !inCheck {
-			slot[i] = s.add(ptr + "/" + escapePointer(f.Name))
+			slot[i] = s.add(ptr + "/" + escapePointer(n))
 		}
 	}
 	fns := make([]string, len(o.Fields))
