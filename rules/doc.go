@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlint/agentlint/lint/fast"
 )
 
 // Options are the command-line settings document rules may read.
@@ -155,7 +157,8 @@ func (d *Doc) Root() map[string]any {
 
 // flatValue is the object holding just the values of fs, each under its
 // pointer (intermediate objects made as needed), decoded as json.Unmarshal
-// into any decodes them; fs lists parents before their members.
+// into any decodes them (fast.Decode, json.Unmarshal for what it declines);
+// fs lists parents before their members.
 func flatValue(fs []Flat) map[string]any {
 	root := map[string]any{}
 	for _, f := range fs {
@@ -163,8 +166,8 @@ func flatValue(fs []Flat) map[string]any {
 		if !ok || len(toks) == 0 {
 			continue
 		}
-		var x any
-		if json.Unmarshal(f.Raw, &x) != nil {
+		x, ok := fast.Decode(f.Raw)
+		if !ok && json.Unmarshal(f.Raw, &x) != nil {
 			continue
 		}
 		m := root

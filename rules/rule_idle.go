@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,12 @@ const IdleStateTTL = 2 * time.Hour
 // checkIdleSchema1: schema 1, what the seed says the code base emits, is
 // accepted with a warning (IL010; cue/README.md "idle").
 func checkIdleSchema1(d *Doc, r *Reporter) {
+	if d.inPlace() {
+		raw, _ := d.flatRaw("/schema")
+		if n, ok := rawNumber(raw); !ok || n != 1 {
+			return
+		}
+	}
 	if n, ok := d.Root()["schema"].(float64); ok && n == 1 {
 		r.Report(Ptr("schema"), "schema 1 is accepted but seed 002 formalizes the events as schema 0", nil)
 	}
@@ -42,6 +49,16 @@ func checkIdleSchema1(d *Doc, r *Reporter) {
 // checkIdleEmptyStack: a STATE whose stack is an empty array (IL009,
 // warning): no loop is active, which seed 002 does not forbid.
 func checkIdleEmptyStack(d *Doc, r *Reporter) {
+	if d.inPlace() {
+		if ev, _ := d.DocStr("/event"); ev != "STATE" {
+			return
+		}
+		stack, _ := d.flatRaw("/stack")
+		empty := true
+		if ok, is := rawElements(stack, func(int, []byte) bool { empty = false; return false }); ok && (!is || !empty) {
+			return
+		}
+	}
 	root := d.Root()
 	if stack, ok := root["stack"].([]any); ok && len(stack) == 0 && Str(root, "event") == "STATE" {
 		r.Report(Ptr("stack"), "STATE with an empty stack: no loop is active", nil)
@@ -50,6 +67,12 @@ func checkIdleEmptyStack(d *Doc, r *Reporter) {
 
 // checkIdleEvent: event, when present, is one of the four names (IL014).
 func checkIdleEvent(d *Doc, r *Reporter) {
+	if d.inPlace() {
+		_, present := d.flatRaw("/event")
+		if s, _ := d.DocStr("/event"); !present || slices.Contains(IdleEvents, s) {
+			return
+		}
+	}
 	ev, present := d.Root()["event"]
 	s, _ := ev.(string)
 	if !present {
@@ -66,6 +89,9 @@ func checkIdleEvent(d *Doc, r *Reporter) {
 // checkIdleRunMode: the mode in a STATE's run_id (<mode>-<timestamp>-<pid>)
 // equals the mode of the first stack frame (IL012).
 func checkIdleRunMode(d *Doc, r *Reporter) {
+	if d.inPlace() && idleRunModeAgrees(d) {
+		return
+	}
 	root := d.Root()
 	if Str(root, "event") != "STATE" {
 		return
@@ -86,9 +112,43 @@ func checkIdleRunMode(d *Doc, r *Reporter) {
 	}
 }
 
+// idleRunModeAgrees reports, for a record read in place, that IL012 finds
+// nothing in it: not a STATE, no run_id or first frame's mode to compare,
+// or the two agree. False when they differ or a scanner declined.
+func idleRunModeAgrees(d *Doc) bool {
+	if ev, _ := d.DocStr("/event"); ev != "STATE" {
+		return true
+	}
+	runID, ok := d.DocStr("/run_id")
+	if !ok {
+		return true
+	}
+	stack, _ := d.flatRaw("/stack")
+	var first []byte
+	if ok, _ := rawElements(stack, func(_ int, v []byte) bool { first = v; return false }); !ok {
+		return false
+	}
+	if first == nil {
+		return true // not an array, or an empty one
+	}
+	mode, found, ok := rawMember(first, "mode")
+	if !ok {
+		return false
+	}
+	if !found {
+		return true
+	}
+	m, str, plain := rawString(mode)
+	runMode, _, _ := strings.Cut(runID, "-")
+	return plain && (!str || m == runMode)
+}
+
 // checkIdleFrameIter: iter <= max in every stack frame of a STATE (IL015;
 // the schema checks both are integers >= 1).
 func checkIdleFrameIter(d *Doc, r *Reporter) {
+	if d.inPlace() && idleFramesWithinMax(d) {
+		return
+	}
 	root := d.Root()
 	if Str(root, "event") != "STATE" {
 		return
@@ -103,12 +163,40 @@ func checkIdleFrameIter(d *Doc, r *Reporter) {
 	}
 }
 
-// isAnchor reports whether an idle event is an ANCHOR (no event, or event
-// "ANCHOR"; cue/README.md "idle").
+// idleFramesWithinMax reports, for a record read in place, that IL015
+// finds nothing in it: not a STATE, or no frame whose iter and max are
+// numbers with iter > max. False when one is over or a scanner declined.
+func idleFramesWithinMax(d *Doc) bool {
+	if ev, _ := d.DocStr("/event"); ev != "STATE" {
+		return true
+	}
+	stack, _ := d.flatRaw("/stack")
+	over := false
+	ok, _ := rawElements(stack, func(_ int, f []byte) bool {
+		var iter, max []byte
+		ok, _ := rawMembers(f, func(n, v []byte) bool {
+			switch string(n) {
+			case "iter":
+				iter = v
+			case "max":
+				max = v
+			}
+			return true
+		})
+		it, ok1 := rawNumber(iter)
+		mx, ok2 := rawNumber(max)
+		over = !ok || ok1 && ok2 && it > mx
+		return !over
+	})
+	return ok && !over
+}
+
 // idleDocFields are the members the idle document rules read (rules.Rule.Fields:
 // only these are decoded).
 var idleDocFields = []string{"/schema", "/event", "/run_id", "/stack", "/updated_at", "/iteration", "/mode", "/goal"}
 
+// isAnchor reports whether an idle event is an ANCHOR (no event, or event
+// "ANCHOR"; cue/README.md "idle").
 func isAnchor(root map[string]any) bool {
 	ev, present := root["event"]
 	return !present || ev == "ANCHOR"
@@ -118,17 +206,30 @@ func isAnchor(root map[string]any) bool {
 // 1 <= current <= max (IL011); the schema (IL008) checks the layout. The
 // numbers are compared as decimal text, so any length is exact.
 func checkIdleAnchorIteration(d *Doc, r *Reporter) {
+	if d.inPlace() {
+		_, present := d.flatRaw("/event")
+		ev, _ := d.DocStr("/event")
+		it, _ := d.DocStr("/iteration")
+		if !idleIterationOut(it, !present || ev == "ANCHOR") {
+			return
+		}
+	}
 	root := d.Root()
-	it := Str(root, "iteration")
+	if it := Str(root, "iteration"); idleIterationOut(it, isAnchor(root)) {
+		r.Reportf(Ptr("iteration"), nil, "iteration %q must have 1 <= current <= max", it)
+	}
+}
+
+// idleIterationOut reports whether the iteration "current/max" of an
+// ANCHOR (anchor) is out of bounds (IL011).
+func idleIterationOut(it string, anchor bool) bool {
 	cur, max, ok := strings.Cut(it, "/")
-	if !isAnchor(root) || !ok || cur == "" || max == "" {
-		return
+	if !anchor || !ok || cur == "" || max == "" {
+		return false
 	}
 	c1, _ := fast.CompareNumbers(cur, "1")
 	c2, _ := fast.CompareNumbers(cur, max)
-	if c1 < 0 || c2 > 0 {
-		r.Reportf(Ptr("iteration"), nil, "iteration %q must have 1 <= current <= max", it)
-	}
+	return c1 < 0 || c2 > 0
 }
 
 // checkIdleStale: a STATE document whose updated_at is more than
@@ -223,6 +324,7 @@ func idleRules() {
 			Source:      "seed 002 sections 4.1 and 5 (stack: array of StackFrame objects, no minimum); idle's own tui/src/hook.zig writes an empty STATE stack (cue/README.md, decisions)",
 			Check:       checkIdleEmptyStack,
 			Fields:      idleDocFields,
+			InPlace:     true,
 			ExampleKind: "idle/event",
 			examples: func() (string, string) {
 				return `{"schema":0,"event":"STATE","run_id":"loop-1703123456-12345","updated_at":"` + idleExampleNow + `","stack":[]}`, fresh
@@ -233,24 +335,27 @@ func idleRules() {
 			Summary:     "schema 1 (what the seed says the code base emits) is accepted with a warning; seed 002 formalizes schema 0",
 			Source:      "seed 002 section 1 (note); cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"schema":0`, `"schema":1`), fresh },
-			Check:  checkIdleSchema1,
-			Fields: idleDocFields,
+			Check:   checkIdleSchema1,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 		&Rule{
 			ID: "IL011", Name: "anchor-iteration-bounds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     `an ANCHOR's iteration "current/max" has 1 <= current <= max`,
 			Source:      "seed 002 section 4.4; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return anchor(`"3/10"`, `"11/10"`), idleAnchor },
-			Check:  checkIdleAnchorIteration,
-			Fields: idleDocFields,
+			Check:   checkIdleAnchorIteration,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 		&Rule{
 			ID: "IL012", Name: "run-id-mode", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a STATE's run_id mode (<mode>-<timestamp>-<pid>) equals the first stack frame's mode",
 			Source:      "seed 002 sections 2 and 5; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"run_id":"loop-`, `"run_id":"grind-`), fresh },
-			Check:  checkIdleRunMode,
-			Fields: idleDocFields,
+			Check:   checkIdleRunMode,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 		&Rule{
 			ID: "IL013", Name: "stale-state", Code: envelope.TaskTimeout, Severity: envelope.SeverityWarning, Kinds: il,
@@ -259,24 +364,27 @@ func idleRules() {
 				"is stale: its updated_at is more than 2 hours before --now, or, without --now in `agentlint lint`, before the latest timestamp the log itself holds",
 			Source:      "seed 002 section 4.1 (TTL: 2 hours); cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return idleState, fresh },
-			Check:  checkIdleStale,
-			Fields: idleDocFields,
+			Check:   checkIdleStale,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 		&Rule{
 			ID: "IL015", Name: "frame-iter-max", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a stack frame's iter is at most its max",
 			Source:      "seed 002 section 5 (max: maximum iterations allowed); cue/README.md, idle (1 <= iter <= max)",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"iter":3`, `"iter":11`), fresh },
-			Check:  checkIdleFrameIter,
-			Fields: idleDocFields,
+			Check:   checkIdleFrameIter,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 		&Rule{
 			ID: "IL014", Name: "idle-event", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "event, when present, is STATE, DONE, ABORT or ANCHOR (without event the object is an ANCHOR)",
 			Source:      "seed 002 section 3; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"STATE"`, `"STAT"`), fresh },
-			Check:  checkIdleEvent,
-			Fields: idleDocFields,
+			Check:   checkIdleEvent,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 	)
 	registerStream("IL013", idleStale{})

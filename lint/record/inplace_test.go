@@ -1,0 +1,103 @@
+package record
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// Records of the idle and VerMAS logs of bench.GenerateMix, and variants.
+const (
+	inPlaceState = `{"schema":0,"event":"STATE","run_id":"grind-1771059600-0","updated_at":"2026-02-14T00:00:00.006Z","stack":[` +
+		`{"id":"grind-1771059600-0","mode":"grind","iter":1,"max":100,"prompt_file":"/tmp/idle-grind-4242/prompt.txt","filter":"label:api"},` +
+		`{"id":"issue-auth-7-0","mode":"issue","iter":2,"max":100,"prompt_file":"/tmp/idle-issue-4242/prompt.txt","issue_id":"auth-7",` +
+		`"worktree_path":"/srv/project-a/.worktrees/idle/auth-7","branch":"idle/issue/auth-7","base_ref":"main"}]}`
+	inPlaceAnchor   = `{"schema":0,"goal":"Working on issue: auth-123","mode":"issue","iteration":"3/10","progress":"p","modified_files":"m","next_step":"n","timestamp":"2024-12-21T10:30:00Z"}`
+	inPlaceAssigned = `{"event_id":"evt-05BgVNOlnTru","event_type":"work_order.assigned","timestamp":"2026-02-14T09:00:00.385Z","actor":"project-a/supervisor",` +
+		`"correlation_id":"sprint-9e37","caused_by":"evt-0DaBOThvysi5","data":{"work_order_id":"wo-9e3779b9","agent":"project-a/workers/slot3","assignment_path":".work/.assignment-project-a-workers-slot3"}}`
+	inPlaceRead = `{"event_id":"evt-0GBWcJCJ7Opz","event_type":"mail.read","timestamp":"2026-02-14T09:00:32.471Z","actor":"project-a/supervisor",` +
+		`"correlation_id":"sprint-78dd","caused_by":"evt-0DRid4dZGd7N","data":{"message_id":"msg-9ccc71e37f","reader":"project-a/supervisor","read_at":"2026-02-14T09:00:32.291Z"}}`
+	inPlaceIdle = `{"event_id":"evt-02sePUoS4qNP","event_type":"agent.idle","timestamp":"2026-02-14T09:02:11.679Z","actor":"project-b/workers/slot0",` +
+		`"data":{"idle_since":"2026-02-14T09:02:11.599Z","last_activity":"bash"}}`
+)
+
+// TestInPlaceAgreesWithDecoded: the idle and VerMAS document rules read a
+// record their kind's acceptor accepted in place, without decoding its
+// stack or data, and report a defect inside them with the rule, JSON
+// Pointer, line, column, reason and details that the decoded record gives;
+// a number beyond float64 inside them is still the syntax error that
+// decoding reports. Each line is validated with the engine as it runs and
+// with in-place reading switched off.
+func TestInPlaceAgreesWithDecoded(t *testing.T) {
+	r := strings.Replace
+	cases := []struct {
+		kind, line string
+		want       string // the violations' rules and pointers
+		inPlace    bool   // read in place (else decoded: a value the decoder must judge)
+	}{
+		{"idle/event", inPlaceState, "", true},
+		{"idle/event", r(inPlaceState, `"iter":2,"max":100`, `"iter":101,"max":100`, 1), "IL015 /stack/1/iter", true},
+		{"idle/event", r(inPlaceState, `"iter":2,"max":100`, `"max":100 , "iter" : 101`, 1), "IL015 /stack/1/iter", true},
+		{"idle/event", r(inPlaceState, `"run_id":"grind-`, `"run_id":"loop-`, 1), "IL012 /run_id", true},
+		{"idle/event", r(inPlaceState, `"mode":"grind"`, `"mode":"gr\u0069nd"`, 1), "", true},
+		{"idle/event", r(r(inPlaceState, `"mode":"grind"`, `"mode":"gr\u0069nd"`, 1), `"run_id":"grind-`, `"run_id":"loop-`, 1), "IL012 /run_id", true},
+		{"idle/event", r(inPlaceState, `"stack":[{`, `"stack":[{"x":{"mode":"loop","iter":9,"max":1},`, 1), "", true},
+		{"idle/event", r(inPlaceState, `"schema":0`, `"schema":1`, 1), "IL010 /schema", true},
+		{"idle/event", `{"schema":0,"event":"STATE","run_id":"loop-1-2","updated_at":"2026-02-14T00:00:00Z","stack":[ ]}`, "IL009 /stack", true},
+		{"idle/event", `{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[],"run_id":"x"}`, "", true},
+		{"idle/event", inPlaceAnchor, "", true},
+		{"idle/event", r(inPlaceAnchor, `"3/10"`, `"11/10"`, 1), "IL011 /iteration", true},
+		{"idle/event", r(inPlaceAnchor, `"schema":0`, `"schema":0,"event":"ANCHOR"`, 1), "", true},
+		{"idle/event", r(inPlaceState, `"filter":"label:api"`, `"filter":"label:api","x":1e999`, 1), "AL001 ", false},
+		{"idle/event", `{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[],"run_id":-1E+999}`, "AL001 ", false},
+		{"idle/event", r(inPlaceState, `"filter":"label:api"`, `"filter":"label:api","x":1e300`, 1), "", true},
+
+		{"vermas/event", inPlaceAssigned, "", true},
+		{"vermas/event", r(inPlaceAssigned, `workers-slot3"`, `workers-slot4"`, 1), "VM016 /data/assignment_path", true},
+		{"vermas/event", r(inPlaceAssigned, `".work/.assignment-project-a-workers-slot3"`, `"C:\\\\w\\\\.assignment-project-a-workers-slot3"`, 1), "", true},
+		{"vermas/event", r(inPlaceAssigned, `".work/.assignment-project-a-workers-slot3"`, `"C:\\\\w\\\\.assignment-project-a-workers-slot2"`, 1), "VM016 /data/assignment_path", true},
+		{"vermas/event", r(inPlaceAssigned, `"evt-05BgVNOlnTru"`, `"evt-05BgVNOlnT"`, 1), "VM002 /event_id", true},
+		{"vermas/event", r(inPlaceAssigned, `"work_order.assigned"`, `"work_order.archived"`, 1), "VM003 /event_type", true},
+		{"vermas/event", inPlaceRead, "", true},
+		{"vermas/event", r(inPlaceRead, `"read_at":"2026-02-14T09:00:32.291Z"`, `"read_at":"2026-02-14T09:00:32Z"`, 1), "VM006 /data/read_at", true},
+		{"vermas/event", r(inPlaceRead, `"timestamp":"2026-02-14T09:00:32.471Z"`, `"timestamp":"2026-02-14T09:00:32+01:00"`, 1), "VM006 /timestamp", true},
+		{"vermas/event", inPlaceIdle, "", true},
+		{"vermas/event", r(inPlaceIdle, `.599Z"`, `Z"`, 1), "VM006 /data/idle_since", true},
+		{"vermas/event", r(inPlaceIdle, `"last_activity":"bash"`, `"last_activity":"bash","n":[1,{"m":-2e999}]`, 1), "AL001 ", false},
+	}
+	now := time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)
+	for _, c := range cases {
+		v := NewValidator(Options{Now: now}, nil)
+		got := v.RecordLine(c.kind, "f.jsonl", []byte(c.line), 7)
+		if !v.accepted {
+			t.Errorf("%s: not accepted, so not read in place: %s", c.kind, c.line)
+		}
+		if inPlace := v.ldoc.Flat != nil; inPlace != c.inPlace {
+			t.Errorf("%s: read in place %v, want %v: %s", c.kind, inPlace, c.inPlace, c.line)
+		}
+		var rules []string
+		for _, x := range got {
+			rules = append(rules, x.Rule+" "+x.Pointer)
+		}
+		if s := strings.Join(rules, ", "); s != c.want {
+			t.Errorf("%s: violations %q, want %q: %s", c.kind, s, c.want, c.line)
+		}
+		inPlace := violationsText(got)
+		d := NewValidator(Options{Now: now}, nil)
+		d.plan(c.kind).inPlace = false
+		if decoded := violationsText(d.RecordLine(c.kind, "f.jsonl", []byte(c.line), 7)); decoded != inPlace {
+			t.Errorf("%s: %s\n in place: %s\n decoded:  %s", c.kind, c.line, inPlace, decoded)
+		}
+	}
+}
+
+func violationsText(vs []envelope.Violation) string {
+	var b strings.Builder
+	for _, x := range vs {
+		fmt.Fprintf(&b, "%s %s %s %s %d:%d %q %v; ", x.Rule, x.Code, x.Severity, x.Pointer, x.Line, x.Column, x.Reason, x.Extra)
+	}
+	return b.String()
+}
