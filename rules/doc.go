@@ -123,7 +123,8 @@ type Doc struct {
 	// declared (Rule.Fields), found by the engine without decoding the
 	// record (the hot path of large JSON Lines logs): DocStr reads
 	// a string from them directly, and Root builds Value from them on first
-	// use. Set only for records that are valid JSON.
+	// use. Set only for records that are valid JSON and that their kind's
+	// acceptor accepted: no member name in them repeats or has an escape.
 	Flat []Flat
 
 	// ledger memoizes opReadLedger for the ledger array it was read from
@@ -138,6 +139,10 @@ type Doc struct {
 	// opForbidden, opDocLocks, opAllResources), made on first use: the lock
 	// rules share one reading.
 	res *opResMemo
+
+	// stack memoizes the scan of an idle STATE's stack read in place
+	// (idleStackOf): IL009, IL012 and IL015 share one pass over it.
+	stack idleStack
 }
 
 // Flat is one declared value of a record (Doc.Flat): its JSON Pointer, as

@@ -84,35 +84,6 @@ func rawMembers(raw []byte, fn func(name, val []byte) bool) (ok, is bool) {
 	}
 }
 
-// rawElements calls fn with the index and the JSON text of each element of
-// the array raw, in order, until fn returns false. It returns false
-// (declined) when raw is not well formed; is says whether raw is an array.
-func rawElements(raw []byte, fn func(i int, val []byte) bool) (ok, is bool) {
-	i := fast.SkipWS(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
-		return true, false
-	}
-	i = fast.SkipWS(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
-		return fast.SkipWS(raw, i+1) == len(raw), true
-	}
-	for n := 0; ; n++ {
-		end := fast.SkipValue(raw, i)
-		if end < 0 {
-			return false, true
-		}
-		if !fn(n, raw[i:end]) {
-			return true, true
-		}
-		var more bool
-		if i, more = fast.Next(raw, end, ']'); i < 0 {
-			return false, true
-		} else if !more {
-			return fast.SkipWS(raw, i) == len(raw), true
-		}
-	}
-}
-
 // rawString returns the content of the JSON string raw when it has no
 // escape (the bytes of raw: valid while raw is); str is false for any
 // other value, plain false when it is a string with an escape (declined).
@@ -132,6 +103,19 @@ func rawString(raw []byte) (s string, str, plain bool) {
 func rawNumber(raw []byte) (float64, bool) {
 	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
 		return 0, false
+	}
+	if len(raw) <= 15 { // digits only: an integer float64 holds exactly
+		n := 0
+		for _, c := range raw {
+			if c < '0' || c > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n >= 0 {
+			return float64(n), true
+		}
 	}
 	n, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(raw), len(raw)), 64)
 	return n, err == nil

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"time"
@@ -50,12 +51,7 @@ func checkIdleSchema1(d *Doc, r *Reporter) {
 // warning): no loop is active, which seed 002 does not forbid.
 func checkIdleEmptyStack(d *Doc, r *Reporter) {
 	if d.inPlace() {
-		if ev, _ := d.DocStr("/event"); ev != "STATE" {
-			return
-		}
-		stack, _ := d.flatRaw("/stack")
-		empty := true
-		if ok, is := rawElements(stack, func(int, []byte) bool { empty = false; return false }); ok && (!is || !empty) {
+		if st := idleStackOf(d); st.ok && (!st.state || st.frames != 0) {
 			return
 		}
 	}
@@ -116,29 +112,18 @@ func checkIdleRunMode(d *Doc, r *Reporter) {
 // nothing in it: not a STATE, no run_id or first frame's mode to compare,
 // or the two agree. False when they differ or a scanner declined.
 func idleRunModeAgrees(d *Doc) bool {
-	if ev, _ := d.DocStr("/event"); ev != "STATE" {
-		return true
+	st := idleStackOf(d)
+	if !st.ok {
+		return false
+	}
+	if !st.state || st.frames <= 0 || st.mode0 == nil {
+		return true // not a STATE, its stack not an array, empty, or no mode in a first frame
 	}
 	runID, ok := d.DocStr("/run_id")
 	if !ok {
 		return true
 	}
-	stack, _ := d.flatRaw("/stack")
-	var first []byte
-	if ok, _ := rawElements(stack, func(_ int, v []byte) bool { first = v; return false }); !ok {
-		return false
-	}
-	if first == nil {
-		return true // not an array, or an empty one
-	}
-	mode, found, ok := rawMember(first, "mode")
-	if !ok {
-		return false
-	}
-	if !found {
-		return true
-	}
-	m, str, plain := rawString(mode)
+	m, str, plain := rawString(st.mode0)
 	runMode, _, _ := strings.Cut(runID, "-")
 	return plain && (!str || m == runMode)
 }
@@ -167,28 +152,122 @@ func checkIdleFrameIter(d *Doc, r *Reporter) {
 // finds nothing in it: not a STATE, or no frame whose iter and max are
 // numbers with iter > max. False when one is over or a scanner declined.
 func idleFramesWithinMax(d *Doc) bool {
-	if ev, _ := d.DocStr("/event"); ev != "STATE" {
-		return true
+	st := idleStackOf(d)
+	return st.ok && (!st.state || !st.over)
+}
+
+// idleStack is what IL009, IL012 and IL015 read of an idle record read in
+// place (Doc.Flat), in one pass over its stack (idleStackOf).
+type idleStack struct {
+	done bool // scanned (a Doc's zero value: not yet)
+	// ok: read exactly as decoding reads it; false when a member name has
+	// an escape or the text is not well formed (the rules then decode).
+	ok bool
+	// state: the event is "STATE"; the rest is read only then.
+	state bool
+	// frames is the number of elements of the stack, -1 when it is absent
+	// or not an array.
+	frames int
+	// mode0 is the JSON text of the first frame's mode (nil when the first
+	// element is not an object or has no mode).
+	mode0 []byte
+	// over: some frame is an object whose iter and max are numbers with
+	// iter > max.
+	over bool
+}
+
+// idleStackOf returns the scan of the stack of d, a record read in place,
+// made on first use.
+func idleStackOf(d *Doc) *idleStack {
+	st := &d.stack
+	if st.done {
+		return st
 	}
-	stack, _ := d.flatRaw("/stack")
-	over := false
-	ok, _ := rawElements(stack, func(_ int, f []byte) bool {
-		var iter, max []byte
-		ok, _ := rawMembers(f, func(n, v []byte) bool {
-			switch string(n) {
-			case "iter":
-				iter = v
-			case "max":
-				max = v
+	*st = idleStack{done: true, ok: true, frames: -1}
+	if ev, _ := d.DocStr("/event"); ev != "STATE" {
+		return st
+	}
+	st.state = true
+	raw, _ := d.flatRaw("/stack")
+	i := fast.SkipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return st
+	}
+	st.frames = 0
+	if i = fast.SkipWS(raw, i+1); i < len(raw) && raw[i] == ']' {
+		return st
+	}
+	for {
+		if i >= len(raw) {
+			st.ok = false
+			return st
+		}
+		if raw[i] == '{' {
+			i = st.frame(raw, i)
+		} else {
+			i = fast.SkipValue(raw, i)
+		}
+		if i < 0 {
+			st.ok = false
+			return st
+		}
+		st.frames++
+		var more bool
+		if i, more = fast.Next(raw, i, ']'); i < 0 {
+			st.ok = false
+			return st
+		} else if !more {
+			return st
+		}
+	}
+}
+
+// frame reads the stack frame at raw[i] == '{' (the first one's mode, its
+// iter and max) and returns the index after it, or -1.
+func (st *idleStack) frame(raw []byte, i int) int {
+	var iter, max []byte
+	i = fast.SkipWS(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return i + 1
+	}
+	for {
+		if i >= len(raw) || raw[i] != '"' {
+			return -1
+		}
+		k := fast.SkipString(raw, i)
+		if k < 0 || bytes.IndexByte(raw[i:k], '\\') >= 0 {
+			return -1
+		}
+		name := raw[i+1 : k-1]
+		if i = fast.SkipWS(raw, k); i >= len(raw) || raw[i] != ':' {
+			return -1
+		}
+		v := fast.SkipWS(raw, i+1)
+		end := fast.SkipValue(raw, v)
+		if end < 0 {
+			return -1
+		}
+		switch string(name) {
+		case "mode":
+			if st.frames == 0 {
+				st.mode0 = raw[v:end]
 			}
-			return true
-		})
-		it, ok1 := rawNumber(iter)
-		mx, ok2 := rawNumber(max)
-		over = !ok || ok1 && ok2 && it > mx
-		return !over
-	})
-	return ok && !over
+		case "iter":
+			iter = raw[v:end]
+		case "max":
+			max = raw[v:end]
+		}
+		var more bool
+		if i, more = fast.Next(raw, end, '}'); i < 0 {
+			return -1
+		} else if !more {
+			break
+		}
+	}
+	it, ok1 := rawNumber(iter)
+	mx, ok2 := rawNumber(max)
+	st.over = st.over || ok1 && ok2 && it > mx
+	return i
 }
 
 // idleDocFields are the members the idle document rules read (rules.Rule.Fields:

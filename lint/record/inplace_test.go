@@ -42,6 +42,7 @@ func TestInPlaceAgreesWithDecoded(t *testing.T) {
 		{"idle/event", r(inPlaceState, `"iter":2,"max":100`, `"iter":101,"max":100`, 1), "IL015 /stack/1/iter", true},
 		{"idle/event", r(inPlaceState, `"iter":2,"max":100`, `"max":100 , "iter" : 101`, 1), "IL015 /stack/1/iter", true},
 		{"idle/event", r(inPlaceState, `"run_id":"grind-`, `"run_id":"loop-`, 1), "IL012 /run_id", true},
+		{"idle/event", r(inPlaceState, `"run_id":"grind-`, `"run_id":"issue-`, 1), "IL012 /run_id", true},
 		{"idle/event", r(inPlaceState, `"mode":"grind"`, `"mode":"gr\u0069nd"`, 1), "", true},
 		{"idle/event", r(r(inPlaceState, `"mode":"grind"`, `"mode":"gr\u0069nd"`, 1), `"run_id":"grind-`, `"run_id":"loop-`, 1), "IL012 /run_id", true},
 		{"idle/event", r(inPlaceState, `"stack":[{`, `"stack":[{"x":{"mode":"loop","iter":9,"max":1},`, 1), "", true},
