@@ -4992,7 +4992,7 @@ func a7(a *Acc, b []byte, i int) int {
 func a8(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, _ := Num(b, i)
+		j, _ := a.Num(b, i)
 		if j < 0 || !Bounds(b[i:j], leaf115.Bounds) {
 			return -1
 		}
@@ -5058,7 +5058,7 @@ func a9(a *Acc, b []byte, i int) int {
 func a10(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -5512,7 +5512,7 @@ func a14(a *Acc, b []byte, i int) int {
 func a15(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -5567,7 +5567,7 @@ func a17(a *Acc, b []byte, i int) int {
 func a18(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -6866,7 +6866,7 @@ func a44(a *Acc, b []byte, i int) int {
 func a45(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -8301,7 +8301,7 @@ func a72(a *Acc, b []byte, i int) int {
 func a73(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -8317,7 +8317,7 @@ func a73(a *Acc, b []byte, i int) int {
 func a74(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -8983,7 +8983,7 @@ func a88(a *Acc, b []byte, i int) int {
 func a89(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -10470,7 +10470,7 @@ func a112(a *Acc, b []byte, i int) int {
 func a113(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, _ := Num(b, i)
+		j, _ := a.Num(b, i)
 		if j < 0 || !Bounds(b[i:j], leaf159.Bounds) {
 			return -1
 		}
@@ -11358,7 +11358,7 @@ func a128(a *Acc, b []byte, i int) int {
 func a129(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}

@@ -149,14 +149,15 @@ const maxWant = 8
 // of the record, nothing decoded. The slice is reused by the next call. It
 // returns false when a value holds a number beyond float64's range, which
 // decoding it reports (capturedValue): the acceptor takes such a number
-// where the kind does not type it (an undeclared member of a stack frame).
+// where the kind does not type it (an undeclared member of a stack frame),
+// and notes in fast.Acc.Wide a record that may hold one.
 func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 	p.flats = p.flats[:0]
 	for i, s := range p.slots {
 		if a.Got&(1<<uint(s)) != 0 {
 			sp := a.Spans[s]
 			v := raw[sp.Start:sp.End]
-			if v[0] != '"' && !numbersFit(v) {
+			if a.Wide && v[0] != '"' && !numbersFit(v) {
 				return nil, false
 			}
 			p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: v})

@@ -126,13 +126,13 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where) (
 				lits++
 			}
 		}
-		switch {
+		switch { // a.Num: Acc.Wide notes a number float64 may not hold
 		case t.Kinds&fast.KNumber == fast.KNumber:
-			fmt.Fprintf(&b, "\t\tj, _ := %sNum(b, i)\n", q)
+			fmt.Fprintf(&b, "\t\tj, _ := a.Num(b, i)\n")
 		case t.Kinds&fast.KInt != 0:
-			fmt.Fprintf(&b, "\t\tj, isInt := %sNum(b, i)\n\t\tif !isInt {\n\t\t\treturn -1\n\t\t}\n", q)
+			fmt.Fprintf(&b, "\t\tj, isInt := a.Num(b, i)\n\t\tif !isInt {\n\t\t\treturn -1\n\t\t}\n")
 		default:
-			fmt.Fprintf(&b, "\t\tj, isInt := %sNum(b, i)\n\t\tif isInt {\n\t\t\treturn -1\n\t\t}\n", q)
+			fmt.Fprintf(&b, "\t\tj, isInt := a.Num(b, i)\n\t\tif isInt {\n\t\t\treturn -1\n\t\t}\n")
 		}
 		if lits > 0 {
 			fmt.Fprintf(&b, "\t\tif j < 0 || !%sBounds(b[i:j], %s.Bounds) {\n\t\t\treturn -1\n\t\t}\n", q, lf)

@@ -686,7 +686,7 @@ func v31(d *fast.Dec) {
 func a0(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -773,7 +773,7 @@ func a4(a *fast.Acc, b []byte, i int) int {
 func a5(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -1199,7 +1199,7 @@ func a14(a *fast.Acc, b []byte, i int) int {
 func a15(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -1311,7 +1311,7 @@ func a17(a *fast.Acc, b []byte, i int) int {
 func a18(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -1421,7 +1421,7 @@ func a20(a *fast.Acc, b []byte, i int) int {
 func a21(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -1667,7 +1667,7 @@ func a25(a *fast.Acc, b []byte, i int) int {
 func a26(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
