@@ -253,7 +253,11 @@ func checkVermasMilliseconds(d *Doc, r *Reporter) {
 // are not read in place) or a scanner declined.
 func vermasMillisecondsInPlace(d *Doc) bool {
 	typ, _ := d.DocStr("/event_type")
-	for _, p := range VermasTimestamps[d.Kind] {
+	stamps := vermasEventStamps
+	if d.Kind != "vermas/event" {
+		stamps = VermasTimestamps[d.Kind]
+	}
+	for _, p := range stamps {
 		if t, rest, ok := strings.Cut(p, ":"); ok {
 			if t != typ {
 				continue
@@ -271,12 +275,17 @@ func vermasMillisecondsInPlace(d *Doc) bool {
 		if !plain {
 			return false
 		}
-		if str && timefmt.IsRFC3339(s) && !timefmt.HasFraction(s) {
+		// A fraction follows the seconds at s[19]: such a date-time, valid or
+		// not, has nothing to report.
+		if str && (len(s) <= 19 || s[19] != '.') && timefmt.IsRFC3339(s) && !timefmt.HasFraction(s) {
 			return false
 		}
 	}
 	return true
 }
+
+// vermasEventStamps is VermasTimestamps of the most common kind, read once.
+var vermasEventStamps = VermasTimestamps["vermas/event"]
 
 // checkVermasAssignmentPath: the assignment file of work_order.assigned is
 // .assignment-{agent} with "/" replaced by "-" (seed 000 "Agent ID in

@@ -2,11 +2,13 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/rules"
 )
 
 // Records of the idle and VerMAS logs of bench.GenerateMix, and variants.
@@ -79,11 +81,11 @@ func TestInPlaceAgreesWithDecoded(t *testing.T) {
 		if inPlace := v.ldoc.Flat != nil; inPlace != c.inPlace {
 			t.Errorf("%s: read in place %v, want %v: %s", c.kind, inPlace, c.inPlace, c.line)
 		}
-		var rules []string
+		var found []string
 		for _, x := range got {
-			rules = append(rules, x.Rule+" "+x.Pointer)
+			found = append(found, x.Rule+" "+x.Pointer)
 		}
-		if s := strings.Join(rules, ", "); s != c.want {
+		if s := strings.Join(found, ", "); s != c.want {
 			t.Errorf("%s: violations %q, want %q: %s", c.kind, s, c.want, c.line)
 		}
 		inPlace := violationsText(got)
@@ -101,4 +103,63 @@ func violationsText(vs []envelope.Violation) string {
 		fmt.Fprintf(&b, "%s %s %s %s %d:%d %q %v; ", x.Rule, x.Code, x.Severity, x.Pointer, x.Line, x.Column, x.Reason, x.Extra)
 	}
 	return b.String()
+}
+
+// TestCapturedExtractAgrees: the stream rules' values of a record its
+// kind's acceptor accepted, read from the acceptor's spans (and, for the
+// members of a captured object such as a VerMAS event's data, from that
+// object alone), are those a scan of the whole record finds, columns
+// included, so the stream rules' verdicts and positions do not depend on
+// the path.
+func TestCapturedExtractAgrees(t *testing.T) {
+	r := strings.Replace
+	records := map[string][]string{
+		"idle/event": {inPlaceState, inPlaceAnchor, `{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[],"run_id":"x"}`},
+		"vermas/event": {
+			inPlaceAssigned, inPlaceRead, inPlaceIdle,
+			`{"event_id":"evt-0ANN0knXaxjo","event_type":"work_order.updated","timestamp":"2026-02-14T09:00:00.534Z","actor":"ceo","data":{"work_order_id":"wo-daa66d2c","changes":{"priority":3,"title":"Improve \"rate\" parser"}}}`,
+			`{"event_id":"evt-0FZ3W8CJORbi","event_type":"work_order.status_changed","timestamp":"2026-02-14T09:00:00.831Z","actor":"a","data":{"work_order_id":"wo-9e3779b9","from_status":"open","to_status":"in_progress"}}`,
+			`{"event_id":"evt-03XM0oBgCodE","event_type":"mail.sent","timestamp":"2026-02-14T09:00:27.278Z","actor":"a","data":{"message_id":"msg-9ccc71e37f","from":"x","to":"y","subject":"HELP","message_type":"HELP"}}`,
+			`{"event_id":"evt-09YClTBznd7T","event_type":"process.created","timestamp":"2026-02-14T09:00:14.609Z","actor":"a","data":{"process_id":"proc-f82862fa","template":"worker-execute","work_order_id":"wo-78dde6e5"}}`,
+			r(inPlaceRead, `"data":{`, `"data":{"x":{"read_at":"no"}, `, 1),
+			`{"event_id":"evt-abc123def456","event_type":"foo.bar","timestamp":"2026-01-06T12:00:00.000Z","actor":"a","data":{"work_order_id":7,"changes":[1]}}`,
+		},
+	}
+	for kind, lines := range records {
+		var fields []rules.Field
+		for _, id := range rules.StreamsForKind(kind) {
+			sr := rules.Stream(id)
+			fs := sr.Fields()
+			if kr, ok := sr.(rules.KindRule); ok {
+				fs = kr.KindFields(kind)
+			}
+			for _, f := range fs {
+				if !slices.Contains(fields, f) {
+					fields = append(fields, f)
+				}
+			}
+		}
+		x, scan := NewExtractor(kind, fields), NewExtractor("", fields)
+		if len(fields) < 3 || x.slots == nil {
+			t.Fatalf("%s: the stream rules' values are not read from the acceptor's spans", kind)
+		}
+		v := NewValidator(Options{}, nil)
+		got, want := make([]rules.Value, len(fields)), make([]rules.Value, len(fields))
+		for _, line := range lines {
+			v.RecordLine(kind, "f.jsonl", []byte(line), 1)
+			acc := v.Captured()
+			if acc == nil {
+				t.Errorf("%s: not accepted: %s", kind, line)
+				continue
+			}
+			x.Values([]byte(line), acc, got)
+			scan.Values([]byte(line), nil, want)
+			for i, f := range fields {
+				g, w := got[i], want[i]
+				if g.Type != w.Type || string(g.Str) != string(w.Str) || g.Num != w.Num || g.Time != w.Time || g.Column != w.Column {
+					t.Errorf("%s %s in %s:\n spans %+v\n scan  %+v", kind, f.Pointer, line, g, w)
+				}
+			}
+		}
+	}
 }
