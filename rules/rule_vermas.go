@@ -255,16 +255,13 @@ func vermasMillisecondsInPlace(d *Doc) bool {
 	typ, _ := d.DocStr("/event_type")
 	stamps := vermasEventStamps
 	if d.Kind != "vermas/event" {
-		stamps = VermasTimestamps[d.Kind]
+		stamps = vermasStampsOf(d.Kind)
 	}
 	for _, p := range stamps {
-		if t, rest, ok := strings.Cut(p, ":"); ok {
-			if t != typ {
-				continue
-			}
-			p = rest
+		if p.typ != "" && p.typ != typ {
+			continue
 		}
-		v, found, ok := d.flatAt(p)
+		v, found, ok := d.flatAt(p.ptr)
 		if !ok {
 			return false
 		}
@@ -284,8 +281,25 @@ func vermasMillisecondsInPlace(d *Doc) bool {
 	return true
 }
 
-// vermasEventStamps is VermasTimestamps of the most common kind, read once.
-var vermasEventStamps = VermasTimestamps["vermas/event"]
+// vermasStamp is one entry of VermasTimestamps: the event type it is
+// limited to ("" for every record) and the JSON Pointer pattern.
+type vermasStamp struct{ typ, ptr string }
+
+// vermasStampsOf returns VermasTimestamps[kind] split into vermasStamps.
+func vermasStampsOf(kind string) []vermasStamp {
+	var out []vermasStamp
+	for _, p := range VermasTimestamps[kind] {
+		t, rest, ok := strings.Cut(p, ":")
+		if !ok {
+			t, rest = "", p
+		}
+		out = append(out, vermasStamp{t, rest})
+	}
+	return out
+}
+
+// vermasEventStamps is vermasStampsOf the most common kind, made once.
+var vermasEventStamps = vermasStampsOf("vermas/event")
 
 // checkVermasAssignmentPath: the assignment file of work_order.assigned is
 // .assignment-{agent} with "/" replaced by "-" (seed 000 "Agent ID in

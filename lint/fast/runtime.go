@@ -782,6 +782,9 @@ func (d *Dec) Conds(off int64, cs *CondSet) uint64 {
 	}
 	d.scanMembers(int(d.valueStart(off)), cs.Fields[:nf], &spans, &found)
 	var m uint64
+	// The string of the last discriminator read, for the next conditions
+	// on it (one per event type).
+	last, lastS, lastOK := -1, []byte(nil), false
 	for i, c := range cs.Conds {
 		if c.Field >= nf {
 			continue
@@ -791,9 +794,13 @@ func (d *Dec) Conds(off int64, cs *CondSet) uint64 {
 		switch {
 		case c.Absent:
 			holds = !found[c.Field] || !d.accepts(cs.Fields[c.Field].Leaf, raw)
+			last = -1 // accepts may reuse scanString's buffer
 		case found[c.Field]:
-			s, ok := d.scanString(raw)
-			holds = ok && string(s) == c.Equals
+			if c.Field != last {
+				last = c.Field
+				lastS, lastOK = d.scanString(raw)
+			}
+			holds = lastOK && string(lastS) == c.Equals
 		}
 		if holds {
 			m |= 1 << uint(i)

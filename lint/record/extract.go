@@ -116,8 +116,30 @@ type xfield struct {
 // the few distinct names of its level only.
 type xnode struct {
 	names []string
+	keys  []uint64 // nameKey of each name: compared before the name
 	here  []uint64
 	child []*xnode
+}
+
+// nameKey packs the length and the first seven bytes of a member name:
+// names of other keys differ, names of one key are compared.
+func nameKey[S []byte | string](s S) uint64 {
+	k := uint64(len(s)) << 56
+	for i := 0; i < len(s) && i < 7; i++ {
+		k |= uint64(s[i]) << (8 * i)
+	}
+	return k
+}
+
+// find returns the index of name among n.names, or len(n.names).
+func (n *xnode) find(name []byte) int {
+	key := nameKey(name)
+	for k, x := range n.keys {
+		if x == key && n.names[k] == string(name) {
+			return k
+		}
+	}
+	return len(n.names)
 }
 
 func (n *xnode) add(tokens []string, bit uint64) {
@@ -127,6 +149,7 @@ func (n *xnode) add(tokens []string, bit uint64) {
 	}
 	if k == len(n.names) {
 		n.names, n.here, n.child = append(n.names, tokens[0]), append(n.here, 0), append(n.child, nil)
+		n.keys = append(n.keys, nameKey(tokens[0]))
 	}
 	if len(tokens) == 1 {
 		n.here[k] |= bit
@@ -214,10 +237,7 @@ func (x *Extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 		if i >= len(line) {
 			return -1
 		}
-		k := 0
-		for k < len(node.names) && node.names[k] != string(name) {
-			k++
-		}
+		k := node.find(name)
 		start := i
 		if k < len(node.names) && node.child[k] != nil && line[i] == '{' {
 			i = x.object(line, i, node.child[k], out, found)
