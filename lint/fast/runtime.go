@@ -2,9 +2,11 @@ package fast
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"regexp"
 	"strconv"
 	"strings"
@@ -937,6 +939,21 @@ func skipSpace(buf []byte, i int) int {
 // not checked: the callers scan records whose syntax the validator checks.
 func SkipString(buf []byte, i int) int {
 	j := i + 1
+	// Eight bytes at a time up to the first '"' or '\\' (scanPlain's
+	// tests for those two): most strings of a record end there.
+	for j+8 <= len(buf) {
+		x := binary.LittleEndian.Uint64(buf[j:])
+		q := x ^ (lsb * '"')
+		s := x ^ (lsb * '\\')
+		if t := ((q-lsb)&^q | (s-lsb)&^s) & msb; t != 0 {
+			j += bits.TrailingZeros64(t) >> 3
+			if buf[j] == '"' {
+				return j + 1
+			}
+			break // an escape: counted below
+		}
+		j += 8
+	}
 	for {
 		k := bytes.IndexByte(buf[j:], '"')
 		if k < 0 {
