@@ -40,7 +40,8 @@ type AcceptFunc func(a *Acc, b []byte, i int) int
 
 // Acceptor is the acceptor of one kind and the JSON Pointers of its
 // capture slots: Fields[s] is the member whose value slot s records
-// (declared members outside arrays and conditions).
+// (declared members outside arrays; of a member declared under
+// conditions, its own value but none inside it).
 type Acceptor struct {
 	Func   AcceptFunc
 	Fields []string
