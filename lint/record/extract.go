@@ -99,7 +99,7 @@ func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) {
 		if a.Got&(1<<uint(p.slot)) == 0 {
 			continue
 		}
-		if sp := a.Spans[p.slot]; line[sp.Start] == '{' {
+		if sp := a.Spans[p.slot]; sp.End > sp.Start && line[sp.Start] == '{' {
 			x.object(line[:sp.End], int(sp.Start), p.node, out, &found)
 		}
 	}

@@ -163,3 +163,30 @@ func TestCapturedExtractAgrees(t *testing.T) {
 		}
 	}
 }
+
+// FuzzInPlaceAgrees: any idle or VerMAS event gets the same violations,
+// rule, pointer, position, reason and details, whether the records its
+// kind's acceptor accepts are read in place or decoded.
+func FuzzInPlaceAgrees(f *testing.F) {
+	for _, s := range []string{inPlaceState, inPlaceAnchor, strings.Replace(inPlaceState, `"iter":2,"max":100`, `"iter":101,"max":100`, 1)} {
+		f.Add([]byte(s), false)
+	}
+	for _, s := range []string{inPlaceAssigned, inPlaceRead, inPlaceIdle, strings.Replace(inPlaceAssigned, `workers-slot3"`, `workers-slot4"`, 1)} {
+		f.Add([]byte(s), true)
+	}
+	now := time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)
+	inPlace, decoded := NewValidator(Options{Now: now}, nil), NewValidator(Options{Now: now}, nil)
+	for _, k := range []string{"idle/event", "vermas/event"} {
+		decoded.plan(k).inPlace = false
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, vermas bool) {
+		k := "idle/event"
+		if vermas {
+			k = "vermas/event"
+		}
+		a := violationsText(inPlace.RecordLine(k, "f.jsonl", raw, 3))
+		if b := violationsText(decoded.RecordLine(k, "f.jsonl", raw, 3)); a != b {
+			t.Fatalf("%s %q:\n in place: %s\n decoded:  %s", k, raw, a, b)
+		}
+	})
+}

@@ -157,7 +157,7 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 		if a.Got&(1<<uint(s)) != 0 {
 			sp := a.Spans[s]
 			v := raw[sp.Start:sp.End]
-			if a.Wide && v[0] != '"' && !numbersFit(v) {
+			if a.Wide && len(v) > 0 && v[0] != '"' && !numbersFit(v) {
 				return nil, false
 			}
 			p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: v})
