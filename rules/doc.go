@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentlint/agentlint/lint/fast"
 )
 
 // Options are the command-line settings document rules may read.
@@ -121,7 +123,8 @@ type Doc struct {
 	// declared (Rule.Fields), found by the engine without decoding the
 	// record (the hot path of large JSON Lines logs): DocStr reads
 	// a string from them directly, and Root builds Value from them on first
-	// use. Set only for records that are valid JSON.
+	// use. Set only for records that are valid JSON and that their kind's
+	// acceptor accepted: no member name in them repeats or has an escape.
 	Flat []Flat
 
 	// ledger memoizes opReadLedger for the ledger array it was read from
@@ -136,6 +139,10 @@ type Doc struct {
 	// opForbidden, opDocLocks, opChanges), made on first use: the lock
 	// rules share one reading.
 	res *opResMemo
+
+	// stack memoizes the scan of an idle STATE's stack read in place
+	// (idleStackOf): IL009, IL012 and IL015 share one pass over it.
+	stack idleStack
 }
 
 // Flat is one declared value of a record (Doc.Flat): its JSON Pointer, as
@@ -155,7 +162,8 @@ func (d *Doc) Root() map[string]any {
 
 // flatValue is the object holding just the values of fs, each under its
 // pointer (intermediate objects made as needed), decoded as json.Unmarshal
-// into any decodes them; fs lists parents before their members.
+// into any decodes them (fast.Decode, json.Unmarshal for what it declines);
+// fs lists parents before their members.
 func flatValue(fs []Flat) map[string]any {
 	root := map[string]any{}
 	for _, f := range fs {
@@ -163,8 +171,8 @@ func flatValue(fs []Flat) map[string]any {
 		if !ok || len(toks) == 0 {
 			continue
 		}
-		var x any
-		if json.Unmarshal(f.Raw, &x) != nil {
+		x, ok := fast.Decode(f.Raw)
+		if !ok && json.Unmarshal(f.Raw, &x) != nil {
 			continue
 		}
 		m := root

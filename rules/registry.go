@@ -102,10 +102,11 @@ type Rule struct {
 	// lint.TestShallowDecodeAgrees checks every declaration.
 	Fields []string
 	// InPlace says that Check reads the Fields of a JSON Lines record with
-	// Doc.DocStr only, never through Doc.Root: the engine may then give it
-	// the record's values in place (Doc.Flat), with nothing decoded (issue
-	// 12). A rule that calls Root on such a document still gets the right
-	// values, at the cost of decoding them.
+	// Doc.DocStr, or in place with the scanners of rules/inplace.go, and
+	// calls Doc.Root only for a record that may have a finding: the engine
+	// may then give it the record's values in place (Doc.Flat), with
+	// nothing decoded. A rule that calls Root on such a document still gets
+	// the right values, at the cost of decoding them.
 	InPlace bool
 	// JSONSchema says which part of a schema rule the exported JSON Schema
 	// (`agentlint schema export`, lint/schemaexport) cannot express, when it

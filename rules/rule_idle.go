@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +36,12 @@ const IdleStateTTL = 2 * time.Hour
 // checkIdleSchema1: schema 1, what the seed says the code base emits, is
 // accepted with a warning (IL010; cue/README.md "idle").
 func checkIdleSchema1(d *Doc, r *Reporter) {
+	if d.inPlace() {
+		raw, _ := d.flatRaw("/schema")
+		if n, ok := rawNumber(raw); !ok || n != 1 {
+			return
+		}
+	}
 	if n, ok := d.Root()["schema"].(float64); ok && n == 1 {
 		r.Report(Ptr("schema"), "schema 1 is accepted but seed 002 formalizes the events as schema 0", nil)
 	}
@@ -42,6 +50,11 @@ func checkIdleSchema1(d *Doc, r *Reporter) {
 // checkIdleEmptyStack: a STATE whose stack is an empty array (IL009,
 // warning): no loop is active, which seed 002 does not forbid.
 func checkIdleEmptyStack(d *Doc, r *Reporter) {
+	if d.inPlace() {
+		if st := idleStackOf(d); st.ok && (!st.state || st.frames != 0) {
+			return
+		}
+	}
 	root := d.Root()
 	if stack, ok := root["stack"].([]any); ok && len(stack) == 0 && Str(root, "event") == "STATE" {
 		r.Report(Ptr("stack"), "STATE with an empty stack: no loop is active", nil)
@@ -50,6 +63,12 @@ func checkIdleEmptyStack(d *Doc, r *Reporter) {
 
 // checkIdleEvent: event, when present, is one of the four names (IL014).
 func checkIdleEvent(d *Doc, r *Reporter) {
+	if d.inPlace() {
+		_, present := d.flatRaw("/event")
+		if s, _ := d.DocStr("/event"); !present || slices.Contains(IdleEvents, s) {
+			return
+		}
+	}
 	ev, present := d.Root()["event"]
 	s, _ := ev.(string)
 	if !present {
@@ -66,6 +85,9 @@ func checkIdleEvent(d *Doc, r *Reporter) {
 // checkIdleRunMode: the mode in a STATE's run_id (<mode>-<timestamp>-<pid>)
 // equals the mode of the first stack frame (IL012).
 func checkIdleRunMode(d *Doc, r *Reporter) {
+	if d.inPlace() && idleRunModeAgrees(d) {
+		return
+	}
 	root := d.Root()
 	if Str(root, "event") != "STATE" {
 		return
@@ -86,9 +108,32 @@ func checkIdleRunMode(d *Doc, r *Reporter) {
 	}
 }
 
+// idleRunModeAgrees reports, for a record read in place, that IL012 finds
+// nothing in it: not a STATE, no run_id or first frame's mode to compare,
+// or the two agree. False when they differ or a scanner declined.
+func idleRunModeAgrees(d *Doc) bool {
+	st := idleStackOf(d)
+	if !st.ok {
+		return false
+	}
+	if !st.state || st.frames <= 0 || st.mode0 == nil {
+		return true // not a STATE, its stack not an array, empty, or no mode in a first frame
+	}
+	runID, ok := d.DocStr("/run_id")
+	if !ok {
+		return true
+	}
+	m, str, plain := rawString(st.mode0)
+	runMode, _, _ := strings.Cut(runID, "-")
+	return plain && (!str || m == runMode)
+}
+
 // checkIdleFrameIter: iter <= max in every stack frame of a STATE (IL015;
 // the schema checks both are integers >= 1).
 func checkIdleFrameIter(d *Doc, r *Reporter) {
+	if d.inPlace() && idleFramesWithinMax(d) {
+		return
+	}
 	root := d.Root()
 	if Str(root, "event") != "STATE" {
 		return
@@ -103,12 +148,134 @@ func checkIdleFrameIter(d *Doc, r *Reporter) {
 	}
 }
 
-// isAnchor reports whether an idle event is an ANCHOR (no event, or event
-// "ANCHOR"; cue/README.md "idle").
+// idleFramesWithinMax reports, for a record read in place, that IL015
+// finds nothing in it: not a STATE, or no frame whose iter and max are
+// numbers with iter > max. False when one is over or a scanner declined.
+func idleFramesWithinMax(d *Doc) bool {
+	st := idleStackOf(d)
+	return st.ok && (!st.state || !st.over)
+}
+
+// idleStack is what IL009, IL012 and IL015 read of an idle record read in
+// place (Doc.Flat), in one pass over its stack (idleStackOf).
+type idleStack struct {
+	done bool // scanned (a Doc's zero value: not yet)
+	// ok: read exactly as decoding reads it; false when a member name has
+	// an escape or the text is not well formed (the rules then decode).
+	ok bool
+	// state: the event is "STATE"; the rest is read only then.
+	state bool
+	// frames is the number of elements of the stack, -1 when it is absent
+	// or not an array.
+	frames int
+	// mode0 is the JSON text of the first frame's mode (nil when the first
+	// element is not an object or has no mode).
+	mode0 []byte
+	// over: some frame is an object whose iter and max are numbers with
+	// iter > max.
+	over bool
+}
+
+// idleStackOf returns the scan of the stack of d, a record read in place,
+// made on first use.
+func idleStackOf(d *Doc) *idleStack {
+	st := &d.stack
+	if st.done {
+		return st
+	}
+	*st = idleStack{done: true, ok: true, frames: -1}
+	if ev, _ := d.DocStr("/event"); ev != "STATE" {
+		return st
+	}
+	st.state = true
+	raw, _ := d.flatRaw("/stack")
+	i := fast.SkipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return st
+	}
+	st.frames = 0
+	if i = fast.SkipWS(raw, i+1); i < len(raw) && raw[i] == ']' {
+		return st
+	}
+	for {
+		if i >= len(raw) {
+			st.ok = false
+			return st
+		}
+		if raw[i] == '{' {
+			i = st.frame(raw, i)
+		} else {
+			i = fast.SkipValue(raw, i)
+		}
+		if i < 0 {
+			st.ok = false
+			return st
+		}
+		st.frames++
+		var more bool
+		if i, more = fast.Next(raw, i, ']'); i < 0 {
+			st.ok = false
+			return st
+		} else if !more {
+			return st
+		}
+	}
+}
+
+// frame reads the stack frame at raw[i] == '{' (the first one's mode, its
+// iter and max) and returns the index after it, or -1.
+func (st *idleStack) frame(raw []byte, i int) int {
+	var iter, max []byte
+	i = fast.SkipWS(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return i + 1
+	}
+	for {
+		if i >= len(raw) || raw[i] != '"' {
+			return -1
+		}
+		k := fast.SkipString(raw, i)
+		if k < 0 || bytes.IndexByte(raw[i:k], '\\') >= 0 {
+			return -1
+		}
+		name := raw[i+1 : k-1]
+		if i = fast.SkipWS(raw, k); i >= len(raw) || raw[i] != ':' {
+			return -1
+		}
+		v := fast.SkipWS(raw, i+1)
+		end := fast.SkipValue(raw, v)
+		if end < 0 {
+			return -1
+		}
+		switch string(name) {
+		case "mode":
+			if st.frames == 0 {
+				st.mode0 = raw[v:end]
+			}
+		case "iter":
+			iter = raw[v:end]
+		case "max":
+			max = raw[v:end]
+		}
+		var more bool
+		if i, more = fast.Next(raw, end, '}'); i < 0 {
+			return -1
+		} else if !more {
+			break
+		}
+	}
+	it, ok1 := rawNumber(iter)
+	mx, ok2 := rawNumber(max)
+	st.over = st.over || ok1 && ok2 && it > mx
+	return i
+}
+
 // idleDocFields are the members the idle document rules read (rules.Rule.Fields:
 // only these are decoded).
 var idleDocFields = []string{"/schema", "/event", "/run_id", "/stack", "/updated_at", "/iteration", "/mode", "/goal"}
 
+// isAnchor reports whether an idle event is an ANCHOR (no event, or event
+// "ANCHOR"; cue/README.md "idle").
 func isAnchor(root map[string]any) bool {
 	ev, present := root["event"]
 	return !present || ev == "ANCHOR"
@@ -118,17 +285,30 @@ func isAnchor(root map[string]any) bool {
 // 1 <= current <= max (IL011); the schema (IL008) checks the layout. The
 // numbers are compared as decimal text, so any length is exact.
 func checkIdleAnchorIteration(d *Doc, r *Reporter) {
+	if d.inPlace() {
+		_, present := d.flatRaw("/event")
+		ev, _ := d.DocStr("/event")
+		it, _ := d.DocStr("/iteration")
+		if !idleIterationOut(it, !present || ev == "ANCHOR") {
+			return
+		}
+	}
 	root := d.Root()
-	it := Str(root, "iteration")
+	if it := Str(root, "iteration"); idleIterationOut(it, isAnchor(root)) {
+		r.Reportf(Ptr("iteration"), nil, "iteration %q must have 1 <= current <= max", it)
+	}
+}
+
+// idleIterationOut reports whether the iteration "current/max" of an
+// ANCHOR (anchor) is out of bounds (IL011).
+func idleIterationOut(it string, anchor bool) bool {
 	cur, max, ok := strings.Cut(it, "/")
-	if !isAnchor(root) || !ok || cur == "" || max == "" {
-		return
+	if !anchor || !ok || cur == "" || max == "" {
+		return false
 	}
 	c1, _ := fast.CompareNumbers(cur, "1")
 	c2, _ := fast.CompareNumbers(cur, max)
-	if c1 < 0 || c2 > 0 {
-		r.Reportf(Ptr("iteration"), nil, "iteration %q must have 1 <= current <= max", it)
-	}
+	return c1 < 0 || c2 > 0
 }
 
 // checkIdleStale: a STATE document whose updated_at is more than
@@ -223,6 +403,7 @@ func idleRules() {
 			Source:      "seed 002 sections 4.1 and 5 (stack: array of StackFrame objects, no minimum); idle's own tui/src/hook.zig writes an empty STATE stack (cue/README.md, decisions)",
 			Check:       checkIdleEmptyStack,
 			Fields:      idleDocFields,
+			InPlace:     true,
 			ExampleKind: "idle/event",
 			examples: func() (string, string) {
 				return `{"schema":0,"event":"STATE","run_id":"loop-1703123456-12345","updated_at":"` + idleExampleNow + `","stack":[]}`, fresh
@@ -233,24 +414,27 @@ func idleRules() {
 			Summary:     "schema 1 (what the seed says the code base emits) is accepted with a warning; seed 002 formalizes schema 0",
 			Source:      "seed 002 section 1 (note); cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"schema":0`, `"schema":1`), fresh },
-			Check:  checkIdleSchema1,
-			Fields: idleDocFields,
+			Check:   checkIdleSchema1,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 		&Rule{
 			ID: "IL011", Name: "anchor-iteration-bounds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     `an ANCHOR's iteration "current/max" has 1 <= current <= max`,
 			Source:      "seed 002 section 4.4; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return anchor(`"3/10"`, `"11/10"`), idleAnchor },
-			Check:  checkIdleAnchorIteration,
-			Fields: idleDocFields,
+			Check:   checkIdleAnchorIteration,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 		&Rule{
 			ID: "IL012", Name: "run-id-mode", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a STATE's run_id mode (<mode>-<timestamp>-<pid>) equals the first stack frame's mode",
 			Source:      "seed 002 sections 2 and 5; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"run_id":"loop-`, `"run_id":"grind-`), fresh },
-			Check:  checkIdleRunMode,
-			Fields: idleDocFields,
+			Check:   checkIdleRunMode,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 		&Rule{
 			ID: "IL013", Name: "stale-state", Code: envelope.TaskTimeout, Severity: envelope.SeverityWarning, Kinds: il,
@@ -259,24 +443,27 @@ func idleRules() {
 				"is stale: its updated_at is more than 2 hours before --now, or, without --now in `agentlint lint`, before the latest timestamp the log itself holds",
 			Source:      "seed 002 section 4.1 (TTL: 2 hours); cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return idleState, fresh },
-			Check:  checkIdleStale,
-			Fields: idleDocFields,
+			Check:   checkIdleStale,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 		&Rule{
 			ID: "IL015", Name: "frame-iter-max", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "a stack frame's iter is at most its max",
 			Source:      "seed 002 section 5 (max: maximum iterations allowed); cue/README.md, idle (1 <= iter <= max)",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"iter":3`, `"iter":11`), fresh },
-			Check:  checkIdleFrameIter,
-			Fields: idleDocFields,
+			Check:   checkIdleFrameIter,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 		&Rule{
 			ID: "IL014", Name: "idle-event", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "event, when present, is STATE, DONE, ABORT or ANCHOR (without event the object is an ANCHOR)",
 			Source:      "seed 002 section 3; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"STATE"`, `"STAT"`), fresh },
-			Check:  checkIdleEvent,
-			Fields: idleDocFields,
+			Check:   checkIdleEvent,
+			Fields:  idleDocFields,
+			InPlace: true,
 		},
 	)
 	registerStream("IL013", idleStale{})

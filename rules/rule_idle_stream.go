@@ -194,10 +194,8 @@ func scanFrames(dst []idleFrame, raw []byte) ([]idleFrame, bool) {
 							f.id, hasID = raw[v+1:end-1], true
 						}
 					case "iter":
-						if c := raw[v]; c == '-' || c >= '0' && c <= '9' {
-							if n, err := strconv.ParseFloat(string(raw[v:end]), 64); err == nil {
-								f.iter, f.iterOff, hasIter = n, int64(v), true
-							}
+						if n, ok := rawNumber(raw[v:end]); ok {
+							f.iter, f.iterOff, hasIter = n, int64(v), true
 						}
 					}
 					var more bool

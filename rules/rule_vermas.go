@@ -114,15 +114,24 @@ func vermasEventOf(typ, data string) string {
 }
 
 func checkVermasEventIDLength(d *Doc, r *Reporter) {
-	id := Str(d.Root(), "event_id")
-	rest, ok := strings.CutPrefix(id, "evt-")
-	if !ok {
+	if id, _ := d.DocStr("/event_id"); d.inPlace() && vermasEventIDLength(id) == 12 {
 		return
 	}
-	if n := utf8.RuneCountInString(rest); n != 12 {
+	id := Str(d.Root(), "event_id")
+	if n := vermasEventIDLength(id); n != 12 {
 		r.Reportf(Ptr("event_id"), map[string]any{"event_id": id, "length": n},
 			"event_id %q has %d character(s) after evt-, not 12 (seed 000: evt-{random12})", id, n)
 	}
+}
+
+// vermasEventIDLength returns the number of characters after evt- of an
+// event_id, 12 (nothing to report) when it does not start with evt-.
+func vermasEventIDLength(id string) int {
+	rest, ok := strings.CutPrefix(id, "evt-")
+	if !ok {
+		return 12
+	}
+	return utf8.RuneCountInString(rest)
 }
 
 func vermasKnownEventType(t string) bool {
@@ -159,6 +168,9 @@ func vermasEventTypeForm(t string) bool {
 func checkVermasEventType(strict bool) func(d *Doc, r *Reporter) {
 	return func(d *Doc, r *Reporter) {
 		if d.Options == nil || d.Options.Strict != strict {
+			return
+		}
+		if t, ok := d.DocStr("/event_type"); d.inPlace() && (!ok || vermasKnownEventType(t) || !vermasEventTypeForm(t) || d.Options.Extended(FamilyVermas, t)) {
 			return
 		}
 		t, ok := d.Root()["event_type"].(string)
@@ -213,6 +225,9 @@ func vermasEach(v any, p string, fn func(ptr string, v any)) {
 }
 
 func checkVermasMilliseconds(d *Doc, r *Reporter) {
+	if d.inPlace() && vermasMillisecondsInPlace(d) {
+		return
+	}
 	typ := Str(d.Root(), "event_type")
 	for _, p := range VermasTimestamps[d.Kind] {
 		if t, rest, ok := strings.Cut(p, ":"); ok {
@@ -231,10 +246,68 @@ func checkVermasMilliseconds(d *Doc, r *Reporter) {
 	}
 }
 
+// vermasMillisecondsInPlace reports, for a record read in place, that
+// VM006 finds nothing in it: every timestamp of its kind that it has is
+// not an RFC 3339 date-time or has a fraction. False when one lacks the
+// fraction, or a pointer pattern has "*" (the kinds with such patterns
+// are not read in place) or a scanner declined.
+func vermasMillisecondsInPlace(d *Doc) bool {
+	typ, _ := d.DocStr("/event_type")
+	stamps := vermasEventStamps
+	if d.Kind != "vermas/event" {
+		stamps = vermasStampsOf(d.Kind)
+	}
+	for _, p := range stamps {
+		if p.typ != "" && p.typ != typ {
+			continue
+		}
+		v, found, ok := d.flatAt(p.ptr)
+		if !ok {
+			return false
+		}
+		if !found {
+			continue
+		}
+		s, str, plain := rawString(v)
+		if !plain {
+			return false
+		}
+		// A fraction follows the seconds at s[19]: such a date-time, valid or
+		// not, has nothing to report.
+		if str && (len(s) <= 19 || s[19] != '.') && timefmt.IsRFC3339(s) && !timefmt.HasFraction(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// vermasStamp is one entry of VermasTimestamps: the event type it is
+// limited to ("" for every record) and the JSON Pointer pattern.
+type vermasStamp struct{ typ, ptr string }
+
+// vermasStampsOf returns VermasTimestamps[kind] split into vermasStamps.
+func vermasStampsOf(kind string) []vermasStamp {
+	var out []vermasStamp
+	for _, p := range VermasTimestamps[kind] {
+		t, rest, ok := strings.Cut(p, ":")
+		if !ok {
+			t, rest = "", p
+		}
+		out = append(out, vermasStamp{t, rest})
+	}
+	return out
+}
+
+// vermasEventStamps is vermasStampsOf the most common kind, made once.
+var vermasEventStamps = vermasStampsOf("vermas/event")
+
 // checkVermasAssignmentPath: the assignment file of work_order.assigned is
 // .assignment-{agent} with "/" replaced by "-" (seed 000 "Agent ID in
 // Filename").
 func checkVermasAssignmentPath(d *Doc, r *Reporter) {
+	if d.inPlace() && vermasAssignmentPathAgrees(d) {
+		return
+	}
 	root := d.Root()
 	if Str(root, "event_type") != "work_order.assigned" {
 		return
@@ -244,11 +317,50 @@ func checkVermasAssignmentPath(d *Doc, r *Reporter) {
 	if agent == "" || p == "" {
 		return
 	}
-	want := ".assignment-" + strings.ReplaceAll(agent, "/", "-")
-	if got := path.Base(strings.ReplaceAll(p, `\`, "/")); got != want {
+	if got, want := vermasAssignmentFile(agent, p); got != want {
 		r.Reportf(Ptr("data", "assignment_path"), map[string]any{"agent": agent, "expected_file": want},
 			"assignment_path names file %q, but the assignment file of agent %q is %q", got, agent, want)
 	}
+}
+
+// vermasAssignmentFile returns the file an assignment_path names and the
+// assignment file of agent (VM016).
+func vermasAssignmentFile(agent, p string) (got, want string) {
+	return path.Base(strings.ReplaceAll(p, `\`, "/")), ".assignment-" + strings.ReplaceAll(agent, "/", "-")
+}
+
+// vermasAssignmentPathAgrees reports, for a record read in place, that
+// VM016 finds nothing in it: not a work_order.assigned event, agent or
+// assignment_path not a non-empty string, or the path names the agent's
+// file. False when it names another or a scanner declined.
+func vermasAssignmentPathAgrees(d *Doc) bool {
+	if t, _ := d.DocStr("/event_type"); t != "work_order.assigned" {
+		return true
+	}
+	data, _ := d.flatRaw("/data")
+	var agent, p string
+	plain := true
+	ok, _ := rawMembers(data, func(n, v []byte) bool {
+		var pl bool
+		switch string(n) {
+		case "agent":
+			agent, _, pl = rawString(v)
+		case "assignment_path":
+			p, _, pl = rawString(v)
+		default:
+			return true
+		}
+		plain = plain && pl
+		return true
+	})
+	if !ok || !plain {
+		return false
+	}
+	if agent == "" || p == "" {
+		return true
+	}
+	got, want := vermasAssignmentFile(agent, p)
+	return got == want
 }
 
 // checkVermasTimeOrder: a work order is not updated before it was created;
@@ -606,8 +718,9 @@ func vermasRules() {
 			examples: func() (string, string) {
 				return vermasRepl(vermasEvent, `"evt-abc123def456"`, `"evt-abc123"`), vermasEvent
 			},
-			Check:  checkVermasEventIDLength,
-			Fields: []string{"/event_id"},
+			Check:   checkVermasEventIDLength,
+			Fields:  []string{"/event_id"},
+			InPlace: true,
 		},
 		&Rule{
 			ID: "VM003", Name: "unknown-event-type", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
@@ -618,8 +731,9 @@ func vermasRules() {
 			examples: func() (string, string) {
 				return vermasEventOf("work_order.archived", `{"work_order_id":"wo-abc123"}`), vermasEventOf("work_order.closed", `{"work_order_id":"wo-abc123","reason":"Archived"}`)
 			},
-			Check:  checkVermasEventType(false),
-			Fields: []string{"/event_type"},
+			Check:   checkVermasEventType(false),
+			Fields:  []string{"/event_type"},
+			InPlace: true,
 		},
 		&Rule{
 			ID: "VM004", Name: "unknown-event-type-strict", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -631,8 +745,9 @@ func vermasRules() {
 			examples: func() (string, string) {
 				return vermasEventOf("work_order.archived", `{"work_order_id":"wo-abc123"}`), vermasEventOf("work_order.closed", `{"work_order_id":"wo-abc123","reason":"Archived"}`)
 			},
-			Check:  checkVermasEventType(true),
-			Fields: []string{"/event_type"},
+			Check:   checkVermasEventType(true),
+			Fields:  []string{"/event_type"},
+			InPlace: true,
 		},
 		&Rule{
 			ID: "VM006", Name: "timestamp-milliseconds", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning,
@@ -643,8 +758,9 @@ func vermasRules() {
 			examples: func() (string, string) {
 				return vermasRepl(vermasMessage, `"2026-01-06T12:00:00.000Z"`, `"2026-01-06T12:00:00Z"`), vermasMessage
 			},
-			Check:  checkVermasMilliseconds,
-			Fields: []string{"/event_type", "/timestamp", "/data", "/created_at", "/updated_at", "/dependencies", "/read_at", "/steps"},
+			Check:   checkVermasMilliseconds,
+			Fields:  []string{"/event_type", "/timestamp", "/data", "/created_at", "/updated_at", "/dependencies", "/read_at", "/steps"},
+			InPlace: true,
 		},
 		&Rule{
 			ID: "VM016", Name: "assignment-path-agent", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
@@ -655,8 +771,9 @@ func vermasRules() {
 			examples: func() (string, string) {
 				return vermasRepl(assigned, `.assignment-project-a-workers-slot0`, `.assignment-project-a-workers-slot1`), assigned
 			},
-			Check:  checkVermasAssignmentPath,
-			Fields: []string{"/event_type", "/data"},
+			Check:   checkVermasAssignmentPath,
+			Fields:  []string{"/event_type", "/data"},
+			InPlace: true,
 		},
 		&Rule{
 			ID: "VM033", Name: "template-step-ids-unique", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,

@@ -39,7 +39,8 @@ type AcceptFunc func(a *Acc, b []byte, i int) int
 
 // Acceptor is the acceptor of one kind and the JSON Pointers of its
 // capture slots: Fields[s] is the member whose value slot s records
-// (declared members outside arrays and conditions).
+// (declared members outside arrays; of a member declared under
+// conditions, its own value but none inside it).
 type Acceptor struct {
 	Func   AcceptFunc
 	Fields []string
@@ -73,6 +74,10 @@ type Acc struct {
 	// kind): member Want[k] is recorded in slot MaxCaptures-1-k. The
 	// kind's own slots and these must not overlap.
 	Want []string
+	// Wide is set by Accept when the record holds a number with an
+	// exponent or of more than 300 characters (Acc.Num): only such a number
+	// can lie beyond float64's range, which decoding the value rejects.
+	Wide bool
 	// names holds the undeclared member names of the objects being read,
 	// as ranges of the record, for the duplicate check.
 	names   []Span32
@@ -94,6 +99,7 @@ const (
 // declared members' spans in a.Spans and a.Got.
 func (a *Acc) Accept(acc *Acceptor, b []byte) bool {
 	a.Got = 0
+	a.Wide = false
 	a.names = a.names[:0]
 	a.depth = 0
 	if len(b) >= 1<<31-1 {
@@ -474,11 +480,32 @@ func Num(b []byte, i int) (int, bool) {
 	return i, isInt
 }
 
+// Num is the package's Num for an acceptor's number: it also sets a.Wide
+// for a number with an exponent or of more than 300 characters.
+func (a *Acc) Num(b []byte, i int) (int, bool) {
+	j, isInt := Num(b, i)
+	if j-i > 300 {
+		a.Wide = true
+	} else if !isInt && j > i {
+		for _, c := range b[i:j] {
+			if c == 'e' || c == 'E' {
+				a.Wide = true
+			}
+		}
+	}
+	return j, isInt
+}
+
 // Bounds reports whether the number literal raw satisfies every bound.
 func Bounds(raw []byte, bs []Bound) bool {
-	x, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(raw), len(raw)), 64)
-	if err != nil {
-		return false // beyond float64: the validator decides
+	var x float64
+	if n, ok := plainInt(raw); ok {
+		x = float64(n)
+	} else {
+		var err error
+		if x, err = strconv.ParseFloat(unsafe.String(unsafe.SliceData(raw), len(raw)), 64); err != nil {
+			return false // beyond float64: the validator decides
+		}
 	}
 	for i := range bs {
 		if !bs[i].Holds(x, raw) {
@@ -510,6 +537,22 @@ func RefHolds(op string, xs, ys []byte) bool {
 		return false
 	}
 	return holdsCmp(op, compareExact(x, y, xs, ys))
+}
+
+// plainInt returns the value of raw when it is digits only, at most 15 of
+// them (an integer float64 holds exactly, as strconv.ParseFloat reads it).
+func plainInt(raw []byte) (int64, bool) {
+	if len(raw) == 0 || len(raw) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // RunesOK reports whether the string s has at least min and at most max
@@ -580,6 +623,6 @@ func (a *Acc) Any(b []byte, i int) int {
 	case 'n':
 		return Lit(b, i, "null")
 	}
-	j, _ := Num(b, i)
+	j, _ := a.Num(b, i)
 	return j
 }

@@ -2,9 +2,11 @@ package fast
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"regexp"
 	"strconv"
 	"strings"
@@ -782,6 +784,9 @@ func (d *Dec) Conds(off int64, cs *CondSet) uint64 {
 	}
 	d.scanMembers(int(d.valueStart(off)), cs.Fields[:nf], &spans, &found)
 	var m uint64
+	// The string of the last discriminator read, for the next conditions
+	// on it (one per event type).
+	last, lastS, lastOK := -1, []byte(nil), false
 	for i, c := range cs.Conds {
 		if c.Field >= nf {
 			continue
@@ -791,9 +796,13 @@ func (d *Dec) Conds(off int64, cs *CondSet) uint64 {
 		switch {
 		case c.Absent:
 			holds = !found[c.Field] || !d.accepts(cs.Fields[c.Field].Leaf, raw)
+			last = -1 // accepts may reuse scanString's buffer
 		case found[c.Field]:
-			s, ok := d.scanString(raw)
-			holds = ok && string(s) == c.Equals
+			if c.Field != last {
+				last = c.Field
+				lastS, lastOK = d.scanString(raw)
+			}
+			holds = lastOK && string(lastS) == c.Equals
 		}
 		if holds {
 			m |= 1 << uint(i)
@@ -930,6 +939,21 @@ func skipSpace(buf []byte, i int) int {
 // not checked: the callers scan records whose syntax the validator checks.
 func SkipString(buf []byte, i int) int {
 	j := i + 1
+	// Eight bytes at a time up to the first '"' or '\\' (scanPlain's
+	// tests for those two): most strings of a record end there.
+	for j+8 <= len(buf) {
+		x := binary.LittleEndian.Uint64(buf[j:])
+		q := x ^ (lsb * '"')
+		s := x ^ (lsb * '\\')
+		if t := ((q-lsb)&^q | (s-lsb)&^s) & msb; t != 0 {
+			j += bits.TrailingZeros64(t) >> 3
+			if buf[j] == '"' {
+				return j + 1
+			}
+			break // an escape: counted below
+		}
+		j += 8
+	}
 	for {
 		k := bytes.IndexByte(buf[j:], '"')
 		if k < 0 {

@@ -58,7 +58,7 @@ var Validators = map[string]func(*Dec){
 // acceptor, generated from the same CUE definition (accept.go).
 var Acceptors = map[string]*Acceptor{
 	"collector/event":              {Func: a14, Fields: []string{"/version", "/event_type", "/timestamp", "/agent_id", "/event_id", "/session_id", "/source", "/status", "/message", "/progress", "/tool", "/hook", "/correlation", "/metadata", "/tool/tool_name", "/tool/tool_input", "/tool/tool_result", "/tool/duration_ms", "/hook/hook_type", "/hook/raw_payload", "/correlation/trace_id", "/correlation/span_id", "/correlation/parent_span_id", "/correlation/root_agent_id"}, Names: []string{"version", "event_type", "timestamp", "agent_id", "event_id", "session_id", "source", "status", "message", "progress", "tool", "hook", "correlation", "metadata"}},
-	"idle/event":                   {Func: a26, Fields: []string{"/schema", "/event"}, Names: []string{"schema", "event", "run_id", "updated_at", "stack", "reason", "goal", "mode", "iteration", "progress", "modified_files", "next_step", "timestamp"}},
+	"idle/event":                   {Func: a26, Fields: []string{"/schema", "/event", "/run_id", "/updated_at", "/stack", "/reason", "/goal", "/mode", "/iteration", "/progress", "/modified_files", "/next_step", "/timestamp"}, Names: []string{"schema", "event", "run_id", "updated_at", "stack", "reason", "goal", "mode", "iteration", "progress", "modified_files", "next_step", "timestamp"}},
 	"ledger/entry":                 {Func: a30, Fields: []string{"/ts", "/agent", "/session_id", "/event", "/task_id", "/source", "/summary", "/data"}, Names: []string{"ts", "agent", "session_id", "event", "task_id", "source", "summary", "data"}},
 	"ledger/status":                {Func: a33, Fields: []string{"/agent", "/state", "/last_heartbeat", "/last_task_id", "/session_id", "/last_error"}, Names: []string{"agent", "state", "last_heartbeat", "last_task_id", "session_id", "last_error"}},
 	"operator/assignment":          {Func: a58, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/packet_type", "/global_objective", "/task", "/active_locks", "/context_package", "/required_output_schema", "/task/task_id", "/task/title", "/task/type", "/task/dependencies", "/task/lock_scope", "/task/forbidden_scope", "/task/acceptance_criteria", "/task/worklog_path", "/task/timeout_seconds", "/task/heartbeat_interval_seconds", "/task/priority"}, Names: []string{"schema_version", "run_id", "generated_at", "packet_type", "global_objective", "task", "active_locks", "context_package", "required_output_schema"}},
@@ -5010,7 +5010,7 @@ func a7(a *Acc, b []byte, i int) int {
 func a8(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, _ := Num(b, i)
+		j, _ := a.Num(b, i)
 		if j < 0 || !Bounds(b[i:j], leaf115.Bounds) {
 			return -1
 		}
@@ -5077,7 +5077,7 @@ func a9(a *Acc, b []byte, i int) int {
 func a10(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -5531,7 +5531,7 @@ func a14(a *Acc, b []byte, i int) int {
 func a15(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -5586,7 +5586,7 @@ func a17(a *Acc, b []byte, i int) int {
 func a18(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -6008,18 +6008,27 @@ func a26(a *Acc, b []byte, i int) int {
 						a.Set(1, w, k)
 					}
 				case 2:
+					w := k
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a16)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("run_id"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(2, w, k)
+					}
 				case 3:
+					w := k
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a2)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("updated_at"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(3, w, k)
+					}
 				case 4:
+					w := k
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a21)
 					} else if m&(1<<1) != 0 {
@@ -6029,7 +6038,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("stack"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(4, w, k)
+					}
 				case 5:
+					w := k
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 5, a23)
 					} else if m&(1<<2) != 0 {
@@ -6037,7 +6050,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("reason"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(5, w, k)
+					}
 				case 6:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 6, a5)
 					} else if m&(1<<4) != 0 {
@@ -6045,7 +6062,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("goal"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(6, w, k)
+					}
 				case 7:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 7, a17)
 					} else if m&(1<<4) != 0 {
@@ -6053,7 +6074,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("mode"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 8:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 8, a25)
 					} else if m&(1<<4) != 0 {
@@ -6061,7 +6086,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("iteration"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(8, w, k)
+					}
 				case 9:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 9, a5)
 					} else if m&(1<<4) != 0 {
@@ -6069,7 +6098,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("progress"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(9, w, k)
+					}
 				case 10:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 10, a5)
 					} else if m&(1<<4) != 0 {
@@ -6077,7 +6110,11 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("modified_files"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(10, w, k)
+					}
 				case 11:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 11, a5)
 					} else if m&(1<<4) != 0 {
@@ -6085,13 +6122,20 @@ func a26(a *Acc, b []byte, i int) int {
 					} else {
 						k = a.Undeclared(b, j, k, []byte("next_step"), mark, OpenMembers)
 					}
+					if k >= 0 {
+						a.Set(11, w, k)
+					}
 				case 12:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 12, a2)
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 12, a2)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("timestamp"), mark, OpenMembers)
+					}
+					if k >= 0 {
+						a.Set(12, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -6827,7 +6871,7 @@ func a46(a *Acc, b []byte, i int) int {
 func a47(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -6845,7 +6889,7 @@ func a47(a *Acc, b []byte, i int) int {
 func a48(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -8243,7 +8287,7 @@ func a71(a *Acc, b []byte, i int) int {
 func a72(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -9437,7 +9481,7 @@ func a92(a *Acc, b []byte, i int) int {
 func a93(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -10103,7 +10147,7 @@ func a107(a *Acc, b []byte, i int) int {
 func a108(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -11590,7 +11634,7 @@ func a131(a *Acc, b []byte, i int) int {
 func a132(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, _ := Num(b, i)
+		j, _ := a.Num(b, i)
 		if j < 0 || !Bounds(b[i:j], leaf164.Bounds) {
 			return -1
 		}
@@ -12478,7 +12522,7 @@ func a147(a *Acc, b []byte, i int) int {
 func a148(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}

@@ -34,38 +34,74 @@ type Extractor struct {
 	Arena []byte
 	buf   []byte // scratch for member names with escapes
 	// slots are, per field, the capture slot of the kind's acceptor that
-	// holds its value (fieldSlots); nil: some field has none.
+	// holds its value (fieldSlots), or -1 for a field under a top-level
+	// member whose slot is in parents; nil: some field has neither.
 	slots []int
+	// parents are the captured top-level members that hold the fields of
+	// slot -1 (a VerMAS event's data, whose members the acceptor does not
+	// record): only their values are scanned.
+	parents []xparent
 }
 
-// fieldSlots returns, per field, the capture slot of kind's acceptor that
-// holds its value, or nil when the kind has no acceptor or a field has no
-// slot (a member inside an array or an open object).
-func fieldSlots(kind string, fields []rules.Field) []int {
+// xparent is a captured top-level member whose value is scanned for the
+// fields below it: its capture slot and its level of the fields' trie.
+type xparent struct {
+	slot int
+	node *xnode
+}
+
+// fieldSlots sets x.slots (and x.parents) for the records of kind: per
+// field, the capture slot of kind's acceptor that holds its value, or -1
+// when the slot of its top-level member holds that member's value, to be
+// scanned for it (a member of a conditional object); x.slots stays nil
+// when the kind has no acceptor or a field has neither (a member inside an
+// array).
+func (x *Extractor) fieldSlots(kind string) {
 	acc := fast.Acceptors[kind]
 	if acc == nil {
-		return nil
+		return
 	}
-	slots := make([]int, len(fields))
-	for i, f := range fields {
-		if slots[i] = slices.Index(acc.Fields, f.Pointer); slots[i] < 0 {
-			return nil
+	slots := make([]int, len(x.fields))
+	var parents []xparent
+	for i, f := range x.fields {
+		if slots[i] = slices.Index(acc.Fields, rules.Ptr(anySlice(f.tokens)...)); slots[i] >= 0 {
+			continue
+		}
+		p := slices.Index(acc.Fields, rules.Ptr(f.tokens[0]))
+		if p < 0 || len(f.tokens) < 2 {
+			return
+		}
+		slots[i] = -1
+		if !slices.ContainsFunc(parents, func(x xparent) bool { return x.slot == p }) {
+			k := slices.Index(x.root.names, f.tokens[0])
+			parents = append(parents, xparent{slot: p, node: x.root.child[k]})
 		}
 	}
-	return slots
+	x.slots, x.parents = slots, parents
 }
 
 // captured fills out (len(x.fields) values) from the spans the acceptor
-// recorded in line: what extract finds, without scanning line again.
+// recorded in line: what extract finds, scanning only the values of
+// x.parents.
 func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) {
+	var found uint64
 	for i := range out {
 		out[i] = rules.Value{}
 		s := x.slots[i]
-		if a.Got&(1<<uint(s)) == 0 {
+		if s < 0 || a.Got&(1<<uint(s)) == 0 {
 			continue
 		}
 		sp := a.Spans[s]
 		x.convert(&x.fields[i], line[sp.Start:sp.End], int(sp.Start), &out[i])
+		found |= 1 << uint(i)
+	}
+	for _, p := range x.parents {
+		if a.Got&(1<<uint(p.slot)) == 0 {
+			continue
+		}
+		if sp := a.Spans[p.slot]; sp.End > sp.Start && line[sp.Start] == '{' {
+			x.object(line[:sp.End], int(sp.Start), p.node, out, &found)
+		}
 	}
 }
 
@@ -80,8 +116,30 @@ type xfield struct {
 // the few distinct names of its level only.
 type xnode struct {
 	names []string
+	keys  []uint64 // nameKey of each name: compared before the name
 	here  []uint64
 	child []*xnode
+}
+
+// nameKey packs the length and the first seven bytes of a member name:
+// names of other keys differ, names of one key are compared.
+func nameKey[S []byte | string](s S) uint64 {
+	k := uint64(len(s)) << 56
+	for i := 0; i < len(s) && i < 7; i++ {
+		k |= uint64(s[i]) << (8 * i)
+	}
+	return k
+}
+
+// find returns the index of name among n.names, or len(n.names).
+func (n *xnode) find(name []byte) int {
+	key := nameKey(name)
+	for k, x := range n.keys {
+		if x == key && n.names[k] == string(name) {
+			return k
+		}
+	}
+	return len(n.names)
 }
 
 func (n *xnode) add(tokens []string, bit uint64) {
@@ -91,6 +149,7 @@ func (n *xnode) add(tokens []string, bit uint64) {
 	}
 	if k == len(n.names) {
 		n.names, n.here, n.child = append(n.names, tokens[0]), append(n.here, 0), append(n.child, nil)
+		n.keys = append(n.keys, nameKey(tokens[0]))
 	}
 	if len(tokens) == 1 {
 		n.here[k] |= bit
@@ -115,7 +174,7 @@ func NewExtractor(kindName string, fields []rules.Field) *Extractor {
 		x.root.add(toks, 1<<uint(i))
 	}
 	if kindName != "" {
-		x.slots = fieldSlots(kindName, fields)
+		x.fieldSlots(kindName)
 	}
 	return x
 }
@@ -178,10 +237,7 @@ func (x *Extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 		if i >= len(line) {
 			return -1
 		}
-		k := 0
-		for k < len(node.names) && node.names[k] != string(name) {
-			k++
-		}
+		k := node.find(name)
 		start := i
 		if k < len(node.names) && node.child[k] != nil && line[i] == '{' {
 			i = x.object(line, i, node.child[k], out, found)

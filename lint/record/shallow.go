@@ -3,6 +3,7 @@ package record
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -145,16 +146,54 @@ const maxWant = 8
 
 // flat returns the declared values of a record that the kind's acceptor
 // accepted, where it recorded them (rules.Doc.Flat; parents first): no scan
-// of the record, nothing decoded. The slice is reused by the next call.
-func (p *docPlan) flat(raw []byte, a *fast.Acc) []rules.Flat {
+// of the record, nothing decoded. The slice is reused by the next call. It
+// returns false when a value holds a number beyond float64's range, which
+// decoding it reports (capturedValue): the acceptor takes such a number
+// where the kind does not type it (an undeclared member of a stack frame),
+// and notes in fast.Acc.Wide a record that may hold one.
+func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 	p.flats = p.flats[:0]
 	for i, s := range p.slots {
 		if a.Got&(1<<uint(s)) != 0 {
 			sp := a.Spans[s]
-			p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: raw[sp.Start:sp.End]})
+			v := raw[sp.Start:sp.End]
+			if a.Wide && len(v) > 0 && v[0] != '"' && !numbersFit(v) {
+				return nil, false
+			}
+			p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: v})
 		}
 	}
-	return p.flats
+	return p.flats, true
+}
+
+// numbersFit reports whether every number of the well-formed JSON text v
+// is within float64's range, as decoding it requires: only a number with
+// an exponent or of more than 300 characters can be beyond it, and only
+// those are parsed.
+func numbersFit(v []byte) bool {
+	for i := 0; i < len(v); {
+		switch c := v[i]; {
+		case c == '"':
+			if i = fast.SkipString(v, i); i < 0 {
+				return true // not well formed: the decoder's to judge, as before
+			}
+		case c == '-' || '0' <= c && c <= '9':
+			j, exp := i, false
+			for j < len(v) && (v[j] == '-' || v[j] == '+' || v[j] == '.' || v[j] == 'e' || v[j] == 'E' || '0' <= v[j] && v[j] <= '9') {
+				exp = exp || v[j] == 'e' || v[j] == 'E'
+				j++
+			}
+			if exp || j-i > 300 {
+				if _, err := strconv.ParseFloat(string(v[i:j]), 64); err != nil {
+					return false
+				}
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return true
 }
 
 // capturedValue is shallowValue for a record that the kind's acceptor

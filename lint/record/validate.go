@@ -210,9 +210,12 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 		*doc = rules.Doc{Kind: kind, File: file, Raw: raw, Options: v.ropts, InLog: inLog}
 	}
 	var err error
+	var flat bool
+	if plan.shallow && v.accepted && plan.slots != nil && plan.inPlace {
+		doc.Flat, flat = plan.flat(raw, v.fast.Captured())
+	}
 	switch {
-	case plan.shallow && v.accepted && plan.slots != nil && plan.inPlace:
-		doc.Flat = plan.flat(raw, v.fast.Captured())
+	case flat:
 	case plan.shallow && v.accepted && plan.slots != nil:
 		doc.Value, err = plan.capturedValue(raw, v.fast.Captured())
 	case plan.shallow:

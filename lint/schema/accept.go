@@ -121,13 +121,13 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where) (
 				lits++
 			}
 		}
-		switch {
+		switch { // a.Num: Acc.Wide notes a number float64 may not hold
 		case t.Kinds&fast.KNumber == fast.KNumber:
-			fmt.Fprintf(&b, "\t\tj, _ := %sNum(b, i)\n", q)
+			fmt.Fprintf(&b, "\t\tj, _ := a.Num(b, i)\n")
 		case t.Kinds&fast.KInt != 0:
-			fmt.Fprintf(&b, "\t\tj, isInt := %sNum(b, i)\n\t\tif !isInt {\n\t\t\treturn -1\n\t\t}\n", q)
+			fmt.Fprintf(&b, "\t\tj, isInt := a.Num(b, i)\n\t\tif !isInt {\n\t\t\treturn -1\n\t\t}\n")
 		default:
-			fmt.Fprintf(&b, "\t\tj, isInt := %sNum(b, i)\n\t\tif isInt {\n\t\t\treturn -1\n\t\t}\n", q)
+			fmt.Fprintf(&b, "\t\tj, isInt := a.Num(b, i)\n\t\tif isInt {\n\t\t\treturn -1\n\t\t}\n")
 		}
 		if lits > 0 {
 			fmt.Fprintf(&b, "\t\tif j < 0 || !%sBounds(b[i:j], %s.Bounds) {\n\t\t\treturn -1\n\t\t}\n", q, lf)
@@ -223,13 +223,15 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 			req |= 1 << uint(i)
 		}
 	}
-	// Slots first, in declaration order, then the members' own (depth
-	// first); members declared under conditions have none.
-	slot := make([]int, len(o.Fields))
-	for i, f := range o.Fields {
+	// Slots first, in declaration order (the members declared only under
+	// conditions after the others: their value is recorded whichever
+	// declaration reads it, or none), then the members' own (depth first;
+	// none inside a member declared under conditions).
+	slot := make([]int, len(names))
+	for i, n := range names {
 		slot[i] = -1
 		if s != nil && !inCheck {
-			slot[i] = s.add(ptr + "/" + escapePointer(f.Name))
+			slot[i] = s.add(ptr + "/" + escapePointer(n))
 		}
 	}
 	fns := make([]string, len(o.Fields))

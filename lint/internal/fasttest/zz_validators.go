@@ -42,8 +42,8 @@ var Validators = map[string]func(*fast.Dec){
 // Acceptors maps each kind whose definition the acceptors support to its
 // acceptor, generated from the same CUE definition (accept.go).
 var Acceptors = map[string]*fast.Acceptor{
-	"test/anchor": {Func: a9, Fields: []string{"/schema", "/event", "/note"}, Names: []string{"schema", "event", "note", "state", "updated_at", "goal", "mode", "iteration"}},
-	"test/event":  {Func: a29, Fields: []string{"/type", "/level", "/data", "/at"}, Names: []string{"type", "level", "data", "at", "closed_at", "extra"}},
+	"test/anchor": {Func: a9, Fields: []string{"/schema", "/event", "/note", "/state", "/updated_at", "/goal", "/mode", "/iteration"}, Names: []string{"schema", "event", "note", "state", "updated_at", "goal", "mode", "iteration"}},
+	"test/event":  {Func: a29, Fields: []string{"/type", "/level", "/data", "/at", "/closed_at", "/extra"}, Names: []string{"type", "level", "data", "at", "closed_at", "extra"}},
 }
 
 var re0 = &fast.Regex{Src: "^[0-9]+/[0-9]+$"}
@@ -686,7 +686,7 @@ func v31(d *fast.Dec) {
 func a0(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -773,7 +773,7 @@ func a4(a *fast.Acc, b []byte, i int) int {
 func a5(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -994,34 +994,54 @@ func a9(a *fast.Acc, b []byte, i int) int {
 						a.Set(2, w, k)
 					}
 				case 3:
+					w := k
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a6)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("state"), mark, fast.XMembers)
 					}
+					if k >= 0 {
+						a.Set(3, w, k)
+					}
 				case 4:
+					w := k
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a2)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("updated_at"), mark, fast.XMembers)
 					}
+					if k >= 0 {
+						a.Set(4, w, k)
+					}
 				case 5:
+					w := k
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 5, a2)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("goal"), mark, fast.XMembers)
 					}
+					if k >= 0 {
+						a.Set(5, w, k)
+					}
 				case 6:
+					w := k
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 6, a7)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("mode"), mark, fast.XMembers)
 					}
+					if k >= 0 {
+						a.Set(6, w, k)
+					}
 				case 7:
+					w := k
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 7, a8)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("iteration"), mark, fast.XMembers)
+					}
+					if k >= 0 {
+						a.Set(7, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -1179,7 +1199,7 @@ func a14(a *fast.Acc, b []byte, i int) int {
 func a15(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -1291,7 +1311,7 @@ func a17(a *fast.Acc, b []byte, i int) int {
 func a18(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -1401,7 +1421,7 @@ func a20(a *fast.Acc, b []byte, i int) int {
 func a21(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -1647,7 +1667,7 @@ func a25(a *fast.Acc, b []byte, i int) int {
 func a26(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		j, isInt := fast.Num(b, i)
+		j, isInt := a.Num(b, i)
 		if !isInt {
 			return -1
 		}
@@ -1829,18 +1849,26 @@ func a29(a *fast.Acc, b []byte, i int) int {
 						a.Set(3, w, k)
 					}
 				case 4:
+					w := k
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 4, a25)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("closed_at"), mark, fast.XMembers)
 					}
+					if k >= 0 {
+						a.Set(4, w, k)
+					}
 				case 5:
+					w := k
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 5, a26)
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 5, a2)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("extra"), mark, fast.XMembers)
+					}
+					if k >= 0 {
+						a.Set(5, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {

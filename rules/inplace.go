@@ -1,0 +1,174 @@
+package rules
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/agentlint/agentlint/lint/fast"
+)
+
+// Reading a record's nested values in place. A document rule whose record
+// came in place (Doc.Flat: a JSON Lines record its kind's acceptor
+// accepted) reads the JSON text of the values it declared and, inside them,
+// members and elements with the scanners below, which decline (ok false)
+// whatever they do not read exactly as decoding would: an escaped member
+// name, a repeated one, text that is not well formed. Such a rule decides
+// in place only that the record has no finding; when it may have one, or a
+// scanner declined, it reads the decoded form (Doc.Root) as it does for
+// every other record, so a finding is built, worded and placed one way.
+
+// inPlace reports whether d's values are read in place (Doc.Flat, nothing
+// decoded yet).
+func (d *Doc) inPlace() bool { return d.Value == nil && d.Flat != nil }
+
+// flatRaw returns the JSON text of the declared value at ptr of a record
+// read in place, and whether the record has it.
+func (d *Doc) flatRaw(ptr string) ([]byte, bool) {
+	for i := range d.Flat {
+		if d.Flat[i].Pointer == ptr {
+			return d.Flat[i].Raw, true
+		}
+	}
+	return nil, false
+}
+
+// rawMembers calls fn with the name and the JSON text of each member of
+// the object raw, in order, until fn returns false; is reports whether raw
+// is an object. ok is false (declined) when the object is not well formed
+// or has a member name with an escape, a repeated one or more than 32.
+func rawMembers(raw []byte, fn func(name, val []byte) bool) (ok, is bool) {
+	i := fast.SkipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return true, false
+	}
+	i = fast.SkipWS(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return fast.SkipWS(raw, i+1) == len(raw), true
+	}
+	var names [32][]byte
+	n := 0
+	for {
+		if i >= len(raw) || raw[i] != '"' {
+			return false, true
+		}
+		k := fast.SkipString(raw, i)
+		if k < 0 || bytes.IndexByte(raw[i:k], '\\') >= 0 || n == len(names) {
+			return false, true
+		}
+		name := raw[i+1 : k-1]
+		for _, x := range names[:n] {
+			if string(x) == string(name) {
+				return false, true
+			}
+		}
+		names[n], n = name, n+1
+		if i = fast.SkipWS(raw, k); i >= len(raw) || raw[i] != ':' {
+			return false, true
+		}
+		v := fast.SkipWS(raw, i+1)
+		end := fast.SkipValue(raw, v)
+		if end < 0 {
+			return false, true
+		}
+		if !fn(name, raw[v:end]) {
+			return true, true
+		}
+		var more bool
+		if i, more = fast.Next(raw, end, '}'); i < 0 {
+			return false, true
+		} else if !more {
+			return fast.SkipWS(raw, i) == len(raw), true
+		}
+	}
+}
+
+// rawString returns the content of the JSON string raw when it has no
+// escape (the bytes of raw: valid while raw is); str is false for any
+// other value, plain false when it is a string with an escape (declined).
+func rawString(raw []byte) (s string, str, plain bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false, true
+	}
+	in := raw[1 : len(raw)-1]
+	if bytes.IndexByte(in, '\\') >= 0 {
+		return "", true, false
+	}
+	return unsafe.String(unsafe.SliceData(in), len(in)), true, true
+}
+
+// rawNumber returns the value of the JSON number raw as decoding gives it
+// (float64), and false for any other value or a number it cannot hold.
+func rawNumber(raw []byte) (float64, bool) {
+	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return 0, false
+	}
+	if len(raw) <= 15 { // digits only: an integer float64 holds exactly
+		n := 0
+		for _, c := range raw {
+			if c < '0' || c > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n >= 0 {
+			return float64(n), true
+		}
+	}
+	n, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(raw), len(raw)), 64)
+	return n, err == nil
+}
+
+// rawMember returns the JSON text of member name of the object raw:
+// found is false when raw is not an object or has no such member; ok is
+// false when rawMembers declined.
+func rawMember(raw []byte, name string) (val []byte, found, ok bool) {
+	ok, _ = rawMembers(raw, func(n, v []byte) bool {
+		if string(n) == name {
+			val, found = v, true
+		}
+		return true // on to the end: a repeat declines
+	})
+	return val, found && ok, ok
+}
+
+// flatAt returns the JSON text of the value at ptr of a record read in
+// place; ptr is a JSON Pointer of member names at or under a pointer the
+// rule declared (Rule.Fields: a declared value the record lacks is not in
+// Doc.Flat, so any other pointer reads as absent). found is false when the
+// record has no value there; ok is false when a scanner declined, ptr has
+// "*" or ptr is a parent of the declared values.
+func (d *Doc) flatAt(ptr string) (val []byte, found, ok bool) {
+	for i := range d.Flat {
+		f := &d.Flat[i]
+		if f.Pointer == ptr {
+			return f.Raw, true, true
+		}
+		rest, under := strings.CutPrefix(ptr, f.Pointer)
+		if !under || rest == "" || rest[0] != '/' {
+			continue
+		}
+		toks, _ := PointerTokens(rest)
+		val = f.Raw
+		for _, t := range toks {
+			if t == "*" {
+				return nil, false, false
+			}
+			if val, found, ok = rawMember(val, t); !found || !ok {
+				return nil, false, ok
+			}
+		}
+		return val, true, true
+	}
+	if strings.Contains(ptr, "*") {
+		return nil, false, false
+	}
+	for i := range d.Flat {
+		if strings.HasPrefix(d.Flat[i].Pointer, ptr+"/") {
+			return nil, false, false // a parent of a declared value: not read
+		}
+	}
+	return nil, false, true
+}
