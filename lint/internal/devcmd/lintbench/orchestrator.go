@@ -116,8 +116,11 @@ func orchestratorBench(bin, dir string) error {
 		printOrch(r, results)
 	}
 	if orchServeGo > 0 {
-		for _, rate := range []float64{0, barServe} {
-			r, err := serveGo(abs, dir, rate)
+		for _, c := range []struct {
+			rate  float64
+			procs int
+		}{{0, 0}, {barServe, 0}, {0, 1}} {
+			r, err := serveGo(abs, dir, c.rate, c.procs)
 			if err != nil {
 				return err
 			}
@@ -185,6 +188,11 @@ func printBars(results []orchResult) {
 		fmt.Printf("bar serve (%s, %d clients): %.0f validations/s = %s against a bar of %d = %s: %.2f of the bar; p99 %.2f ms (bar %g); %d errors: %s; >= %dx (a): %s\n",
 			r.Way, orchClients, r.PerS, times(r.PerS), barServe, times(barServe), r.PerS/barServe, r.P99ms, barP99ms, r.Errors, met(ok),
 			barTimes, met(proc != nil && r.PerS >= barTimes*proc.PerS))
+	}
+	if r := find("serve-go-procs1"); r != nil {
+		ok := r.PerS >= barServe && r.P99ms <= barP99ms && r.Errors == 0 && orchClients >= barClients
+		fmt.Printf("  the same with the server on one core (GOMAXPROCS=1, the other left to the clients; not the default): %.0f validations/s, p99 %.2f ms, %d errors: the bar's figures %s\n",
+			r.PerS, r.P99ms, r.Errors, map[bool]string{true: "reached", false: "not reached"}[ok])
 	}
 }
 
@@ -263,10 +271,16 @@ func streamFile(bin, dir string) (orchResult, error) {
 // error, a status other than 200 or an envelope that does not allow. The
 // note gives the server's CPU time per validation (Linux: /proc). The
 // clients run on one thread (GOMAXPROCS 1) while they load the server.
-func serveGo(bin, dir string, rate float64) (orchResult, error) {
+// procs > 0 runs the server with GOMAXPROCS=procs (row serve-go-procsN):
+// on two cores, the server on one leaves the other to its clients, so that
+// neither waits for the other's time slice (no bar is read from that row).
+func serveGo(bin, dir string, rate float64, procs int) (orchResult, error) {
 	r := orchResult{Way: "serve-go"}
 	if rate > 0 {
 		r.Way = "serve-go-paced"
+	}
+	if procs > 0 {
+		r.Way += fmt.Sprintf("-procs%d", procs)
 	}
 	packet, err := os.ReadFile(orchPacket)
 	if err != nil {
@@ -274,6 +288,9 @@ func serveGo(bin, dir string, rate float64) (orchResult, error) {
 	}
 	sock := filepath.Join(dir, "orch.sock")
 	srv := exec.Command(bin, "serve", "--listen", "unix:"+sock, "--max-in-flight", fmt.Sprint(2*orchClients))
+	if procs > 0 {
+		srv.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", procs))
+	}
 	if err := srv.Start(); err != nil {
 		return r, err
 	}
@@ -318,6 +335,9 @@ func serveGo(bin, dir string, rate float64) (orchResult, error) {
 	r.Note = fmt.Sprintf("%d loadgen clients (Go, one thread, kept-alive, one request at a time) over the socket", orchClients)
 	if rate > 0 {
 		r.Note += fmt.Sprintf(", paced at %.0f/s in all (latency from each request's intended time)", rate)
+	}
+	if procs > 0 {
+		r.Note += fmt.Sprintf(", server with GOMAXPROCS=%d", procs)
 	}
 	if cpuOK && res.Requests > 0 {
 		r.Note += fmt.Sprintf("; server CPU %.0f µs/validation", float64((cpu1-cpu0).Microseconds())/float64(res.Requests))
