@@ -17,18 +17,24 @@ import (
 // line per violation of a VM1nn rule: "line:col RULE pointer: reason".
 func vmFindings(t *testing.T, kindName, name, data string, opts record.Options) []string {
 	t.Helper()
+	return vmFindingsOf(t, Input{Path: name, Reader: strings.NewReader(data), Kind: kind.Lookup(kindName)}, 512, opts)
+}
+
+// vmFindingsOf lints in with read buffers of chunk bytes and returns
+// vmFindings' lines.
+func vmFindingsOf(t *testing.T, in Input, chunk int, opts record.Options) []string {
+	t.Helper()
 	var got []string
-	_, err := lintWithTimeout(t, func(yield func(Input) bool) {
-		yield(Input{Path: name, Reader: strings.NewReader(data), Kind: kind.Lookup(kindName)})
-	}, LintConfig{Jobs: 2, ChunkSize: 512, Options: opts, Emit: func(e envelope.Envelope) error {
-		vs, _ := e.Details["violations"].([]envelope.Violation)
-		for _, v := range vs {
-			if strings.HasPrefix(v.Rule, "VM1") {
-				got = append(got, fmt.Sprintf("%d:%d %s %s: %s", v.Line, v.Column, v.Rule, v.Pointer, v.Reason))
+	_, err := lintWithTimeout(t, func(yield func(Input) bool) { yield(in) },
+		LintConfig{Jobs: 2, ChunkSize: chunk, Options: opts, Emit: func(e envelope.Envelope) error {
+			vs, _ := e.Details["violations"].([]envelope.Violation)
+			for _, v := range vs {
+				if strings.HasPrefix(v.Rule, "VM1") {
+					got = append(got, fmt.Sprintf("%d:%d %s %s: %s", v.Line, v.Column, v.Rule, v.Pointer, v.Reason))
+				}
 			}
-		}
-		return nil
-	}})
+			return nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,24 +312,8 @@ func TestVermasEventIDsReread(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(in Input) []string {
-		var got []string
-		_, err := lintWithTimeout(t, func(yield func(Input) bool) { yield(in) },
-			LintConfig{Jobs: 2, ChunkSize: 4096, Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
-				Emit: func(e envelope.Envelope) error {
-					vs, _ := e.Details["violations"].([]envelope.Violation)
-					for _, v := range vs {
-						if strings.HasPrefix(v.Rule, "VM1") {
-							got = append(got, fmt.Sprintf("%d:%d %s %s: %s", v.Line, v.Column, v.Rule, v.Pointer, v.Reason))
-						}
-					}
-					return nil
-				}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
+	opts := record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}
+	run := func(in Input) []string { return vmFindingsOf(t, in, 4096, opts) }
 	checkFindings(t, "from the file", run(Input{Path: path, Kind: kind.Lookup("vermas/event")}), want...)
 	checkFindings(t, "from a reader", run(Input{Path: path, Reader: strings.NewReader(data), Kind: kind.Lookup("vermas/event")}), want...)
 }
