@@ -64,7 +64,7 @@ func checkFindings(t *testing.T, what string, got []string, want ...string) {
 }
 
 // TestVermasReplay: the work-order history of an event log, replayed as
-// ISSUE 4 decides: created → open; assigned keeps the status; updated
+// cue/README.md, Decisions, "VerMAS work-order history" decides: created → open; assigned keeps the status; updated
 // applies changes.status; status_changed checks from_status (VM112) and
 // moves to to_status; closed → closed. Events for a work order never
 // created are VM110, a second creation VM111.
@@ -203,7 +203,7 @@ func TestVermasProjectionNoCascade(t *testing.T) {
 
 // TestVermasDemoPlants: the VerMAS story of the demo tree gives no finding
 // of a cross-record rule except the mistakes planted in it (one per group
-// of ISSUE 4, listed in the report for the demo's README).
+// of cue/README.md's decisions across records, listed in the report for the demo's README).
 func TestVermasDemoPlants(t *testing.T) {
 	got := lintTreeText(t, filepath.Join("..", "testdata", "demo"))
 	var vm []string

@@ -420,8 +420,8 @@ func ForKind(kind string) []*Rule {
 // a reason and optional details. Line and column are filled by the engine.
 // A finding about two places of one document (a repeated id) puts the JSON
 // Pointer of the other, first place in Extra[FirstPointer]; the engine then
-// adds its 1-based line as Extra["first_line"] (ISSUE4.md: a finding about
-// two records names both lines).
+// adds its 1-based line as Extra["first_line"] (cue/README.md, Decisions,
+// "Two places").
 type Finding struct {
 	Rule    string
 	Pointer string

@@ -32,7 +32,7 @@ import (
 //     span_id is reported at once.
 //   - CL102: timestamps never go backwards within a log (warning).
 //
-// No cascades (ISSUE4.md): a record that failed validation still registers
+// No cascades (cue/README.md, Decisions): a record that failed validation still registers
 // its event_id and span_id when they are strings; only valid records are
 // checked for dangling parents and time order.
 //

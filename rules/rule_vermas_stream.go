@@ -983,7 +983,7 @@ func vmMessageLine(id string) string {
 
 // vermasStreamRules defines the rules of this file (group VM, loaded on first use: see groups).
 func vermasStreamRules() {
-	const within = `README, Codes and precedence, LEDGER_INCONSISTENT (duplicate ids); ISSUE 4 "Within one log"`
+	const within = `README, Codes and precedence, LEDGER_INCONSISTENT (duplicate ids); cue/README.md, Decisions, "Within one log"`
 	ev1 := vmEv("a1", 0, "work_order.created", "", vmCreated)
 	register(
 		&Rule{
@@ -1047,7 +1047,7 @@ func vermasStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{vmKindEvent},
 			Summary:     "an event's timestamp is earlier than the previous event's (events.jsonl is append-only; both lines are named)",
-			Source:      `seed 000 "File Layout" (events.jsonl: event log, JSONL for append-only logs); ISSUE 4 "Ordering"`,
+			Source:      `seed 000 "File Layout" (events.jsonl: event log, JSONL for append-only logs); cue/README.md, Decisions, "Ordering"`,
 			ExampleKind: vmKindEvent,
 			examples: func() (string, string) {
 				return vmEv("a1", 5, "work_order.created", "", vmCreated) + vmEv("a2", 1, "work_order.updated", "", vmUpdated), ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated)
@@ -1093,7 +1093,7 @@ func vermasStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{vmKindEvent},
 			Summary:     "a work order is created once per log (the finding names the line of the first work_order.created)",
-			Source:      `seed 000 "Work Order Events" (work_order.created); ISSUE 4 "VerMAS work-order history"`,
+			Source:      `seed 000 "Work Order Events" (work_order.created); cue/README.md, Decisions, "VerMAS work-order history"`,
 			ExampleKind: vmKindEvent,
 			examples: func() (string, string) {
 				return ev1 + vmEv("a2", 1, "work_order.created", "", vmCreated), ev1 + vmEv("a2", 1, "work_order.updated", "", vmUpdated)
@@ -1138,7 +1138,7 @@ func vermasStreamRules() {
 			Scope:       ScopeFile,
 			Kinds:       []string{vmKindWorkOrder},
 			Summary:     "work-order dependencies (every type but related) form no cycle; the cycle is named",
-			Source:      `seed 000 "Work Order Schema" (dependencies); ISSUE 4 "VerMAS work-order dependencies"`,
+			Source:      `seed 000 "Work Order Schema" (dependencies); cue/README.md, Decisions, "VerMAS work-order dependencies"`,
 			ExampleKind: vmKindWorkOrder,
 			examples: func() (string, string) {
 				return vmWorkOrderLine("wo-dep456", "open", "wo-abc123") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456"), vmWorkOrderLine("wo-dep456", "open") + vmWorkOrderLine("wo-abc123", "open", "wo-dep456")

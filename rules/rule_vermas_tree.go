@@ -11,7 +11,7 @@ import (
 )
 
 // Rules across the files of one VerMAS .work/ directory (seed 000 "File
-// Layout"; ISSUE 4 "Across files of one tree"), run by vermasCheck after
+// Layout"; cue/README.md, Decisions, "Across files of one tree"), run by vermasCheck after
 // the last file of the run. A .work/ directory is one unit: each file
 // belongs to its nearest ancestor directory named .work (templates/ and
 // processes/ are inside it), or, outside any .work, to its own directory

@@ -12,7 +12,7 @@ import (
 // length of the log.
 
 // timeOrder is a stream check "the timestamps of an append-only log never go
-// backwards" (Ordering; ISSUE4.md: a warning naming both lines).
+// backwards" (cue/README.md, Decisions, "Ordering": a warning naming both lines).
 // Each valid record's timestamp at Pointer is compared with the previous
 // valid record's; an invalid record, or one without a date-time there, is
 // not compared and does not become the previous one. An equal timestamp is
