@@ -3,6 +3,7 @@ package rules
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -30,11 +31,33 @@ import (
 //     itself the final entry (OP081 covers it). Entries after the outcome
 //     count valid or not.
 
-// worklogOutcome returns the task status an entry's result records, or "".
+// worklogStatuses are the task statuses an entry's result may record.
+var worklogStatuses = [...]string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}
+
+// worklogOutcome returns the task status an entry's result records, or "":
+// the result, trimmed and lowercased (strings.ToLower), equals one of
+// worklogStatuses. Most results are sentences: a result too long to
+// lowercase to a status (a rune lowercases to at least a third of its
+// bytes) is none without being lowercased, an ASCII one is compared
+// without a copy.
 func worklogOutcome(result string) string {
-	r := strings.ToLower(strings.TrimSpace(result))
-	for _, s := range []string{"todo", "in_progress", "blocked", "done", "failed", "canceled"} {
-		if r == s {
+	r := strings.TrimSpace(result)
+	if len(r) > 3*len("in_progress") {
+		return ""
+	}
+	for i := 0; i < len(r); i++ {
+		if r[i] >= utf8.RuneSelf {
+			r = strings.ToLower(r)
+			for _, s := range worklogStatuses {
+				if r == s {
+					return s
+				}
+			}
+			return ""
+		}
+	}
+	for _, s := range worklogStatuses {
+		if strings.EqualFold(r, s) { // ASCII: as strings.ToLower(r) == s
 			return s
 		}
 	}
