@@ -37,49 +37,66 @@ func (d *Doc) flatRaw(ptr string) ([]byte, bool) {
 // rawMembers calls fn with the name and the JSON text of each member of
 // the object raw, in order, until fn returns false; is reports whether raw
 // is an object. ok is false (declined) when the object is not well formed
-// or has a member name with an escape, a repeated one or more than 32.
+// (nothing but white space may follow it) or objectMembers declines.
 func rawMembers(raw []byte, fn func(name, val []byte) bool) (ok, is bool) {
 	i := fast.SkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return true, false
 	}
+	end, ok := objectMembers(raw, i, func(name, val []byte, _ int) bool { return fn(name, val) })
+	switch {
+	case !ok:
+		return false, true
+	case end < 0: // fn stopped
+		return true, true
+	}
+	return fast.SkipWS(raw, end) == len(raw), true
+}
+
+// objectMembers reads the object at raw[i] == '{' and calls fn with the
+// name, the JSON text and the offset in raw of each member's value, in
+// order, until fn returns false (end is then -1). end is the index after
+// the object. ok is false (declined) when the object is not well formed
+// or has a member name with an escape, a repeated one (the decoder
+// rejects it) or more than 32.
+func objectMembers(raw []byte, i int, fn func(name, val []byte, at int) bool) (end int, ok bool) {
 	i = fast.SkipWS(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
-		return fast.SkipWS(raw, i+1) == len(raw), true
+		return i + 1, true
 	}
 	var names [32][]byte
 	n := 0
 	for {
 		if i >= len(raw) || raw[i] != '"' {
-			return false, true
+			return 0, false
 		}
 		k := fast.SkipString(raw, i)
 		if k < 0 || bytes.IndexByte(raw[i:k], '\\') >= 0 || n == len(names) {
-			return false, true
+			return 0, false
 		}
 		name := raw[i+1 : k-1]
 		for _, x := range names[:n] {
 			if string(x) == string(name) {
-				return false, true
+				return 0, false
 			}
 		}
 		names[n], n = name, n+1
 		if i = fast.SkipWS(raw, k); i >= len(raw) || raw[i] != ':' {
-			return false, true
+			return 0, false
 		}
 		v := fast.SkipWS(raw, i+1)
-		end := fast.SkipValue(raw, v)
-		if end < 0 {
-			return false, true
+		e := fast.SkipValue(raw, v)
+		if e < 0 {
+			return 0, false
 		}
-		if !fn(name, raw[v:end]) {
-			return true, true
+		if !fn(name, raw[v:e], v) {
+			return -1, true
 		}
 		var more bool
-		if i, more = fast.Next(raw, end, '}'); i < 0 {
-			return false, true
+		if i, more = fast.Next(raw, e, '}'); i < 0 {
+			return 0, false
 		} else if !more {
-			return fast.SkipWS(raw, i) == len(raw), true
+			return i, true
 		}
 	}
 }

@@ -152,60 +152,28 @@ func scanFrames(dst []idleFrame, raw []byte) ([]idleFrame, bool) {
 				return dst, false
 			}
 		} else {
-			hasID, hasIter := false, false
-			var names [16][]byte // the frame's member names so far (a repeat is declined, as the decoder rejects it)
-			n := 0
-			i = fast.SkipWS(raw, i+1)
-			if i < len(raw) && raw[i] == '}' {
-				i++
-			} else {
-				for {
-					if i >= len(raw) || raw[i] != '"' {
-						return dst, false
-					}
-					k := fast.SkipString(raw, i)
-					if k < 0 || bytes.IndexByte(raw[i:k], '\\') >= 0 {
-						return dst, false
-					}
-					name := raw[i+1 : k-1]
-					if n == len(names) {
-						return dst, false
-					}
-					for _, x := range names[:n] {
-						if string(x) == string(name) {
-							return dst, false
+			hasID, hasIter, plain := false, false, true
+			end, ok := objectMembers(raw, i, func(name, val []byte, at int) bool {
+				switch string(name) {
+				case "id":
+					if val[0] == '"' {
+						if bytes.IndexByte(val, '\\') >= 0 {
+							plain = false
+							return false
 						}
+						f.id, hasID = val[1:len(val)-1], true
 					}
-					names[n], n = name, n+1
-					if i = fast.SkipWS(raw, k); i >= len(raw) || raw[i] != ':' {
-						return dst, false
-					}
-					v := fast.SkipWS(raw, i+1)
-					end := fast.SkipValue(raw, v)
-					if end < 0 {
-						return dst, false
-					}
-					switch string(name) {
-					case "id":
-						if raw[v] == '"' {
-							if bytes.IndexByte(raw[v:end], '\\') >= 0 {
-								return dst, false
-							}
-							f.id, hasID = raw[v+1:end-1], true
-						}
-					case "iter":
-						if n, ok := rawNumber(raw[v:end]); ok {
-							f.iter, f.iterOff, hasIter = n, int64(v), true
-						}
-					}
-					var more bool
-					if i, more = fast.Next(raw, end, '}'); i < 0 {
-						return dst, false
-					} else if !more {
-						break
+				case "iter":
+					if n, ok := rawNumber(val); ok {
+						f.iter, f.iterOff, hasIter = n, int64(at), true
 					}
 				}
+				return true
+			})
+			if !ok || !plain {
+				return dst, false
 			}
+			i = end
 			f.ok = hasID && hasIter
 		}
 		dst = append(dst, f)
