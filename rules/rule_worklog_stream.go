@@ -38,30 +38,34 @@ var worklogStatuses = [...]string{"todo", "in_progress", "blocked", "done", "fai
 // the result, trimmed and lowercased (strings.ToLower), equals one of
 // worklogStatuses. Most results are sentences: a result too long to
 // lowercase to a status (a rune lowercases to at least a third of its
-// bytes) is none without being lowercased, an ASCII one is compared
-// without a copy.
+// bytes) is none without being lowercased, and ASCII is compared without a
+// copy (EqualFold on ASCII is equality after lowercasing).
 func worklogOutcome(result string) string {
 	r := strings.TrimSpace(result)
 	if len(r) > 3*len("in_progress") {
 		return ""
 	}
-	for i := 0; i < len(r); i++ {
-		if r[i] >= utf8.RuneSelf {
-			r = strings.ToLower(r)
-			for _, s := range worklogStatuses {
-				if r == s {
-					return s
-				}
-			}
-			return ""
+	if !isASCII(r) {
+		if r = strings.ToLower(r); !isASCII(r) {
+			return "" // the statuses are ASCII
 		}
 	}
 	for _, s := range worklogStatuses {
-		if strings.EqualFold(r, s) { // ASCII: as strings.ToLower(r) == s
+		if strings.EqualFold(r, s) {
 			return s
 		}
 	}
 	return ""
+}
+
+// isASCII reports whether s has only bytes below utf8.RuneSelf.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // missingCodeNext names what a blocked or failed entry lacks: "code",
