@@ -2,7 +2,6 @@ package lint
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -105,27 +104,12 @@ func TestDanglingParentsRereadAsStreamed(t *testing.T) {
 		}
 	}
 	run := func(stream bool, jobs int) string {
-		var out strings.Builder
-		_, err := lintWithTimeout(t, func(yield func(Input) bool) {
-			for _, name := range names {
-				in := Input{Path: filepath.Join(dir, name), Kind: kind.Lookup("collector/event")}
-				if stream {
-					in.Reader = bytes.NewReader(logs[name])
-				}
-				if !yield(in) {
-					return
-				}
-			}
-		}, LintConfig{Jobs: jobs, ChunkSize: 128, Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
-			Emit: func(e envelope.Envelope) error {
-				b, err := json.Marshal(e)
-				out.Write(append(b, '\n'))
-				return err
-			}})
-		if err != nil {
-			t.Fatal(err)
+		streams := logs
+		if !stream {
+			streams = nil
 		}
-		return out.String()
+		out, _ := lintCollector(t, dir, names, streams, jobs, 128)
+		return out
 	}
 	want := run(true, 1)
 	if c := strings.Count(want, `"CL101"`); c != 3*700 {

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -45,14 +46,26 @@ var runWideLogs = map[string]string{
 // (each envelope as JSON, one a line) and the summary.
 func lintFiles(t *testing.T, dir string, names []string, jobs int) (string, *Stats) {
 	t.Helper()
+	return lintCollector(t, dir, names, nil, jobs, 256)
+}
+
+// lintCollector lints the named collector logs of dir in order, each from
+// logs[name] as a stream when logs has it, with read buffers of chunk
+// bytes, and returns lintFiles' output and summary.
+func lintCollector(t *testing.T, dir string, names []string, logs map[string][]byte, jobs, chunk int) (string, *Stats) {
+	t.Helper()
 	var out strings.Builder
 	st, err := lintWithTimeout(t, func(yield func(Input) bool) {
 		for _, n := range names {
-			if !yield(Input{Path: filepath.Join(dir, n), Kind: kind.Lookup("collector/event")}) {
+			in := Input{Path: filepath.Join(dir, n), Kind: kind.Lookup("collector/event")}
+			if data, ok := logs[n]; ok {
+				in.Reader = bytes.NewReader(data)
+			}
+			if !yield(in) {
 				return
 			}
 		}
-	}, LintConfig{Jobs: jobs, ChunkSize: 256, Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
+	}, LintConfig{Jobs: jobs, ChunkSize: chunk, Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)},
 		Emit: func(e envelope.Envelope) error {
 			b, err := json.Marshal(e)
 			out.Write(append(b, '\n'))

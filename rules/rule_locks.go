@@ -207,7 +207,11 @@ func opEachResource(d *Doc, f func(*opResource)) {
 			f(&l[i])
 		}
 	}
-	for _, l := range [][]opResource{opForbidden(d), opDocLocks(d, opLockKey(d.Kind)), opChanges(d)} {
+	var locks []opResource
+	if key := opLockKey(d.Kind); key != "" {
+		locks = opDocLocks(d, key)
+	}
+	for _, l := range [][]opResource{opForbidden(d), locks, opChanges(d)} {
 		for i := range l {
 			f(&l[i])
 		}

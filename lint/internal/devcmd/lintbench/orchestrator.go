@@ -192,7 +192,7 @@ func printBars(results []orchResult) {
 	if r := find("serve-go-procs1"); r != nil {
 		ok := r.PerS >= barServe && r.P99ms <= barP99ms && r.Errors == 0 && orchClients >= barClients
 		fmt.Printf("  the same with the server on one core (GOMAXPROCS=1, the other left to the clients; not the default): %.0f validations/s, p99 %.2f ms, %d errors: the bar's figures %s\n",
-			r.PerS, r.P99ms, r.Errors, map[bool]string{true: "reached", false: "not reached"}[ok])
+			r.PerS, r.P99ms, r.Errors, met(ok))
 	}
 }
 
