@@ -14,6 +14,11 @@ import (
 // machine and "ledger_delta"). Transition and IsTerminal are the state
 // machine, shared with the replayer (lint/replay/README.md).
 
+// TaskStatuses are the six task statuses (seed 001 "Envelope: Orchestrator
+// Output", status; cue/operator.cue #Status constrains them), in the
+// seed's order.
+var TaskStatuses = [...]string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}
+
 // opNext lists, for each non-terminal status, the statuses it may change to
 // (cue/README.md, operator, "Task state machine").
 var opNext = map[string][]string{

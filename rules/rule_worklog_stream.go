@@ -31,12 +31,9 @@ import (
 //     itself the final entry (OP081 covers it). Entries after the outcome
 //     count valid or not.
 
-// worklogStatuses are the task statuses an entry's result may record.
-var worklogStatuses = [...]string{"todo", "in_progress", "blocked", "done", "failed", "canceled"}
-
 // worklogOutcome returns the task status an entry's result records, or "":
 // the result, trimmed and lowercased (strings.ToLower), equals one of
-// worklogStatuses. Most results are sentences: a result too long to
+// TaskStatuses. Most results are sentences: a result too long to
 // lowercase to a status (a rune lowercases to at least a third of its
 // bytes) is none without being lowercased, and ASCII is compared without a
 // copy (EqualFold on ASCII is equality after lowercasing).
@@ -50,7 +47,7 @@ func worklogOutcome(result string) string {
 			return "" // the statuses are ASCII
 		}
 	}
-	for _, s := range worklogStatuses {
+	for _, s := range TaskStatuses {
 		if strings.EqualFold(r, s) {
 			return s
 		}

@@ -12,7 +12,7 @@ import (
 func TestWorklogOutcome(t *testing.T) {
 	ref := func(result string) string {
 		r := strings.ToLower(strings.TrimSpace(result))
-		for _, s := range worklogStatuses {
+		for _, s := range TaskStatuses {
 			if r == s {
 				return s
 			}

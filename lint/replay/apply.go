@@ -1084,7 +1084,7 @@ func (r *run) cannotStart(s *stream, d *delta, index int, at place, i int, statu
 // internStatus returns the status a delta carries as a string, without
 // allocating for the six statuses of the task state machine.
 func internStatus(b []byte) string {
-	for _, s := range [...]string{"todo", "in_progress", "blocked", "done", "failed", "canceled"} {
+	for _, s := range rules.TaskStatuses {
 		if string(b) == s {
 			return s
 		}
