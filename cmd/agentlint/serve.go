@@ -39,6 +39,7 @@ type serveFlags struct {
 	readTimeout       time.Duration
 	writeTimeout      time.Duration
 	idleTimeout       time.Duration
+	cores             int
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -91,6 +92,7 @@ error; it never holds a payload value, a session name or a secret.`,
 	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "time to read a whole request")
 	fs.DurationVar(&f.writeTimeout, "write-timeout", 2*time.Minute, "time from the end of a request's headers to the end of its answer")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "how long a kept-alive connection waits for its next request")
+	fs.IntVar(&f.cores, "cores", 0, "cores running the server at once (0: $GOMAXPROCS when set, else all but one on a Unix socket or loopback, where the clients share the machine, all on a remote address)")
 	a.addCommonFlags(cmd)
 	return cmd
 }
@@ -118,6 +120,9 @@ func (a *app) serve(f serveFlags) error {
 	}
 	if f.maxBody <= 0 || f.maxInFlight <= 0 || f.maxSessions <= 0 {
 		return usagef("--max-body, --max-in-flight and --max-sessions must be positive")
+	}
+	if f.cores < 0 {
+		return usagef("--cores must be 0 (choose) or positive")
 	}
 	if a.g.engine != "fast" {
 		return usagef("serve runs the fast engine only (--engine fast)")
@@ -152,7 +157,7 @@ func (a *app) serve(f serveFlags) error {
 	err = serveImpl(ctx, serveconf.RunConfig{Listen: f.listen, AllowRemote: f.allowRemote, Token: token, Options: opts,
 		MaxBody: f.maxBody, MaxInFlight: f.maxInFlight, MaxSessions: f.maxSessions, SessionIdle: f.sessionIdle,
 		RequestTimeout: f.requestTimeout, ShutdownTimeout: f.shutdownTimeout, ReadHeaderTimeout: f.readHeaderTimeout,
-		ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout, Log: a.stderr})
+		ReadTimeout: f.readTimeout, WriteTimeout: f.writeTimeout, IdleTimeout: f.idleTimeout, Cores: f.cores, Log: a.stderr})
 	if err != nil {
 		return usagef("serve: %v", err)
 	}
@@ -173,12 +178,8 @@ func checkListen(listen string, allowRemote, token bool) error {
 	if err != nil {
 		return usagef("--listen must be unix:PATH or HOST:PORT, not %q", listen)
 	}
-	loopback := host == "localhost"
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		loopback = true
-	}
 	switch {
-	case loopback:
+	case serveconf.LoopbackHost(host):
 	case !allowRemote:
 		return usagef("--listen %s is not a loopback address: anyone who reaches it could use the server; give --allow-remote with --token-file, or listen on 127.0.0.1 or a Unix socket", listen)
 	case !token:

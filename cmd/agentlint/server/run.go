@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,8 @@ func Run(ctx context.Context, rc RunConfig) error {
 	lw := newLogBuffer(rc.Log)
 	defer lw.stop()
 	log := slog.New(slog.NewTextHandler(lw, nil))
+	cores, of := setCores(rc.Cores, network == "unix" || loopbackAddr(addr))
+	defer runtime.GOMAXPROCS(of)
 	s := New(Config{Options: rc.Options, MaxBody: rc.MaxBody, MaxInFlight: rc.MaxInFlight, MaxSessions: rc.MaxSessions,
 		SessionIdle: rc.SessionIdle, RequestTimeout: rc.RequestTimeout, Token: rc.Token, Logger: log})
 	defer s.Close()
@@ -53,7 +56,7 @@ func Run(ctx context.Context, rc RunConfig) error {
 		shown = "unix:" + addr
 	}
 	log.Info("listening", "addr", shown, "max_body", s.cfg.MaxBody, "max_in_flight", s.cfg.MaxInFlight,
-		"max_sessions", s.cfg.MaxSessions, "auth", rc.Token != "")
+		"max_sessions", s.cfg.MaxSessions, "auth", rc.Token != "", "cores", cores, "of", of)
 	lw.flush()
 	select {
 	case err := <-served:
@@ -73,6 +76,30 @@ func Run(ctx context.Context, rc RunConfig) error {
 	return nil
 }
 
+// setCores sets the Go runtime's GOMAXPROCS for the server (RunConfig.Cores:
+// cores when above 0; otherwise the GOMAXPROCS environment variable's when
+// set, else serveconf.LocalCores for a local listener) and returns it with
+// the value it had before (of), which Run restores when it returns.
+func setCores(cores int, local bool) (n, of int) {
+	of = runtime.GOMAXPROCS(0)
+	switch {
+	case cores > 0:
+		n = cores
+	case os.Getenv("GOMAXPROCS") != "" || !local:
+		n = of
+	default:
+		n = serveconf.LocalCores(of)
+	}
+	runtime.GOMAXPROCS(n)
+	return n, of
+}
+
+// loopbackAddr reports whether the host of a HOST:PORT is loopback.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && serveconf.LoopbackHost(host)
+}
+
 // ListenAddress parses a Listen value into a network ("unix" or "tcp")
 // and an address; a TCP host that is not loopback is refused unless
 // allowRemote and token are both true.
@@ -87,11 +114,7 @@ func ListenAddress(listen string, allowRemote, token bool) (network, addr string
 	if err != nil {
 		return "", "", fmt.Errorf("--listen must be unix:PATH or HOST:PORT, not %q", listen)
 	}
-	loopback := host == "localhost"
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		loopback = true
-	}
-	if !loopback {
+	if !serveconf.LoopbackHost(host) {
 		if !allowRemote {
 			return "", "", fmt.Errorf("--listen %s is not a loopback address: anyone who reaches it could use the server; give --allow-remote with --token-file, or listen on 127.0.0.1 or a Unix socket", listen)
 		}

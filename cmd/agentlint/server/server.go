@@ -114,6 +114,10 @@ type Server struct {
 	// validators are the reused validators of POST /v1/validate, by
 	// strict (0: false, 1: true); each request sets its clock (SetNow).
 	validators [2]sync.Pool
+	// bodies are reused request bodies of POST /v1/validate (*[]byte of
+	// at most pooledBody bytes' capacity): taken by body, given back by
+	// validate once the envelope is written.
+	bodies sync.Pool
 
 	reg      *prometheus.Registry
 	requests *prometheus.CounterVec
@@ -422,7 +426,7 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 		// The length is known (and within MaxBody): one buffer of that
 		// size, not the doublings of io.ReadAll. net/http ends the body
 		// after n bytes.
-		data = make([]byte, n)
+		data = s.buffer(n)
 		_, err = io.ReadFull(rd, data)
 	} else {
 		data, err = io.ReadAll(rd)
@@ -437,6 +441,32 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 		return nil, false
 	}
 	return data, true
+}
+
+// pooledBody is the capacity, in bytes, of the largest body buffer kept
+// for another request: a packet is a few kilobytes.
+const pooledBody = 64 << 10
+
+// buffer returns a buffer of n bytes for a request body: a reused one
+// (Server.bodies) when one is large enough, else a new one.
+func (s *Server) buffer(n int64) []byte {
+	if n <= pooledBody {
+		if p, _ := s.bodies.Get().(*[]byte); p != nil {
+			if int64(cap(*p)) >= n {
+				return (*p)[:n]
+			}
+		}
+		return make([]byte, n, max(n, 4<<10))
+	}
+	return make([]byte, n)
+}
+
+// reuse gives back a body buffer (Server.buffer) that nothing reads any
+// more.
+func (s *Server) reuse(b []byte) {
+	if c := cap(b); c > 0 && c <= pooledBody {
+		s.bodies.Put(&b)
+	}
 }
 
 func (s *Server) tooLarge(w http.ResponseWriter) {
@@ -531,6 +561,9 @@ func (s *Server) validate(w http.ResponseWriter, r *http.Request) {
 	s.verdict(env)
 	writeEnvelopes(w, env)
 	pool.Put(v)
+	// The envelope is written (bytes of its own): the body may serve
+	// another request.
+	s.reuse(data)
 }
 
 // lint is POST /v1/lint?kind=K: the body is a JSON Lines log (or one

@@ -354,3 +354,43 @@ func TestRequestDeadline(t *testing.T) {
 		t.Errorf("after the late request: %d %s", a.status, a.body)
 	}
 }
+
+// TestValidateReusedBodies: POST /v1/validate reuses its body buffers;
+// requests of different lengths and verdicts, alternating from several
+// clients at once, each get the verdict of their own body (a buffer given
+// back too early, or sliced to the wrong length, would mix them up).
+func TestValidateReusedBodies(t *testing.T) {
+	s := newTest(t, Config{MaxInFlight: 16})
+	allowed := readDemo(t, "packets/t12-assignment.json")
+	// The same packet with an escaping lock resource and padding: longer,
+	// and denied.
+	denied := bytes.Replace(allowed, []byte(`"lock_scope": [`), []byte(`"lock_scope": ["../outside", `), 1)
+	if bytes.Equal(denied, allowed) {
+		t.Fatal("the packet has no lock_scope to change")
+	}
+	denied = append(denied, bytes.Repeat([]byte(" "), 3000)...)
+	const workers, per = 4, 50
+	var wg sync.WaitGroup
+	errs := make(chan string, workers*per)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				body, want := allowed, true
+				if (i+w)%2 == 1 {
+					body, want = denied, false
+				}
+				a := do(s, "POST", "/v1/validate?kind=operator/assignment", body)
+				if a.status != 200 || strings.HasPrefix(a.body, `{"allow":true`) != want {
+					errs <- a.body
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}

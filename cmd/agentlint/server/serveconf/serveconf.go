@@ -8,6 +8,7 @@ package serveconf
 
 import (
 	"io"
+	"net"
 	"time"
 
 	"github.com/agentlint/agentlint/lint/record"
@@ -51,7 +52,33 @@ type RunConfig struct {
 	ReadTimeout       time.Duration
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
+	// Cores is how many cores run the server's Go code at once (its
+	// GOMAXPROCS). 0 chooses: the GOMAXPROCS environment variable when it
+	// is set; otherwise, on a Unix socket or a loopback address, where the
+	// clients run on the same machine, every core but one (at least one),
+	// and on a remote address every core. See LocalCores.
+	Cores int
 	// Log receives the log lines (log/slog text): one when listening, one
 	// per request, and the shutdown's.
 	Log io.Writer
 }
+
+// LoopbackHost reports whether host, of a --listen HOST:PORT, is reachable
+// only from this machine: "localhost" or a loopback IP (127.0.0.0/8, ::1).
+func LoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// LocalCores returns the cores a server listening on a Unix socket or a
+// loopback address runs on by default, of the n the Go runtime would use
+// (GOMAXPROCS: the machine's cores or its container's limit): n-1, at
+// least 1. Its clients run on the same machine; a server that took every
+// core would make them wait for its time slices, and they it: on two
+// cores, one core for the server answered as many validations a second
+// as two, with a shorter tail (cmd/agentlint/server/README.md,
+// "Measured").
+func LocalCores(n int) int { return max(1, n-1) }
