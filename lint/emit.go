@@ -313,8 +313,18 @@ func findingViolation(f rules.StreamFinding, line int) envelope.Violation {
 // violations e.vs[:n] were counted already and e.vs[n:] are stream findings.
 func (e *emitter) merged(f *fileRun, line, n int, denied bool) error {
 	e.vs = e.vs[:n+len(e.v.Fill(e.vs[n:]))] // Fill keeps what it keeps in place
-	for i := n; i < len(e.vs); i++ {
-		v := &e.vs[i]
+	e.count(e.vs[n:], denied)
+	if len(e.vs) == 0 || e.p.cfg.Quiet {
+		return nil
+	}
+	return e.write(recordEnvelope(f, line, append([]envelope.Violation(nil), e.vs...)))
+}
+
+// count adds to the run's Stats the filled violations vs of one envelope,
+// whose record was denied already when denied is true.
+func (e *emitter) count(vs []envelope.Violation, denied bool) {
+	for i := range vs {
+		v := &vs[i]
 		if e.stats.ByCode == nil {
 			e.stats.ByCode, e.stats.ByRule = map[string]int{}, map[string]int{}
 		}
@@ -330,10 +340,6 @@ func (e *emitter) merged(f *fileRun, line, n int, denied bool) error {
 			e.stats.Warnings++
 		}
 	}
-	if len(e.vs) == 0 || e.p.cfg.Quiet {
-		return nil
-	}
-	return e.write(recordEnvelope(f, line, append([]envelope.Violation(nil), e.vs...)))
 }
 
 // write renders or emits one envelope.
@@ -421,26 +427,13 @@ func (e *emitter) closeSource() {
 // findings writes stream findings that do not join a record's envelope:
 // one envelope per file and line (per file for a document), in order.
 func (e *emitter) findings(fs []rules.StreamFinding, fileOf func(string) *fileRun) error {
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
-	for i := 0; i < len(fs); {
-		f := fileOf(fs[i].File)
-		doc := f.kind.Format != kind.FormatJSONL && f.kind.Format != ""
-		j := i
+	return eachEnvelope(fs, fileOf, func(f *fileRun, line int, fs []rules.StreamFinding) error {
 		e.vs = e.vs[:0]
-		for j < len(fs) && (doc || fs[j].Line == fs[i].Line) && fs[j].File == fs[i].File {
-			e.vs = append(e.vs, findingViolation(fs[j], fs[i].Line))
-			j++
+		for i := range fs {
+			e.vs = append(e.vs, findingViolation(fs[i], fs[0].Line))
 		}
-		line := fs[i].Line
-		if doc {
-			line = 0
-		}
-		if err := e.merged(f, line, 0, false); err != nil {
-			return err
-		}
-		i = j
-	}
-	return nil
+		return e.merged(f, line, 0, false)
+	})
 }
 
 // tree returns the run-wide state of r's check (one per check, whatever
@@ -501,14 +494,34 @@ func (e *emitter) finishTree() error {
 // streamTree runs the Finish of a tree state that reports in output order
 // (rules.OrderedTreeState) and writes each envelope as soon as its findings
 // are complete (those of one line of a JSON Lines file, or of one document),
-// so that the findings are never all held at once.
-func (e *emitter) streamTree(st rules.TreeState, rep *rules.StreamReporter, fileOf func(string) *fileRun) error {
+// so that the findings are never all held at once. With more than one job
+// and a Render, the envelopes are filled and rendered by Jobs goroutines
+// (treeRender) and written here, in the same order and bytes.
+func (e *emitter) streamTree(st rules.TreeState, rep *rules.StreamReporter, fileOf func(string) *fileRun) (err error) {
 	var group []rules.StreamFinding
 	var doc bool // group's file is a document: one envelope for the file
-	var err error
+	write := e.findings
+	if e.p.jobs > 1 && e.p.cfg.Render != nil && !e.p.cfg.Quiet {
+		// Rendered by Jobs goroutines, written here in order.
+		tr := newTreeRender(e, e.p.jobs)
+		defer func() {
+			if cerr := tr.close(); err == nil {
+				err = cerr
+			}
+		}()
+		write = func(fs []rules.StreamFinding, fileOf func(string) *fileRun) error {
+			if tr.err != nil {
+				return tr.err
+			}
+			return eachEnvelope(fs, fileOf, func(f *fileRun, line int, fs []rules.StreamFinding) error {
+				tr.add(f, line, fs)
+				return nil
+			})
+		}
+	}
 	flush := func() {
 		if len(group) > 0 && err == nil {
-			err = e.findings(group, fileOf)
+			err = write(group, fileOf)
 		}
 		group = group[:0]
 	}
@@ -524,7 +537,7 @@ func (e *emitter) streamTree(st rules.TreeState, rep *rules.StreamReporter, file
 	})
 	st.Finish(rep)
 	flush()
-	return err
+	return
 }
 
 // Release implements rules.SourceReleaser: it closes the file, which is

@@ -1,0 +1,183 @@
+package lint
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/record"
+	"github.com/agentlint/agentlint/rules"
+)
+
+// treeRender renders the envelopes of the findings an ordered tree state
+// reports at the end of a run (streamTree) on other goroutines than the
+// emitter's, a batch at a time, and writes them in order, as the emitter
+// would have. At the end of a run with many such findings (CL101 reports
+// each parent reference of the run that no span resolves, one envelope
+// each) filling and rendering the envelopes, not finding them, is the
+// work; the emitter goroutine only finds them, counts them (Stats, in
+// order) and writes the rendered bytes. Memory: at most 3×Jobs batches of
+// treeBatchFindings findings and their output.
+type treeRender struct {
+	e     *emitter
+	cur   *treeBatch
+	queue []*treeBatch // handed to the renderers, in order, not yet written
+	free  []*treeBatch
+	work  chan *treeBatch
+	wg    sync.WaitGroup
+	max   int // batches in queue at most
+	err   error
+}
+
+// treeBatchFindings is the number of findings after which a batch is
+// handed to the renderers.
+const treeBatchFindings = 512
+
+// treeBatch is a run of envelopes to render: groups of findings (each one
+// envelope), the findings, and what a renderer made of them: the filled
+// violations of each group (treeGroup.nv of vs, in order) and the
+// rendered envelopes (out).
+type treeBatch struct {
+	groups []treeGroup
+	fs     []rules.StreamFinding
+	vs     []envelope.Violation
+	out    []byte
+	done   chan struct{}
+}
+
+// treeGroup is one envelope of a treeBatch: nf findings of file f on line
+// (0 for a document), of which nv violations were kept by Fill.
+type treeGroup struct {
+	f      *fileRun
+	line   int
+	nf, nv int
+}
+
+// newTreeRender starts jobs renderers; close stops them.
+func newTreeRender(e *emitter, jobs int) *treeRender {
+	t := &treeRender{e: e, work: make(chan *treeBatch, jobs), max: 2 * jobs}
+	for range jobs {
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			v := record.NewValidator(e.p.cfg.Options, noEngine{})
+			for b := range t.work {
+				t.render(b, v)
+			}
+		}()
+	}
+	return t
+}
+
+// add queues the envelope of the findings fs (of one line of f, or of the
+// document f: line 0).
+func (t *treeRender) add(f *fileRun, line int, fs []rules.StreamFinding) {
+	if t.cur == nil {
+		if n := len(t.free); n > 0 {
+			t.cur, t.free = t.free[n-1], t.free[:n-1]
+		} else {
+			t.cur = &treeBatch{}
+		}
+	}
+	b := t.cur
+	b.groups = append(b.groups, treeGroup{f: f, line: line, nf: len(fs)})
+	b.fs = append(b.fs, fs...)
+	if len(b.fs) >= treeBatchFindings {
+		t.submit()
+	}
+}
+
+// submit hands the current batch to the renderers, and writes the oldest
+// batches while more than max wait.
+func (t *treeRender) submit() {
+	b := t.cur
+	if b == nil {
+		return
+	}
+	t.cur = nil
+	b.done = make(chan struct{})
+	t.queue = append(t.queue, b)
+	t.work <- b
+	for len(t.queue) > t.max {
+		t.writeOldest()
+	}
+}
+
+// render fills and renders the envelopes of b (on a renderer's goroutine,
+// with its own Validator), as emitter.merged does for one.
+func (t *treeRender) render(b *treeBatch, v *record.Validator) {
+	defer close(b.done)
+	b.vs, b.out = b.vs[:0], b.out[:0]
+	fs := b.fs
+	for i := range b.groups {
+		g := &b.groups[i]
+		n0 := len(b.vs)
+		for _, f := range fs[:g.nf] {
+			b.vs = append(b.vs, findingViolation(f, fs[0].Line))
+		}
+		fs = fs[g.nf:]
+		b.vs = b.vs[:n0+len(v.Fill(b.vs[n0:]))]
+		g.nv = len(b.vs) - n0
+		if g.nv > 0 {
+			b.out = t.e.p.cfg.Render(b.out, recordEnvelope(g.f, g.line, b.vs[n0:]))
+		}
+	}
+}
+
+// writeOldest waits for the oldest batch, counts its violations and
+// writes its envelopes (after a write error, only counts).
+func (t *treeRender) writeOldest() {
+	b := t.queue[0]
+	<-b.done
+	t.queue = t.queue[:copy(t.queue, t.queue[1:])]
+	vs := b.vs
+	for _, g := range b.groups {
+		t.e.count(vs[:g.nv], false)
+		vs = vs[g.nv:]
+	}
+	if t.err == nil && len(b.out) > 0 {
+		_, t.err = t.e.p.cfg.Out.Write(b.out)
+	}
+	clear(b.fs)
+	clear(b.vs)
+	b.groups, b.fs, b.vs = b.groups[:0], b.fs[:0], b.vs[:0]
+	t.free = append(t.free, b)
+}
+
+// close writes what is left, stops the renderers and returns the first
+// write error.
+func (t *treeRender) close() error {
+	t.submit()
+	for len(t.queue) > 0 {
+		t.writeOldest()
+	}
+	close(t.work)
+	t.wg.Wait()
+	return t.err
+}
+
+// eachEnvelope calls fn with the findings of each envelope of fs, in
+// order: those of one file and line of a JSON Lines file, sorted by line
+// (stable), or those of one document (line 0; fs[0].Line gives the
+// findings without a line theirs).
+func eachEnvelope(fs []rules.StreamFinding, fileOf func(string) *fileRun, fn func(f *fileRun, line int, fs []rules.StreamFinding) error) error {
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
+	for i := 0; i < len(fs); {
+		f := fileOf(fs[i].File)
+		doc := f.kind.Format != kind.FormatJSONL && f.kind.Format != ""
+		j := i
+		for j < len(fs) && (doc || fs[j].Line == fs[i].Line) && fs[j].File == fs[i].File {
+			j++
+		}
+		line := fs[i].Line
+		if doc {
+			line = 0
+		}
+		if err := fn(f, line, fs[i:j]); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package lint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentlint/agentlint/lint/kind"
+	"github.com/agentlint/agentlint/lint/output"
+	"github.com/agentlint/agentlint/lint/record"
+)
+
+// treeLogs writes three collector logs to dir whose records name, besides
+// their own span, a parent that is often nowhere in the run (CL101 at the
+// end, thousands of envelopes: several batches of treeRender), and return
+// their paths.
+func treeLogs(t *testing.T, dir string) []string {
+	t.Helper()
+	var paths []string
+	n := 0
+	for f := 0; f < 3; f++ {
+		var b strings.Builder
+		for i := 0; i < 1500; i++ {
+			n++
+			parent := fmt.Sprintf("span-%d", n-1) // resolved: the record before
+			switch {
+			case n%3 == 0:
+				parent = fmt.Sprintf("gone-%d", n) // nowhere
+			case n%7 == 0:
+				parent = fmt.Sprintf("span-%d", n+4000) // another file, later
+			}
+			extra := uuid(n) + span(fmt.Sprintf("trace-%d", n%5), fmt.Sprintf("span-%d", n), parent)
+			if n%11 == 0 {
+				extra += `"x":"\u0001",` // a second finding on some lines: not a tree finding
+			}
+			b.WriteString(collectorRec(n%60, extra) + "\n")
+		}
+		p := filepath.Join(dir, fmt.Sprintf("events-%d.jsonl", f))
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// lintPaths lints collector logs as `agentlint lint --format json` does
+// (real rendering), with jobs workers, into w.
+func lintPaths(t *testing.T, paths []string, jobs int, quiet bool, w io.Writer) (*Stats, error) {
+	t.Helper()
+	p := &output.JSON{}
+	return lintWithTimeout(t, func(yield func(Input) bool) {
+		for _, path := range paths {
+			if !yield(Input{Path: path, Kind: kind.Lookup("collector/event")}) {
+				return
+			}
+		}
+	}, LintConfig{Jobs: jobs, ChunkSize: 4096, Quiet: quiet, Render: p.AppendRecord, Out: w,
+		Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}})
+}
+
+// TestTreeRenderSameOutput: the end-of-run findings of an ordered tree
+// rule (CL101), filled and rendered by several goroutines when there are
+// several jobs, are written in the same order and bytes, with the same
+// summary, as by the emitter alone (one job).
+func TestTreeRenderSameOutput(t *testing.T) {
+	paths := treeLogs(t, t.TempDir())
+	var ref bytes.Buffer
+	refStats, err := lintPaths(t, paths, 1, false, &ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(ref.String(), `"CL101"`); c < 3*treeBatchFindings {
+		t.Fatalf("%d CL101 findings: too few to fill several batches", c)
+	}
+	for _, jobs := range []int{2, 3, 8} {
+		var got bytes.Buffer
+		st, err := lintPaths(t, paths, jobs, false, &got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != ref.String() {
+			t.Fatalf("jobs %d: output differs from one job's:\n%s", jobs, firstDiff(got.String(), ref.String()))
+		}
+		if fmt.Sprint(st) != fmt.Sprint(refStats) {
+			t.Fatalf("jobs %d: stats %+v, want %+v", jobs, st, refStats)
+		}
+	}
+	st, err := lintPaths(t, paths, 2, true, io.Discard)
+	if err != nil || fmt.Sprint(st) != fmt.Sprint(refStats) {
+		t.Fatalf("quiet: stats %+v (%v), want %+v", st, err, refStats)
+	}
+}
+
+// failAfter accepts n bytes, then fails every write.
+type failAfter struct{ n int }
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		w.n = 0
+		return 0, errors.New("broken pipe")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestTreeRenderWriteError: a write that fails while the end-of-run
+// findings are written stops the run with that error (no hang, no lost
+// error), whichever batch it hits.
+func TestTreeRenderWriteError(t *testing.T) {
+	paths := treeLogs(t, t.TempDir())
+	var all bytes.Buffer
+	if _, err := lintPaths(t, paths, 1, false, &all); err != nil {
+		t.Fatal(err)
+	}
+	for _, frac := range []float64{0.5, 0.8, 0.99} {
+		_, err := lintPaths(t, paths, 2, false, &failAfter{n: int(frac * float64(all.Len()))})
+		if err == nil || !strings.Contains(err.Error(), "broken pipe") {
+			t.Fatalf("failing after %.0f%% of the output: err = %v", 100*frac, err)
+		}
+	}
+}
