@@ -131,7 +131,7 @@ const (
 	// .jsonl files are sniffed.
 	ReasonNotSniffed = "no glob of --kind, the config or the built-in kinds matches it, and only .json and .jsonl files are sniffed"
 	// ReasonNoKind: no glob gives the file a kind and its first record
-	// names none (cue/README.md, "Sniffing").
+	// names none (cue/README.md, "Detection": sniffing).
 	ReasonNoKind = "no glob matches it and sniffing its first record found no kind"
 )
 

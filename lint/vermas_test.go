@@ -56,7 +56,7 @@ func lintVermasTree(t *testing.T, dir string, strict bool) (string, envelope.Env
 }
 
 // TestVermasSeeds lints every seed 000 record of testdata/seeds/vermas: all
-// are allowed except the one the contract disagrees with.
+// are allowed except the one agentlint disagrees with.
 func TestVermasSeeds(t *testing.T) {
 	got, sum := lintVermasTree(t, filepath.Join("..", "testdata", "seeds", "vermas"), false)
 	// Seed 000 "Base Event" shows work_order.created with "data": {}.

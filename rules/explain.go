@@ -7,7 +7,7 @@ import (
 
 // Explain returns the text `agentlint explain ID` prints for r: ID and
 // name, summary, code, default severity, kinds, source (seed section or
-// contract clause), and the failing and passing examples of the registry
+// project doc), and the failing and passing examples of the registry
 // (or where the golden trees of a tree rule live). The SARIF output uses it
 // as each rule's help text, so both say the same.
 func Explain(r *Rule) string {

@@ -59,7 +59,7 @@ type Rule struct {
 	Kinds []string
 	// Summary is one line.
 	Summary string
-	// Source names the seed section or contract clause the rule implements.
+	// Source names the seed section or project doc (file and heading) the rule implements.
 	Source string
 	// Scope, for a rule across records (a stream or tree rule), says over
 	// which records it decides and whether its verdict depends on which

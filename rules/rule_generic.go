@@ -137,7 +137,7 @@ func genericRules() {
 			Summary: "a JSON Lines file whose kind came from a glob is plainly another format: its first record is a JSON object " +
 				"with none of the kind's identifying keys; one finding for the file, whose records are not checked " +
 				"(exclude it or give it a kind: exclude / [kinds] in .agentlint.toml, or --kind)",
-			Source: "cue/README.md Detection (globs, sniffing keys) (a decisions-*.jsonl that is no collector log)",
+			Source: "cue/README.md, Detection (globs, sniffing keys) (a decisions-*.jsonl that is no collector log)",
 		},
 		&Rule{
 			ID: "AL012", Name: "cue-engine-size", Code: envelope.MissingRequiredInput, Severity: envelope.SeverityError,

@@ -346,7 +346,7 @@ func idleRules() {
 		&Rule{
 			ID: "IL001", Name: "idle-schema-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError, Kinds: il,
 			Summary:     "schema must be the integer 0 (or 1, with a warning); any other value or type, null included, is unknown",
-			Source:      "seed 002 section 1; README, Codes and precedence UNKNOWN_SCHEMA_VERSION and section 4, idle",
+			Source:      "seed 002 section 1; README, Codes and precedence, UNKNOWN_SCHEMA_VERSION; cue/README.md, idle",
 			ExampleKind: "idle/event", examples: func() (string, string) { return state(`"schema":0`, `"schema":"0"`), fresh },
 		},
 		&Rule{

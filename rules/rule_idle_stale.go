@@ -5,7 +5,7 @@ import "time"
 // The stream check of IL013 (stale-state) for idle loop event logs.
 //
 // seed 002 (Event Schema v0), Topic Naming: loop:current is a last-value
-// topic, so the 2-hour TTL of section 4.1 applies to its current value only:
+// topic, so the 2-hour TTL of seed 002 section 4.1 applies to its current value only:
 // the last STATE of the log, when no DONE or ABORT came after it (those end
 // the run of the latest STATE before them). A superseded STATE of the
 // history is not stale: a newer one replaced it.

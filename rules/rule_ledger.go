@@ -192,7 +192,7 @@ func ledgerRules() {
 		&Rule{
 			ID: "LG012", Name: "ledger-folder", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: []string{"ledger/entry"},
 			Summary:     "an entry of ledger/<agent>/YYYY-MM-DD.jsonl must have agent = <agent>",
-			Source:      "seed 003 File Pattern g/ledger/<agent>/YYYY-MM-DD.jsonl; README, Codes and precedence; Kinds, ledger",
+			Source:      "seed 003 File Pattern g/ledger/<agent>/YYYY-MM-DD.jsonl; README, Codes and precedence, LEDGER_INCONSISTENT; cue/README.md, ledger",
 			ExampleKind: "ledger/entry", ExampleFile: "g/ledger/andy/2025-11-16.jsonl",
 			examples: func() (string, string) { return ledgerEntry, strings.ReplaceAll(ledgerEntry, "cls", "andy") },
 			Check:    checkEntryFolder,

@@ -12,7 +12,8 @@ import (
 
 // Lock rules of the operator family (seed 001 "Identifier Rules": "resource
 // is a normalized path-like string"; cue/README.md, operator, "Lock
-// resources", and section 3, LOCK_CONFLICT and SCOPE_VIOLATION).
+// resources", and README, Codes and precedence, LOCK_CONFLICT and
+// SCOPE_VIOLATION).
 //
 // Every resource is normalized with lockpath.Normalize. A resource that does
 // not normalize (empty: OP030, escaping the root: OP031) is reported once and
@@ -401,7 +402,7 @@ func lockRules() {
 			ID: "OP031", Name: "resource-escapes-root", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
 			Kinds:       opLockKinds,
 			Summary:     `a lock or change resource escapes the root: ".." is its first element after cleaning`,
-			Source:      `README, Codes and precedence, SCOPE_VIOLATION ("any resource that escapes the root"); section 4, operator, "Lock resources"`,
+			Source:      `README, Codes and precedence, SCOPE_VIOLATION ("any resource that escapes the root"); cue/README.md, operator, "Lock resources"`,
 			ExampleKind: "operator/assignment",
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests/../../test_api.py"]`, 1), minimalAssignment
@@ -434,7 +435,7 @@ func lockRules() {
 			ID: "OP034", Name: "active-lock-conflict", Code: envelope.LockConflict, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/assignment", "operator/orchestrator-output", "operator/handoff", "operator/locks", "operator/reconcile"},
 			Summary:     "a resource overlaps an active lock of another task (assignment: task.lock_scope vs active_locks; elsewhere: active locks of different tasks)",
-			Source:      `README, Codes and precedence, LOCK_CONFLICT; section 4, operator, "Lock resources" (locks of one task_id never conflict)`,
+			Source:      `README, Codes and precedence, LOCK_CONFLICT; cue/README.md, operator, "Lock resources" (locks of one task_id never conflict)`,
 			ExampleKind: "operator/assignment",
 			examples: func() (string, string) {
 				return lockedTests, strings.Replace(lockedTests, `"resource": "tests/../tests", "active": true`, `"resource": "tests/../tests", "active": false`, 1)

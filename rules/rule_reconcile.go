@@ -9,8 +9,8 @@ import (
 
 // Ledger reconciliation rules (seed 001 "Ledger Delta Application
 // Semantics", reconciliation requirement; cue/README.md, operator,
-// "handoff" and task state machine; section 3, LEDGER_INCONSISTENT and
-// DEPENDENCY_NOT_MET). They run on operator/reconcile (the input of the
+// "handoff" and "Task state machine"; README, Codes and precedence,
+// LEDGER_INCONSISTENT and DEPENDENCY_NOT_MET). They run on operator/reconcile (the input of the
 // reference reconciliation validator) and operator/handoff.
 
 // opRow is one ledger row.
@@ -268,7 +268,7 @@ func reconcileRules() {
 			ID: "OP051", Name: "in-progress-without-owner", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "a ledger row is in_progress without an owner (absent or blank)",
-			Source:      "cue/README.md, operator, task state machine (\"Entering in_progress needs ... an owner\")",
+			Source:      "cue/README.md, operator, \"Task state machine\" (\"Entering in_progress needs ... an owner\")",
 			ExampleKind: "operator/reconcile",
 			examples: func() (string, string) {
 				return strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": " "`, 1), strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1)
@@ -279,7 +279,7 @@ func reconcileRules() {
 			ID: "OP052", Name: "unknown-dependency", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "a dependency (or, in a handoff, a dependencies/open_blockers/acceptance_targets/active_locks entry) names a task that is not in the ledger",
-			Source:      `cue/README.md, operator, "handoff" (entries must name tasks of the ledger); section 3, LEDGER_INCONSISTENT (dangling references)`,
+			Source:      `cue/README.md, operator, "handoff" (entries must name tasks of the ledger); README, Codes and precedence, LEDGER_INCONSISTENT (dangling references)`,
 			ExampleKind: "operator/reconcile",
 			examples: func() (string, string) {
 				return strings.Replace(valid, `"dependencies": ["T-12"]`, `"dependencies": ["T-12", "T-11"]`, 1), valid
@@ -290,7 +290,7 @@ func reconcileRules() {
 			ID: "OP053", Name: "dependency-not-done", Code: envelope.DependencyNotMet, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "a task that is in_progress or done depends on a task that is not done",
-			Source:      "cue/README.md, operator, task state machine (\"Entering in_progress needs every dependency done\"); section 3, DEPENDENCY_NOT_MET",
+			Source:      "cue/README.md, operator, \"Task state machine\" (\"Entering in_progress needs every dependency done\"); README, Codes and precedence, DEPENDENCY_NOT_MET",
 			ExampleKind: "operator/reconcile",
 			examples: func() (string, string) {
 				return strings.Replace(strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1),

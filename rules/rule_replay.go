@@ -41,7 +41,7 @@ func replayRules() {
 ]`
 		start   = `{"task_id": "T-2", "status": "in_progress", "owner": "agent-2", "reason": "assigned", "delta_id": "d-1"}`
 		src     = `lint/replay/README.md; seed 001 "Ledger Delta Application Semantics"`
-		machine = `cue/README.md, operator, "Task state machine"; section 5 ("every applied delta is checked against the state machine")`
+		machine = `cue/README.md, operator, "Task state machine"; lint/replay/README.md ("Every applied delta is checked against the task state machine")`
 	)
 	ex := func(stream string) string { return ReplayExample("base.json", base, "stream.jsonl", stream) }
 	kinds := []string{ReplayKind}
@@ -96,7 +96,7 @@ func replayRules() {
 			ID: "RP006", Name: "replay-dependency-not-met", Code: envelope.DependencyNotMet, Severity: envelope.SeverityError,
 			Kinds:       kinds,
 			Summary:     "a delta moves a task into in_progress while one of its dependencies is not done in the replayed ledger: rejected",
-			Source:      machine + ` ("Entering in_progress needs every dependency done"); section 3, DEPENDENCY_NOT_MET`,
+			Source:      machine + ` ("Entering in_progress needs every dependency done"); README, Codes and precedence, DEPENDENCY_NOT_MET`,
 			ExampleKind: ReplayKind,
 			examples: func() (string, string) {
 				return ReplayExample("base.json", strings.Replace(base, `"status": "done"`, `"status": "in_progress"`, 1),

@@ -10,7 +10,7 @@ import (
 
 // Cross-document rules of a result checked against its assignment
 // (`agentlint validate --assignment A`; README, Codes and precedence,
-// SCOPE_VIOLATION and LEDGER_INCONSISTENT; section 6, validate).
+// SCOPE_VIOLATION and LEDGER_INCONSISTENT; README, Usage).
 
 // ExampleAssignment is the assignment (seed 001 "Minimal Assignment Example")
 // that the examples of the rules needing --assignment (OP042, OP043) are
@@ -116,7 +116,7 @@ func scopeRules() {
 			ID: "OP042", Name: "result-outside-scope", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/result"},
 			Summary:     "with --assignment, a result changes a resource outside the assignment's lock_scope or inside its forbidden_scope",
-			Source:      "README, Codes and precedence, SCOPE_VIOLATION; section 6, validate --assignment",
+			Source:      "README, Codes and precedence, SCOPE_VIOLATION; README, Usage (validate --assignment)",
 			ExampleKind: "operator/result",
 			Options:     []string{"--assignment"},
 			examples: func() (string, string) {
@@ -130,7 +130,7 @@ func scopeRules() {
 			ID: "OP043", Name: "result-assignment-mismatch", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/result"},
 			Summary:     "with --assignment, the result's task_id or run_id differs from the assignment's",
-			Source:      "README, Codes and precedence, LEDGER_INCONSISTENT (records disagree with each other); section 6, validate --assignment",
+			Source:      "README, Codes and precedence, LEDGER_INCONSISTENT (records disagree with each other); README, Usage (validate --assignment)",
 			ExampleKind: "operator/result",
 			Options:     []string{"--assignment"},
 			examples: func() (string, string) {

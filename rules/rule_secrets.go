@@ -174,7 +174,7 @@ func secretRules() {
 			ID: "OP040", Name: "secret-material", Code: envelope.UntrustedContextBlock, Severity: envelope.SeverityError,
 			Kinds:       []string{"operator/result", "operator/worklog", "operator/assignment"},
 			Summary:     "secret material (API keys, tokens, private keys, JWTs, password assignments) in notes_for_orchestrator, worklog decision/result or context_package[].value",
-			Source:      `seed 001 "Envelope: Subagent Result" (scrubbed for secrets), "Artifact: Worklog Entry"; README, Codes and precedence, UNTRUSTED_CONTEXT_BLOCK; section 4, operator, "Secrets"`,
+			Source:      `seed 001 "Envelope: Subagent Result" (scrubbed for secrets), "Artifact: Worklog Entry"; README, Codes and precedence, UNTRUSTED_CONTEXT_BLOCK; cue/README.md, operator, "Secrets"`,
 			ExampleKind: "operator/result",
 			examples: func() (string, string) {
 				return strings.Replace(minimalResult, `["No conflicts, ready for merge"]`,

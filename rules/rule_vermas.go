@@ -653,7 +653,7 @@ func vermasRules() {
 			ID: "VM031", Name: "template-version", Code: envelope.UnknownSchemaVersion, Severity: envelope.SeverityError,
 			Kinds:       []string{kTmpl},
 			Summary:     "a template's version must be the integer 1 (another value or type fails closed)",
-			Source:      `seed 000 "Template Fields"; README, Codes and precedence (UNKNOWN_SCHEMA_VERSION) and 4, vermas`,
+			Source:      `seed 000 "Template Fields"; README, Codes and precedence, UNKNOWN_SCHEMA_VERSION; cue/README.md, vermas "Templates"`,
 			ExampleKind: kTmpl,
 			examples: func() (string, string) {
 				return vermasRepl(vermasTemplate, "version = 1", "version = 2"), vermasTemplate
@@ -790,7 +790,7 @@ func vermasRules() {
 			ID: "VM034", Name: "template-needs", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kTmpl},
 			Summary:     "every entry of a step's needs names a step of the same template",
-			Source:      `seed 000 "Step Fields" (needs); README, Codes and precedence; Kinds, vermas`,
+			Source:      `seed 000 "Step Fields" (needs); README, Codes and precedence, SCHEMA_INVALID; cue/README.md, vermas "Templates"`,
 			ExampleKind: kTmpl,
 			examples: func() (string, string) {
 				return vermasRepl(vermasTemplate, `needs = ["understand"]`, `needs = ["understnad"]`), vermasTemplate
@@ -801,7 +801,7 @@ func vermasRules() {
 			ID: "VM035", Name: "template-cycle", Code: envelope.SchemaInvalid, Severity: envelope.SeverityError,
 			Kinds:       []string{kTmpl},
 			Summary:     "the needs of a template's steps form no cycle (the cycle is named)",
-			Source:      `seed 000 "Step Fields" (Step IDs that must complete first); README, Codes and precedence; Kinds, vermas`,
+			Source:      `seed 000 "Step Fields" (Step IDs that must complete first); README, Codes and precedence, SCHEMA_INVALID; cue/README.md, vermas "Templates"`,
 			ExampleKind: kTmpl,
 			examples:    func() (string, string) { return cyclic, vermasTemplate },
 			Check:       checkVermasTemplateCycle,

@@ -8,8 +8,8 @@ import (
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
 
-// Watchdog rules (cue/README.md, operator, "watchdog"; section 3,
-// TASK_TIMEOUT). The payload's `now` is the clock, not --now.
+// Watchdog rules (cue/README.md, operator, "watchdog"; README, Codes and
+// precedence, TASK_TIMEOUT). The payload's `now` is the clock, not --now.
 
 // DefaultMaxSkew is how far a heartbeat may lie after `now` when
 // Options.MaxSkew is zero (cue/README.md: "--max-skew (default 60 s)").
@@ -178,7 +178,7 @@ func watchdogRules() {
 			ID: "OP060", Name: "heartbeat-timeout", Code: envelope.TaskTimeout, Severity: envelope.SeverityError,
 			Kinds:       wd,
 			Summary:     "an in_progress task's last heartbeat is more than timeout_seconds before the payload's now",
-			Source:      `cue/README.md, operator, "watchdog"; section 3, TASK_TIMEOUT`,
+			Source:      `cue/README.md, operator, "watchdog"; README, Codes and precedence, TASK_TIMEOUT`,
 			ExampleKind: "operator/watchdog",
 			examples: func() (string, string) {
 				return opWatchdogExample("in_progress", `"2026-02-14T19:20:00Z"`), opWatchdogExample("in_progress", `"2026-02-14T19:50:30Z"`)

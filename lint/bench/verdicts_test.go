@@ -141,8 +141,8 @@ func TestGenerateDeterministic(t *testing.T) {
 // TestGeneratedAgainstJSONSchema: on a generated collector log, the lines
 // agentlint denies are exactly the lines seed 004's JSON Schema rejects
 // (lint/jsonschema, formats asserted), plus the defects README makes us
-// stricter about, each named: a version whose major is not 1 (section 3,
-// UNKNOWN_SCHEMA_VERSION). No valid line is denied; no line the schema
+// stricter about, each named: a version whose major is not 1 (cue/README.md,
+// Codes, UNKNOWN_SCHEMA_VERSION). No valid line is denied; no line the schema
 // rejects is allowed.
 func TestGeneratedAgainstJSONSchema(t *testing.T) {
 	if testing.Short() {
@@ -186,7 +186,7 @@ func TestGeneratedAgainstJSONSchema(t *testing.T) {
 		case schemaRejects && !denied[ln]:
 			t.Errorf("line %d: the JSON Schema rejects it, agentlint allows it", ln)
 		case !schemaRejects && denied[ln] && stricter[ln] == "":
-			t.Errorf("line %d: agentlint denies a line the JSON Schema accepts, and no contract clause says so", ln)
+			t.Errorf("line %d: agentlint denies a line the JSON Schema accepts, and no named stricter clause says so", ln)
 		}
 	}
 	if rejected == 0 || len(stricter) == 0 {

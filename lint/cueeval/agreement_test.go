@@ -117,7 +117,7 @@ func testEngine(t testing.TB) *Engine {
 }
 
 // sniff returns the kind of a JSON text from the top-level keys of its first
-// object (cue/README.md "Sniffing"), or "". Keys are read until the
+// object (cue/README.md "Detection": sniffing), or "". Keys are read until the
 // first syntax error, so that an invalid document still gets a kind.
 func sniff(raw []byte) string {
 	keys := topKeys(raw)

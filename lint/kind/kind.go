@@ -152,7 +152,7 @@ func OtherFormat(k *Kind, head []byte) bool {
 }
 
 // Sniff returns the kind named by the top-level keys of the first JSON object
-// in data (cue/README.md, "Sniffing"), or nil. Only the first value is
+// in data (cue/README.md, "Detection": sniffing), or nil. Only the first value is
 // read; a syntax error ends sniffing with what was seen so far.
 func Sniff(data []byte) *Kind {
 	keys := topKeys(data)

@@ -3,7 +3,7 @@
 // resources".
 //
 // Seed 001 calls a resource "a normalized path-like string" without saying
-// how to normalize it; the contract fixes the rule: trim, '\' → '/', POSIX
+// how to normalize it; cue/README.md fixes the rule: trim, '\' → '/', POSIX
 // clean (path.Clean, which also resolves "." and ".."), drop a trailing '/'.
 // Unlike the reference validator, which keeps "..", "src/../secrets" is
 // "secrets" here and so conflicts with a lock on "secrets".

@@ -22,7 +22,7 @@ func encodingJSON(t *testing.T, e envelope.Envelope) string {
 }
 
 // TestAppendMatchesEncodingJSON: the hand-written encoder prints exactly
-// what encoding/json prints (the contract's JSON output predates it), but
+// what encoding/json prints (agentlint's JSON output predates it), but
 // for DEL and the C1 controls, which it escapes as \u007f-\u009f (the same
 // strings to a JSON reader; no control character reaches a terminal).
 func TestAppendMatchesEncodingJSON(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 type Form string
 
 // The input forms (lint/replay/README.md), detected from the content
-// (cue/README.md, "Sniffing"; a first line that is one JSON value
+// (cue/README.md, "Detection": sniffing; a first line that is one JSON value
 // and no known kind means JSON Lines).
 const (
 	FormHandoff    Form = "operator/handoff"             // a handoff bundle: ledger, active_locks, dependencies

@@ -408,7 +408,7 @@ type Model struct {
 	// refines, from the `@format("...")` attribute of the definition that
 	// consists of it (`#UUID: =~"..." @format("uuid")`): the exported JSON
 	// Schema (JSONSchema) then says both, the format for editors and the
-	// pattern where the contract is stricter than the format.
+	// pattern where agentlint is stricter than the format.
 	PatternFormat map[string]string
 }
 

@@ -305,7 +305,7 @@ func agree(t *testing.T, recs []sample, what string) map[string]int {
 // TestCollectorEqualsSeedSchema: on every collector record under testdata/
 // and a mutation corpus of them, the exported collector/event schema gives
 // the verdict of seed 004's own JSON Schema (cue/collector.schema.json,
-// draft-07), except where the contract is stricter than the seed, each
+// draft-07), except where agentlint is stricter than the seed, each
 // named: a version whose major is not 1 (README, Codes and precedence,
 // UNKNOWN_SCHEMA_VERSION, rule CL001).
 func TestCollectorEqualsSeedSchema(t *testing.T) {

@@ -37,15 +37,15 @@ import (
 //     document rules of the registry);
 //   - the same with the CUE evaluator as schema engine: it must be equal;
 //   - the JSON Schema engine's (seed 004's schema alone), to which the
-//     clauses below, in which the contract is stricter than or refines the
+//     clauses below, in which agentlint is stricter than or refines the
 //     schema, are applied: the result must be equal to the product's.
 //
-// Every clause names the contract text it implements and must be needed by
+// Every clause names the project doc text it implements and must be needed by
 // at least one case, so that none is a blanket excuse.
 
 // clause is one place where README makes the verdict differ from the
-// JSON Schema's. apply changes the JSON Schema verdict (as the contract
-// would) and reports whether it applied.
+// JSON Schema's. apply changes the JSON Schema verdict (as agentlint
+// does) and reports whether it applied.
 type clause struct {
 	name, text string
 	apply      func(c sample, v *verdict) bool
@@ -193,7 +193,7 @@ var clauses = []clause{
 	},
 	{
 		name: "strict-unknown-member",
-		text: `README, Codes and precedence SCHEMA_INVALID: "an unknown field in strict mode"; section 4 operator extension policy ` +
+		text: `README, Codes and precedence SCHEMA_INVALID: "an unknown field in strict mode" (cue/README.md, Codes); cue/README.md, operator, extension policy ` +
 			`(x_ fields always allowed), applied to the objects the schema declares properties for (metadata, tool_input and raw_payload stay open)`,
 		apply: func(c sample, v *verdict) bool {
 			if !c.strict {

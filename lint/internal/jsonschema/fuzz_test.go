@@ -13,7 +13,7 @@ import (
 
 // FuzzCollectorSchema: on any bytes taken as a collector event, strict and
 // not, the product's verdict (fast path and CUE evaluator) equals seed 004's
-// JSON Schema verdict with the contract's clauses applied (allow, code and
+// JSON Schema verdict with agentlint's stricter clauses applied (allow, code and
 // the pointers of errors): TestThreeEngines' comparison on arbitrary input.
 //
 //	go test -run '^$' -fuzz FuzzCollectorSchema ./lint/jsonschema

@@ -9,7 +9,7 @@
 // path are tested against (jsonschema_test.go). It reports exactly what the
 // schema says: a missing required property is MISSING_REQUIRED_INPUT (rule
 // AL002) at the property's pointer, every other keyword failure
-// SCHEMA_INVALID (AL003) at the failing value; the contract's additions
+// SCHEMA_INVALID (AL003) at the failing value; agentlint's additions
 // (UNKNOWN_SCHEMA_VERSION for a version major other than 1, integers without
 // fraction or exponent, --strict) are not applied: Engine has the signature
 // of record.SchemaEngine so that the lint engine can run it, and the document
@@ -121,8 +121,8 @@ func (e *Engine) Validate(kind string, raw []byte) []envelope.Violation {
 }
 
 // Schema implements record.SchemaEngine for a JSON text whose first byte is on
-// line line1. strict is ignored: JSON Schema has no strict mode (the
-// contract's --strict, cue/README.md, is the CUE definition's).
+// line line1. strict is ignored: JSON Schema has no strict mode (agentlint's
+// --strict, cue/README.md, is the CUE definition's).
 func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envelope.Violation {
 	_ = strict
 	ks := e.kinds[kind]

@@ -25,7 +25,7 @@ var (
 
 // ajvLenient are the generated defects that the JSON Schema `agentlint
 // schema export` writes for the kind lets through, as ajv reads it, and the
-// contract does not: a duplicate member name (JSON.parse keeps the last;
+// agentlint does not: a duplicate member name (JSON.parse keeps the last;
 // agentlint reads RFC 7493 I-JSON, README, Codes and precedence) and a
 // secret in a worklog decision (README, Codes and precedence,
 // UNTRUSTED_CONTEXT_BLOCK: no JSON Schema keyword scans for secrets).
@@ -47,7 +47,7 @@ func checkAjv(summary []byte, defects []bench.Defect) string {
 		}
 	}
 	if r.Invalid == want {
-		return fmt.Sprintf("ajv: %d invalid = agentlint's denied minus the contract's stricter clauses", r.Invalid)
+		return fmt.Sprintf("ajv: %d invalid = agentlint's denied minus agentlint's stricter clauses", r.Invalid)
 	}
 	return fmt.Sprintf("MISMATCH: ajv finds %d invalid lines, want %d", r.Invalid, want)
 }
