@@ -72,7 +72,19 @@ func isDayFile(base string) bool {
 }
 
 // checkSessionAgent: the agent part of session_id must equal agent (LG010).
+// It decides in place that a record read in place has no finding
+// (Rule.InPlace); a finding is built from the decoded record.
 func checkSessionAgent(d *Doc, r *Reporter) {
+	if d.inPlace() {
+		id, _ := d.DocStr("/session_id")
+		agent, ok := d.DocStr("/agent")
+		if id == "" || !ok {
+			return
+		}
+		if _, part, _, ok := SplitSessionID(id); !ok || part == agent {
+			return
+		}
+	}
 	root := d.Root()
 	id := Str(root, "session_id")
 	agent, ok := root["agent"].(string)
@@ -87,8 +99,16 @@ func checkSessionAgent(d *Doc, r *Reporter) {
 }
 
 // checkSessionDate: the date of session_id should equal the date of ts as
-// written, i.e. in ts's own offset (LG011, warning).
+// written, i.e. in ts's own offset (LG011, warning). It decides in place
+// that a record read in place has no finding (Rule.InPlace).
 func checkSessionDate(d *Doc, r *Reporter) {
+	if d.inPlace() {
+		id, _ := d.DocStr("/session_id")
+		ts, _ := d.DocStr("/ts")
+		if date, _, _, ok := SplitSessionID(id); !ok || len(ts) < 10 || ts[:10] == date {
+			return
+		}
+	}
 	root := d.Root()
 	id, ts := Str(root, "session_id"), Str(root, "ts")
 	date, _, _, ok := SplitSessionID(id)
@@ -100,10 +120,19 @@ func checkSessionDate(d *Doc, r *Reporter) {
 }
 
 // checkEntryFolder: in ledger/<agent>/YYYY-MM-DD.jsonl, agent must be the
-// folder (LG012, LEDGER_INCONSISTENT).
+// folder (LG012, LEDGER_INCONSISTENT). It decides in place that a record
+// read in place has no finding (Rule.InPlace).
 func checkEntryFolder(d *Doc, r *Reporter) {
 	folder := ownerFolder(d.File, "ledger", isDayFile)
-	if agent := Str(d.Root(), "agent"); folder != "" && agent != folder {
+	if folder == "" {
+		return
+	}
+	if d.inPlace() {
+		if agent, _ := d.DocStr("/agent"); agent == folder {
+			return
+		}
+	}
+	if agent := Str(d.Root(), "agent"); agent != folder {
 		r.Reportf(Ptr("agent"), map[string]any{"folder": folder},
 			"agent %q is not the ledger folder %q of %s", agent, folder, d.File)
 	}
@@ -176,8 +205,9 @@ func ledgerRules() {
 			Summary:     "the agent part of session_id must equal agent",
 			Source:      "seed 003 Session ID Format; cue/README.md, ledger",
 			ExampleKind: "ledger/entry", examples: func() (string, string) { return entry(`"2025-11-16_cls_001"`, `"2025-11-16_andy_001"`), ledgerEntry },
-			Check:  checkSessionAgent,
-			Fields: []string{"/agent", "/session_id"},
+			Check:   checkSessionAgent,
+			Fields:  []string{"/agent", "/session_id"},
+			InPlace: true,
 		},
 		&Rule{
 			ID: "LG011", Name: "session-date", Code: envelope.SchemaInvalid, Severity: envelope.SeverityWarning, Kinds: []string{"ledger/entry"},
@@ -186,8 +216,9 @@ func ledgerRules() {
 			ExampleKind: "ledger/entry", examples: func() (string, string) {
 				return entry(`"2025-11-16T02:10:00+07:00"`, `"2025-11-17T02:10:00+07:00"`), ledgerEntry
 			},
-			Check:  checkSessionDate,
-			Fields: []string{"/session_id", "/ts"},
+			Check:   checkSessionDate,
+			Fields:  []string{"/session_id", "/ts"},
+			InPlace: true,
 		},
 		&Rule{
 			ID: "LG012", Name: "ledger-folder", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: []string{"ledger/entry"},
@@ -197,6 +228,7 @@ func ledgerRules() {
 			examples: func() (string, string) { return ledgerEntry, strings.ReplaceAll(ledgerEntry, "cls", "andy") },
 			Check:    checkEntryFolder,
 			Fields:   []string{"/agent"},
+			InPlace:  true,
 		},
 		&Rule{
 			ID: "LG013", Name: "status-folder", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError, Kinds: []string{"ledger/status"},
