@@ -3,6 +3,7 @@ package rules
 import (
 	"path"
 	"strings"
+	"sync/atomic"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -51,6 +52,25 @@ func ownerFolder(file, parent string, isBase func(string) bool) string {
 		return ""
 	}
 	return folder
+}
+
+// folderMemo is the last file an ownerFolder memo was asked about and its
+// folder.
+type folderMemo struct{ file, folder string }
+
+// entryFolders memoizes LG012's ownerFolder: the records of a file all ask
+// about the same path. Workers that check records of different files at
+// once replace each other's entry, which costs only the work it saves.
+var entryFolders atomic.Pointer[folderMemo]
+
+// entryFolder is ownerFolder(file, "ledger", isDayFile), memoized.
+func entryFolder(file string) string {
+	if m := entryFolders.Load(); m != nil && m.file == file {
+		return m.folder
+	}
+	f := ownerFolder(file, "ledger", isDayFile)
+	entryFolders.Store(&folderMemo{file: strings.Clone(file), folder: f})
+	return f
 }
 
 // isDayFile reports whether base is YYYY-MM-DD.jsonl (digits only; the
@@ -123,7 +143,7 @@ func checkSessionDate(d *Doc, r *Reporter) {
 // folder (LG012, LEDGER_INCONSISTENT). It decides in place that a record
 // read in place has no finding (Rule.InPlace).
 func checkEntryFolder(d *Doc, r *Reporter) {
-	folder := ownerFolder(d.File, "ledger", isDayFile)
+	folder := entryFolder(d.File)
 	if folder == "" {
 		return
 	}
