@@ -42,9 +42,21 @@ const (
 )
 
 func matchAssignment(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c != '=' && c != ':' {
-			continue
+	// Every separator, in order: the next '=' and the next ':', each found
+	// with the vectorized strings.IndexByte.
+	eq, colon := indexFrom(s, 0, '='), indexFrom(s, 0, ':')
+	for {
+		i := eq
+		if colon >= 0 && (i < 0 || colon < i) {
+			i = colon
+		}
+		if i < 0 {
+			return false
+		}
+		if s[i] == '=' {
+			eq = indexFrom(s, i+1, '=')
+		} else {
+			colon = indexFrom(s, i+1, ':')
 		}
 		name := nameBefore(s, i)
 		if name == "" || !isSecretName(name) {
@@ -54,7 +66,14 @@ func matchAssignment(s string) bool {
 			return true
 		}
 	}
-	return false
+}
+
+// indexFrom returns the index of the first c of s at or after from, or -1.
+func indexFrom(s string, from int, c byte) int {
+	if k := strings.IndexByte(s[from:], c); k >= 0 {
+		return from + k
+	}
+	return -1
 }
 
 func isNameByte(c byte) bool { return isWord(c) || c == '-' || c == '.' }

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -347,5 +348,43 @@ func BenchmarkScan(b *testing.B) {
 				sink, _ = Scan(bc.in)
 			}
 		})
+	}
+}
+
+// TestMatchAssignmentEverySeparator: matchAssignment, which finds the
+// separators with IndexByte, visits every '=' and ':' in order as a loop
+// over every byte does (the reference below), on random texts dense in
+// names, separators and values.
+func TestMatchAssignmentEverySeparator(t *testing.T) {
+	ref := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c != '=' && c != ':' {
+				continue
+			}
+			if name := nameBefore(s, i); name != "" && isSecretName(name) && secretValue(valueAfter(s, i)) {
+				return true
+			}
+		}
+		return false
+	}
+	parts := []string{"password", "token", "api_key", "x", " ", "=", ":", "==", ":=", "Zx81mQ0pLw", "hunter2hunter2", "\"", "'", "note", "_", ".", "<redacted>", "\n"}
+	r := rand.New(rand.NewPCG(7, 8))
+	hits := 0
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := r.IntN(12); k >= 0; k-- {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		want := ref(s)
+		if got := matchAssignment(s); got != want {
+			t.Fatalf("matchAssignment(%q) = %v, want %v", s, got, want)
+		}
+		if want {
+			hits++
+		}
+	}
+	if hits < 100 {
+		t.Fatalf("only %d hits: the texts do not exercise the matcher", hits)
 	}
 }
