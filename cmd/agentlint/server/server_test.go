@@ -279,25 +279,12 @@ func TestReplayEndpoint(t *testing.T) {
 func TestSessionConcurrentAppends(t *testing.T) {
 	s := newTest(t, Config{MaxInFlight: 8})
 	const workers, per = 4, 25
-	var wg sync.WaitGroup
-	errs := make(chan string, workers*per)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < per; i++ {
-				a := do(s, "POST", "/v1/sessions/shared/records?kind=collector/event", []byte(ev2+"\n"))
-				if a.status != 200 {
-					errs <- a.body
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
+	concurrently(t, workers, per, func(int, int) string {
+		if a := do(s, "POST", "/v1/sessions/shared/records?kind=collector/event", []byte(ev2+"\n")); a.status != 200 {
+			return a.body
+		}
+		return ""
+	})
 	a := do(s, "DELETE", "/v1/sessions/shared", nil)
 	e := a.envelopes(t)
 	// Every append after the first repeats ev2's event_id: CL100 each time.
@@ -369,7 +356,22 @@ func TestValidateReusedBodies(t *testing.T) {
 		t.Fatal("the packet has no lock_scope to change")
 	}
 	denied = append(denied, bytes.Repeat([]byte(" "), 3000)...)
-	const workers, per = 4, 50
+	concurrently(t, 4, 50, func(w, i int) string {
+		body, want := allowed, true
+		if (i+w)%2 == 1 {
+			body, want = denied, false
+		}
+		if a := do(s, "POST", "/v1/validate?kind=operator/assignment", body); a.status != 200 || strings.HasPrefix(a.body, `{"allow":true`) != want {
+			return a.body
+		}
+		return ""
+	})
+}
+
+// concurrently runs fn(w, i) for i < per on each of workers goroutines at
+// once; each non-empty string fn returns is an error of the test.
+func concurrently(t *testing.T, workers, per int, fn func(w, i int) string) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan string, workers*per)
 	for w := 0; w < workers; w++ {
@@ -377,13 +379,8 @@ func TestValidateReusedBodies(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < per; i++ {
-				body, want := allowed, true
-				if (i+w)%2 == 1 {
-					body, want = denied, false
-				}
-				a := do(s, "POST", "/v1/validate?kind=operator/assignment", body)
-				if a.status != 200 || strings.HasPrefix(a.body, `{"allow":true`) != want {
-					errs <- a.body
+				if e := fn(w, i); e != "" {
+					errs <- e
 				}
 			}
 		}()
