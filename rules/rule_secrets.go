@@ -3,6 +3,7 @@ package rules
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -137,6 +138,9 @@ var opControlKeys = []string{
 // trimmed, is a JSON object; nil otherwise. Duplicate names and invalid UTF-8
 // do not stop the check: a smuggled payload is not excused by being sloppy.
 func opControlPlaneKeys(s string) []string {
+	if len(s) > 0 && s[0] != '{' && s[0] != ' ' && (s[0] < '\t' || s[0] > '\r') && s[0] < utf8.RuneSelf {
+		return nil // the common case: text that starts as no JSON object does
+	}
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "{") {
 		return nil

@@ -70,3 +70,20 @@ func TestControlPlaneKeysSorted(t *testing.T) {
 		t.Errorf("keys = %v, want %v", got, want)
 	}
 }
+
+// TestControlPlaneKeysLeadingSpace: an object is found after any white
+// space strings.TrimSpace removes (ASCII or not), and not after anything
+// else.
+func TestControlPlaneKeysLeadingSpace(t *testing.T) {
+	obj := `{"code": "OK"}`
+	for _, lead := range []string{"", " ", "\t", "\n", "\v", "\f", "\r", "\u0085", "\u00a0", "\u2003", " \u00a0\t"} {
+		if got := opControlPlaneKeys(lead + obj); !reflect.DeepEqual(got, []string{"code"}) {
+			t.Errorf("%q + object: keys %v, want [code]", lead, got)
+		}
+	}
+	for _, lead := range []string{"x", "[", "\"", "é", "\u200b"} {
+		if got := opControlPlaneKeys(lead + obj); got != nil {
+			t.Errorf("%q + object: keys %v, want none", lead, got)
+		}
+	}
+}
