@@ -143,6 +143,10 @@ type Doc struct {
 	// stack memoizes the scan of an idle STATE's stack read in place
 	// (idleStackOf): IL009, IL012 and IL015 share one pass over it.
 	stack idleStack
+
+	// ip is the state of the rules that read the record in place, lent by
+	// the Runner that runs them (inPlaceState): nil outside a Run.
+	ip *inPlaceState
 }
 
 // Flat is one declared value of a record (Doc.Flat): its JSON Pointer, as

@@ -152,6 +152,9 @@ func opLockKey(kind string) string {
 // opDocLocks returns the lock entries of d's member key (opLocks), read
 // once per document.
 func opDocLocks(d *Doc, key string) []opResource {
+	if f := opFlatOf(d); f != nil {
+		return f.locks // of the kind's key, the only one callers pass
+	}
 	m := d.lockMemo()
 	if !m.locksOK || m.locksKey != key {
 		m.locks, m.locksKey, m.locksOK = opLocks(d.Root(), key), key, true
@@ -163,6 +166,9 @@ func opDocLocks(d *Doc, key string) []opResource {
 // task.lock_scope, or one per handoff ledger row. Read once per document:
 // callers must not change the resources.
 func opLockScopes(d *Doc) [][]opResource {
+	if f := opFlatOf(d); f != nil {
+		return f.scopes
+	}
 	m := d.lockMemo()
 	return memoOnce(d, &m.scopes, &m.scopesOK, opReadLockScopes)
 }
@@ -186,6 +192,9 @@ func opReadLockScopes(d *Doc) [][]opResource {
 // opForbidden returns the assignment's task.forbidden_scope entries. Read
 // once per document: callers must not change them.
 func opForbidden(d *Doc) []opResource {
+	if f := opFlatOf(d); f != nil {
+		return f.forbidden
+	}
 	m := d.lockMemo()
 	return memoOnce(d, &m.forbidden, &m.forbiddenOK, opReadForbidden)
 }
@@ -221,6 +230,9 @@ func opEachResource(d *Doc, f func(*opResource)) {
 // opChanges returns the resources of a result's changes[]. Read once per
 // document: callers must not change them.
 func opChanges(d *Doc) []opResource {
+	if f := opFlatOf(d); f != nil {
+		return f.changes
+	}
 	m := d.lockMemo()
 	return memoOnce(d, &m.changes, &m.changesOK, opReadChanges)
 }
@@ -235,6 +247,15 @@ func opReadChanges(d *Doc) []opResource {
 		out = append(out, opNewResource("/changes", "changes", "resource", i, Str(Obj(v), "resource")))
 	}
 	return out
+}
+
+// opTaskID is the assignment's task.task_id ("" when absent or not a
+// string).
+func opTaskID(d *Doc) string {
+	if f := opFlatOf(d); f != nil {
+		return f.taskID
+	}
+	return Str(Obj(d.Root()["task"]), "task_id")
 }
 
 func checkLockResourceEmpty(d *Doc, r *Reporter) {
@@ -327,7 +348,7 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 	locks := opDocLocks(d, key)
 	if d.Kind == "operator/assignment" {
 		// (a) the task's lock_scope against other tasks' active locks.
-		taskID := Str(Obj(d.Root()["task"]), "task_id")
+		taskID := opTaskID(d)
 		scope := opLockScopes(d)[0]
 		for i := range scope {
 			s := &scope[i]
@@ -380,6 +401,10 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 	}
 }
 
+// opLockFields are the values the lock rules read (Rule.Fields): the lock
+// and change resources of every kind they check.
+var opLockFields = []string{"/task", "/ledger", "/active_locks", "/locks", "/changes"}
+
 // lockRules defines the rules of this file (group OP, loaded on first use: see groups).
 func lockRules() {
 	lockedTests := strings.Replace(minimalAssignment, `{"task_id": "T-9", "resource": "src/api.py", "active": true}`,
@@ -395,7 +420,9 @@ func lockRules() {
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["  "]`, 1), minimalAssignment
 			},
-			Check: checkLockResourceEmpty,
+			Check:   inPlaceFirst(opReadsInPlace, checkLockResourceEmpty),
+			Fields:  opLockFields,
+			InPlace: true, // opEachResource, opLockScopes, opForbidden, opDocLocks, opTaskID
 		},
 		&Rule{
 			ID: "OP031", Name: "resource-escapes-root", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
@@ -406,7 +433,9 @@ func lockRules() {
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests/../../test_api.py"]`, 1), minimalAssignment
 			},
-			Check: checkResourceEscapesRoot,
+			Check:   inPlaceFirst(opReadsInPlace, checkResourceEscapesRoot),
+			Fields:  opLockFields,
+			InPlace: true, // opEachResource, opLockScopes, opForbidden, opDocLocks, opTaskID
 		},
 		&Rule{
 			ID: "OP032", Name: "lock-scope-overlap", Code: envelope.LockConflict, Severity: envelope.SeverityError,
@@ -417,7 +446,9 @@ func lockRules() {
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests", "tests/test_api.py"]`, 1), minimalAssignment
 			},
-			Check: checkLockScopeOverlap,
+			Check:   inPlaceFirst(opReadsInPlace, checkLockScopeOverlap),
+			Fields:  opLockFields,
+			InPlace: true, // opEachResource, opLockScopes, opForbidden, opDocLocks, opTaskID
 		},
 		&Rule{
 			ID: "OP033", Name: "forbidden-scope-overlap", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
@@ -428,7 +459,9 @@ func lockRules() {
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"forbidden_scope": ["src/"]`, `"forbidden_scope": ["src/", "tests/"]`, 1), minimalAssignment
 			},
-			Check: checkForbiddenScopeOverlap,
+			Check:   inPlaceFirst(opReadsInPlace, checkForbiddenScopeOverlap),
+			Fields:  opLockFields,
+			InPlace: true, // opEachResource, opLockScopes, opForbidden, opDocLocks, opTaskID
 		},
 		&Rule{
 			ID: "OP034", Name: "active-lock-conflict", Code: envelope.LockConflict, Severity: envelope.SeverityError,
@@ -439,7 +472,9 @@ func lockRules() {
 			examples: func() (string, string) {
 				return lockedTests, strings.Replace(lockedTests, `"resource": "tests/../tests", "active": true`, `"resource": "tests/../tests", "active": false`, 1)
 			},
-			Check: checkActiveLockConflict,
+			Check:   inPlaceFirst(opReadsInPlace, checkActiveLockConflict),
+			Fields:  opLockFields,
+			InPlace: true, // opEachResource, opLockScopes, opForbidden, opDocLocks, opTaskID
 		},
 	)
 }

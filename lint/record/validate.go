@@ -383,6 +383,22 @@ func dropOff(vs []envelope.Violation) []envelope.Violation {
 // line VM020, and the violations of the JSON text are reported at the
 // source's line and column. The returned Doc then holds the JSON text.
 func (v *Validator) Document(kindName, file string, raw []byte) ([]envelope.Violation, *rules.Doc) {
+	return v.document(kindName, file, raw, true)
+}
+
+// DocumentViolations is Document for a caller that does not keep the
+// document (a stream of packets, a server's request): the same
+// violations, without building the decoded form of a document its kind's
+// acceptor accepted, whose values the document rules then read in place
+// (rules.Doc.Flat; rules/inplace.go). The slice is reused by the next call.
+func (v *Validator) DocumentViolations(kindName, file string, raw []byte) []envelope.Violation {
+	vs, _ := v.document(kindName, file, raw, false)
+	return vs
+}
+
+// document is Document; keep says whether the returned document may
+// outlive the call (Validator.record).
+func (v *Validator) document(kindName, file string, raw []byte, keep bool) ([]envelope.Violation, *rules.Doc) {
 	var pre []envelope.Violation
 	if bytes.HasPrefix(raw, []byte("\ufeff")) {
 		raw = raw[3:]
@@ -398,7 +414,7 @@ func (v *Validator) Document(kindName, file string, raw []byte) ([]envelope.Viol
 	if k := kind.Lookup(kindName); k != nil && (k.Format == kind.FormatTOML || k.Format == kind.FormatText) {
 		return v.foreign(k, file, raw, pre)
 	}
-	vs, doc := v.Record(kindName, file, raw, 1)
+	vs, doc := v.record(kindName, file, raw, 1, keep, false)
 	if len(pre) > 0 {
 		v.vs = append(append(v.vs[:0:0], pre...), vs...)
 		v.finish()
