@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/agentlint/agentlint/lint/fast"
+	kindpkg "github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -36,6 +37,11 @@ type docPlan struct {
 	want  []string // undeclared top-level members the acceptor records (fast.Acc.Want)
 	// inPlace: every enabled rule reads the values in place (rules.Rule.InPlace).
 	inPlace bool
+	// whole: the kind is a JSON document (kind.FormatJSON) read shallowly,
+	// which is still judged whole: a number beyond float64 anywhere in it
+	// is the syntax error that decoding it whole reports (Validator.record),
+	// also in a member no rule declares.
+	whole bool
 	// scalars interns the decoded form of short scalar values (event
 	// types, statuses, flags): a record whose values were all seen before
 	// is decoded without allocation. At most maxInterned entries.
@@ -71,6 +77,8 @@ func (v *Validator) plan(kind string) *docPlan {
 		p = newShallowPlan(ptrs)
 		p.slots, p.want = captureSlots(kind, p.tokens)
 		p.inPlace = inPlace
+		k := kindpkg.Lookup(kind)
+		p.whole = k != nil && k.Format == kindpkg.FormatJSON
 	}
 	p.rules, p.enabled = len(rs) > 0, rs
 	if v.plans == nil {

@@ -211,10 +211,16 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 	}
 	var err error
 	var flat bool
-	if plan.shallow && v.accepted && plan.slots != nil && plan.inPlace {
+	if plan.whole && (!v.accepted || v.fast.acc.Wide) && !numbersFit(raw) {
+		// A document is judged whole: a number beyond float64 anywhere in
+		// it, declared value or not, is the error of decoding it whole.
+		var x any
+		err = json.Unmarshal(raw, &x)
+	} else if plan.shallow && v.accepted && plan.slots != nil && plan.inPlace {
 		doc.Flat, flat = plan.flat(raw, v.fast.Captured())
 	}
 	switch {
+	case err != nil:
 	case flat:
 	case plan.shallow && v.accepted && plan.slots != nil:
 		doc.Value, err = plan.capturedValue(raw, v.fast.Captured())
