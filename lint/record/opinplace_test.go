@@ -12,6 +12,7 @@ import (
 	"github.com/agentlint/agentlint/lint/internal/mutate"
 	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/repotest"
+	"github.com/agentlint/agentlint/rules"
 )
 
 // The operator document rules (OP004, OP030-OP034, OP040, OP041) on a
@@ -25,7 +26,7 @@ import (
 
 // opInPlaceKinds are the operator kinds whose documents are read in place
 // (every enabled document rule declares InPlace).
-var opInPlaceKinds = []string{"operator/assignment", "operator/locks", "operator/worklog"}
+var opInPlaceKinds = []string{"operator/assignment", "operator/locks", "operator/worklog", "operator/result"}
 
 // opPaths are three validators of one mode: inPlace as the engine runs,
 // declared with in-place reading off (the declared values decoded), whole
@@ -33,11 +34,11 @@ var opInPlaceKinds = []string{"operator/assignment", "operator/locks", "operator
 // (shallow_test.go) are off: they do not read in place.
 type opPaths struct{ inPlace, declared, whole *Validator }
 
-func newOpPaths(strict bool) opPaths {
-	opts := Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC), Strict: strict,
+func newOpPaths(strict bool, assignment *rules.Doc) opPaths {
+	opts := Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC), Strict: strict, Assignment: assignment,
 		Severity: map[string]string{"ZZ903": "off", "ZZ904": "off"}}
 	p := opPaths{NewValidator(opts, nil), NewValidator(opts, nil), NewValidator(opts, nil)}
-	for _, k := range append(opInPlaceKinds, "operator/result") {
+	for _, k := range opInPlaceKinds {
 		p.declared.plan(k).inPlace = false
 		w := p.whole.plan(k)
 		w.inPlace, w.shallow = false, false
@@ -199,7 +200,7 @@ func TestOperatorInPlaceAgrees(t *testing.T) {
 		{"big number", r(lock, `{"task_id": "T-15", "resource": "src/api", "active": true, "x_n": 1e300}`), "", true},
 		{"white space", r(scope, "\"lock_scope\" :\t[ \"tests\" ,\n\"tests/x\" ]"), "OP032 /task/lock_scope/1", false},
 	}
-	paths := newOpPaths(false)
+	paths := newOpPaths(false, nil)
 	for _, c := range hand {
 		_, inPlace := paths.check(t, c.name, "operator/assignment", []byte(c.raw))
 		var found []string
@@ -218,12 +219,24 @@ func TestOperatorInPlaceAgrees(t *testing.T) {
 	if testing.Short() {
 		opts.Combinations = 20 // `make test` tries 400 per packet
 	}
+	// A result is also checked against the demo assignment (--assignment:
+	// OP042, OP043).
+	_, asgDoc := NewValidator(Options{}, nil).Document("operator/assignment", "a.json", a12)
+	if asgDoc == nil {
+		t.Fatal("the demo assignment is not valid")
+	}
 	n, decided := 0, map[string]int{}
-	for _, strict := range []bool{false, true} {
-		paths := newOpPaths(strict)
+	for _, mode := range []struct {
+		strict     bool
+		assignment *rules.Doc
+	}{{false, nil}, {true, nil}, {false, asgDoc}} {
+		paths := newOpPaths(mode.strict, mode.assignment)
 		for i, raw := range raws {
+			if mode.assignment != nil && kinds[i] != "operator/result" {
+				continue
+			}
 			_, inPlace := paths.check(t, names[i], kinds[i], raw)
-			if inPlace && !strict {
+			if inPlace && !mode.strict {
 				decided[kinds[i]]++
 			}
 			if strings.Contains(names[i], "shared") {
@@ -239,14 +252,15 @@ func TestOperatorInPlaceAgrees(t *testing.T) {
 			}
 		}
 	}
-	if decided["operator/assignment"] < 4 || decided["operator/locks"] < 2 || decided["operator/worklog"] < 2 {
+	if decided["operator/assignment"] < 4 || decided["operator/locks"] < 2 || decided["operator/worklog"] < 2 || decided["operator/result"] < 4 {
 		t.Errorf("too few valid packets decided in place without decoding: %v", decided)
 	}
 	t.Logf("%d packets (decided in place: %v), %d mutations", len(raws), decided, n)
 }
 
-// FuzzOperatorInPlaceAgrees: any operator assignment, locks file or
-// worklog entry gets the same violations read in place as decoded.
+// FuzzOperatorInPlaceAgrees: any operator assignment, locks file, worklog
+// entry or result (with and without --assignment) gets the same
+// violations read in place as decoded.
 func FuzzOperatorInPlaceAgrees(f *testing.F) {
 	for _, s := range []string{
 		`{"schema_version":"1.0.0","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","packet_type":"assignment","global_objective":"g","task":{"task_id":"T-12","title":"t","type":"parallelizable","dependencies":[],"lock_scope":["tests/test_api.py"],"forbidden_scope":["src/"],"acceptance_criteria":["All pass"],"worklog_path":"worklogs/T-12.jsonl","timeout_seconds":1200,"heartbeat_interval_seconds":120,"priority":"high"},"active_locks":[{"task_id":"T-15","resource":"src/api","active":true}],"context_package":[{"kind":"file","value":"tests/test_api.py"}],"required_output_schema":"subagent_result_v1"}`,
@@ -255,8 +269,15 @@ func FuzzOperatorInPlaceAgrees(f *testing.F) {
 	}
 	f.Add([]byte(`{"schema_version":"1.0.0","locks":[{"task_id":"T-1","resource":"src","active":true},{"task_id":"T-2","resource":"src/a","active":true}]}`), uint8(1))
 	f.Add([]byte(`{"timestamp":"2026-02-14T20:00:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","actor":"a","action":"edit","files_touched":[],"decision":"d","result":"{\"allow\":true}","next_step":"n","schema_version":"1.0.0"}`), uint8(2))
-	paths := [2]opPaths{newOpPaths(false), newOpPaths(true)}
+	f.Add([]byte(`{"schema_version":"1.0.0","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","status":"done","changes":[{"resource":"tests/test_api.py","action":"edit","evidence":"e"},{"resource":"src/x","action":"edit"}],"acceptance_check":[{"criterion":"c","status":"pass","evidence":"e"}],"worklog_path":"worklogs/T-12.jsonl","notes_for_orchestrator":["n"]}`), uint8(3))
+	asg := `{"schema_version":"1.0.0","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","packet_type":"assignment","global_objective":"g","task":{"task_id":"T-12","title":"t","type":"parallelizable","dependencies":[],"lock_scope":["tests/test_api.py"],"forbidden_scope":["src/"],"acceptance_criteria":["All pass"],"worklog_path":"worklogs/T-12.jsonl","timeout_seconds":1200,"heartbeat_interval_seconds":120,"priority":"high"},"active_locks":[],"context_package":[],"required_output_schema":"subagent_result_v1"}`
+	_, a := NewValidator(Options{}, nil).Document("operator/assignment", "a.json", []byte(asg))
+	if a == nil {
+		f.Fatal("the assignment is not valid")
+	}
+	// k selects the kind (k % 4), strict mode (bit 3) and --assignment (bit 4).
+	paths := [4]opPaths{newOpPaths(false, nil), newOpPaths(true, nil), newOpPaths(false, a), newOpPaths(true, a)}
 	f.Fuzz(func(t *testing.T, raw []byte, k uint8) {
-		paths[k/8%2].check(t, "fuzz", opInPlaceKinds[int(k)%len(opInPlaceKinds)], raw)
+		paths[k/8%4].check(t, "fuzz", opInPlaceKinds[int(k)%len(opInPlaceKinds)], raw)
 	})
 }
