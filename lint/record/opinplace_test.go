@@ -2,8 +2,10 @@ package record
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -224,6 +226,11 @@ func TestOperatorInPlaceAgrees(t *testing.T) {
 	_, asgDoc := NewValidator(Options{}, nil).Document("operator/assignment", "a.json", a12)
 	if asgDoc == nil {
 		t.Fatal("the demo assignment is not valid")
+	}
+	// A document the caller keeps holds every value, declared or not.
+	var whole any
+	if err := json.Unmarshal(a12, &whole); err != nil || !reflect.DeepEqual(asgDoc.Value, whole) || asgDoc.Flat != nil {
+		t.Errorf("the kept assignment is not the whole document: %v", asgDoc.Value)
 	}
 	n, decided := 0, map[string]int{}
 	for _, mode := range []struct {

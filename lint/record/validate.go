@@ -261,7 +261,17 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 	if !valid {
 		return v.vs, nil
 	}
-	if keep && doc.Flat != nil {
+	switch {
+	case keep && plan.whole:
+		// A JSON document the caller keeps (the assignment of
+		// --assignment, a document the stream and tree rules read) holds
+		// all its values, as it always did: its document rules read only
+		// those they declared, its callers any. Its numbers fit float64
+		// (checked above), so decoding cannot fail.
+		if x, err := decodeRaw(raw); err == nil {
+			doc.Value, doc.Flat = x, nil
+		}
+	case keep && doc.Flat != nil:
 		doc.Root() // decoded from the values, which point into raw
 		doc.Flat = nil
 	}
