@@ -240,9 +240,9 @@ type inPlaceState struct {
 // reset forgets the values of the last record (its buffers are kept).
 func (s *inPlaceState) reset() { s.op.done = false }
 
-// state returns the in-place state of d: the Runner's, or one of its own
+// ipState returns the in-place state of d: the Runner's, or one of its own
 // when its rules are called without a Runner.
-func (d *Doc) state() *inPlaceState {
+func (d *Doc) ipState() *inPlaceState {
 	if d.ip == nil {
 		d.ip = &inPlaceState{}
 	}
@@ -253,7 +253,7 @@ func (d *Doc) state() *inPlaceState {
 // (a Reporter that keeps nothing and says it only counts) and reports
 // whether check reported nothing.
 func (d *Doc) noFindingInPlace(r *Reporter, check func(*Doc, *Reporter)) bool {
-	s := d.state()
+	s := d.ipState()
 	s.hit = false
 	s.probe = Reporter{rule: r.rule, hit: &s.hit}
 	check(d, &s.probe)

@@ -35,7 +35,7 @@ func opFlatOf(d *Doc) *opFlat {
 	if !d.inPlace() {
 		return nil
 	}
-	f := &d.state().op
+	f := &d.ipState().op
 	if !f.done {
 		f.done = true
 		f.ok = f.read(d)

@@ -101,12 +101,14 @@ type Rule struct {
 	// member's presence or type. nil: Check reads the whole document.
 	// lint.TestShallowDecodeAgrees checks every declaration.
 	Fields []string
-	// InPlace says that Check reads the Fields of a JSON Lines record with
-	// Doc.DocStr, or in place with the scanners of rules/inplace.go, and
-	// calls Doc.Root only for a record that may have a finding: the engine
-	// may then give it the record's values in place (Doc.Flat), with
-	// nothing decoded. A rule that calls Root on such a document still gets
-	// the right values, at the cost of decoding them.
+	// InPlace says that Check reads the Fields of a record (a JSON Lines
+	// record, or a document its caller does not keep: a packet of
+	// `validate --stream` or of the server) with Doc.DocStr, or in place
+	// with the scanners of rules/inplace.go (inPlaceFirst), and calls
+	// Doc.Root only for a record that may have a finding: the engine may
+	// then give it the record's values in place (Doc.Flat), with nothing
+	// decoded. A rule that calls Root on such a document still gets the
+	// right values, at the cost of decoding them.
 	InPlace bool
 	// JSONSchema says which part of a schema rule the exported JSON Schema
 	// (`agentlint schema export`, lint/schemaexport) cannot express, when it
