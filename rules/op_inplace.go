@@ -1,15 +1,18 @@
 package rules
 
 // The operator document rules on a record read in place (inplace.go): the
-// lock rules OP030-OP034 (rule_locks.go) and the untrusted-data rules OP040
-// and OP041 (rule_secrets.go) read the lock resources and the untrusted
-// strings of an assignment, a locks file, a result or an orchestrator
-// output through accessors (opLockScopes, opForbidden, opDocLocks,
-// opChanges, opTaskID, opUntrusted) that give them from opFlatOf while the
-// record is read in place: the same lists the decoded readers build, with
-// strings that point into the record, read in one pass shared by the
-// rules. Each rule's check runs on them with a probe first (inPlaceFirst);
-// a finding is built from the decoded form.
+// lock rules OP030-OP034 (rule_locks.go), the untrusted-data rules OP040
+// and OP041 (rule_secrets.go) and OP042 (rule_scope.go) read the lock and
+// change resources and the untrusted strings of an assignment, a result,
+// a locks file or a worklog entry through accessors (opLockScopes,
+// opForbidden, opDocLocks, opChanges, opTaskID, opUntrusted) that give
+// them from opFlatOf while the record is read in place: the lists the
+// decoded readers build, with strings that point into the record, read in
+// one pass that the rules share. Each rule's check runs on them with a
+// probe first (inPlaceFirst); a finding is built from the decoded form.
+// OP004 and OP043 read strings with Doc.DocStr, which reads either form.
+// A handoff's ledger is not read in place: its reconcile rules (OP050-
+// OP054) decode it.
 
 // opFlat is what the operator rules read of a record read in place: the
 // lists of opReadLockScopes, opReadForbidden, opLocks, opReadChanges and

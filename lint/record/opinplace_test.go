@@ -43,7 +43,7 @@ func newOpPaths(strict bool, assignment *rules.Doc) opPaths {
 	for _, k := range opInPlaceKinds {
 		p.declared.plan(k).inPlace = false
 		w := p.whole.plan(k)
-		w.inPlace, w.shallow = false, false
+		w.inPlace, w.shallow, w.whole = false, false, false
 	}
 	return p
 }
