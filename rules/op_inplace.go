@@ -109,27 +109,14 @@ func (f *opFlat) read(d *Doc) bool {
 }
 
 // readTask reads the assignment's task: task_id, lock_scope,
-// forbidden_scope and acceptance_criteria.
+// forbidden_scope and acceptance_criteria, each a declared value
+// (opLockFields, opUntrustedFields) of its own.
 func (f *opFlat) readTask(d *Doc) bool {
-	task, _ := d.flatRaw("/task")
-	var id, scope, forbidden, criteria []byte
-	ok, _ := rawMembers(task, func(n, v []byte) bool {
-		switch string(n) {
-		case "task_id":
-			id = v
-		case "lock_scope":
-			scope = v
-		case "forbidden_scope":
-			forbidden = v
-		case "acceptance_criteria":
-			criteria = v
-		}
-		return true
-	})
-	if !ok {
-		return false
-	}
-	var plain bool
+	id, _ := d.flatRaw("/task/task_id")
+	scope, _ := d.flatRaw("/task/lock_scope")
+	forbidden, _ := d.flatRaw("/task/forbidden_scope")
+	criteria, _ := d.flatRaw("/task/acceptance_criteria")
+	var ok, plain bool
 	if f.taskID, _, plain = rawString(id); !plain {
 		return false
 	}

@@ -402,8 +402,11 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 }
 
 // opLockFields are the values the lock rules read (Rule.Fields): the lock
-// and change resources of every kind they check.
-var opLockFields = []string{"/task", "/ledger", "/active_locks", "/locks", "/changes"}
+// and change resources of every kind they check, and the members of an
+// assignment's task they read (its own slots of the acceptor: the rules
+// read them without scanning the task).
+var opLockFields = []string{"/task", "/ledger", "/active_locks", "/locks", "/changes",
+	"/task/task_id", "/task/lock_scope", "/task/forbidden_scope"}
 
 // lockRules defines the rules of this file (group OP, loaded on first use: see groups).
 func lockRules() {

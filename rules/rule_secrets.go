@@ -174,8 +174,10 @@ func checkControlPlaneInjection(d *Doc, r *Reporter) {
 }
 
 // opUntrustedFields are the values OP040 and OP041 read (Rule.Fields):
-// the untrusted strings of every kind they check.
-var opUntrustedFields = []string{"/decision", "/result", "/notes_for_orchestrator", "/context_package", "/task"}
+// the untrusted strings of every kind they check (an assignment's
+// acceptance criteria also on their own, as opLockFields declares the
+// task's other members).
+var opUntrustedFields = []string{"/decision", "/result", "/notes_for_orchestrator", "/context_package", "/task", "/task/acceptance_criteria"}
 
 // secretRules defines the rules of this file (group OP, loaded on first use: see groups).
 func secretRules() {

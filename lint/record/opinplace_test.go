@@ -217,6 +217,31 @@ func TestOperatorInPlaceAgrees(t *testing.T) {
 		}
 	}
 
+	// A declared member of an undeclared member (a worklog entry's or a
+	// locks file's task, which only an assignment declares) is read from
+	// that member's span (shallow.go, memberAt); the acceptor declines an
+	// escaped member name anywhere.
+	wl := `{"timestamp":"2026-02-14T20:00:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","actor":"a","action":"edit","files_touched":[],"decision":"d","result":"r","next_step":"n","schema_version":"1.0.0"`
+	lk := `{"schema_version":"1.0.0","locks":[{"task_id":"T-1","resource":"src","active":true}]`
+	for _, c := range []struct {
+		kind, raw string
+		accepted  bool
+	}{
+		{"operator/worklog", wl + `,"task":{"x":1,"acceptance_criteria":["{\"run_id\": 1}"]}}`, true},
+		{"operator/worklog", wl + `,"task":{"x":1, "acceptance_criteria" : [ "a" ] }}`, true},
+		{"operator/worklog", wl + `,"task":{"acceptance_crit\u0065ria":["a"]}}`, false},
+		{"operator/worklog", wl + `,"task":{"acceptance_criteria":["a"],"z":1e999}}`, true},
+		{"operator/worklog", wl + `,"task":["acceptance_criteria"]}`, true},
+		{"operator/locks", lk + `,"task":{"lock_scope":["src","src"],"task_id":"T-1"}}`, true},
+		{"operator/locks", lk + `,"task":{"lock_sc\u006fpe":["src"]}}`, false},
+		{"operator/locks", lk + `,"task":"x"}`, true},
+	} {
+		paths.check(t, "nested", c.kind, []byte(c.raw))
+		if paths.inPlace.accepted != c.accepted {
+			t.Errorf("accepted %v, want %v: %s", paths.inPlace.accepted, c.accepted, c.raw)
+		}
+	}
+
 	opts := mutate.Options{Replacements: opMutations, Combinations: 400}
 	if testing.Short() {
 		opts.Combinations = 20 // `make test` tries 400 per packet
