@@ -17,7 +17,7 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-// The operator document rules (OP004, OP030-OP034, OP040, OP041) on a
+// The operator document rules (OP004, OP030-OP034, OP040-OP043) on a
 // packet its kind's acceptor accepted decide in place that it has no
 // finding (rules/op_inplace.go) and read the decoded form otherwise. These
 // tests hold the path to the decoded one: every packet gets the same
