@@ -17,9 +17,10 @@ import (
 	"github.com/agentlint/agentlint/rules"
 )
 
-// The operator document rules (OP004, OP030-OP034, OP040-OP043) on a
-// packet its kind's acceptor accepted decide in place that it has no
-// finding (rules/op_inplace.go) and read the decoded form otherwise. These
+// The operator document rules (OP004, OP030-OP034, OP040-OP043,
+// OP050-OP055) on a packet its kind's acceptor accepted decide in place
+// that it has no finding (rules/op_inplace.go) and read the decoded form
+// otherwise. These
 // tests hold the path to the decoded one: every packet gets the same
 // violations (rule, code, severity, pointer, line, column, reason,
 // details) read in place as decoded from the declared values and, for a
@@ -28,7 +29,7 @@ import (
 
 // opInPlaceKinds are the operator kinds whose documents are read in place
 // (every enabled document rule declares InPlace).
-var opInPlaceKinds = []string{"operator/assignment", "operator/locks", "operator/worklog", "operator/result"}
+var opInPlaceKinds = []string{"operator/assignment", "operator/locks", "operator/worklog", "operator/result", "operator/handoff", "operator/reconcile"}
 
 // opPaths are three validators of one mode: inPlace as the engine runs,
 // declared with in-place reading off (the declared values decoded), whole
@@ -246,6 +247,21 @@ func TestOperatorInPlaceAgrees(t *testing.T) {
 	if testing.Short() {
 		opts.Combinations = 20 // `make test` tries 400 per packet
 	}
+	// A valid handoff: the template with the task its dependencies name.
+	h, err := os.ReadFile(filepath.Join(repotest.Root(t), "testdata/agreement/peer-handoff-template.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t2 := `{"task_id": "T-2", "title": "t", "status": "todo", "owner": "", "dependencies": ["T-1"], "lock_scope": ["docs"],
+      "timeout_seconds": 1200, "heartbeat_interval_seconds": 120, "priority": "normal", "last_heartbeat_at": null}`
+	vh := strings.Replace(string(h), `"last_heartbeat_at": null
+    }`, `"last_heartbeat_at": null
+    }, `+t2, 1)
+	if vh == string(h) {
+		t.Fatal("the handoff template has changed")
+	}
+	names, kinds, raws = append(names, "valid handoff"), append(kinds, "operator/handoff"), append(raws, []byte(vh))
+
 	// A result is also checked against the demo assignment (--assignment:
 	// OP042, OP043).
 	_, asgDoc := NewValidator(Options{}, nil).Document("operator/assignment", "a.json", a12)
@@ -284,7 +300,8 @@ func TestOperatorInPlaceAgrees(t *testing.T) {
 			}
 		}
 	}
-	if decided["operator/assignment"] < 4 || decided["operator/locks"] < 2 || decided["operator/worklog"] < 2 || decided["operator/result"] < 4 {
+	if decided["operator/assignment"] < 4 || decided["operator/locks"] < 2 || decided["operator/worklog"] < 2 || decided["operator/result"] < 4 ||
+		decided["operator/handoff"] < 1 || decided["operator/reconcile"] < 1 {
 		t.Errorf("too few valid packets decided in place without decoding: %v", decided)
 	}
 	t.Logf("%d packets (decided in place: %v), %d mutations", len(raws), decided, n)

@@ -139,8 +139,8 @@ func TestValidatorShallowPlan(t *testing.T) {
 	if len(vs) != 1 || vs[0].Rule != "ZZ903" || vs[0].Pointer != "/x_zz/a" || vs[0].Column != 73 {
 		t.Errorf("violations %+v", vs)
 	}
-	// The reconcile rules OP050-OP055 read whole documents.
-	if p := NewValidator(Options{}, nil).plan("operator/reconcile"); p.shallow || !p.rules {
+	// The watchdog rules OP060-OP062 read whole documents.
+	if p := NewValidator(Options{}, nil).plan("operator/watchdog"); p.shallow || !p.rules {
 		t.Error("shallow although rules without Fields are enabled")
 	}
 }
