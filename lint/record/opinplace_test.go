@@ -308,8 +308,8 @@ func TestOperatorInPlaceAgrees(t *testing.T) {
 }
 
 // FuzzOperatorInPlaceAgrees: any operator assignment, locks file, worklog
-// entry or result (with and without --assignment) gets the same
-// violations read in place as decoded.
+// entry, result (with and without --assignment), handoff or reconcile
+// document gets the same violations read in place as decoded.
 func FuzzOperatorInPlaceAgrees(f *testing.F) {
 	for _, s := range []string{
 		`{"schema_version":"1.0.0","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","packet_type":"assignment","global_objective":"g","task":{"task_id":"T-12","title":"t","type":"parallelizable","dependencies":[],"lock_scope":["tests/test_api.py"],"forbidden_scope":["src/"],"acceptance_criteria":["All pass"],"worklog_path":"worklogs/T-12.jsonl","timeout_seconds":1200,"heartbeat_interval_seconds":120,"priority":"high"},"active_locks":[{"task_id":"T-15","resource":"src/api","active":true}],"context_package":[{"kind":"file","value":"tests/test_api.py"}],"required_output_schema":"subagent_result_v1"}`,
@@ -319,12 +319,14 @@ func FuzzOperatorInPlaceAgrees(f *testing.F) {
 	f.Add([]byte(`{"schema_version":"1.0.0","locks":[{"task_id":"T-1","resource":"src","active":true},{"task_id":"T-2","resource":"src/a","active":true}]}`), uint8(1))
 	f.Add([]byte(`{"timestamp":"2026-02-14T20:00:00Z","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","actor":"a","action":"edit","files_touched":[],"decision":"d","result":"{\"allow\":true}","next_step":"n","schema_version":"1.0.0"}`), uint8(2))
 	f.Add([]byte(`{"schema_version":"1.0.0","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","task_id":"T-12","status":"done","changes":[{"resource":"tests/test_api.py","action":"edit","evidence":"e"},{"resource":"src/x","action":"edit"}],"acceptance_check":[{"criterion":"c","status":"pass","evidence":"e"}],"worklog_path":"worklogs/T-12.jsonl","notes_for_orchestrator":["n"]}`), uint8(3))
+	f.Add([]byte(`{"schema_version":"1.0.0","run_id":"00000000-0000-0000-0000-000000000000","generated_at":"2026-01-01T00:00:00Z","objective":"o","constraints":{"quality_bar":"q"},"ledger":[{"task_id":"T-1","title":"t","status":"in_progress","owner":"a","dependencies":["T-2"],"lock_scope":["src"],"timeout_seconds":1200,"heartbeat_interval_seconds":120,"priority":"normal","last_heartbeat_at":null},{"task_id":"T-2","title":"t","status":"todo","owner":"","dependencies":[],"lock_scope":["docs"],"timeout_seconds":1200,"heartbeat_interval_seconds":120,"priority":"normal","last_heartbeat_at":null}],"active_locks":[{"task_id":"T-1","resource":"src","active":true}],"dependencies":[{"task_id":"T-1","depends_on_task_id":"T-2"}],"open_blockers":[],"acceptance_targets":[{"task_id":"T-1","criteria":["c"]}]}`), uint8(4))
+	f.Add([]byte(`{"ledger":[{"task_id":"T-12","status":"done","owner":"agent-1","dependencies":[]},{"task_id":"T-13","status":"todo","owner":"","dependencies":["T-12"]}],"active_locks":[{"task_id":"T-12","resource":"src","active":true}],"events":[{"task_id":"T-12","event_type":"state_transition"},{"task_id":"T-14","event_type":"created"}]}`), uint8(5))
 	asg := `{"schema_version":"1.0.0","run_id":"3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4","packet_type":"assignment","global_objective":"g","task":{"task_id":"T-12","title":"t","type":"parallelizable","dependencies":[],"lock_scope":["tests/test_api.py"],"forbidden_scope":["src/"],"acceptance_criteria":["All pass"],"worklog_path":"worklogs/T-12.jsonl","timeout_seconds":1200,"heartbeat_interval_seconds":120,"priority":"high"},"active_locks":[],"context_package":[],"required_output_schema":"subagent_result_v1"}`
 	_, a := NewValidator(Options{}, nil).Document("operator/assignment", "a.json", []byte(asg))
 	if a == nil {
 		f.Fatal("the assignment is not valid")
 	}
-	// k selects the kind (k % 4), strict mode (bit 3) and --assignment (bit 4).
+	// k selects the kind (k % 6), strict mode (bit 3) and --assignment (bit 4).
 	paths := [4]opPaths{newOpPaths(false, nil), newOpPaths(true, nil), newOpPaths(false, a), newOpPaths(true, a)}
 	f.Fuzz(func(t *testing.T, raw []byte, k uint8) {
 		paths[k/8%4].check(t, "fuzz", opInPlaceKinds[int(k)%len(opInPlaceKinds)], raw)
