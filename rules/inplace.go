@@ -240,6 +240,14 @@ type inPlaceState struct {
 // reset forgets the values of the last record (its buffers are kept).
 func (s *inPlaceState) reset() { s.op.done = false }
 
+// maxKept bounds the elements of a buffer kept from one record to the
+// next: a larger one (a ledger of ten thousand tasks the replayer
+// validates once) is dropped after its record, not held for the run.
+const maxKept = 1024
+
+// release drops the buffers of the last record that exceed maxKept.
+func (s *inPlaceState) release() { s.op.release() }
+
 // ipState returns the in-place state of d: the Runner's, or one of its own
 // when its rules are called without a Runner.
 func (d *Doc) ipState() *inPlaceState {

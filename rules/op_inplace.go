@@ -39,6 +39,20 @@ type opFlat struct {
 	refs     map[string][]string // task_id of open_blockers[], acceptance_targets[], events[] (opTaskRefs)
 }
 
+// release drops the buffers that exceed maxKept (inPlaceState.release).
+func (f *opFlat) release() {
+	if cap(f.ledger.rows) > maxKept || len(f.ledger.first) > maxKept || cap(f.depBuf) > maxKept || cap(f.scopeBuf) > maxKept ||
+		cap(f.scopes) > maxKept || cap(f.locks) > maxKept || cap(f.deps) > maxKept {
+		*f = opFlat{}
+	}
+	for _, b := range [][]opResource{f.scope, f.forbidden, f.changes} {
+		if cap(b) > maxKept {
+			*f = opFlat{}
+			return
+		}
+	}
+}
+
 // opRefKeys are the arrays whose elements' task_id opTaskRefs reads, by
 // kind.
 var opRefKeys = map[string][]string{

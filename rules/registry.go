@@ -524,7 +524,10 @@ func (x *Runner) RunRules(d *Doc, rs []*Rule, enabled func(id string) bool) []Fi
 	if d.ip == nil {
 		x.ip.reset()
 		d.ip = &x.ip
-		defer func() { d.ip = nil }()
+		defer func() {
+			d.ip = nil
+			x.ip.release()
+		}()
 	}
 	for _, r := range rs {
 		if enabled != nil && !enabled(r.ID) {
