@@ -73,7 +73,7 @@ FUZZ_TARGETS := \
 	./lint:FuzzChunkReader ./lint:FuzzLineReader ./lint:FuzzRecord ./lint:FuzzTemplate \
 	./lint:FuzzAssignment ./lint:FuzzConfig ./lint/internal/jsonschema:FuzzCollectorSchema \
 	./lint/cueeval:FuzzAgreement ./lint/replay:FuzzReplay ./lint/gitbase:FuzzCompare \
-	./lint/summarize:FuzzSummarize ./lint/fast:FuzzNatives ./lint/fast:FuzzScanner ./lint/fast:FuzzAccept ./lint/fast:FuzzDecode ./lint/record:FuzzInPlaceAgrees \
+	./lint/summarize:FuzzSummarize ./lint/fast:FuzzNatives ./lint/fast:FuzzScanner ./lint/fast:FuzzAccept ./lint/fast:FuzzDecode ./lint/record:FuzzInPlaceAgrees ./lint/record:FuzzOperatorInPlaceAgrees \
 	./lint/output:FuzzOutputSanitize ./lint:FuzzWalk ./lint/secrets:FuzzRedact
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -78,6 +78,6 @@ func payloadViolations(k *kind.Kind, file string, data []byte, v *record.Validat
 		_ = l.File(k, file, bytes.NewReader(data)) // Emit never fails
 		return vs
 	}
-	vs, _ = v.Document(k.Name, file, data)
+	vs = v.DocumentViolations(k.Name, file, data)
 	return append([]envelope.Violation(nil), vs...)
 }

@@ -317,12 +317,16 @@ func (w *worker) process(it *item) {
 	case it.otherFormat:
 		w.otherFormat(it)
 	case it.doc:
+		if f.plan == nil { // no stream or tree rule reads the document
+			vs := w.v.DocumentViolations(f.kind.Name, f.path, it.data)
+			res.stats.Records++
+			w.flag(it, 0, vs)
+			break
+		}
 		vs, doc := w.v.Document(f.kind.Name, f.path, it.data)
 		res.stats.Records++
 		w.flag(it, 0, vs)
-		if f.plan != nil {
-			w.extractDoc(it, vs, doc)
-		}
+		w.extractDoc(it, vs, doc)
 	default:
 		data := it.data
 		n := it.line1

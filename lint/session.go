@@ -188,7 +188,7 @@ func (s *Session) document(line []byte, n int) envelope.Envelope {
 	if isBlank(line) {
 		return s.blank(n)
 	}
-	vs, _ := s.w.v.Document(s.kind.Name, s.cfg.File, bytes.TrimSuffix(line, []byte("\r")))
+	vs := s.w.v.DocumentViolations(s.kind.Name, s.cfg.File, bytes.TrimSuffix(line, []byte("\r")))
 	vs = append([]envelope.Violation(nil), vs...)
 	for i := range vs {
 		if vs[i].Line > 0 {

@@ -121,7 +121,8 @@ type Doc struct {
 	InLog bool
 	// Flat, when set and Value is nil, holds the values a record's rules
 	// declared (Rule.Fields), found by the engine without decoding the
-	// record (the hot path of large JSON Lines logs): DocStr reads
+	// record (the hot path of large JSON Lines logs and of packet
+	// streams, rules/inplace.go): DocStr reads
 	// a string from them directly, and Root builds Value from them on first
 	// use. Set only for records that are valid JSON and that their kind's
 	// acceptor accepted: no member name in them repeats or has an escape.
@@ -143,6 +144,10 @@ type Doc struct {
 	// stack memoizes the scan of an idle STATE's stack read in place
 	// (idleStackOf): IL009, IL012 and IL015 share one pass over it.
 	stack idleStack
+
+	// ip is the state of the rules that read the record in place, lent by
+	// the Runner that runs them (inPlaceState): nil outside a Run.
+	ip *inPlaceState
 }
 
 // Flat is one declared value of a record (Doc.Flat): its JSON Pointer, as

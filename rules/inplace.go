@@ -19,6 +19,14 @@ import (
 // scanner declined, it reads the decoded form (Doc.Root) as it does for
 // every other record, so a finding is built, worded and placed one way.
 
+// A rule that reads many values (the operator rules: lock resources,
+// untrusted strings) reads them through accessors that give the values in
+// place while the record is read in place and the decoded ones once Root
+// has been called, and has one check over them: inPlaceFirst runs that
+// check first in place with a probe (a Reporter that keeps nothing), and
+// only when the probe notes a finding, or the values could not be read in
+// place, decodes the record and runs the check again to report.
+
 // inPlace reports whether d's values are read in place (Doc.Flat, nothing
 // decoded yet).
 func (d *Doc) inPlace() bool { return d.Value == nil && d.Flat != nil }
@@ -188,4 +196,92 @@ func (d *Doc) flatAt(ptr string) (val []byte, found, ok bool) {
 		}
 	}
 	return nil, false, true
+}
+
+// rawElements calls fn with the index and the JSON text of each element of
+// the array raw, in order, until fn returns false; is reports whether raw
+// is an array. ok is false (declined) when the array is not well formed
+// (nothing but white space may follow it).
+func rawElements(raw []byte, fn func(i int, val []byte) bool) (ok, is bool) {
+	i := fast.SkipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return true, false
+	}
+	if i = fast.SkipWS(raw, i+1); i < len(raw) && raw[i] == ']' {
+		return fast.SkipWS(raw, i+1) == len(raw), true
+	}
+	for n := 0; ; n++ {
+		e := fast.SkipValue(raw, i)
+		if e < 0 {
+			return false, true
+		}
+		if !fn(n, raw[i:e]) {
+			return true, true
+		}
+		var more bool
+		if i, more = fast.Next(raw, e, ']'); i < 0 {
+			return false, true
+		} else if !more {
+			return fast.SkipWS(raw, i) == len(raw), true
+		}
+	}
+}
+
+// inPlaceState is the state of the rules that read a record in place,
+// which a Runner keeps from one record to the next and lends to the
+// document it runs (Doc.ip), so that a record read in place with no
+// finding costs no allocation.
+type inPlaceState struct {
+	probe Reporter
+	hit   bool
+	op    opFlat // the operator rules' values (opFlatOf)
+}
+
+// reset forgets the values of the last record (its buffers are kept).
+func (s *inPlaceState) reset() { s.op.done = false }
+
+// maxKept bounds the elements of a buffer kept from one record to the
+// next: a larger one (a ledger of ten thousand tasks the replayer
+// validates once) is dropped after its record, not held for the run.
+const maxKept = 1024
+
+// release drops the buffers of the last record that exceed maxKept.
+func (s *inPlaceState) release() { s.op.release() }
+
+// ipState returns the in-place state of d: the Runner's, or one of its own
+// when its rules are called without a Runner.
+func (d *Doc) ipState() *inPlaceState {
+	if d.ip == nil {
+		d.ip = &inPlaceState{}
+	}
+	return d.ip
+}
+
+// noFindingInPlace runs check on d, a record read in place, with a probe
+// (a Reporter that keeps nothing and says it only counts) and reports
+// whether check reported nothing.
+func (d *Doc) noFindingInPlace(r *Reporter, check func(*Doc, *Reporter)) bool {
+	s := d.ipState()
+	s.hit = false
+	s.probe = Reporter{rule: r.rule, hit: &s.hit}
+	check(d, &s.probe)
+	return !s.hit
+}
+
+// inPlaceFirst returns the Check of a rule made of check, which reads its
+// values through accessors that read a record in place while it is
+// (Doc.inPlace) and the decoded form once Root has been called, and of
+// read, which reports whether they could read d's values in place (no
+// scanner declined). On a record read in place whose values read could
+// read, check runs first with a probe and, when it finds nothing, that is
+// the verdict; otherwise the record is decoded and check runs again on the
+// decoded form, which builds, words and places every finding.
+func inPlaceFirst(read func(*Doc) bool, check func(*Doc, *Reporter)) func(*Doc, *Reporter) {
+	return func(d *Doc, r *Reporter) {
+		if d.inPlace() && read(d) && d.noFindingInPlace(r, check) {
+			return
+		}
+		d.Root()
+		check(d, r)
+	}
 }

@@ -101,12 +101,14 @@ type Rule struct {
 	// member's presence or type. nil: Check reads the whole document.
 	// lint.TestShallowDecodeAgrees checks every declaration.
 	Fields []string
-	// InPlace says that Check reads the Fields of a JSON Lines record with
-	// Doc.DocStr, or in place with the scanners of rules/inplace.go, and
-	// calls Doc.Root only for a record that may have a finding: the engine
-	// may then give it the record's values in place (Doc.Flat), with
-	// nothing decoded. A rule that calls Root on such a document still gets
-	// the right values, at the cost of decoding them.
+	// InPlace says that Check reads the Fields of a record (a JSON Lines
+	// record, or a document its caller does not keep: a packet of
+	// `validate --stream` or of the server) with Doc.DocStr, or in place
+	// with the scanners of rules/inplace.go (inPlaceFirst), and calls
+	// Doc.Root only for a record that may have a finding: the engine may
+	// then give it the record's values in place (Doc.Flat), with nothing
+	// decoded. A rule that calls Root on such a document still gets the
+	// right values, at the cost of decoding them.
 	InPlace bool
 	// JSONSchema says which part of a schema rule the exported JSON Schema
 	// (`agentlint schema export`, lint/schemaexport) cannot express, when it
@@ -438,17 +440,24 @@ type Reporter struct {
 	rule  string
 	out   *[]Finding
 	count bool // Options.CountOnly: the findings are only counted
+	// hit, when set, makes the reporter a probe (Doc.noFindingInPlace): a
+	// finding only sets *hit and is not kept.
+	hit *bool
 }
 
 // Counting reports whether the findings are only counted (Options.CountOnly:
 // a quiet lint run): their reason and details are dropped unread, so a rule
 // on a hot path may skip building them and report "" and nil.
-func (r *Reporter) Counting() bool { return r.count }
+func (r *Reporter) Counting() bool { return r.count || r.hit != nil }
 
 // Report records a finding of the reporter's rule at pointer (RFC 6901).
 // The pointer, the reason and the string values of extra are copied: a
 // rule may pass strings that point into the record (Doc.DocStr).
 func (r *Reporter) Report(pointer, reason string, extra map[string]any) {
+	if r.hit != nil {
+		*r.hit = true
+		return
+	}
 	for k, v := range extra {
 		if s, ok := v.(string); ok {
 			extra[k] = strings.Clone(s)
@@ -461,6 +470,10 @@ func (r *Reporter) Report(pointer, reason string, extra map[string]any) {
 // not point into the record (constants, or strings the rule built): they
 // are kept as they are.
 func (r *Reporter) reportOwned(pointer, reason string, extra map[string]any) {
+	if r.hit != nil {
+		*r.hit = true
+		return
+	}
 	*r.out = append(*r.out, Finding{Rule: r.rule, Pointer: pointer, Reason: reason, Extra: extra})
 }
 
@@ -476,7 +489,7 @@ func (r *Reporter) As(id string) *Reporter {
 	if Lookup(id) == nil {
 		panic("rules: unknown rule " + id)
 	}
-	return &Reporter{rule: id, out: r.out, count: r.count}
+	return &Reporter{rule: id, out: r.out, count: r.count, hit: r.hit}
 }
 
 // Run runs every document rule for d.Kind and returns the findings of the
@@ -492,6 +505,7 @@ func Run(d *Doc, enabled func(id string) bool) []Finding {
 type Runner struct {
 	rep Reporter
 	out []Finding
+	ip  inPlaceState // lent to each document it runs (Doc.ip)
 }
 
 // Run is the package function Run on x's reusable state; the returned
@@ -507,6 +521,14 @@ func (x *Runner) RunRules(d *Doc, rs []*Rule, enabled func(id string) bool) []Fi
 	x.out = x.out[:0]
 	x.rep.out = &x.out
 	x.rep.count = d.Options != nil && d.Options.CountOnly
+	if d.ip == nil {
+		x.ip.reset()
+		d.ip = &x.ip
+		defer func() {
+			d.ip = nil
+			x.ip.release()
+		}()
+	}
 	for _, r := range rs {
 		if enabled != nil && !enabled(r.ID) {
 			continue

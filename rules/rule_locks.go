@@ -153,6 +153,9 @@ func opLockKey(kind string) string {
 // opDocLocks returns the lock entries of d's member key (opLocks), read
 // once per document.
 func opDocLocks(d *Doc, key string) []opResource {
+	if f := opFlatOf(d); f != nil {
+		return f.locks // of the kind's key, the only one callers pass
+	}
 	m := d.lockMemo()
 	if !m.locksOK || m.locksKey != key {
 		m.locks, m.locksKey, m.locksOK = opLocks(d.Root(), key), key, true
@@ -164,6 +167,9 @@ func opDocLocks(d *Doc, key string) []opResource {
 // task.lock_scope, or one per handoff ledger row. Read once per document:
 // callers must not change the resources.
 func opLockScopes(d *Doc) [][]opResource {
+	if f := opFlatOf(d); f != nil {
+		return f.scopes
+	}
 	m := d.lockMemo()
 	return memoOnce(d, &m.scopes, &m.scopesOK, opReadLockScopes)
 }
@@ -187,6 +193,9 @@ func opReadLockScopes(d *Doc) [][]opResource {
 // opForbidden returns the assignment's task.forbidden_scope entries. Read
 // once per document: callers must not change them.
 func opForbidden(d *Doc) []opResource {
+	if f := opFlatOf(d); f != nil {
+		return f.forbidden
+	}
 	m := d.lockMemo()
 	return memoOnce(d, &m.forbidden, &m.forbiddenOK, opReadForbidden)
 }
@@ -222,6 +231,9 @@ func opEachResource(d *Doc, f func(*opResource)) {
 // opChanges returns the resources of a result's changes[]. Read once per
 // document: callers must not change them.
 func opChanges(d *Doc) []opResource {
+	if f := opFlatOf(d); f != nil {
+		return f.changes
+	}
 	m := d.lockMemo()
 	return memoOnce(d, &m.changes, &m.changesOK, opReadChanges)
 }
@@ -236,6 +248,15 @@ func opReadChanges(d *Doc) []opResource {
 		out = append(out, opNewResource("/changes", "changes", "resource", i, Str(Obj(v), "resource")))
 	}
 	return out
+}
+
+// opTaskID is the assignment's task.task_id ("" when absent or not a
+// string).
+func opTaskID(d *Doc) string {
+	if f := opFlatOf(d); f != nil {
+		return f.taskID
+	}
+	return Str(Obj(d.Root()["task"]), "task_id")
 }
 
 func checkLockResourceEmpty(d *Doc, r *Reporter) {
@@ -328,7 +349,7 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 	locks := opDocLocks(d, key)
 	if d.Kind == "operator/assignment" {
 		// (a) the task's lock_scope against other tasks' active locks.
-		taskID := Str(Obj(d.Root()["task"]), "task_id")
+		taskID := opTaskID(d)
 		scope := opLockScopes(d)[0]
 		for i := range scope {
 			s := &scope[i]
@@ -381,6 +402,13 @@ func checkActiveLockConflict(d *Doc, r *Reporter) {
 	}
 }
 
+// opLockFields are the values the lock rules read (Rule.Fields): the lock
+// and change resources of every kind they check, and the members of an
+// assignment's task they read (its own slots of the acceptor: the rules
+// read them without scanning the task).
+var opLockFields = []string{"/task", "/ledger", "/active_locks", "/locks", "/changes",
+	"/task/task_id", "/task/lock_scope", "/task/forbidden_scope"}
+
 // lockRules defines the rules of this file (group OP, loaded on first use: see groups).
 func lockRules() {
 	lockedTests := strings.Replace(minimalAssignment, `{"task_id": "T-9", "resource": "src/api.py", "active": true}`,
@@ -396,7 +424,9 @@ func lockRules() {
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["  "]`, 1), minimalAssignment
 			},
-			Check: checkLockResourceEmpty,
+			Check:   inPlaceFirst(opReadsInPlace, checkLockResourceEmpty),
+			Fields:  opLockFields,
+			InPlace: true, // opEachResource, opLockScopes, opForbidden, opDocLocks, opTaskID
 		},
 		&Rule{
 			ID: "OP031", Name: "resource-escapes-root", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
@@ -407,7 +437,9 @@ func lockRules() {
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests/../../test_api.py"]`, 1), minimalAssignment
 			},
-			Check: checkResourceEscapesRoot,
+			Check:   inPlaceFirst(opReadsInPlace, checkResourceEscapesRoot),
+			Fields:  opLockFields,
+			InPlace: true, // opEachResource, opLockScopes, opForbidden, opDocLocks, opTaskID
 		},
 		&Rule{
 			ID: "OP032", Name: "lock-scope-overlap", Code: envelope.LockConflict, Severity: envelope.SeverityError,
@@ -418,7 +450,9 @@ func lockRules() {
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"lock_scope": ["tests/test_api.py"]`, `"lock_scope": ["tests", "tests/test_api.py"]`, 1), minimalAssignment
 			},
-			Check: checkLockScopeOverlap,
+			Check:   inPlaceFirst(opReadsInPlace, checkLockScopeOverlap),
+			Fields:  opLockFields,
+			InPlace: true, // opEachResource, opLockScopes, opForbidden, opDocLocks, opTaskID
 		},
 		&Rule{
 			ID: "OP033", Name: "forbidden-scope-overlap", Code: envelope.ScopeViolation, Severity: envelope.SeverityError,
@@ -429,7 +463,9 @@ func lockRules() {
 			examples: func() (string, string) {
 				return strings.Replace(minimalAssignment, `"forbidden_scope": ["src/"]`, `"forbidden_scope": ["src/", "tests/"]`, 1), minimalAssignment
 			},
-			Check: checkForbiddenScopeOverlap,
+			Check:   inPlaceFirst(opReadsInPlace, checkForbiddenScopeOverlap),
+			Fields:  opLockFields,
+			InPlace: true, // opEachResource, opLockScopes, opForbidden, opDocLocks, opTaskID
 		},
 		&Rule{
 			ID: "OP034", Name: "active-lock-conflict", Code: envelope.LockConflict, Severity: envelope.SeverityError,
@@ -440,7 +476,9 @@ func lockRules() {
 			examples: func() (string, string) {
 				return lockedTests, strings.Replace(lockedTests, `"resource": "tests/../tests", "active": true`, `"resource": "tests/../tests", "active": false`, 1)
 			},
-			Check: checkActiveLockConflict,
+			Check:   inPlaceFirst(opReadsInPlace, checkActiveLockConflict),
+			Fields:  opLockFields,
+			InPlace: true, // opEachResource, opLockScopes, opForbidden, opDocLocks, opTaskID
 		},
 	)
 }

@@ -40,6 +40,9 @@ type opLedger struct {
 // on the same document and array returns the same reading (rules only read
 // it).
 func opReadLedger(d *Doc) *opLedger {
+	if f := opFlatOf(d); f != nil {
+		return &f.ledger
+	}
 	arr, isArr := d.Root()["ledger"].([]any)
 	if d.ledger != nil && isArr && len(arr) > 0 && &arr[0] == d.ledgerOf && len(arr) == d.ledgerLen {
 		return d.ledger
@@ -115,11 +118,38 @@ func opDeps(d *Doc, l *opLedger) []opDep {
 			out = append(out, opDep{row.index, k, row.taskID, dep})
 		}
 	}
-	if d.Kind == "operator/handoff" {
-		for k, v := range Arr(d.Root(), "dependencies") {
-			m := Obj(v)
-			out = append(out, opDep{-1, k, Str(m, "task_id"), Str(m, "depends_on_task_id")})
-		}
+	return append(out, opHandoffDeps(d)...)
+}
+
+// opHandoffDeps returns the edges of a handoff's dependencies array (row
+// -1), none for another kind. Read once per record in place (opFlat),
+// else from the decoded form.
+func opHandoffDeps(d *Doc) []opDep {
+	if d.Kind != "operator/handoff" {
+		return nil
+	}
+	if f := opFlatOf(d); f != nil {
+		return f.deps
+	}
+	var out []opDep
+	for k, v := range Arr(d.Root(), "dependencies") {
+		m := Obj(v)
+		out = append(out, opDep{-1, k, Str(m, "task_id"), Str(m, "depends_on_task_id")})
+	}
+	return out
+}
+
+// opTaskRefs returns the task_id of every element of the array at key
+// (open_blockers, acceptance_targets, events; "" for an element without
+// one). Read in place (opFlat) or from the decoded form.
+func opTaskRefs(d *Doc, key string) []string {
+	if f := opFlatOf(d); f != nil {
+		return f.refs[key]
+	}
+	arr := Arr(d.Root(), key)
+	out := make([]string, len(arr))
+	for k, v := range arr {
+		out[k] = Str(Obj(v), "task_id")
 	}
 	return out
 }
@@ -170,16 +200,18 @@ func checkUnknownDependency(d *Doc, r *Reporter) {
 	if d.Kind != "operator/handoff" {
 		return
 	}
-	root := d.Root()
-	for k, v := range Arr(root, "dependencies") {
-		m := Obj(v)
-		unknown(Ptr("dependencies", k, "task_id"), fmt.Sprintf("dependencies[%d].task_id", k), "task_id", Str(m, "task_id"), map[string]any{"index": k})
-		unknown(Ptr("dependencies", k, "depends_on_task_id"), fmt.Sprintf("dependencies[%d].depends_on_task_id", k), "depends_on_task_id", Str(m, "depends_on_task_id"), map[string]any{"index": k})
+	for _, e := range opHandoffDeps(d) {
+		k := e.k
+		unknown(Ptr("dependencies", k, "task_id"), fmt.Sprintf("dependencies[%d].task_id", k), "task_id", e.task, map[string]any{"index": k})
+		unknown(Ptr("dependencies", k, "depends_on_task_id"), fmt.Sprintf("dependencies[%d].depends_on_task_id", k), "depends_on_task_id", e.dep, map[string]any{"index": k})
 	}
-	for _, key := range []string{"open_blockers", "acceptance_targets", "active_locks"} {
-		for k, v := range Arr(root, key) {
-			unknown(Ptr(key, k, "task_id"), fmt.Sprintf("%s[%d].task_id", key, k), "task_id", Str(Obj(v), "task_id"), map[string]any{"index": k})
+	for _, key := range []string{"open_blockers", "acceptance_targets"} {
+		for k, id := range opTaskRefs(d, key) {
+			unknown(Ptr(key, k, "task_id"), fmt.Sprintf("%s[%d].task_id", key, k), "task_id", id, map[string]any{"index": k})
 		}
+	}
+	for k, l := range opDocLocks(d, "active_locks") {
+		unknown(Ptr("active_locks", k, "task_id"), fmt.Sprintf("active_locks[%d].task_id", k), "task_id", l.taskID, map[string]any{"index": k})
 	}
 }
 
@@ -197,18 +229,18 @@ func checkDependencyNotDone(d *Doc, r *Reporter) {
 
 func checkTerminalTaskHoldsLock(d *Doc, r *Reporter) {
 	l := opReadLedger(d)
-	for k, v := range Arr(d.Root(), "active_locks") {
-		m := Obj(v)
-		if active, _ := m["active"].(bool); !active {
+	locks := opDocLocks(d, "active_locks")
+	for k := range locks {
+		lk := &locks[k]
+		if !lk.active {
 			continue
 		}
-		id := Str(m, "task_id")
-		row := l.row(id)
+		row := l.row(lk.taskID)
 		if row == nil || !IsTerminal(row.status) {
 			continue
 		}
-		r.Reportf(Ptr("active_locks", k), map[string]any{"task_id": id, "status": row.status, "resource": Str(m, "resource"), "index": k},
-			"active_locks[%d]: task %s is %s but still holds an active lock on %q; release it", k, id, row.status, Str(m, "resource"))
+		r.Reportf(Ptr("active_locks", k), map[string]any{"task_id": lk.taskID, "status": row.status, "resource": lk.raw, "index": k},
+			"active_locks[%d]: task %s is %s but still holds an active lock on %q; release it", k, lk.taskID, row.status, lk.raw)
 	}
 }
 
@@ -217,8 +249,7 @@ func checkUnknownEventTask(d *Doc, r *Reporter) {
 	if !l.readable {
 		return // the schema reports an ill-typed or absent ledger
 	}
-	for k, v := range Arr(d.Root(), "events") {
-		id := Str(Obj(v), "task_id")
+	for k, id := range opTaskRefs(d, "events") {
 		if id != "" && l.row(id) == nil {
 			r.Reportf(Ptr("events", k, "task_id"), map[string]any{"task_id": id, "index": k},
 				"events[%d] names task %s, which is not in the ledger", k, id)
@@ -239,6 +270,9 @@ func opReconcileExample(ledger, locks, events string) string {
   ]
 }`
 }
+
+// opLedgerFields are the values the reconcile rules read (Rule.Fields).
+var opLedgerFields = []string{"/ledger", "/dependencies", "/open_blockers", "/acceptance_targets", "/active_locks", "/events"}
 
 // reconcileRules defines the rules of this file (group OP, loaded on first use: see groups).
 func reconcileRules() {
@@ -262,7 +296,9 @@ func reconcileRules() {
 			examples: func() (string, string) {
 				return opReconcileExample(t12Done+ledgerSep+t13Todo+ledgerSep+`{"task_id": "T-12", "status": "todo", "owner": ""}`, "", evts), opReconcileExample(t12Done+ledgerSep+t13Todo+ledgerSep+`{"task_id": "T-14", "status": "todo", "owner": ""}`, "", evts)
 			},
-			Check: checkDuplicateTaskID,
+			Check:   inPlaceFirst(opReadsInPlace, checkDuplicateTaskID),
+			Fields:  opLedgerFields,
+			InPlace: true, // opReadLedger, opHandoffDeps, opTaskRefs, opDocLocks
 		},
 		&Rule{
 			ID: "OP051", Name: "in-progress-without-owner", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -273,7 +309,9 @@ func reconcileRules() {
 			examples: func() (string, string) {
 				return strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": " "`, 1), strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1)
 			},
-			Check: checkInProgressWithoutOwner,
+			Check:   inPlaceFirst(opReadsInPlace, checkInProgressWithoutOwner),
+			Fields:  opLedgerFields,
+			InPlace: true, // opReadLedger, opHandoffDeps, opTaskRefs, opDocLocks
 		},
 		&Rule{
 			ID: "OP052", Name: "unknown-dependency", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -284,7 +322,9 @@ func reconcileRules() {
 			examples: func() (string, string) {
 				return strings.Replace(valid, `"dependencies": ["T-12"]`, `"dependencies": ["T-12", "T-11"]`, 1), valid
 			},
-			Check: checkUnknownDependency,
+			Check:   inPlaceFirst(opReadsInPlace, checkUnknownDependency),
+			Fields:  opLedgerFields,
+			InPlace: true, // opReadLedger, opHandoffDeps, opTaskRefs, opDocLocks
 		},
 		&Rule{
 			ID: "OP053", Name: "dependency-not-done", Code: envelope.DependencyNotMet, Severity: envelope.SeverityError,
@@ -296,7 +336,9 @@ func reconcileRules() {
 				return strings.Replace(strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1),
 					`"status": "done", "owner": "agent-1"`, `"status": "in_progress", "owner": "agent-1"`, 1), strings.Replace(valid, `"status": "todo", "owner": ""`, `"status": "in_progress", "owner": "agent-2"`, 1)
 			},
-			Check: checkDependencyNotDone,
+			Check:   inPlaceFirst(opReadsInPlace, checkDependencyNotDone),
+			Fields:  opLedgerFields,
+			InPlace: true, // opReadLedger, opHandoffDeps, opTaskRefs, opDocLocks
 		},
 		&Rule{
 			ID: "OP054", Name: "terminal-task-holds-lock", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -307,7 +349,9 @@ func reconcileRules() {
 			examples: func() (string, string) {
 				return opReconcileExample(t12Done+ledgerSep+t13Todo, `{"task_id": "T-12", "resource": "tests/test_api.py", "active": true}`, evts), opReconcileExample(t12Done+ledgerSep+t13Todo, `{"task_id": "T-12", "resource": "tests/test_api.py", "active": false}`, evts)
 			},
-			Check: checkTerminalTaskHoldsLock,
+			Check:   inPlaceFirst(opReadsInPlace, checkTerminalTaskHoldsLock),
+			Fields:  opLedgerFields,
+			InPlace: true, // opReadLedger, opHandoffDeps, opTaskRefs, opDocLocks
 		},
 		&Rule{
 			ID: "OP055", Name: "unknown-event-task", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -318,7 +362,9 @@ func reconcileRules() {
 			examples: func() (string, string) {
 				return strings.Replace(valid, `{"task_id": "T-13", "event_type": "created"}`, `{"task_id": "T-14", "event_type": "created"}`, 1), valid
 			},
-			Check: checkUnknownEventTask,
+			Check:   inPlaceFirst(opReadsInPlace, checkUnknownEventTask),
+			Fields:  opLedgerFields,
+			InPlace: true, // opReadLedger, opHandoffDeps, opTaskRefs, opDocLocks
 		},
 	)
 }

@@ -51,62 +51,66 @@ func checkResultOutsideScope(d *Doc, r *Reporter) {
 	ad := &Doc{Kind: "operator/assignment", Value: a.Value}
 	scope := opLockScopes(ad)[0]
 	forbidden := opForbidden(ad)
-	var scopeList []string
-	for i := range scope {
-		scopeList = append(scopeList, fmt.Sprintf("%q", scope[i].raw))
-	}
-	for i, v := range Arr(d.Root(), "changes") {
-		raw := Str(Obj(v), "resource")
-		norm, err := lockpath.Normalize(raw)
-		if err != nil {
+	changes := opChanges(d)
+	for i := range changes {
+		c := &changes[i]
+		if c.err != nil {
 			continue // OP030 / OP031
 		}
-		show := fmt.Sprintf("%q", raw)
-		if norm != raw {
-			show = fmt.Sprintf("%q (normalized %q)", raw, norm)
-		}
-		ptr := Ptr("changes", i, "resource")
 		hit := false
 		for k := range forbidden {
 			f := &forbidden[k]
-			if f.err != nil || !lockpath.Overlap(norm, f.norm) {
+			if f.err != nil || !lockpath.Overlap(c.norm, f.norm) {
 				continue
 			}
 			hit = true
-			r.Reportf(ptr, map[string]any{"index": i, "resource": raw, "forbidden_index": k, "forbidden_resource": f.raw},
-				"changes[%d].resource %s overlaps the assignment's task.forbidden_scope[%d] %s", i, show, k, f.show())
+			r.Reportf(c.ptr(), map[string]any{"index": i, "resource": c.raw, "forbidden_index": k, "forbidden_resource": f.raw},
+				"changes[%d].resource %s overlaps the assignment's task.forbidden_scope[%d] %s", i, c.show(), k, f.show())
 		}
 		if hit {
 			continue
 		}
 		inside := false
 		for k := range scope {
-			if scope[k].err == nil && opWithin(norm, scope[k].norm) {
+			if scope[k].err == nil && opWithin(c.norm, scope[k].norm) {
 				inside = true
 				break
 			}
 		}
 		if !inside {
-			r.Reportf(ptr, map[string]any{"index": i, "resource": raw},
-				"changes[%d].resource %s lies outside the assignment's task.lock_scope [%s]", i, show, strings.Join(scopeList, ", "))
+			scopeList := make([]string, len(scope))
+			for k := range scope {
+				scopeList[k] = fmt.Sprintf("%q", scope[k].raw)
+			}
+			r.Reportf(c.ptr(), map[string]any{"index": i, "resource": c.raw},
+				"changes[%d].resource %s lies outside the assignment's task.lock_scope [%s]", i, c.show(), strings.Join(scopeList, ", "))
 		}
 	}
 }
 
+// checkResultAssignmentMismatch reads the result's run_id and task_id with
+// Doc.DocStr: in place or decoded, the same strings.
 func checkResultAssignmentMismatch(d *Doc, r *Reporter) {
 	a := opAssignment(d)
 	if a == nil {
 		return
 	}
-	root, aroot := d.Root(), a.Root()
-	if got, want := Str(root, "run_id"), Str(aroot, "run_id"); !strings.EqualFold(got, want) {
+	aroot := a.Root()
+	if got, want := docString(d, "/run_id"), Str(aroot, "run_id"); !strings.EqualFold(got, want) {
 		r.Reportf(Ptr("run_id"), map[string]any{"run_id": got, "assignment_run_id": want},
 			"result run_id %q differs from the assignment's run_id %q", got, want)
 	}
-	if got, want := Str(root, "task_id"), Str(Obj(aroot["task"]), "task_id"); got != want {
+	if got, want := docString(d, "/task_id"), Str(Obj(aroot["task"]), "task_id"); got != want {
 		r.Reportf(Ptr("task_id"), map[string]any{"task_id": got, "assignment_task_id": want},
 			"result task_id %q differs from the assignment's task.task_id %q", got, want)
 	}
+}
+
+// docString is Doc.DocStr without its flag: "" when the value is absent
+// or not a string (as Str reads a decoded object).
+func docString(d *Doc, ptr string) string {
+	s, _ := d.DocStr(ptr)
+	return s
 }
 
 // scopeRules defines the rules of this file (group OP, loaded on first use: see groups).
@@ -124,7 +128,9 @@ func scopeRules() {
 					`{"resource": "tests/test_api.py", "action": "edit", "evidence": "Added endpoint assertions"},
     {"resource": "docs/api.md", "action": "edit"}`, 1), minimalResult
 			},
-			Check: checkResultOutsideScope,
+			Check:   inPlaceFirst(opReadsInPlace, checkResultOutsideScope),
+			Fields:  []string{"/changes"},
+			InPlace: true, // opChanges
 		},
 		&Rule{
 			ID: "OP043", Name: "result-assignment-mismatch", Code: envelope.LedgerInconsistent, Severity: envelope.SeverityError,
@@ -136,7 +142,9 @@ func scopeRules() {
 			examples: func() (string, string) {
 				return strings.Replace(minimalResult, `"task_id": "T-12"`, `"task_id": "T-13"`, 1), minimalResult
 			},
-			Check: checkResultAssignmentMismatch,
+			Check:   checkResultAssignmentMismatch,
+			Fields:  []string{"/run_id", "/task_id"},
+			InPlace: true, // Doc.DocStr
 		},
 	)
 }

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"slices"
 	"sort"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/agentlint/agentlint/lint/fast"
+	kindpkg "github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/rules"
 )
 
@@ -33,9 +35,18 @@ type docPlan struct {
 	// that holds the value (fast.Acceptor.Fields); nil when the kind has no
 	// acceptor or one of the values has no slot.
 	slots []int
-	want  []string // undeclared top-level members the acceptor records (fast.Acc.Want)
+	// anc is, per tokens entry of slot -1, the index of the declared
+	// ancestor whose span holds it (captureSlots).
+	anc  []int
+	want []string // undeclared top-level members the acceptor records (fast.Acc.Want)
+	raws [][]byte // flat's values by tokens entry, reused
 	// inPlace: every enabled rule reads the values in place (rules.Rule.InPlace).
 	inPlace bool
+	// whole: the kind is a JSON document (kind.FormatJSON) read shallowly,
+	// which is still judged whole: a number beyond float64 anywhere in it
+	// is the syntax error that decoding it whole reports (Validator.record),
+	// also in a member no rule declares.
+	whole bool
 	// scalars interns the decoded form of short scalar values (event
 	// types, statuses, flags): a record whose values were all seen before
 	// is decoded without allocation. At most maxInterned entries.
@@ -69,8 +80,10 @@ func (v *Validator) plan(kind string) *docPlan {
 	}
 	if len(rs) > 0 && shallow {
 		p = newShallowPlan(ptrs)
-		p.slots, p.want = captureSlots(kind, p.tokens)
+		p.slots, p.anc, p.want = captureSlots(kind, p.tokens)
 		p.inPlace = inPlace
+		k := kindpkg.Lookup(kind)
+		p.whole = k != nil && k.Format == kindpkg.FormatJSON
 	}
 	p.rules, p.enabled = len(rs) > 0, rs
 	if v.plans == nil {
@@ -115,30 +128,43 @@ func anySlice(ss []string) []any {
 }
 
 // captureSlots returns the capture slots of kind's acceptor that hold the
-// values at the pointers tokens, or nil when one has none.
+// values at the pointers tokens (parents first), or nil when one has none.
 //
 // A top-level member the kind's definition does not declare at all (an operator
 // rule reading notes_for_orchestrator of a worklog entry, where it can only
 // be an undeclared member) is recorded by the acceptor too, in a slot from
-// the top (fast.Acc.Want): want lists those members.
-func captureSlots(kind string, tokens [][]string) (slots []int, want []string) {
+// the top (fast.Acc.Want): want lists those members. A member of a
+// declared value that has no slot of its own (a member of such an
+// undeclared member) has slot -1 and anc, the index in tokens of its
+// nearest declared ancestor, from whose span flat reads it.
+func captureSlots(kind string, tokens [][]string) (slots, anc []int, want []string) {
 	acc := fast.Acceptors[kind]
 	if acc == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	slots = make([]int, len(tokens))
+	slots, anc = make([]int, len(tokens)), make([]int, len(tokens))
 	for i, toks := range tokens {
+		anc[i] = -1
 		slots[i] = slices.Index(acc.Fields, rules.Ptr(anySlice(toks)...))
 		if slots[i] >= 0 {
 			continue
 		}
+		for j := i - 1; j >= 0 && len(toks) > 1; j-- {
+			if len(tokens[j]) < len(toks) && slices.Equal(tokens[j], toks[:len(tokens[j])]) {
+				anc[i] = j
+				break
+			}
+		}
+		if anc[i] >= 0 {
+			continue
+		}
 		if len(toks) != 1 || slices.Contains(acc.Names, toks[0]) || len(acc.Fields)+len(want) >= fast.MaxCaptures || len(want) == maxWant {
-			return nil, nil
+			return nil, nil, nil
 		}
 		slots[i] = fast.MaxCaptures - 1 - len(want)
 		want = append(want, toks[0])
 	}
-	return slots, want
+	return slots, anc, want
 }
 
 // maxWant bounds the undeclared members a plan has the acceptor record.
@@ -153,17 +179,78 @@ const maxWant = 8
 // and notes in fast.Acc.Wide a record that may hold one.
 func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 	p.flats = p.flats[:0]
+	if p.raws == nil {
+		p.raws = make([][]byte, len(p.slots))
+	}
 	for i, s := range p.slots {
-		if a.Got&(1<<uint(s)) != 0 {
-			sp := a.Spans[s]
-			v := raw[sp.Start:sp.End]
-			if a.Wide && len(v) > 0 && v[0] != '"' && !numbersFit(v) {
+		p.raws[i] = nil
+		var v []byte
+		switch {
+		case s < 0: // a member of its declared ancestor's value
+			var ok bool
+			if v, ok = memberAt(p.raws[p.anc[i]], p.tokens[i][len(p.tokens[p.anc[i]]):]); !ok {
 				return nil, false
 			}
-			p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: v})
+		case a.Got&(1<<uint(s)) != 0:
+			sp := a.Spans[s]
+			v = raw[sp.Start:sp.End]
 		}
+		if v == nil {
+			continue
+		}
+		if a.Wide && len(v) > 0 && v[0] != '"' && !numbersFit(v) {
+			return nil, false
+		}
+		p.raws[i] = v
+		p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: v})
 	}
 	return p.flats, true
+}
+
+// memberAt returns the JSON text at the member names toks inside the JSON
+// text v of an accepted record (nil when v is nil or has no such member);
+// false when a member name there has an escape, which it does not compare.
+func memberAt(v []byte, toks []string) ([]byte, bool) {
+	for _, t := range toks {
+		i := fast.SkipWS(v, 0)
+		if i >= len(v) || v[i] != '{' {
+			return nil, true
+		}
+		var found []byte
+		if i = fast.SkipWS(v, i+1); i < len(v) && v[i] == '}' {
+			return nil, true
+		}
+		for {
+			if i >= len(v) || v[i] != '"' {
+				return nil, false
+			}
+			k := fast.SkipString(v, i)
+			if k < 0 || bytes.IndexByte(v[i:k], '\\') >= 0 {
+				return nil, false
+			}
+			name := v[i+1 : k-1]
+			if i = fast.SkipWS(v, k); i >= len(v) || v[i] != ':' {
+				return nil, false
+			}
+			j := fast.SkipWS(v, i+1)
+			e := fast.SkipValue(v, j)
+			if e < 0 {
+				return nil, false
+			}
+			if string(name) == t {
+				found = v[j:e]
+				break
+			}
+			var more bool
+			if i, more = fast.Next(v, e, '}'); i < 0 {
+				return nil, false
+			} else if !more {
+				return nil, true
+			}
+		}
+		v = found
+	}
+	return v, true
 }
 
 // numbersFit reports whether every number of the well-formed JSON text v
@@ -201,7 +288,7 @@ func numbersFit(v []byte) bool {
 func (p *docPlan) capturedValue(raw []byte, a *fast.Acc) (map[string]any, error) {
 	return p.object(func(i int) ([]byte, bool) {
 		s := p.slots[i]
-		if a.Got&(1<<uint(s)) == 0 {
+		if s < 0 || a.Got&(1<<uint(s)) == 0 {
 			return nil, false // its span is another record's
 		}
 		sp := a.Spans[s]

@@ -139,7 +139,41 @@ func TestValidatorShallowPlan(t *testing.T) {
 	if len(vs) != 1 || vs[0].Rule != "ZZ903" || vs[0].Pointer != "/x_zz/a" || vs[0].Column != 73 {
 		t.Errorf("violations %+v", vs)
 	}
-	if p := NewValidator(Options{}, nil).plan("operator/locks"); p.shallow || !p.rules {
+	// The watchdog rules OP060-OP062 read whole documents.
+	if p := NewValidator(Options{}, nil).plan("operator/watchdog"); p.shallow || !p.rules {
 		t.Error("shallow although rules without Fields are enabled")
+	}
+}
+
+// TestMemberAt: flat reads a declared member of an undeclared one (a
+// worklog entry's task.acceptance_criteria) from that member's span as
+// decoding it would, and declines an escaped member name.
+func TestMemberAt(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		toks []string
+		want string // "-": absent; "!": declined
+	}{
+		{`{"a":1,"b":[2]}`, []string{"b"}, `[2]`},
+		{` { "a" : { "b" : "x" } } `, []string{"a", "b"}, `"x"`},
+		{`{"a":{"c":1}}`, []string{"a", "b"}, "-"},
+		{`{"a":"b"}`, []string{"a", "b"}, "-"},
+		{`[1]`, []string{"a"}, "-"},
+		{`{}`, []string{"a"}, "-"},
+		{``, []string{"a"}, "-"},
+		{`{"\u0061":1}`, []string{"a"}, "!"},
+		{`{"b":1,"a\"":2,"a":3}`, []string{"a"}, "!"},
+	} {
+		v, ok := memberAt([]byte(c.v), c.toks)
+		got := string(v)
+		switch {
+		case !ok:
+			got = "!"
+		case v == nil:
+			got = "-"
+		}
+		if got != c.want {
+			t.Errorf("memberAt(%s, %v) = %s, want %s", c.v, c.toks, got, c.want)
+		}
 	}
 }

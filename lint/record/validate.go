@@ -211,10 +211,16 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 	}
 	var err error
 	var flat bool
-	if plan.shallow && v.accepted && plan.slots != nil && plan.inPlace {
+	if plan.whole && (!v.accepted || v.fast.acc.Wide) && !numbersFit(raw) {
+		// A document is judged whole: a number beyond float64 anywhere in
+		// it, declared value or not, is the error of decoding it whole.
+		var x any
+		err = json.Unmarshal(raw, &x)
+	} else if plan.shallow && v.accepted && plan.slots != nil && plan.inPlace {
 		doc.Flat, flat = plan.flat(raw, v.fast.Captured())
 	}
 	switch {
+	case err != nil:
 	case flat:
 	case plan.shallow && v.accepted && plan.slots != nil:
 		doc.Value, err = plan.capturedValue(raw, v.fast.Captured())
@@ -255,7 +261,17 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 	if !valid {
 		return v.vs, nil
 	}
-	if keep && doc.Flat != nil {
+	switch {
+	case keep && plan.whole:
+		// A JSON document the caller keeps (the assignment of
+		// --assignment, a document the stream and tree rules read) holds
+		// all its values, as it always did: its document rules read only
+		// those they declared, its callers any. Its numbers fit float64
+		// (checked above), so decoding cannot fail.
+		if x, err := decodeRaw(raw); err == nil {
+			doc.Value, doc.Flat = x, nil
+		}
+	case keep && doc.Flat != nil:
 		doc.Root() // decoded from the values, which point into raw
 		doc.Flat = nil
 	}
@@ -383,6 +399,22 @@ func dropOff(vs []envelope.Violation) []envelope.Violation {
 // line VM020, and the violations of the JSON text are reported at the
 // source's line and column. The returned Doc then holds the JSON text.
 func (v *Validator) Document(kindName, file string, raw []byte) ([]envelope.Violation, *rules.Doc) {
+	return v.document(kindName, file, raw, true)
+}
+
+// DocumentViolations is Document for a caller that does not keep the
+// document (a stream of packets, a server's request): the same
+// violations, without building the decoded form of a document its kind's
+// acceptor accepted, whose values the document rules then read in place
+// (rules.Doc.Flat; rules/inplace.go). The slice is reused by the next call.
+func (v *Validator) DocumentViolations(kindName, file string, raw []byte) []envelope.Violation {
+	vs, _ := v.document(kindName, file, raw, false)
+	return vs
+}
+
+// document is Document; keep says whether the returned document may
+// outlive the call (Validator.record).
+func (v *Validator) document(kindName, file string, raw []byte, keep bool) ([]envelope.Violation, *rules.Doc) {
 	var pre []envelope.Violation
 	if bytes.HasPrefix(raw, []byte("\ufeff")) {
 		raw = raw[3:]
@@ -398,7 +430,7 @@ func (v *Validator) Document(kindName, file string, raw []byte) ([]envelope.Viol
 	if k := kind.Lookup(kindName); k != nil && (k.Format == kind.FormatTOML || k.Format == kind.FormatText) {
 		return v.foreign(k, file, raw, pre)
 	}
-	vs, doc := v.Record(kindName, file, raw, 1)
+	vs, doc := v.record(kindName, file, raw, 1, keep, false)
 	if len(pre) > 0 {
 		v.vs = append(append(v.vs[:0:0], pre...), vs...)
 		v.finish()

@@ -145,11 +145,11 @@ const (
 func (r *run) validateBase(name string, form Form, data []byte) []envelope.Violation {
 	switch form {
 	case FormHandoff, FormReconcile:
-		vs, _ := r.validator.Document(string(form), name, data)
+		vs := r.validator.DocumentViolations(string(form), name, data)
 		return append([]envelope.Violation(nil), vs...)
 	case FormRowArray:
 		w := append(append([]byte(rowArrayPrefix), data...), '}')
-		vs, _ := r.validator.Document(string(FormReconcile), name, w)
+		vs := r.validator.DocumentViolations(string(FormReconcile), name, w)
 		out := append([]envelope.Violation(nil), vs...)
 		for i := range out {
 			unwrap(&out[i], "/ledger", len(rowArrayPrefix))
@@ -186,7 +186,7 @@ func (r *run) validateBase(name string, form Form, data []byte) []envelope.Viola
 		}
 	}
 	w = append(w, "]}"...)
-	vs, _ := r.validator.Document(string(FormReconcile), name, w)
+	vs := r.validator.DocumentViolations(string(FormReconcile), name, w)
 	out := append([]envelope.Violation(nil), vs...)
 	for i := range out {
 		unwrap(&out[i], "/ledger/", len(rowLinesPrefix))
