@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"cmp"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -212,7 +213,7 @@ func (*vermasCheck) NewKindFile(file, kind string, _ *Options) FileState {
 	switch kind {
 	case vmKindEvent:
 		e := &vmEvents{file: file, pf: &pageFile{}}
-		e.wos, e.msgs, e.texts = newPagedStrings(e.pf), newPagedStrings(e.pf), newPagedStrings(e.pf)
+		e.wos, e.msgs, e.texts = newPagedStrings(e.pf, true), newPagedStrings(e.pf, true), newPagedStrings(e.pf, false)
 		e.wo, e.sent = newPagedArray[vmWO](e.pf), newPagedArray[vmSent](e.pf)
 		e.ids, e.procs = newRecordIDs(vmEventIDField, &e.marks), newRecordIDs(vmProcIDField, &e.marks)
 		return e
@@ -303,7 +304,7 @@ type vmEvents struct {
 	msgs     *pagedStrings       // message id → its number n, the message at sent.at(n-1)
 	sent     *pagedArray[vmSent] // in pages, most of them in pf
 	procs    *recordIDs          // process ids of process.created and verify.started; freed by Finish
-	texts    *pagedStrings       // titles, agents, subjects, message types, read_at: each distinct text once
+	texts    *pagedStrings       // titles, agents, subjects, message types, read_at: each text set, in pages
 	pf       *pageFile           // the temporary file of the pages of wos, wo, msgs, sent and texts
 	lostSaid bool                // the pages that could not be read back were reported
 }
@@ -650,6 +651,11 @@ func (s *vmEvents) Expect(records int) { s.ids.expect(records) }
 // events.jsonl (vmTree.AddFile), which vmTree.Finish releases; those of
 // any other event log are released now.
 func (s *vmEvents) Finish(r *StreamReporter) {
+	if err := cmp.Or(s.ids.err(), s.procs.err()); err != nil {
+		r.Report(StreamFinding{File: s.file,
+			Reason: "the event and process ids of this log could not be read back from their temporary files (" +
+				err.Error() + "): not every repeat and reference was checked"})
+	}
 	s.ids.free()
 	s.procs.free()
 	s.ids, s.procs, s.marks = nil, nil, lineMarks{}
@@ -663,13 +669,14 @@ func (s *vmEvents) Finish(r *StreamReporter) {
 // read back from their temporary file: the checks that read them saw
 // empty work orders and messages.
 func (s *vmEvents) reportLost(r *StreamReporter) {
-	if s.pf.err == nil || s.lostSaid {
+	err := cmp.Or(s.pf.err, s.wos.err(), s.msgs.err())
+	if err == nil || s.lostSaid {
 		return
 	}
 	s.lostSaid = true
 	r.Report(StreamFinding{File: s.file,
-		Reason: "the work orders and messages replayed from this log could not be read back from their temporary file (" +
-			s.pf.err.Error() + "): not all were checked"})
+		Reason: "the work orders and messages replayed from this log could not be read back from their temporary files (" +
+			err.Error() + "): not all were checked"})
 }
 
 // release frees the replay state and closes its temporary file.

@@ -253,33 +253,54 @@ func (a *pagedArray[T]) push(v T) {
 // free releases the records in memory.
 func (a *pagedArray[T]) free() { a.b.free(); a.n = 0 }
 
-// pagedStrings numbers distinct byte strings exactly, like idtab.Strings
-// (1 for the first one added, 2 for the next), with the strings and their
-// offsets in pages: in memory only the index of 12-byte entries (a
-// string's 64-bit hash and number), the pages in use and the last string
-// read. A hash match is confirmed by comparing the string's bytes.
+// pagedStrings numbers byte strings: 1 for the first one added, 2 for
+// the next, and so on, with the strings and their offsets in pages. An
+// indexed set (work order and message ids) numbers each distinct string
+// once and finds it again: its index holds a string's 64-bit hash and
+// number, the last hotMax of them in memory (12 bytes each) and the older
+// ones on disk (idRuns, behind a Bloom filter), and a hash match is
+// confirmed by comparing the string's bytes. A set without an index
+// (texts: titles, agents, subjects) numbers every string added, equal or
+// not: in memory only the pages in use, whatever the strings.
 type pagedStrings struct {
-	idx   *idtab.Table
-	offs  *pagedArray[int64] // offset in arena of string n at n-1
-	arena pagedBytes         // each string: its length as a uvarint, then its bytes
-	buf   []byte             // the last string At returned
-	e     [3]uint32
+	idx    *idtab.Table // nil: no index
+	hotMax int          // entries of idx beyond which they go to disk
+	disk   idRuns       // the older entries of the index: key the hash, off the number
+	ents   []idEntry
+	offs   *pagedArray[int64] // offset in arena of string n at n-1
+	arena  pagedBytes         // each string: its length as a uvarint, then its bytes
+	buf    []byte             // the last string At returned
+	e      [3]uint32
 }
 
-// newPagedStrings returns an empty set whose pages go to pf.
-func newPagedStrings(pf *pageFile) *pagedStrings {
-	return &pagedStrings{
-		idx:   idtab.New(3, func(e []uint32) uint64 { return uint64(e[0]) | uint64(e[1])<<32 }),
-		offs:  newPagedArray[int64](pf),
-		arena: pagedBytes{pf: pf},
+// hotStrings is pagedStrings.hotMax: 16,384 entries in memory (about
+// 300 KiB); a work order or message is named again within a few hundred
+// events of its creation.
+const hotStrings = 1 << 14
+
+// newPagedStrings returns an empty set (indexed: each distinct string
+// numbered once) whose pages go to pf.
+func newPagedStrings(pf *pageFile, indexed bool) *pagedStrings {
+	s := &pagedStrings{
+		offs:   newPagedArray[int64](pf),
+		arena:  pagedBytes{pf: pf},
+		hotMax: hotStrings,
 	}
+	if indexed {
+		s.idx = idtab.New(3, func(e []uint32) uint64 { return uint64(e[0]) | uint64(e[1])<<32 })
+	}
+	return s
 }
 
-// Len returns the number of distinct strings.
+// Len returns the number of strings.
 func (s *pagedStrings) Len() int { return s.offs.len() }
 
-// Get returns the number of b, or 0 when b was never added.
+// Get returns the number of b, or 0 when b was never added (always 0
+// without an index).
 func (s *pagedStrings) Get(b []byte) uint32 {
+	if s.idx == nil {
+		return 0
+	}
 	n, _ := s.find(b, idtab.HashBytes(b))
 	return n
 }
@@ -291,25 +312,59 @@ func (s *pagedStrings) find(b []byte, h uint64) (uint32, idtab.Cursor) {
 			return e[2], c
 		}
 	}
+	if s.disk.has(h) {
+		var n uint32
+		if s.disk.find(h, func(off uint64) bool { n = uint32(off); return bytes.Equal(s.At(n), b) }) {
+			return n, c
+		}
+	}
 	return 0, c
 }
 
-// Add returns the number of b, numbering it when new (added true).
+// Add returns the number of b, numbering it when new (added true; always
+// without an index).
 func (s *pagedStrings) Add(b []byte) (n uint32, added bool) {
-	h := idtab.HashBytes(b)
-	n, c := s.find(b, h)
-	if n > 0 {
-		return n, false
+	var h uint64
+	var c idtab.Cursor
+	if s.idx != nil {
+		h = idtab.HashBytes(b)
+		if n, c = s.find(b, h); n > 0 {
+			return n, false
+		}
 	}
 	var l [binary.MaxVarintLen64]byte
 	off := s.arena.append(l[:binary.PutUvarint(l[:], uint64(len(b)))])
 	s.arena.append(b)
 	s.offs.push(off)
 	n = uint32(s.offs.len())
-	s.e = [3]uint32{uint32(h), uint32(h >> 32), n}
-	c.Put(s.e[:])
+	if s.idx != nil {
+		s.e = [3]uint32{uint32(h), uint32(h >> 32), n}
+		c.Put(s.e[:])
+		if s.idx.Len() >= s.hotMax {
+			s.spill()
+		}
+	}
 	return n, true
 }
+
+// spill moves the entries of idx to a new run on disk; when it cannot,
+// they stay (and idx grows from then on).
+func (s *pagedStrings) spill() {
+	s.ents = s.ents[:0]
+	s.idx.Each(func(e []uint32) {
+		s.ents = append(s.ents, idEntry{key: uint64(e[0]) | uint64(e[1])<<32, off: uint64(e[2])})
+	})
+	if !s.disk.write(s.ents) {
+		s.hotMax = int(^uint(0) >> 1)
+		return
+	}
+	s.idx.Free()
+	s.idx.Reserve(s.hotMax)
+}
+
+// err returns why index entries on disk could not be read back (nil:
+// none).
+func (s *pagedStrings) err() error { return s.disk.err }
 
 // At returns string n (1 <= n <= Len; otherwise, and when its page could
 // not be read back, an empty string); it is valid until the next call on
@@ -335,7 +390,11 @@ func (s *pagedStrings) At(n uint32) []byte {
 
 // Free releases the set's memory; it is empty afterwards.
 func (s *pagedStrings) Free() {
-	s.idx.Free()
+	if s.idx != nil {
+		s.idx.Free()
+	}
+	s.disk.free()
+	s.ents = nil
 	s.offs.free()
 	s.arena.free()
 	s.buf = nil
