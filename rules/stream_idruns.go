@@ -35,8 +35,8 @@ import (
 type idRuns struct {
 	runs    []*idRun
 	bloom   *idtab.Bloom
-	plan    int // entries the caller expects in all (Expect); 0: unknown
-	n       int // entries on disk
+	plan    int   // entries the caller expects in all (Expect); 0: unknown
+	n       int   // entries on disk
 	failed  bool  // a run could not be written: spill no more
 	all     bool  // the filter could not be made: every key may be on disk
 	err     error // the first run that could not be read back

@@ -60,7 +60,9 @@ func (f *Bloom) block(h uint64) ([]uint32, uint32) {
 }
 
 // bit returns the i-th bit position (0-511) of x.
-func bit(x uint32, i int) uint32 { return (x * [bloomK]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}[i]) >> 23 }
+func bit(x uint32, i int) uint32 {
+	return (x * [bloomK]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}[i]) >> 23
+}
 
 // Add adds hash h.
 func (f *Bloom) Add(h uint64) {
