@@ -2,11 +2,9 @@ package rules
 
 import (
 	"bufio"
-	"cmp"
 	"encoding/binary"
 	"io"
 	"os"
-	"slices"
 	"sort"
 
 	"github.com/agentlint/agentlint/rules/internal/idtab"
@@ -56,6 +54,38 @@ type idRun struct {
 // idEntry is one entry of a run: the id's hash key and the offset.
 type idEntry struct{ key, off uint64 }
 
+// runKey is the order of entries in a run: a permutation of a key's bits
+// (its top 6, then its low 32, then the 26 between), the order in which
+// idtab.Table.Each visits the entries of a table placed by that key (by
+// shard, then home bucket), so that a table's entries come nearly sorted.
+func runKey(key uint64) uint64 {
+	return key>>58<<58 | uint64(uint32(key))<<26 | key>>32&(1<<26-1)
+}
+
+// keyOfRun is the inverse of runKey.
+func keyOfRun(k uint64) uint64 {
+	return k>>58<<58 | (k&(1<<26-1))<<32 | k>>26&(1<<32-1)
+}
+
+// sortEntries sorts ents by runKey of their keys (key replaced by it):
+// an insertion sort, quick on entries taken from an idtab.Table in order
+// (a few displaced by probing), then any that came too far out of order
+// are still placed exactly.
+func sortEntries(ents []idEntry) {
+	for i := range ents {
+		ents[i].key = runKey(ents[i].key)
+	}
+	for i := 1; i < len(ents); i++ {
+		e := ents[i]
+		j := i
+		for j > 0 && ents[j-1].key > e.key {
+			ents[j] = ents[j-1]
+			j--
+		}
+		ents[j] = e
+	}
+}
+
 // runPage is the number of entries of one page of a run (16 bytes each:
 // 4 KiB), the unit read by a search.
 const runPage = 256
@@ -66,6 +96,7 @@ func (d *idRuns) has(key uint64) bool { return d.n > 0 && (d.all || d.bloom.Has(
 // find calls fn with the offset of every entry of key on disk until fn
 // returns true; found is fn's last answer.
 func (d *idRuns) find(key uint64, fn func(off uint64) bool) bool {
+	key = runKey(key)
 	for _, r := range d.runs {
 		p := sort.Search(len(r.firsts), func(i int) bool { return r.firsts[i] > key }) - 1
 		if p < 0 {
@@ -123,7 +154,8 @@ func (d *idRuns) write(ents []idEntry) bool {
 	if d.failed {
 		return false
 	}
-	slices.SortFunc(ents, func(a, b idEntry) int { return cmp.Compare(a.key, b.key) })
+	d.filter(ents)
+	sortEntries(ents)
 	r, ok := d.create(func(w *bufio.Writer, emit func(idEntry) error) error {
 		for _, e := range ents {
 			if err := emit(e); err != nil {
@@ -136,7 +168,6 @@ func (d *idRuns) write(ents []idEntry) bool {
 		d.failed = true
 		return false
 	}
-	d.filter(ents)
 	d.runs = append(d.runs, r)
 	d.n += len(ents)
 	for len(d.runs) >= 2 && d.runs[len(d.runs)-2].n < 2*d.runs[len(d.runs)-1].n {
@@ -165,7 +196,7 @@ func (d *idRuns) filter(ents []idEntry) {
 	}
 	d.bloom = idtab.NewBloom(plan)
 	for _, r := range d.runs {
-		if !d.each(r, func(e idEntry) { d.bloom.Add(e.key) }) {
+		if !d.each(r, func(e idEntry) { d.bloom.Add(keyOfRun(e.key)) }) {
 			// A run that cannot be read: every key may be on disk, so
 			// that a search meets the error (d.err) rather than a wrong
 			// "absent".

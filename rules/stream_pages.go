@@ -264,6 +264,7 @@ func (a *pagedArray[T]) free() { a.b.free(); a.n = 0 }
 // not: in memory only the pages in use, whatever the strings.
 type pagedStrings struct {
 	idx    *idtab.Table // nil: no index
+	hash   func([]byte) uint64
 	hotMax int          // entries of idx beyond which they go to disk
 	disk   idRuns       // the older entries of the index: key the hash, off the number
 	ents   []idEntry
@@ -285,6 +286,7 @@ func newPagedStrings(pf *pageFile, indexed bool) *pagedStrings {
 		offs:   newPagedArray[int64](pf),
 		arena:  pagedBytes{pf: pf},
 		hotMax: hotStrings,
+		hash:   idtab.HashBytes,
 	}
 	if indexed {
 		s.idx = idtab.New(3, func(e []uint32) uint64 { return uint64(e[0]) | uint64(e[1])<<32 })
@@ -301,7 +303,7 @@ func (s *pagedStrings) Get(b []byte) uint32 {
 	if s.idx == nil {
 		return 0
 	}
-	n, _ := s.find(b, idtab.HashBytes(b))
+	n, _ := s.find(b, s.hash(b))
 	return n
 }
 
@@ -327,7 +329,7 @@ func (s *pagedStrings) Add(b []byte) (n uint32, added bool) {
 	var h uint64
 	var c idtab.Cursor
 	if s.idx != nil {
-		h = idtab.HashBytes(b)
+		h = s.hash(b)
 		if n, c = s.find(b, h); n > 0 {
 			return n, false
 		}

@@ -54,9 +54,10 @@ func (f *Bloom) Bytes() int { return len(f.m.raw) * 4 }
 
 // block returns the 16 words of h's block and the hash that picks its bits.
 func (f *Bloom) block(h uint64) ([]uint32, uint32) {
-	h = Hash(h, 0x9e3779b97f4a7c15) // a filter's bits independent of a table's placement
+	// h is a hash already (HashBytes): its high half picks the block,
+	// bits 4-35 the bits in it (callers may have cleared bits 0-3).
 	b := uint32((uint64(uint32(h>>32)) * uint64(f.nb)) >> 32)
-	return f.words[b*bucketWords : b*bucketWords+bucketWords : b*bucketWords+bucketWords], uint32(h)
+	return f.words[b*bucketWords : b*bucketWords+bucketWords : b*bucketWords+bucketWords], uint32(h >> 4)
 }
 
 // bit returns the i-th bit position (0-511) of x.
