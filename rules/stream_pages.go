@@ -265,8 +265,8 @@ func (a *pagedArray[T]) free() { a.b.free(); a.n = 0 }
 type pagedStrings struct {
 	idx    *idtab.Table // nil: no index
 	hash   func([]byte) uint64
-	hotMax int          // entries of idx beyond which they go to disk
-	disk   idRuns       // the older entries of the index: key the hash, off the number
+	hotMax int    // entries of idx beyond which they go to disk
+	disk   idRuns // the older entries of the index: key the hash, off the number
 	ents   []idEntry
 	offs   *pagedArray[int64] // offset in arena of string n at n-1
 	arena  pagedBytes         // each string: its length as a uvarint, then its bytes
