@@ -26,12 +26,15 @@ import (
 //     templates and work orders (VM132-VM134), assignment files (VM135) and
 //     work-order prefixes declared in routes.jsonl (VM136).
 //
-// Memory is proportional to the number of distinct ids: event ids are kept
-// while their file is read as 8-byte entries of a hash and the record's
-// offset, a possible repeat confirmed by reading the earlier record again
-// (recordIDs; whole ids for standard input, which cannot be read again),
-// work orders and messages as small structs of their compared fields; no
-// record is kept.
+// Memory does not grow with the ids of an event log read from a file:
+// event and process ids are kept while their file is read as entries of a
+// hash and the record's offset, the last 65,536 in memory and the older
+// ones on disk behind a Bloom filter of 12 bits an id, a possible repeat
+// confirmed by reading the earlier record again (recordIDs, idRuns; whole
+// ids in memory for standard input, which cannot be read again); the
+// replayed work orders and messages, as small structs of their compared
+// fields, their ids and texts are in pages of which a few are in memory
+// and the rest in a temporary file (stream_pages.go); no record is kept.
 //
 // No cascades: a record that failed per-record validation still registers
 // the ids it carries (an event_id, a created work order, a sent message, a
@@ -309,8 +312,9 @@ type vmEvents struct {
 	lostSaid bool                // the pages that could not be read back were reported
 }
 
-// vmWO is a work order replayed from an event log, in 40 bytes: its texts
-// are numbers of vmEvents.texts (0: the empty string). A field's line is
+// vmWO is a work order replayed from an event log, in 40 bytes (in
+// vmEvents.wo's pages): its texts are numbers of vmEvents.texts (0: the
+// empty string). A field's line is
 // the event that last set it; 0 when an invalid record touched it
 // (unknown: not compared).
 type vmWO struct {
@@ -328,7 +332,7 @@ type vmWO struct {
 }
 
 // vmSent is a message sent in an event log (mail.sent), with its mail.read,
-// in 48 bytes: its texts are numbers of vmEvents.texts (0: the empty
+// in 48 bytes (in vmEvents.sent's pages): its texts are numbers of vmEvents.texts (0: the empty
 // string).
 type vmSent struct {
 	n                      uint32 // its number in vmEvents.msgs (its id)

@@ -14,8 +14,9 @@ import (
 // distinct ids of a log (seed 000 "VerMAS Data Schemas": the work orders
 // and messages replayed from events.jsonl, their texts) kept in pages of
 // pageSize bytes, of which at most a few are in memory; the others are in
-// a temporary file that the rule alone uses ("exact id rules in bounded
-// memory", lint/bench/README.md). The replay touches the work orders and
+// a temporary file that the rule alone uses, so that memory does not grow
+// with the work orders and messages (lint/bench/README.md, Runs: RSS 3M /
+// 1M ≤ 1.3). The replay touches the work orders and
 // messages of the last few hundred events (a work order is created, worked
 // on and closed within a stretch of the log), so most accesses find their
 // page in memory; a page that is not is read back with ReadAt. The file is

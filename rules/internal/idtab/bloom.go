@@ -2,7 +2,9 @@ package idtab
 
 import "runtime"
 
-// Bloom is a blocked Bloom filter of 64-bit hashes: one 64-byte block
+// Bloom is a blocked Bloom filter of 64-bit hashes, in front of the ids
+// a rule keeps on disk (VerMAS event_id and caused_by, seed 000 "Base
+// Event": VM100, VM104; work order and message ids): one 64-byte block
 // (512 bits) per lookup, bloomK bits set in it per hash, bloomBits bits of
 // filter per planned hash (about 0.5 % false positives at its planned
 // size, more beyond). Has never misses a hash that was added: a negative
@@ -27,7 +29,8 @@ const (
 	bloomK    = 8  // bits set per hash
 )
 
-// NewBloom returns an empty filter planned for n hashes (at least 1).
+// NewBloom returns an empty filter planned for n hashes (at least 1):
+// bloomBits bits each, rounded up to whole 64-byte blocks.
 func NewBloom(n int) *Bloom {
 	n = max(n, 1)
 	nb := uint32((n*bloomBits + 511) / 512)
@@ -43,13 +46,14 @@ func (m *bloomMem) free() {
 	m.raw = nil
 }
 
-// Len returns the number of hashes added; Plan the number it was planned
-// for (a filter past its plan answers "maybe" more often: make a larger
-// one).
-func (f *Bloom) Len() int  { return f.n }
+// Len returns the number of hashes added.
+func (f *Bloom) Len() int { return f.n }
+
+// Plan returns the number of hashes the filter was planned for (past it,
+// the filter answers "maybe" more often: make a larger one).
 func (f *Bloom) Plan() int { return f.plan }
 
-// Bytes returns the memory the filter takes.
+// Bytes returns the memory the filter takes, in bytes.
 func (f *Bloom) Bytes() int { return len(f.m.raw) * 4 }
 
 // block returns the 16 words of h's block and the hash that picks its bits.
@@ -65,7 +69,7 @@ func bit(x uint32, i int) uint32 {
 	return (x * [bloomK]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}[i]) >> 23
 }
 
-// Add adds hash h.
+// Add adds hash h (a HashBytes result; bits 0-3 are not used).
 func (f *Bloom) Add(h uint64) {
 	w, x := f.block(h)
 	for i := range bloomK {

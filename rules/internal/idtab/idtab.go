@@ -308,8 +308,10 @@ func aligned(raw []uint32, n int) []uint32 {
 	return raw[off : off+n : off+n]
 }
 
-// Each calls fn with every entry (in no particular order); fn must not
-// change the table.
+// Each calls fn with every entry (W words), shard by shard (the top 6
+// bits of the hashes) and bucket by bucket from each shard's first; fn
+// must not change the table. It serves the rules that move a table's
+// entries to disk (VerMAS VM100, VM104: seed 000 "Base Event").
 func (t *Table) Each(fn func(e []uint32)) {
 	w := uint32(t.w)
 	for i := range t.m.shards {
