@@ -175,8 +175,31 @@ func (p *pagedBytes) take() []byte {
 }
 
 // grow adds pages until the space holds n bytes.
+// While the space fits in one page, that page is only as long as needed
+// (from 256 bytes, doubling), so that the state of a small log (a .work/
+// directory's events.jsonl, kept for the tree rules) stays small.
 func (p *pagedBytes) grow(n int64) {
+	if len(p.pages) == 0 && n > 0 {
+		p.pages = append(p.pages, pageRef{slot: -1, dirty: true})
+		p.res = append(p.res, 0)
+	}
+	if len(p.pages) == 1 {
+		if r := &p.pages[0]; int64(len(r.mem)) < min(n, pageSize) {
+			size := max(256, 2*int64(len(r.mem)))
+			for size < n {
+				size *= 2
+			}
+			mem := make([]byte, min(size, pageSize))
+			copy(mem, r.mem)
+			r.mem = mem
+		}
+	}
 	for int64(len(p.pages))*pageSize < n {
+		if r := &p.pages[0]; len(p.pages) == 1 && len(r.mem) < pageSize {
+			mem := make([]byte, pageSize)
+			copy(mem, r.mem)
+			r.mem = mem
+		}
 		p.pages = append(p.pages, pageRef{slot: -1, dirty: true})
 		i := len(p.pages) - 1
 		p.pages[i].mem = p.take()
@@ -244,9 +267,7 @@ func (a *pagedArray[T]) get(i int) T {
 
 // push appends v.
 func (a *pagedArray[T]) push(v T) {
-	if a.n%a.perPage == 0 {
-		a.b.grow(int64(a.n/a.perPage+1) * pageSize)
-	}
+	a.b.grow(int64(a.n/a.perPage)*pageSize + int64(a.n%a.perPage+1)*int64(a.size))
 	a.n++
 	*a.at(a.n - 1) = v
 }
