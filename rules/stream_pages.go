@@ -31,8 +31,9 @@ import (
 // temporary file).
 const pageSize = 32 << 10
 
-// residentPages is how many pages of one pagedBytes stay in memory.
-const residentPages = 8
+// residentPages is how many pages of one pagedBytes stay in memory (a
+// variable for the tests).
+var residentPages = 8
 
 // pageFile is the temporary file of the pages of one rule's state: slots
 // of pageSize bytes, allocated in order and never freed (a page keeps its
