@@ -99,12 +99,10 @@ func (d *idRuns) has(key uint64) bool { return d.n > 0 && (d.all || d.bloom.Has(
 func (d *idRuns) find(key uint64, fn func(off uint64) bool) bool {
 	key = runKey(key)
 	for _, r := range d.runs {
-		p := sort.Search(len(r.firsts), func(i int) bool { return r.firsts[i] > key }) - 1
-		if p < 0 {
-			p = 0
-		}
-		// key's entries start in page p (or later, when a page began with
-		// them): read pages until a key beyond it.
+		// key's entries start in the page before the first that begins
+		// with key or a larger one (or in that page): read pages from
+		// there until a key beyond it.
+		p := max(sort.Search(len(r.firsts), func(i int) bool { return r.firsts[i] >= key })-1, 0)
 		for ; p < len(r.firsts) && r.firsts[p] <= key; p++ {
 			ents, ok := d.readPage(r, p)
 			if !ok {

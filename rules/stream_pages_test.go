@@ -246,3 +246,51 @@ func TestBloom(t *testing.T) {
 	}
 	t.Logf("false positives: %d of 100,000", fp)
 }
+
+// TestIDRunsFind: find returns every entry of a key, however many pages
+// they span and wherever they start, in runs written and merged; keys
+// absent are not found.
+func TestIDRunsFind(t *testing.T) {
+	d := &idRuns{dirName: t.TempDir()}
+	defer d.free()
+	want := map[uint64]map[uint64]bool{}
+	r := rand.New(rand.NewPCG(13, 14))
+	off := uint64(1)
+	for range 6 {
+		var ents []idEntry
+		for range 700 {
+			key := uint64(r.IntN(5)) << 40 // a few keys, each on many pages
+			if r.IntN(4) == 0 {
+				key = r.Uint64() &^ 15
+			}
+			ents = append(ents, idEntry{key: key, off: off})
+			if want[key] == nil {
+				want[key] = map[uint64]bool{}
+			}
+			want[key][off] = true
+			off++
+		}
+		if !d.write(ents) {
+			t.Fatal("run not written")
+		}
+	}
+	if len(d.runs) > 3 {
+		t.Errorf("%d runs: not merged", len(d.runs))
+	}
+	for key, offs := range want {
+		if !d.has(key) {
+			t.Fatalf("key %#x ruled out", key)
+		}
+		got := map[uint64]bool{}
+		d.find(key, func(o uint64) bool { got[o] = true; return false })
+		if len(got) != len(offs) {
+			t.Fatalf("key %#x: %d entries found, want %d", key, len(got), len(offs))
+		}
+	}
+	if d.find(7<<40, func(uint64) bool { return true }) {
+		t.Error("an absent key found")
+	}
+	if d.err != nil {
+		t.Fatal(d.err)
+	}
+}
