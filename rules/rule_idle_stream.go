@@ -81,9 +81,9 @@ func (s *idleAfterEndState) Observe(rec *StreamRecord, r *StreamReporter) {
 			return
 		}
 		if n := s.runs.Get(run.Str); n > 0 {
-			if end := s.ends.at(int(n) - 1); end.live {
+			if end := s.ends.get(int(n) - 1); end.live {
 				event := idleEndEvents[end.event]
-				end.live = false
+				s.ends.at(int(n) - 1).live = false
 				r.Report(StreamFinding{
 					Line: rec.Line, Column: run.Column, Pointer: "/run_id",
 					Reason: "run " + string(run.Str) + " goes on after its " + event + " on line " + strconv.Itoa(int(end.line)) +
@@ -308,7 +308,7 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 			s.last.push(frameIter{iter: f.iter, line: int32(rec.Line)})
 			continue
 		}
-		prev := s.last.at(int(n) - 1)
+		prev := s.last.get(int(n) - 1)
 		if f.iter < prev.iter {
 			p := "/stack/" + strconv.Itoa(i) + "/iter"
 			line, col := rec.Line, stack.Column+int(f.iterOff)
@@ -324,7 +324,7 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 			})
 		}
 		if f.iter != prev.iter {
-			prev.iter, prev.line = f.iter, int32(rec.Line)
+			*s.last.at(int(n) - 1) = frameIter{iter: f.iter, line: int32(rec.Line)}
 		}
 	}
 }
