@@ -63,11 +63,6 @@ func runKey(key uint64) uint64 {
 	return key>>58<<58 | uint64(uint32(key))<<26 | key>>32&(1<<26-1)
 }
 
-// keyOfRun is the inverse of runKey.
-func keyOfRun(k uint64) uint64 {
-	return k>>58<<58 | (k&(1<<26-1))<<32 | k>>26&(1<<32-1)
-}
-
 // sortEntries sorts ents by runKey of their keys (key replaced by it):
 // an insertion sort, quick on entries taken from an idtab.Table in order
 // (a few displaced by probing), then any that came too far out of order
@@ -92,7 +87,7 @@ func sortEntries(ents []idEntry) {
 const runPage = 256
 
 // has reports whether key may be on disk.
-func (d *idRuns) has(key uint64) bool { return d.n > 0 && (d.all || d.bloom.Has(key)) }
+func (d *idRuns) has(key uint64) bool { return d.n > 0 && (d.all || d.bloom.Has(runKey(key))) }
 
 // find calls fn with the offset of every entry of key on disk until fn
 // returns true; found is fn's last answer.
@@ -153,8 +148,8 @@ func (d *idRuns) write(ents []idEntry) bool {
 	if d.failed {
 		return false
 	}
-	d.filter(ents)
 	sortEntries(ents)
+	d.filter(ents)
 	r, ok := d.create(func(w *bufio.Writer, emit func(idEntry) error) error {
 		for _, e := range ents {
 			if err := emit(e); err != nil {
@@ -177,7 +172,8 @@ func (d *idRuns) write(ents []idEntry) bool {
 	return true
 }
 
-// filter adds the keys of ents to the filter, making a larger one from
+// filter adds the keys of ents (runKey values, in order: the filter's
+// blocks are written in order) to the filter, making a larger one from
 // every run when the filter would pass its plan.
 func (d *idRuns) filter(ents []idEntry) {
 	if d.bloom != nil && d.bloom.Len()+len(ents) <= d.bloom.Plan() {
@@ -195,7 +191,7 @@ func (d *idRuns) filter(ents []idEntry) {
 	}
 	d.bloom = idtab.NewBloom(plan)
 	for _, r := range d.runs {
-		if !d.each(r, func(e idEntry) { d.bloom.Add(keyOfRun(e.key)) }) {
+		if !d.each(r, func(e idEntry) { d.bloom.Add(e.key) }) {
 			// A run that cannot be read: every key may be on disk, so
 			// that a search meets the error (d.err) rather than a wrong
 			// "absent".

@@ -189,6 +189,11 @@ func cmpErr(errs ...error) error {
 	return nil
 }
 
+// keyOfRun is the inverse of runKey.
+func keyOfRun(k uint64) uint64 {
+	return k>>58<<58 | (k&(1<<26-1))<<32 | k>>26&(1<<32-1)
+}
+
 // TestRunKey: runKey is a permutation of the bits (keyOfRun undoes it),
 // and entries taken from a table in order are sorted by it.
 func TestRunKey(t *testing.T) {

@@ -58,10 +58,11 @@ func (f *Bloom) Bytes() int { return len(f.m.raw) * 4 }
 
 // block returns the 16 words of h's block and the hash that picks its bits.
 func (f *Bloom) block(h uint64) ([]uint32, uint32) {
-	// h is a hash already (HashBytes): its high half picks the block,
-	// bits 4-35 the bits in it (callers may have cleared bits 0-3).
+	// h is a hash already: its high half picks the block (hashes added in
+	// increasing order fill the blocks in order), its low half the bits
+	// in it.
 	b := uint32((uint64(uint32(h>>32)) * uint64(f.nb)) >> 32)
-	return f.words[b*bucketWords : b*bucketWords+bucketWords : b*bucketWords+bucketWords], uint32(h >> 4)
+	return f.words[b*bucketWords : b*bucketWords+bucketWords : b*bucketWords+bucketWords], uint32(h)
 }
 
 // bit returns the i-th bit position (0-511) of x.
@@ -69,7 +70,7 @@ func bit(x uint32, i int) uint32 {
 	return (x * [bloomK]uint32{0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31}[i]) >> 23
 }
 
-// Add adds hash h (a HashBytes result; bits 0-3 are not used).
+// Add adds hash h (64 bits, at least 26 of them random in each half).
 func (f *Bloom) Add(h uint64) {
 	w, x := f.block(h)
 	for i := range bloomK {
