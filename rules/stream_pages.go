@@ -81,8 +81,12 @@ func (pf *pageFile) write(slot *int64, b []byte) bool {
 }
 
 // read reads slot into b; on failure b is zeroed and pf.err set.
-func (pf *pageFile) read(slot int64, b []byte) {
-	n, err := pf.f.ReadAt(b, slot*pageSize)
+func (pf *pageFile) read(slot int64, b []byte) { pf.readAt(b, slot*pageSize) }
+
+// readAt reads b at byte off of the file; on failure b is zeroed and
+// pf.err set.
+func (pf *pageFile) readAt(b []byte, off int64) {
+	n, err := pf.f.ReadAt(b, off)
 	if err == io.EOF && n == len(b) {
 		err = nil
 	}
@@ -119,6 +123,7 @@ type pagedBytes struct {
 	clock uint64
 	n     int64 // bytes used
 	spare []byte
+	miss  int // the last page that read brought into memory
 }
 
 // pageRef is where page i is: in memory (mem) and/or in slot of the file
@@ -210,11 +215,23 @@ func (p *pagedBytes) grow(n int64) {
 }
 
 // read copies the bytes [off, off+len(b)) into b.
+// A page not in memory is brought in when it follows the last one read
+// brings in (a scan); otherwise only the bytes asked for are read from the
+// file (a lookup among old entries: no page copied, none written back).
 func (p *pagedBytes) read(off int64, b []byte) {
 	for len(b) > 0 {
-		pg := p.page(int(off/pageSize), false)
-		k := copy(b, pg[off%pageSize:])
-		b, off = b[k:], off+int64(k)
+		i := int(off / pageSize)
+		r := &p.pages[i]
+		n := min(int64(len(b)), pageSize-off%pageSize)
+		if r.mem == nil && i != p.miss+1 {
+			p.pf.readAt(b[:n], r.slot*pageSize+off%pageSize)
+		} else {
+			if r.mem == nil {
+				p.miss = i
+			}
+			copy(b[:n], p.page(i, false)[off%pageSize:])
+		}
+		b, off = b[n:], off+n
 	}
 }
 
@@ -262,8 +279,9 @@ func (a *pagedArray[T]) at(i int) *T {
 
 // get returns a copy of record i without marking its page changed.
 func (a *pagedArray[T]) get(i int) T {
-	pg := a.b.page(i/a.perPage, false)
-	return *(*T)(unsafe.Pointer(&pg[(i%a.perPage)*a.size]))
+	var v T
+	a.b.read(int64(i/a.perPage)*pageSize+int64((i%a.perPage)*a.size), unsafe.Slice((*byte)(unsafe.Pointer(&v)), a.size))
+	return v
 }
 
 // push appends v.
