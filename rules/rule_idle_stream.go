@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -43,18 +44,30 @@ type idleAfterEnd struct{}
 func (idleAfterEnd) Fields() []Field { return idleFields[:2] }
 
 func (idleAfterEnd) NewFile(string, *Options) FileState {
-	return &idleAfterEndState{ended: map[string]idleEnd{}}
+	pf := &pageFile{}
+	return &idleAfterEndState{pf: pf, runs: newPagedStrings(pf, true), ends: newPagedArray[idleEnd](pf)}
 }
 
-// idleEnd is the DONE or ABORT that ended a run.
+// idleEnd is the DONE or ABORT that ended a run (live: not reopened by a
+// STATE since).
 type idleEnd struct {
-	event string
 	line  int32
+	event uint8 // 1 DONE, 2 ABORT
+	live  bool
 }
 
+// idleEndEvents names idleEnd.event.
+var idleEndEvents = [...]string{1: "DONE", 2: "ABORT"}
+
+// idleAfterEndState numbers the run_ids that a DONE or ABORT ended (runs)
+// and keeps the latest end of run n at ends.at(n-1), both in pages, most of
+// them in a temporary file (stream_pages.go), so that memory does not grow
+// with the runs of a log.
 type idleAfterEndState struct {
-	current string             // run_id of the latest STATE
-	ended   map[string]idleEnd // run_id → its DONE or ABORT
+	current string // run_id of the latest STATE
+	runs    *pagedStrings
+	ends    *pagedArray[idleEnd]
+	pf      *pageFile
 }
 
 func (s *idleAfterEndState) Observe(rec *StreamRecord, r *StreamReporter) {
@@ -67,26 +80,47 @@ func (s *idleAfterEndState) Observe(rec *StreamRecord, r *StreamReporter) {
 		if run.Type != ValueString {
 			return
 		}
-		if end, ok := s.ended[string(run.Str)]; ok {
-			r.Report(StreamFinding{
-				Line: rec.Line, Column: run.Column, Pointer: "/run_id",
-				Reason: "run " + string(run.Str) + " goes on after its " + end.event + " on line " + strconv.Itoa(int(end.line)) +
-					" (a DONE or ABORT ends the run of the latest STATE before it)",
-				Extra: map[string]any{"end_line": int(end.line), "end_event": end.event},
-			})
-			delete(s.ended, string(run.Str))
+		if n := s.runs.Get(run.Str); n > 0 {
+			if end := s.ends.get(int(n) - 1); end.live {
+				event := idleEndEvents[end.event]
+				s.ends.at(int(n) - 1).live = false
+				r.Report(StreamFinding{
+					Line: rec.Line, Column: run.Column, Pointer: "/run_id",
+					Reason: "run " + string(run.Str) + " goes on after its " + event + " on line " + strconv.Itoa(int(end.line)) +
+						" (a DONE or ABORT ends the run of the latest STATE before it)",
+					Extra: map[string]any{"end_line": int(end.line), "end_event": event},
+				})
+			}
 		}
 		if string(run.Str) != s.current {
 			s.current = string(run.Str)
 		}
 	case "DONE", "ABORT":
 		if s.current != "" {
-			s.ended[s.current] = idleEnd{event: string(ev.Str), line: int32(rec.Line)}
+			end := idleEnd{line: int32(rec.Line), event: 1, live: true}
+			if string(ev.Str) == "ABORT" {
+				end.event = 2
+			}
+			n, added := s.runs.Add([]byte(s.current))
+			if added {
+				s.ends.push(end)
+			} else {
+				*s.ends.at(int(n) - 1) = end
+			}
 		}
 	}
 }
 
-func (s *idleAfterEndState) Finish(*StreamReporter) {}
+// Finish reports, when pages could not be read back, that the checks are
+// incomplete, and releases the state.
+func (s *idleAfterEndState) Finish(r *StreamReporter) {
+	if err := cmp.Or(s.pf.err, s.runs.err()); err != nil {
+		r.Report(StreamFinding{Reason: "the ended runs of this log could not be read back from their temporary files (" + err.Error() + "): not all were checked"})
+	}
+	s.runs.Free()
+	s.ends.free()
+	s.pf.close()
+}
 
 // idleIter is the stream check of IL101.
 type idleIter struct{}
@@ -94,7 +128,8 @@ type idleIter struct{}
 func (idleIter) Fields() []Field { return idleFields }
 
 func (idleIter) NewFile(string, *Options) FileState {
-	return &idleIterState{last: map[string]*frameIter{}}
+	pf := &pageFile{}
+	return &idleIterState{pf: pf, pairs: newPagedStrings(pf, true), last: newPagedArray[frameIter](pf)}
 }
 
 // frameIter is the latest iter of one frame of one run.
@@ -240,10 +275,14 @@ func (sr *stackReader) decodeFrames(dst []idleFrame, raw []byte) ([]idleFrame, b
 	return dst, true
 }
 
-// idleIterState maps (run_id, frame id) (pairKey) to the frame's latest
-// iter, updated in place (a key is allocated once per frame).
+// idleIterState numbers the (run_id, frame id) pairs (pairKey) and keeps
+// pair n's latest iter at last.at(n-1), updated in place, both in pages,
+// most of them in a temporary file (stream_pages.go), so that memory does
+// not grow with the runs of a log.
 type idleIterState struct {
-	last   map[string]*frameIter
+	pairs  *pagedStrings
+	last   *pagedArray[frameIter]
+	pf     *pageFile
 	key    []byte
 	frames []idleFrame
 	stack  stackReader
@@ -264,11 +303,12 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 			continue
 		}
 		s.key = append(pairKey(s.key, run.Str, nil), f.id...)
-		prev := s.last[string(s.key)]
-		if prev == nil {
-			s.last[string(s.key)] = &frameIter{iter: f.iter, line: int32(rec.Line)}
+		n, added := s.pairs.Add(s.key)
+		if added {
+			s.last.push(frameIter{iter: f.iter, line: int32(rec.Line)})
 			continue
 		}
+		prev := s.last.get(int(n) - 1)
 		if f.iter < prev.iter {
 			p := "/stack/" + strconv.Itoa(i) + "/iter"
 			line, col := rec.Line, stack.Column+int(f.iterOff)
@@ -284,12 +324,21 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 			})
 		}
 		if f.iter != prev.iter {
-			prev.iter, prev.line = f.iter, int32(rec.Line)
+			*s.last.at(int(n) - 1) = frameIter{iter: f.iter, line: int32(rec.Line)}
 		}
 	}
 }
 
-func (s *idleIterState) Finish(*StreamReporter) {}
+// Finish reports, when pages could not be read back, that the checks are
+// incomplete, and releases the state.
+func (s *idleIterState) Finish(r *StreamReporter) {
+	if err := cmp.Or(s.pf.err, s.pairs.err()); err != nil {
+		r.Report(StreamFinding{Reason: "the frames of this log's runs could not be read back from their temporary files (" + err.Error() + "): not all were checked"})
+	}
+	s.pairs.Free()
+	s.last.free()
+	s.pf.close()
+}
 
 // idleStreamRules defines the rules of this file (group IL, loaded on first use: see groups).
 func idleStreamRules() {

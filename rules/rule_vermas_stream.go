@@ -2,13 +2,14 @@ package rules
 
 import (
 	"bytes"
+	"cmp"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
-	"github.com/agentlint/agentlint/rules/internal/idtab"
 )
 
 // Cross-record rules of the vermas family (seed 000 "VerMAS Data
@@ -25,12 +26,15 @@ import (
 //     templates and work orders (VM132-VM134), assignment files (VM135) and
 //     work-order prefixes declared in routes.jsonl (VM136).
 //
-// Memory is proportional to the number of distinct ids: event ids are kept
-// while their file is read as 8-byte entries of a hash and the record's
-// offset, a possible repeat confirmed by reading the earlier record again
-// (recordIDs; whole ids for standard input, which cannot be read again),
-// work orders and messages as small structs of their compared fields; no
-// record is kept.
+// Memory does not grow with the ids of an event log read from a file:
+// event and process ids are kept while their file is read as entries of a
+// hash and the record's offset, the last 65,536 in memory and the older
+// ones on disk behind a Bloom filter of 12 bits an id, a possible repeat
+// confirmed by reading the earlier record again (recordIDs, idRuns; whole
+// ids in memory for standard input, which cannot be read again); the
+// replayed work orders and messages, as small structs of their compared
+// fields, their ids and texts are in pages of which a few are in memory
+// and the rest in a temporary file (stream_pages.go); no record is kept.
 //
 // No cascades: a record that failed per-record validation still registers
 // the ids it carries (an event_id, a created work order, a sent message, a
@@ -211,7 +215,9 @@ func (c *vermasCheck) NewFile(file string, opts *Options) FileState { return vmN
 func (*vermasCheck) NewKindFile(file, kind string, _ *Options) FileState {
 	switch kind {
 	case vmKindEvent:
-		e := &vmEvents{file: file, wos: idtab.NewStrings(), msgs: idtab.NewStrings(), texts: idtab.NewStrings()}
+		e := &vmEvents{file: file, pf: &pageFile{}}
+		e.wos, e.msgs, e.texts = newPagedStrings(e.pf, true), newPagedStrings(e.pf, true), newPagedStrings(e.pf, false)
+		e.wo, e.sent = newPagedArray[vmWO](e.pf), newPagedArray[vmSent](e.pf)
 		e.ids, e.procs = newRecordIDs(vmEventIDField, &e.marks), newRecordIDs(vmProcIDField, &e.marks)
 		return e
 	case vmKindWorkOrder:
@@ -296,16 +302,19 @@ type vmEvents struct {
 	prevLine uint32     // the previous valid event with a timestamp (VM105)
 	prevTime int64
 	prevText []byte
-	wos      *idtab.Strings // work order id → its number n, the work order at wo[n-1]
-	wo       []vmWO
-	msgs     *idtab.Strings // message id → its number n, the message at sent[n-1]
-	sent     []vmSent
-	procs    *recordIDs     // process ids of process.created and verify.started; freed by Finish
-	texts    *idtab.Strings // titles, agents, subjects, message types, read_at: each distinct text once
+	wos      *pagedStrings       // work order id → its number n, the work order at wo.at(n-1)
+	wo       *pagedArray[vmWO]   // in pages, most of them in pf
+	msgs     *pagedStrings       // message id → its number n, the message at sent.at(n-1)
+	sent     *pagedArray[vmSent] // in pages, most of them in pf
+	procs    *recordIDs          // process ids of process.created and verify.started; freed by Finish
+	texts    *pagedStrings       // titles, agents, subjects, message types, read_at: each text set, in pages
+	pf       *pageFile           // the temporary file of the pages of wos, wo, msgs, sent and texts
+	lostSaid bool                // the pages that could not be read back were reported
 }
 
-// vmWO is a work order replayed from an event log, in 40 bytes: its texts
-// are numbers of vmEvents.texts (0: the empty string). A field's line is
+// vmWO is a work order replayed from an event log, in 40 bytes (in
+// vmEvents.wo's pages): its texts are numbers of vmEvents.texts (0: the
+// empty string). A field's line is
 // the event that last set it; 0 when an invalid record touched it
 // (unknown: not compared).
 type vmWO struct {
@@ -323,7 +332,7 @@ type vmWO struct {
 }
 
 // vmSent is a message sent in an event log (mail.sent), with its mail.read,
-// in 48 bytes: its texts are numbers of vmEvents.texts (0: the empty
+// in 48 bytes (in vmEvents.sent's pages): its texts are numbers of vmEvents.texts (0: the empty
 // string).
 type vmSent struct {
 	n                      uint32 // its number in vmEvents.msgs (its id)
@@ -360,9 +369,11 @@ func (s *vmEvents) woID(wo *vmWO) string { return string(s.wos.At(wo.n)) }
 // msgID returns the id of m.
 func (s *vmEvents) msgID(m *vmSent) string { return string(s.msgs.At(m.n)) }
 
+// wo4 returns the work order of id, or nil; the pointer is valid until
+// the next use of s.wo.
 func (s *vmEvents) wo4(id []byte) *vmWO {
 	if n := s.wos.Get(id); n > 0 {
-		return &s.wo[n-1]
+		return s.wo.at(int(n) - 1)
 	}
 	return nil
 }
@@ -477,9 +488,11 @@ func (s *vmEvents) processCreated(rec *StreamRecord) {
 	}
 }
 
+// sent4 returns the message of id, or nil; the pointer is valid until the
+// next use of s.sent.
 func (s *vmEvents) sent4(id []byte) *vmSent {
 	if n := s.msgs.Get(id); n > 0 {
-		return &s.sent[n-1]
+		return s.sent.at(int(n) - 1)
 	}
 	return nil
 }
@@ -491,7 +504,7 @@ func (s *vmEvents) created(rec *StreamRecord, r *StreamReporter) {
 	line := uint32(rec.Line)
 	n, added := s.wos.Add(w.Str)
 	if !added {
-		wo := &s.wo[n-1]
+		wo := s.wo.at(int(n) - 1)
 		if wo.createdInvalid {
 			// The first creation was an invalid record (reported there):
 			// this one takes its place.
@@ -504,9 +517,9 @@ func (s *vmEvents) created(rec *StreamRecord, r *StreamReporter) {
 			return
 		}
 	} else {
-		s.wo = append(s.wo, vmWO{n: n})
+		s.wo.push(vmWO{n: n})
 	}
-	wo := &s.wo[n-1]
+	wo := s.wo.at(int(n) - 1)
 	wo.line, wo.col = line, uint32(w.Column)
 	wo.status, wo.statusLine = 1, line // open
 	wo.title, wo.titleLine = s.text(v[evTitle].Str), line
@@ -562,19 +575,18 @@ func (s *vmEvents) mailSent(rec *StreamRecord, valid bool) {
 	}
 	n, added := s.msgs.Add(m.Str)
 	if !added {
-		if !valid || s.sent[n-1].known {
+		if !valid || s.sent.get(int(n)-1).known {
 			return // the first mail.sent is the message
 		}
-		s.sent[n-1] = vmSent{}
 	} else {
-		s.sent = append(s.sent, vmSent{})
+		s.sent.push(vmSent{})
 	}
-	x := &s.sent[n-1]
-	x.n, x.line, x.col, x.known = n, uint32(rec.Line), uint32(m.Column), valid
+	x := vmSent{n: n, line: uint32(rec.Line), col: uint32(m.Column), known: valid}
 	if valid {
 		x.from, x.to = s.text(v[evMailFrom].Str), s.text(v[evMailTo].Str)
 		x.subject, x.typ = s.text(v[evSubject].Str), s.text(v[evMsgType].Str)
 	}
+	*s.sent.at(int(n) - 1) = x
 }
 
 // invalid registers what an invalid event carries and makes the fields it
@@ -598,7 +610,7 @@ func (s *vmEvents) invalid(rec *StreamRecord) {
 		if typ == "work_order.created" {
 			if wo == nil {
 				n, _ := s.wos.Add(w.Str)
-				s.wo = append(s.wo, vmWO{n: n, line: uint32(rec.Line), col: uint32(w.Column), createdInvalid: true})
+				s.wo.push(vmWO{n: n, line: uint32(rec.Line), col: uint32(w.Column), createdInvalid: true})
 			}
 			return
 		}
@@ -639,11 +651,46 @@ func (s *vmEvents) invalid(rec *StreamRecord) {
 func (s *vmEvents) Expect(records int) { s.ids.expect(records) }
 
 // Finish implements FileState: the event and process ids are no longer
-// needed (the tree rules read work orders and messages).
-func (s *vmEvents) Finish(*StreamReporter) {
+// needed; the tree rules read the work orders and messages of a file named
+// events.jsonl (vmTree.AddFile), which vmTree.Finish releases; those of
+// any other event log are released now.
+func (s *vmEvents) Finish(r *StreamReporter) {
+	if err := cmp.Or(s.ids.err(), s.procs.err()); err != nil {
+		r.Report(StreamFinding{File: s.file,
+			Reason: "the event and process ids of this log could not be read back from their temporary files (" +
+				err.Error() + "): not every repeat and reference was checked"})
+	}
 	s.ids.free()
 	s.procs.free()
 	s.ids, s.procs, s.marks = nil, nil, lineMarks{}
+	s.reportLost(r)
+	if filepath.Base(s.file) != "events.jsonl" {
+		s.release()
+	}
+}
+
+// reportLost reports, once, that pages of the replay state could not be
+// read back from their temporary file: the checks that read them saw
+// empty work orders and messages.
+func (s *vmEvents) reportLost(r *StreamReporter) {
+	err := cmp.Or(s.pf.err, s.wos.err(), s.msgs.err())
+	if err == nil || s.lostSaid {
+		return
+	}
+	s.lostSaid = true
+	r.Report(StreamFinding{File: s.file,
+		Reason: "the work orders and messages replayed from this log could not be read back from their temporary files (" +
+			err.Error() + "): not all were checked"})
+}
+
+// release frees the replay state and closes its temporary file.
+func (s *vmEvents) release() {
+	s.wos.Free()
+	s.msgs.Free()
+	s.texts.Free()
+	s.wo.free()
+	s.sent.free()
+	s.pf.close()
 }
 
 // ---- work_orders.jsonl

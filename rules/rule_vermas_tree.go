@@ -230,6 +230,10 @@ func (t *vmTree) Finish(r *StreamReporter) {
 		u.processes(r.As("VM132"), r.As("VM133"), r.As("VM134"))
 		u.assignments(r.As("VM135"))
 		u.prefixes(r.As("VM136"))
+		if u.events != nil {
+			u.events.reportLost(r)
+			u.events.release()
+		}
 	}
 }
 
@@ -329,12 +333,12 @@ func (u *vmUnit) projectionWorkOrders(r *StreamReporter) {
 				Extra:  map[string]any{"id": p.id, "events_file": ev.file, "differences": extra}})
 		}
 	}
-	for i := range ev.wo {
-		w := &ev.wo[i]
+	for i := range ev.wo.len() {
+		w := ev.wo.get(i)
 		if w.createdInvalid {
 			continue
 		}
-		id := ev.woID(w)
+		id := ev.woID(&w)
 		if _, p := u.workOrder(id); p == nil {
 			r.Report(StreamFinding{File: ev.file, Line: int(w.line), Column: int(w.col), Pointer: "/data/work_order_id",
 				Reason: "work order " + strconv.Quote(id) + " created here is not in " + u.wos[0].file,
@@ -411,12 +415,12 @@ func (u *vmUnit) projectionMessages(r *StreamReporter) {
 				Extra:  map[string]any{"id": m.id, "events_file": ev.file, "differences": extra}})
 		}
 	}
-	for i := range ev.sent {
-		s := &ev.sent[i]
+	for i := range ev.sent.len() {
+		s := ev.sent.get(i)
 		if !s.known {
 			continue
 		}
-		id := ev.msgID(s)
+		id := ev.msgID(&s)
 		if _, m := u.message(id); m == nil {
 			r.Report(StreamFinding{File: ev.file, Line: int(s.line), Column: int(s.col), Pointer: "/data/message_id",
 				Reason: "message " + strconv.Quote(id) + " sent here is not in " + u.msgs[0].file,
@@ -657,9 +661,9 @@ func (u *vmUnit) prefixes(r *StreamReporter) {
 	if u.events == nil {
 		return
 	}
-	for i := range u.events.wo {
-		if w := &u.events.wo[i]; !w.createdInvalid {
-			if id := u.events.woID(w); !declared[vmPrefix(id)] {
+	for i := range u.events.wo.len() {
+		if w := u.events.wo.get(i); !w.createdInvalid {
+			if id := u.events.woID(&w); !declared[vmPrefix(id)] {
 				report(u.events.file, w.line, w.col, "/data/work_order_id", id)
 			}
 		}

@@ -12,11 +12,13 @@ import (
 // the record that first carried it, in compact entries:
 //
 //   - an id of a record the engine can read again (StreamRecord.Source) is
-//     an 8-byte entry of the record's byte offset and 28 bits of the id's
-//     hash (offs, outside the Go heap); a possible repeat (same hash bits)
-//     is confirmed by reading the earlier record again and comparing its
-//     id exactly, and its line is counted from the nearest of the marks
-//     kept every 32 records (lineMarks);
+//     an entry of the record's byte offset and 60 bits of the id's hash:
+//     the last hotMax of them in memory (offs: 12 bytes each, outside the
+//     Go heap when large), the older ones on disk (disk: sorted runs in
+//     temporary files behind a Bloom filter of 12 bits an id, idRuns); a
+//     possible repeat (same hash bits) is confirmed by reading the earlier
+//     record again and comparing its id exactly, and its line is counted
+//     from the nearest of the marks kept every 32 records (lineMarks);
 //   - an id of a record that cannot be read again (standard input, offsets
 //     beyond 64 GiB) is kept whole (whole: its bytes and ~21 bytes more);
 //   - the last ids added are also kept whole in a small direct-mapped cache
@@ -28,15 +30,21 @@ import (
 type recordIDs struct {
 	field      []Field // the id's field, for Source.Values (one slice: Source caches by it)
 	hash       func([]byte) uint64
-	offs       *idtab.Table
+	offs       *idtab.Table // the last hotMax entries: offset+1 (36 bits), hash &^ 15
+	hotMax     int          // entries of offs beyond which they go to disk
+	disk       idRuns       // the older entries
+	ents       []idEntry    // offs's entries on their way to disk
 	whole      *idtab.Strings
 	wholeLines []uint32 // line of whole's string n at wholeLines[n-1]
 	src        Source
 	marks      *lineMarks // of the file's records, noted by the caller
 	recent     []recentID
 	vals       [1]Value
-	e          [2]uint32
+	e          [3]uint32
 }
+
+// hotIDs is recordIDs.hotMax: 65,536 entries in memory (about 1 MiB).
+const hotIDs = 1 << 16
 
 // recentID is a slot of recordIDs.recent: an id of up to 36 bytes (a
 // UUID's text), n its length plus one (0: empty), and its first line.
@@ -58,14 +66,18 @@ func newRecordIDs(field []Field, marks *lineMarks) *recordIDs {
 		field:  field,
 		marks:  marks,
 		hash:   idtab.HashBytes,
-		offs:   idtab.New(2, func(e []uint32) uint64 { return uint64(e[1] &^ 15) }),
+		offs:   idtab.New(3, func(e []uint32) uint64 { return uint64(e[2])<<32 | uint64(e[1]&^15) }),
+		hotMax: hotIDs,
 		whole:  idtab.NewStrings(),
 		recent: make([]recentID, recentSlots),
 	}
 }
 
 // len returns the number of distinct ids.
-func (s *recordIDs) len() int { return s.offs.Len() + s.whole.Len() }
+func (s *recordIDs) len() int { return s.offs.Len() + s.disk.n + s.whole.Len() }
+
+// err returns why entries on disk could not be read back (nil: none).
+func (s *recordIDs) err() error { return s.disk.err }
 
 // find reports whether a record carried id (hash h): the line of the
 // first one, or, when it was read again, its offset (off >= 0; line 0);
@@ -82,23 +94,33 @@ func (s *recordIDs) find(id []byte, h uint64) (line int, off int64, found bool, 
 			return int(s.wholeLines[n-1]), -1, true, c
 		}
 	}
-	// The offs table places an entry by the 28 hash bits it stores (so that
-	// it can grow without reading records again), in the shard of h.
-	p := uint32(h) &^ 15
-	c = s.offs.Probe(h&^(1<<32-1) | uint64(p))
-	if s.offs.Len() == 0 {
-		return 0, -1, false, c
-	}
-	for e := c.Next(); e != nil; e = c.Next() {
-		if e[1]&^15 != p {
-			continue
+	// The offs table places an entry by the 60 hash bits it stores (so that
+	// it can grow without reading records again); the runs on disk sort
+	// them by the same key.
+	key := h &^ 15
+	c = s.offs.Probe(key)
+	if s.offs.Len() > 0 {
+		for e := c.Next(); e != nil; e = c.Next() {
+			if e[1]&^15 != uint32(key) || e[2] != uint32(key>>32) {
+				continue
+			}
+			if off := int64(e[0]) | int64(e[1]&15)<<32 - 1; s.is(off, id) {
+				return 0, off, true, c
+			}
 		}
-		off := int64(e[0]) | int64(e[1]&15)<<32 - 1
-		if s.src.Values(off, s.field, s.vals[:]) && s.vals[0].Type == ValueString && bytes.Equal(s.vals[0].Str, id) {
+	}
+	if s.disk.has(key) {
+		off := int64(-1)
+		if s.disk.find(key, func(o uint64) bool { off = int64(o) - 1; return s.is(off, id) }) {
 			return 0, off, true, c
 		}
 	}
 	return 0, -1, false, c
+}
+
+// is reports whether the record at off carries id.
+func (s *recordIDs) is(off int64, id []byte) bool {
+	return s.src.Values(off, s.field, s.vals[:]) && s.vals[0].Type == ValueString && bytes.Equal(s.vals[0].Str, id)
 }
 
 // has reports whether a record of the file carried id.
@@ -121,8 +143,11 @@ func (s *recordIDs) add(rec *StreamRecord, id []byte) (first int, dup bool) {
 	if off := rec.Offset; rec.Source != nil && off >= 0 && off < offMax {
 		s.src = rec.Source
 		o := uint64(off + 1)
-		s.e[0], s.e[1] = uint32(o), uint32(o>>32)|uint32(h)&^15
+		s.e[0], s.e[1], s.e[2] = uint32(o), uint32(o>>32)|uint32(h)&^15, uint32(h>>32)
 		c.Put(s.e[:])
+		if s.offs.Len() >= s.hotMax {
+			s.spill()
+		}
 	} else {
 		s.whole.Add(id)
 		s.wholeLines = append(s.wholeLines, uint32(rec.Line))
@@ -135,18 +160,38 @@ func (s *recordIDs) add(rec *StreamRecord, id []byte) (first int, dup bool) {
 	return rec.Line, false
 }
 
+// spill moves the entries of offs to a new run on disk; when it cannot,
+// they stay (and offs grows from then on).
+func (s *recordIDs) spill() {
+	s.ents = s.ents[:0]
+	s.offs.Each(func(e []uint32) {
+		s.ents = append(s.ents, idEntry{key: uint64(e[2])<<32 | uint64(e[1]&^15), off: uint64(e[0]) | uint64(e[1]&15)<<32})
+	})
+	if !s.disk.write(s.ents) {
+		s.hotMax = int(^uint(0) >> 1)
+		return
+	}
+	s.offs.Free()
+	s.offs.Reserve(s.hotMax)
+}
+
 // expect makes room for the ids of a file of records records, in
-// proportion to the ids of the records noted so far (Expecter).
+// proportion to the ids of the records noted so far (Expecter): the
+// table in memory up to hotMax entries, the filter of the entries on disk
+// for the rest.
 func (s *recordIDs) expect(records int) {
 	if s.marks == nil || s.marks.seen == 0 || s.offs.Len() == 0 {
 		return
 	}
-	s.offs.Reserve(int(int64(records) * int64(s.offs.Len()) / int64(s.marks.seen)))
+	n := int(int64(records) * int64(s.offs.Len()) / int64(s.marks.seen))
+	s.offs.Reserve(min(n, s.hotMax))
+	s.disk.plan = n
 }
 
 // free releases the set's memory; it must not be used afterwards.
 func (s *recordIDs) free() {
 	s.offs.Free()
+	s.disk.free()
 	s.whole.Free()
 	s.wholeLines, s.recent, s.src, s.marks = nil, nil, nil, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 )
 
@@ -43,19 +44,26 @@ func (m *memSource) ReadAt(p []byte, off int64) (int, error) {
 // repeat confirmed by reading the earlier record) or hashing well, with
 // its cache of recent ids or without, for records that can be read again
 // (lines counted from the marks, blank lines between records) and records
-// that cannot (kept whole), ids of every length.
+// that cannot (kept whole), ids of every length; with all but the last 16
+// entries on disk (runs merged, the Bloom filter grown from them), or with
+// a directory where no run can be written (the entries stay in memory).
 func TestRecordIDsExact(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		collide bool
 		recent  bool
 		reread  bool
+		disk    string // "": the default hotMax, "ok": 16 and a directory, "bad": 16 and none
 	}{
-		{"colliding, no cache, reread", true, false, true},
-		{"colliding, cache, reread", true, true, true},
-		{"hashed, cache, reread", false, true, true},
-		{"colliding, no cache, whole", true, false, false},
-		{"hashed, cache, whole", false, true, false},
+		{"colliding, no cache, reread", true, false, true, ""},
+		{"colliding, cache, reread", true, true, true, ""},
+		{"hashed, cache, reread", false, true, true, ""},
+		{"colliding, no cache, whole", true, false, false, ""},
+		{"hashed, cache, whole", false, true, false, ""},
+		{"hashed, no cache, reread, on disk", false, false, true, "ok"},
+		{"colliding, no cache, reread, on disk", true, false, true, "ok"},
+		{"hashed, cache, reread, on disk", false, true, true, "ok"},
+		{"hashed, no cache, reread, disk unwritable", false, false, true, "bad"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, 4))
@@ -92,6 +100,12 @@ func TestRecordIDsExact(t *testing.T) {
 			if !tc.recent {
 				ids.recent = nil
 			}
+			switch tc.disk {
+			case "ok":
+				ids.hotMax, ids.disk.dirName = 16, t.TempDir()
+			case "bad":
+				ids.hotMax, ids.disk.dirName = 16, filepath.Join(t.TempDir(), "missing")
+			}
 			first := map[string]int{}
 			for _, x := range recs {
 				sr := &StreamRecord{Line: x.line, Offset: -1}
@@ -116,6 +130,15 @@ func TestRecordIDsExact(t *testing.T) {
 			if ids.len() != len(first) {
 				t.Errorf("len %d, want %d", ids.len(), len(first))
 			}
+			if runs := len(ids.disk.runs); (runs > 0) != (tc.disk == "ok") || runs > 6 {
+				t.Errorf("%d runs on disk (%q)", runs, tc.disk)
+			}
+			if tc.disk == "ok" && ids.disk.bloom.Plan() < ids.disk.n {
+				t.Errorf("filter planned for %d of %d entries", ids.disk.bloom.Plan(), ids.disk.n)
+			}
+			if ids.err() != nil {
+				t.Error(ids.err())
+			}
 			if tc.reread && tc.collide && src.reads == 0 {
 				t.Error("no record was read again")
 			}
@@ -127,3 +150,36 @@ func TestRecordIDsExact(t *testing.T) {
 }
 
 var _ io.ReaderAt = (*memSource)(nil)
+
+// TestRecordIDsLost: when the runs on disk cannot be read back, the ids
+// in them are not found, err says why, and vmEvents.Finish reports it.
+func TestRecordIDsLost(t *testing.T) {
+	var data bytes.Buffer
+	var marks lineMarks
+	ids := newRecordIDs([]Field{{"/event_id", FieldString}}, &marks)
+	ids.hotMax, ids.disk.dirName = 4, t.TempDir()
+	src := &memSource{}
+	for i := range 40 {
+		off := int64(data.Len())
+		fmt.Fprintf(&data, `{"event_id":"evt-%d"}`+"\n", i)
+		src.data = data.Bytes()
+		rec := &StreamRecord{Line: i + 1, Offset: off, Source: src}
+		marks.note(rec)
+		ids.add(rec, []byte(fmt.Sprint("evt-", i)))
+	}
+	ids.recent = nil
+	for _, r := range ids.disk.runs {
+		r.f.Close()
+	}
+	if ids.has([]byte("evt-0")) || ids.err() == nil {
+		t.Fatalf("an id of a lost run: has %v, err %v", ids.has([]byte("evt-0")), ids.err())
+	}
+	ev := &vmEvents{file: "feed.jsonl", ids: ids, procs: newRecordIDs(vmProcIDField, &marks), pf: &pageFile{}}
+	ev.wos, ev.msgs, ev.texts = newPagedStrings(ev.pf, true), newPagedStrings(ev.pf, true), newPagedStrings(ev.pf, false)
+	ev.wo, ev.sent = newPagedArray[vmWO](ev.pf), newPagedArray[vmSent](ev.pf)
+	var got []StreamFinding
+	ev.Finish(&StreamReporter{on: true, sink: &streamSink{emit: func(f StreamFinding) { got = append(got, f) }}})
+	if len(got) != 1 {
+		t.Errorf("%d findings, want 1 naming the lost ids: %v", len(got), got)
+	}
+}

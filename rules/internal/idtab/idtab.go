@@ -307,3 +307,21 @@ func aligned(raw []uint32, n int) []uint32 {
 	off := int((64 - uintptr(unsafe.Pointer(&raw[0]))%64) % 64 / 4)
 	return raw[off : off+n : off+n]
 }
+
+// Each calls fn with every entry (W words), shard by shard (the top 6
+// bits of the hashes) and bucket by bucket from each shard's first; fn
+// must not change the table. It serves the rules that move a table's
+// entries to disk (VerMAS VM100, VM104: seed 000 "Base Event").
+func (t *Table) Each(fn func(e []uint32)) {
+	w := uint32(t.w)
+	for i := range t.m.shards {
+		s := &t.m.shards[i]
+		for b := uint32(0); b < s.nb; b++ {
+			for k := uint32(0); k < t.per; k++ {
+				if e := s.slot(b, k, w); !empty(e) {
+					fn(e)
+				}
+			}
+		}
+	}
+}
