@@ -317,6 +317,11 @@ func (e *emitter) merged(f *fileRun, line, n int, denied bool) error {
 	if len(e.vs) == 0 || e.p.cfg.Quiet {
 		return nil
 	}
+	if e.p.cfg.Render != nil { // rendered at once: e.vs is not kept
+		e.out = e.p.renderRecord(e.out[:0], f, line, e.vs)
+		_, err := e.p.cfg.Out.Write(e.out)
+		return err
+	}
 	return e.write(recordEnvelope(f, line, append([]envelope.Violation(nil), e.vs...)))
 }
 

@@ -120,7 +120,7 @@ func (t *treeRender) render(b *treeBatch, v *record.Validator) {
 		b.vs = b.vs[:n0+len(v.Fill(b.vs[n0:]))]
 		g.nv = len(b.vs) - n0
 		if g.nv > 0 {
-			b.out = t.e.p.cfg.Render(b.out, recordEnvelope(g.f, g.line, b.vs[n0:]))
+			b.out = t.e.p.renderRecord(b.out, g.f, g.line, b.vs[n0:])
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,50 @@ func TestTreeRenderWriteError(t *testing.T) {
 		_, err := lintPaths(t, paths, 2, false, &failAfter{n: int(frac * float64(all.Len()))})
 		if err == nil || !strings.Contains(err.Error(), "broken pipe") {
 			t.Fatalf("failing after %.0f%% of the output: err = %v", 100*frac, err)
+		}
+	}
+}
+
+// TestRenderRecordSameOutput: a run whose format renders record envelopes
+// straight from their violations (LintConfig.RenderRecord, as `agentlint
+// lint --format json` does) writes the same bytes and summary as one that
+// renders the envelopes Verdict builds (Render alone): worker findings,
+// stream findings merged into a record's envelope, end-of-run tree findings
+// (CL101) and documents, with one and several jobs.
+func TestRenderRecordSameOutput(t *testing.T) {
+	paths := treeLogs(t, t.TempDir())
+	demo := filepath.Join("..", "testdata", "demo")
+	run := func(jobs int, direct bool) (string, *Stats) {
+		p := &output.JSON{}
+		cfg := LintConfig{Jobs: jobs, ChunkSize: 4096, Render: p.AppendRecord, Out: &bytes.Buffer{},
+			Options: record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}}
+		if direct {
+			cfg.RenderRecord = p.AppendRecordVerdict
+		}
+		st, err := lintWithTimeout(t, func(yield func(Input) bool) {
+			for _, path := range paths {
+				if !yield(Input{Path: path, Kind: kind.Lookup("collector/event")}) {
+					return
+				}
+			}
+			(&Walker{}).Walk(demo, yield)
+		}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.Out.(*bytes.Buffer).String(), st
+	}
+	for _, jobs := range []int{1, 2, 4} {
+		want, wst := run(jobs, false)
+		got, gst := run(jobs, true)
+		if got != want {
+			t.Fatalf("jobs %d: RenderRecord output differs:\n%s", jobs, firstDiff(got, want))
+		}
+		if !reflect.DeepEqual(gst, wst) {
+			t.Fatalf("jobs %d: summaries differ: %+v, want %+v", jobs, gst, wst)
+		}
+		if n := strings.Count(got, "\n"); n < 3*treeBatchFindings {
+			t.Fatalf("jobs %d: only %d envelopes", jobs, n)
 		}
 	}
 }

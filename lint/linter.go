@@ -59,6 +59,12 @@ type LintConfig struct {
 	// the workers, concurrently, so it must not keep state; its output is
 	// written to Out in input order. nil: Emit is called instead.
 	Render func(dst []byte, e envelope.Envelope) []byte
+	// RenderRecord, when not nil beside Render, appends the rendering of
+	// the envelope of one record (line > 0) or document (line 0) straight
+	// from its violations, as Render would append the envelope
+	// envelope.Verdict makes of them with details file, kind and line
+	// (output.RecordAppender; the same concurrency as Render).
+	RenderRecord func(dst []byte, file, kind, okReason string, line int, vs []envelope.Violation) []byte
 	// Emit receives each envelope, in input order, when Render is nil.
 	Emit func(e envelope.Envelope) error
 	// Out receives the rendered envelopes (Render only); wrap it in a

@@ -474,10 +474,20 @@ func (w *worker) flag(it *item, n int, vs []envelope.Violation) {
 	res.vios = append(res.vios, vs...)
 	e.v1 = len(res.vios)
 	if !w.p.cfg.Quiet && w.p.cfg.Render != nil {
-		res.out = w.p.cfg.Render(res.out, recordEnvelope(it.file, n, res.vios[e.v0:e.v1:e.v1]))
+		res.out = w.p.renderRecord(res.out, it.file, n, res.vios[e.v0:e.v1:e.v1])
 	}
 	e.end = len(res.out)
 	res.envs = append(res.envs, e)
+}
+
+// renderRecord appends the rendering of the envelope of one record (line >
+// 0) or document of f with violations vs (cfg.Render is set): through
+// cfg.RenderRecord when the format has it, without building the envelope.
+func (p *pipeline) renderRecord(dst []byte, f *fileRun, line int, vs []envelope.Violation) []byte {
+	if p.cfg.RenderRecord != nil {
+		return p.cfg.RenderRecord(dst, f.path, f.kind.Name, f.kind.OKReason, line, vs)
+	}
+	return p.cfg.Render(dst, recordEnvelope(f, line, vs))
 }
 
 // recordEnvelope is the envelope of one record (line > 0) or document.

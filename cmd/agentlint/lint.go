@@ -205,6 +205,9 @@ func (a *app) lint(args []string) error {
 		p = t
 	} else if ap, ok := p.(output.Appender); ok {
 		lc.Render = ap.AppendRecord
+		if rp, ok := p.(output.RecordAppender); ok {
+			lc.RenderRecord = rp.AppendRecordVerdict
+		}
 	} else {
 		lc.Emit = p.Record
 	}
@@ -227,7 +230,7 @@ func (a *app) lint(args []string) error {
 		}
 		filter.New = next
 		filter.Unchanged = unchangedTo(observed...)
-		lc.Quiet, lc.Render, lc.Emit = false, nil, filter.Record
+		lc.Quiet, lc.Render, lc.RenderRecord, lc.Emit = false, nil, nil, filter.Record
 	}
 	st, err := lint.Lint(inputs, lc)
 	if err != nil {

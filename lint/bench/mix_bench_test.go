@@ -45,8 +45,9 @@ func BenchmarkMix(b *testing.B) {
 						}
 						size = int64(buf.Len())
 					}
-					cfg := lint.LintConfig{Jobs: jobs, Out: io.Discard, Render: (&output.JSON{}).AppendRecord, Quiet: mode == "quiet",
-						Options: lintrecord.Options{Now: CoherentNow}}
+					js := &output.JSON{} // rendered as `agentlint lint --format json` renders
+					cfg := lint.LintConfig{Jobs: jobs, Out: io.Discard, Render: js.AppendRecord, RenderRecord: js.AppendRecordVerdict,
+						Quiet: mode == "quiet", Options: lintrecord.Options{Now: CoherentNow}}
 					b.SetBytes(size)
 					for b.Loop() {
 						st, err := lint.Lint(func(yield func(lint.Input) bool) {

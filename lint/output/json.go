@@ -2,12 +2,14 @@ package output
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -56,6 +58,61 @@ func AppendEnvelope(dst []byte, e envelope.Envelope) []byte {
 	return append(dst, '}')
 }
 
+// AppendRecordVerdict implements RecordAppender: the bytes of AppendRecord
+// of the record envelope envelope.Verdict makes of vs, with the details keys
+// in sorted order (column, file, kind, line, pointer, rule, violations).
+func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line int, vs []envelope.Violation) []byte {
+	envelope.Sort(vs)
+	var first *envelope.Violation
+	if len(vs) > 0 && vs[0].Severity == envelope.SeverityError {
+		first = &vs[0]
+	}
+	if first == nil {
+		dst = append(dst, `{"allow":true,"code":`...)
+		dst = appendString(dst, string(envelope.OK))
+		dst = append(dst, `,"reason":`...)
+		dst = appendString(dst, okReason)
+		dst = append(dst, `,"details":{`...)
+	} else {
+		dst = append(dst, `{"allow":false,"code":`...)
+		dst = appendString(dst, string(first.Code))
+		dst = append(dst, `,"reason":`...)
+		dst = appendString(dst, first.Reason)
+		dst = append(dst, `,"details":{`...)
+		if first.Line > 0 {
+			line = first.Line
+			dst = append(dst, `"column":`...)
+			dst = appendInt(dst, first.Column)
+			dst = append(dst, ',')
+		}
+	}
+	dst = append(dst, `"file":`...)
+	dst = appendString(dst, file)
+	dst = append(dst, `,"kind":`...)
+	dst = appendString(dst, kind)
+	if line > 0 {
+		dst = append(dst, `,"line":`...)
+		dst = appendInt(dst, line)
+	}
+	if first != nil {
+		dst = append(dst, `,"pointer":`...)
+		dst = appendString(dst, first.Pointer)
+		dst = append(dst, `,"rule":`...)
+		dst = appendString(dst, first.Rule)
+	}
+	if len(vs) > 0 {
+		dst = append(dst, `,"violations":[`...)
+		for i := range vs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendViolation(dst, &vs[i])
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, "}}\n"...)
+}
+
 func appendViolation(dst []byte, v *envelope.Violation) []byte {
 	dst = append(dst, `{"code":`...)
 	dst = appendString(dst, string(v.Code))
@@ -97,6 +154,15 @@ func appendMap(dst []byte, m map[string]any) []byte { return appendObject(dst, m
 func appendObject[V any](dst []byte, m map[string]V, elem func([]byte, V) []byte) []byte {
 	if m == nil {
 		return append(dst, "null"...)
+	}
+	if len(m) == 1 { // most details of a finding: no keys to sort
+		for k, v := range m {
+			dst = append(dst, '{')
+			dst = appendString(dst, k)
+			dst = append(dst, ':')
+			dst = elem(dst, v)
+		}
+		return append(dst, '}')
 	}
 	var store [16]string
 	dst = append(dst, '{')
@@ -170,6 +236,23 @@ func appendValue(dst []byte, v any) []byte {
 
 const hex = "0123456789abcdef"
 
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plain8 reports whether the eight bytes of s from i are printable ASCII
+// other than '"', '\\' and DEL (0x20-0x7e): bytes appendString copies as
+// they are. A byte is flagged when (x - 0x20) borrows (below 0x20), (x + 1)
+// reaches the top bit (0x7f), the top bit is set (from 0x80), or x XOR '"'
+// or x XOR '\\' has a zero byte.
+func plain8(s string, i int) bool {
+	x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+	q := x ^ (lsb * '"')
+	b := x ^ (lsb * '\\')
+	return ((x-lsb*0x20)|(x+lsb)|x|(q-lsb)&^q|(b-lsb)&^b)&msb == 0
+}
+
 // appendString appends s as a JSON string exactly as encoding/json does with
 // HTML escaping off: '"', '\\' and control characters escaped (\b \f \n \r
 // \t by name, the others as \u00XX), invalid UTF-8 as \ufffd, and U+2028 and
@@ -178,6 +261,14 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time over text that needs no escape (printable
+		// ASCII but '"', '\\' and DEL): most of what an envelope quotes.
+		for i+8 <= len(s) && plain8(s, i) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' && b != 0x7f {
 				i++

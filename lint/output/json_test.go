@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,5 +85,82 @@ func TestTextAppendMatchesRecord(t *testing.T) {
 	denied := envelope.Envelope{Allow: false, Code: envelope.MissingRequiredInput, Reason: "cannot read x", Details: map[string]any{"file": "x"}}
 	if got := string(p.AppendRecord(nil, denied)); got != "x: MISSING_REQUIRED_INPUT cannot read x\n" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestAppendStringPlainRuns: appendString's eight-byte runs of plain text
+// escape exactly what the byte-at-a-time loop escapes: every byte value at
+// every position of strings of every length up to 24.
+func TestAppendStringPlainRuns(t *testing.T) {
+	ref := func(s string) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		return string(escapeJSONControls(bytes.TrimSuffix(b.Bytes(), []byte{'\n'})))
+	}
+	for n := 1; n <= 24; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				buf := []byte(strings.Repeat("a", n))
+				buf[pos] = byte(c)
+				s := string(buf)
+				if got, want := string(appendString(nil, s)), ref(s); got != want {
+					t.Fatalf("%q: got %s, want %s", s, got, want)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkAppendString(b *testing.B) {
+	s := `parent_span_id "555b3ce7f8085272" names no span_id of trace_id "60fd0536d8e7947af329e77d3734a237" in the 1 collector log of this run (lint every log of the run together: per-agent and daily logs share traces)`
+	b.SetBytes(int64(len(s)))
+	var dst []byte
+	for b.Loop() {
+		dst = appendString(dst[:0], s)
+	}
+}
+
+// TestAppendRecordVerdictMatchesEnvelope: AppendRecordVerdict writes what
+// AppendRecord writes of the envelope envelope.Verdict makes, for records
+// and documents (line 0), allowed and denied, first violations with and
+// without a line, and texts that need escapes.
+func TestAppendRecordVerdictMatchesEnvelope(t *testing.T) {
+	texts := []string{"", "plain", `quote " and \ backslash`, "tab\tnew\nline", "\x00\x1f\x7f \u0085", "é 日本", "bad \xff utf8", "/a/b~1c"}
+	sevs := []envelope.Severity{envelope.SeverityError, envelope.SeverityWarning}
+	r := rand.New(rand.NewPCG(3, 4))
+	pick := func() string { return texts[r.IntN(len(texts))] }
+	var p JSON
+	for i := 0; i < 2000; i++ {
+		var vs []envelope.Violation
+		for j := r.IntN(4); j >= 0; j-- {
+			v := envelope.Violation{Code: envelope.Codes[r.IntN(len(envelope.Codes))], Rule: "CL0" + strconv.Itoa(r.IntN(20)), Pointer: pick(),
+				Line: r.IntN(3), Column: r.IntN(40), Reason: pick(), Severity: sevs[r.IntN(2)]}
+			switch r.IntN(3) {
+			case 0:
+				v.Extra = map[string]any{"namespace": pick()}
+			case 1:
+				v.Extra = map[string]any{"b": r.IntN(9), "a": pick(), "c": []string{pick()}}
+			}
+			vs = append(vs, v)
+		}
+		file, kind, ok, line := pick(), pick(), pick(), r.IntN(3)
+		other := slices.Clone(vs)
+		d := map[string]any{"kind": kind, "file": file}
+		if line > 0 {
+			d["line"] = line
+		}
+		want := string(p.AppendRecord(nil, envelope.Verdict(other, ok, d)))
+		if got := string(p.AppendRecordVerdict(nil, file, kind, ok, line, vs)); got != want {
+			t.Fatalf("case %d:\n got  %s\n want %s", i, got, want)
+		}
+		if !slices.EqualFunc(vs, other, func(a, b envelope.Violation) bool {
+			return a.Rule == b.Rule && a.Line == b.Line && a.Reason == b.Reason
+		}) {
+			t.Fatalf("case %d: violations not sorted as Verdict sorts them", i)
+		}
 	}
 }

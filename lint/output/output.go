@@ -28,6 +28,19 @@ type Appender interface {
 	AppendRecord(dst []byte, e envelope.Envelope) []byte
 }
 
+// RecordAppender is an Appender that renders the envelope of one record or
+// document straight from its violations, without building the envelope's
+// details map: AppendRecordVerdict appends exactly what
+// AppendRecord(dst, envelope.Verdict(vs, okReason, details)) appends for
+// details {"file": file, "kind": kind, "line": line} ("line" only when
+// line > 0), and sorts vs in place as Verdict does. `agentlint lint` renders
+// its record envelopes so in its workers, where a log may give most of its
+// records a finding.
+type RecordAppender interface {
+	Appender
+	AppendRecordVerdict(dst []byte, file, kind, okReason string, line int, vs []envelope.Violation) []byte
+}
+
 // Closer is a Printer that needs the whole run (SARIF, JUnit, Markdown): it
 // keeps the findings (never the records) and writes its one document in
 // Close, after the last Record and the Summary, if any. Streaming printers

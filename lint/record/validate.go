@@ -128,6 +128,7 @@ type Validator struct {
 	plans    map[string]*docPlan // by kind (shallow.go)
 	ropts    *rules.Options      // what document rules see, shared by all records
 	runner   rules.Runner        // the document rules, with reused state
+	red      secrets.Redactor    // redacts the texts of violations (fill)
 }
 
 // NewValidator returns a Validator using engine (nil: the fast path).
@@ -346,7 +347,7 @@ func (v *Validator) fill(vs []envelope.Violation) {
 		if v.opts.CountOnly {
 			x.Reason, x.Extra = "", nil
 		} else {
-			redact(x)
+			v.redact(x)
 		}
 		switch v.opts.Severity[x.Rule] {
 		case "warning":
@@ -364,14 +365,14 @@ func (v *Validator) fill(vs []envelope.Violation) {
 // not only those scanned for secrets (an AWS key as a task id), and a
 // secret is never echoed. Every violation is finished here (fill); only a
 // reason that quotes (a '"') and string details are scanned.
-func redact(x *envelope.Violation) {
+func (v *Validator) redact(x *envelope.Violation) {
 	if strings.IndexByte(x.Reason, '"') >= 0 {
-		x.Reason = secrets.Redact(x.Reason)
+		x.Reason = v.red.Redact(x.Reason)
 	}
 	copied := false
 	for k, val := range x.Extra {
 		if s, ok := val.(string); ok {
-			if r := secrets.Redact(s); r != s {
+			if r := v.red.Redact(s); r != s {
 				if !copied { // the map may be shared: change a copy
 					x.Extra, copied = maps.Clone(x.Extra), true
 				}

@@ -125,6 +125,12 @@ func valueAfter(s string, sep int) string {
 // isSecretName reports whether a key name names a secret (see the comment
 // on the constants above).
 func isSecretName(name string) bool {
+	return mayNameSecret(name) && secretParts(name)
+}
+
+// secretParts is isSecretName without its quick test (mayNameSecret): some
+// part names a secret and the last part does not describe one.
+func secretParts(name string) bool {
 	found := false
 	last := ""
 	start := 0
@@ -147,6 +153,35 @@ func isSecretName(name string) bool {
 		}
 	}
 	return found && !isMetaPart(last)
+}
+
+// mayNameSecret reports whether name holds, in any ASCII case, "key",
+// "token", "secret" or "pass": every secret part (isSecretPart) ends with
+// one of them ("password", "passwd" and "passphrase" hold "pass"), so a
+// name without any is not a secret name. It spares isSecretName's parts
+// for the words before most ':' of prose ("together: ...").
+func mayNameSecret(name string) bool {
+	for i := 0; i+3 <= len(name); i++ {
+		switch name[i] | 0x20 {
+		case 'k':
+			if hasPrefixFold(name[i:], "key") {
+				return true
+			}
+		case 't':
+			if hasPrefixFold(name[i:], "token") {
+				return true
+			}
+		case 's':
+			if hasPrefixFold(name[i:], "secret") {
+				return true
+			}
+		case 'p':
+			if hasPrefixFold(name[i:], "pass") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // camelBoundary reports whether a new camelCase word starts at name[i]

@@ -1,6 +1,9 @@
 package secrets
 
-import "strings"
+import (
+	"hash/maphash"
+	"strings"
+)
 
 // maxWindowSearch bounds the text Redact narrows down to the secret's own
 // bytes when the secret is neither a quoted value nor a word of its own; a
@@ -33,6 +36,50 @@ func Redact(s string) string {
 		p, ok = Scan(s)
 	}
 	return s
+}
+
+// Redactor is Redact with a bounded memory of texts found to hold no
+// secret: such a text, once seen twice, is then returned after one hash and
+// one comparison instead of a Scan. Findings repeat their texts (a reason
+// per event type, a namespace in details), while a log's unique texts are
+// scanned as Redact scans them. The answer is always Redact's: a text is
+// remembered by a copy of its bytes, never by its address. It holds at
+// most redactorSlots texts of at most redactorMaxLen bytes. The zero value
+// is ready; not safe for concurrent use.
+type Redactor struct {
+	seed  maphash.Seed
+	ready bool
+	seen  [redactorSlots]uint64 // per slot: the hash of a clean text seen once, with its low bit set
+	clean [redactorSlots]string // per slot: a copy of a clean text seen twice
+}
+
+const (
+	redactorSlots  = 256
+	redactorMaxLen = 1024
+)
+
+// Redact returns Redact(s).
+func (r *Redactor) Redact(s string) string {
+	if len(s) == 0 || len(s) > redactorMaxLen {
+		return Redact(s)
+	}
+	if !r.ready {
+		r.seed, r.ready = maphash.MakeSeed(), true
+	}
+	h := maphash.String(r.seed, s)
+	k := h % redactorSlots
+	if r.clean[k] == s {
+		return s
+	}
+	out := Redact(s)
+	if out == s {
+		if r.seen[k] == h|1 {
+			r.clean[k] = strings.Clone(s)
+		} else {
+			r.seen[k] = h | 1
+		}
+	}
+	return out
 }
 
 // marker is the text that stands for the secret s holds.

@@ -1,8 +1,11 @@
 package secrets
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestRedact: every secret of a message is replaced by its pattern's name;
@@ -43,4 +46,43 @@ func FuzzRedact(f *testing.F) {
 			t.Errorf("Redact(%q) = %q holds a secret", s, got)
 		}
 	})
+}
+
+// TestRedactorAgrees: Redactor.Redact answers Redact's answer for every
+// text, however often it repeats: clean texts, texts with secrets, texts
+// that share a slot, texts longer than it remembers.
+func TestRedactorAgrees(t *testing.T) {
+	texts := []string{"", "plain reason", `unknown event type "decision.x" in namespace "decision"`,
+		"password=hunter2hunter2", `token "` + "ghp_" + strings.Repeat("A1", 18) + `"`, "AKIAIOSFODNN7EXAMPLE in a reason",
+		strings.Repeat("long clean text ", 100)}
+	for i := 0; i < 600; i++ { // more texts than slots: every slot is shared
+		texts = append(texts, fmt.Sprintf("span %d names no span", i), fmt.Sprintf("key=%dAbcdefgh%d", i, i))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var red Redactor
+	for i := 0; i < 50000; i++ {
+		s := texts[r.IntN(len(texts))]
+		if got, want := red.Redact(s), Redact(s); got != want {
+			t.Fatalf("Redactor.Redact(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestRedactorByContent: a text is remembered by its bytes, not its
+// address: bytes that held a clean text and then a secret of the same
+// length, read as strings without a copy (as rules read records in place),
+// are redacted the second time.
+func TestRedactorByContent(t *testing.T) {
+	buf := []byte(`password=` + "plainword") // not a secret-looking value
+	s := unsafe.String(&buf[0], len(buf))
+	var red Redactor
+	for i := 0; i < 3; i++ {
+		if got := red.Redact(s); got != s {
+			t.Fatalf("clean text changed: %q", got)
+		}
+	}
+	copy(buf[9:], "Zx81mQ0p1")
+	if got := red.Redact(s); got == s || strings.Contains(got, "Zx81") {
+		t.Fatalf("secret in reused bytes not redacted: %q", got)
+	}
 }

@@ -388,3 +388,41 @@ func TestMatchAssignmentEverySeparator(t *testing.T) {
 		t.Fatalf("only %d hits: the texts do not exercise the matcher", hits)
 	}
 }
+
+// TestMayNameSecretNecessary: isSecretName's quick test never rules out a
+// name that its parts make a secret name: on random names made of secret
+// parts, other words and separators in mixed case, whenever secretParts
+// holds, mayNameSecret holds.
+func TestMayNameSecretNecessary(t *testing.T) {
+	words := []string{"key", "token", "secret", "password", "passwd", "passphrase", "apikey", "accesskey", "secretkey", "privatekey",
+		"api", "id", "url", "db", "client", "access", "max", "monkey", "x", "Tok", "KEY", "pass", "phrase", "1", ""}
+	seps := []string{"_", ".", "-", "", ""}
+	r := rand.New(rand.NewPCG(5, 6))
+	hits := 0
+	for i := 0; i < 200000; i++ {
+		var b strings.Builder
+		for j := r.IntN(4); j >= 0; j-- {
+			w := words[r.IntN(len(words))]
+			switch r.IntN(3) {
+			case 0:
+				w = strings.ToUpper(w)
+			case 1:
+				if w != "" {
+					w = strings.ToUpper(w[:1]) + w[1:]
+				}
+			}
+			b.WriteString(w)
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		name := b.String()
+		if secretParts(name) {
+			hits++
+			if !mayNameSecret(name) {
+				t.Fatalf("%q is a secret name but mayNameSecret rules it out", name)
+			}
+		}
+	}
+	if hits < 1000 {
+		t.Fatalf("only %d secret names generated", hits)
+	}
+}
