@@ -65,8 +65,8 @@ func unknownEventType(d *Doc, r *Reporter) {
 		r.reportOwned("/event_type", "", nil) // near half of a producer's events: no details to drop
 		return
 	}
-	reason, ns := unknownTypeReason(t)
-	r.reportOwned("/event_type", reason, map[string]any{"namespace": ns})
+	u := unknownTypeOf(t)
+	r.reportOwned("/event_type", u.reason, u.extra)
 }
 
 // unknownTypes caches the reasons of CL010 by event type (near half of a
@@ -81,24 +81,33 @@ var (
 
 const unknownTypesMax = 512
 
-type unknownType struct{ reason, ns string }
+// unknownType is CL010's finding for one event type: its reason and its
+// details ({"namespace": ns}), a map shared by every finding of the type
+// and never written (the engine copies a finding's details before it
+// changes them).
+type unknownType struct {
+	reason string
+	extra  map[string]any
+}
 
-// unknownTypeReason returns CL010's reason for event type t (in a known
-// namespace) and the namespace, both strings the caller may keep.
-func unknownTypeReason(t string) (reason, ns string) {
+// unknownTypeOf returns CL010's finding for event type t (in a known
+// namespace), which the caller may keep.
+func unknownTypeOf(t string) *unknownType {
 	if u, ok := unknownTypes.Load(t); ok {
-		u := u.(unknownType)
-		return u.reason, u.ns
+		return u.(*unknownType)
 	}
 	t = strings.Clone(t)
-	ns, _, _ = strings.Cut(t, ".")
-	reason = "unknown event type " + strconv.Quote(t) + " in namespace " + strconv.Quote(ns) + " (seed 004 lists 26 event types)" + ExtendHint(FamilyCollector)
+	ns, _, _ := strings.Cut(t, ".")
+	u := &unknownType{
+		reason: "unknown event type " + strconv.Quote(t) + " in namespace " + strconv.Quote(ns) + " (seed 004 lists 26 event types)" + ExtendHint(FamilyCollector),
+		extra:  map[string]any{"namespace": ns},
+	}
 	if unknownTypesLen.Load() < unknownTypesMax {
-		if _, loaded := unknownTypes.LoadOrStore(t, unknownType{reason, ns}); !loaded {
+		if _, loaded := unknownTypes.LoadOrStore(t, u); !loaded {
 			unknownTypesLen.Add(1)
 		}
 	}
-	return reason, ns
+	return u
 }
 
 // collectorNamespace reports whether ns is one of seed 004's six namespaces.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/rules/internal/idtab"
@@ -352,6 +353,10 @@ type spanRun struct {
 	e          [3]uint32
 	vals       [3]Value
 	reading    Source // the Source Finish read last (released when it moves on)
+	// tail is the end of every reason of the run's findings (report),
+	// made for tailFiles files.
+	tail      string
+	tailFiles int
 }
 
 // spanRef is a parent_span_id not resolved when its record was read
@@ -637,16 +642,33 @@ func (s *spanRun) reportAt(p *spanRef, r *StreamReporter) {
 // report reports the finding of p, whose parent span_id names no span of
 // trace number tid.
 func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporter) {
-	where, trace := "the events without a trace_id", ""
-	if tid > 0 {
-		trace = string(s.traces.At(tid))
-		where = "trace_id " + strconv.Quote(trace)
+	if s.tail == "" || s.tailFiles != len(s.files) {
+		s.tail = " in the " + plural(len(s.files), "collector log") +
+			" of this run (lint every log of the run together: per-agent and daily logs share traces)"
+		s.tailFiles = len(s.files)
 	}
+	// One buffer for the reason (it becomes the string), not a string per part.
+	var t []byte
+	if tid > 0 {
+		t = s.traces.At(tid)
+	}
+	b := make([]byte, 0, 64+len(parent)+len(t)+len(s.tail))
+	b = append(b, "parent_span_id "...)
+	b = strconv.AppendQuote(b, string(parent))
+	b = append(b, " names no span_id of "...)
+	trace := ""
+	if tid > 0 {
+		trace = string(t)
+		b = append(b, "trace_id "...)
+		b = strconv.AppendQuote(b, trace)
+	} else {
+		b = append(b, "the events without a trace_id"...)
+	}
+	b = append(b, s.tail...)
 	r.Report(StreamFinding{
 		File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id",
-		Reason: "parent_span_id " + strconv.Quote(string(parent)) + " names no span_id of " + where + " in the " +
-			plural(len(s.files), "collector log") + " of this run (lint every log of the run together: per-agent and daily logs share traces)",
-		Extra: map[string]any{"trace_id": trace},
+		Reason: unsafe.String(unsafe.SliceData(b), len(b)), // b is not written again
+		Extra:  map[string]any{"trace_id": trace},
 	})
 }
 
