@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -200,6 +201,18 @@ func TestParentSpanSpill(t *testing.T) {
 		})
 		if len(want) < 100 || !slices.Equal(got, want) {
 			t.Errorf("order %v: spilled %d findings, in memory %d (differ: %v)", ord, len(got), len(want), !slices.Equal(got, want))
+		}
+	}
+}
+
+// TestAppendQuote: CL101's quoting writes what strconv.Quote writes, for
+// every byte value in ids of several lengths.
+func TestAppendQuote(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for _, s := range []string{string(rune(c)), "ab" + string([]byte{byte(c)}) + "cd", "555b3ce7f80852" + string([]byte{byte(c)})} {
+			if got, want := string(appendQuote([]byte("x "), []byte(s))), "x "+strconv.Quote(s); got != want {
+				t.Fatalf("appendQuote(%q) = %s, want %s", s, got, want)
+			}
 		}
 	}
 }

@@ -654,13 +654,13 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 	}
 	b := make([]byte, 0, 64+len(parent)+len(t)+len(s.tail))
 	b = append(b, "parent_span_id "...)
-	b = strconv.AppendQuote(b, string(parent))
+	b = appendQuote(b, parent)
 	b = append(b, " names no span_id of "...)
 	trace := ""
 	if tid > 0 {
 		trace = string(t)
 		b = append(b, "trace_id "...)
-		b = strconv.AppendQuote(b, trace)
+		b = appendQuote(b, t)
 	} else {
 		b = append(b, "the events without a trace_id"...)
 	}
@@ -670,6 +670,20 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 		Reason: unsafe.String(unsafe.SliceData(b), len(b)), // b is not written again
 		Extra:  map[string]any{"trace_id": trace},
 	})
+}
+
+// appendQuote appends strconv.Quote of s: s itself between quotes when it
+// is printable ASCII without '"' or '\\' (ids: hex, UUIDs, names), else
+// strconv.AppendQuote's form.
+func appendQuote(b, s []byte) []byte {
+	for _, c := range s {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, string(s))
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // addRef queues a reference for the end of the run.
