@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -67,18 +66,26 @@ func (sp *refSpill) each(fn func(*spanRef)) error {
 	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	rd := bufio.NewReaderSize(sp.f, 64<<10)
-	var rec [24]byte
-	for i := 0; i < sp.n; i++ {
-		if _, err := io.ReadFull(rd, rec[:]); err != nil {
+	// Blocks of whole references, decoded in place: one reference
+	// variable for every call.
+	buf := make([]byte, 24*2730)
+	var r spanRef
+	for left := sp.n; left > 0; {
+		b := buf[:24*min(left, len(buf)/24)]
+		if _, err := io.ReadFull(sp.f, b); err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
 			return err
 		}
-		w := func(k int) uint32 { return binary.LittleEndian.Uint32(rec[4*k:]) }
-		r := spanRef{file: w(0), line: w(1), col: w(2), key: [3]uint32{w(3), w(4), w(5)}}
-		fn(&r)
+		left -= len(b) / 24
+		for ; len(b) >= 24; b = b[24:] {
+			r = spanRef{
+				file: binary.LittleEndian.Uint32(b), line: binary.LittleEndian.Uint32(b[4:]), col: binary.LittleEndian.Uint32(b[8:]),
+				key: [3]uint32{binary.LittleEndian.Uint32(b[12:]), binary.LittleEndian.Uint32(b[16:]), binary.LittleEndian.Uint32(b[20:])},
+			}
+			fn(&r)
+		}
 	}
 	return nil
 }
