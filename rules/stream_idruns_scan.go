@@ -1,0 +1,261 @@
+package rules
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"io"
+	"slices"
+)
+
+// Sequential access to the runs of an idRuns, for a rule that decides its
+// references after its last record by one merge join instead of a search
+// per reference (CL101, seed 004 "Correlation Object": a parent_span_id
+// names a span anywhere in the run), and runs merged by fan-in: a new run
+// is added, and once fan runs of about its size are at the end of the
+// list they are merged into one, fan at a time, so that every entry is
+// written about log_fan(entries / run size) times instead of log2 (write's
+// pairs) and at most fan-1 runs of each size remain.
+
+// writeFan is write with merges by fan-in fan: the entries ents (in any
+// order; sorted here) go to a new run and to the Bloom filter, for has and
+// find; false when the run cannot be written (the caller keeps the
+// entries, and spills no more).
+func (d *idRuns) writeFan(ents []idEntry, fan int) bool {
+	if d.failed {
+		return false
+	}
+	sortEntries(ents)
+	d.filter(ents)
+	return d.addRun(ents, fan)
+}
+
+// addSorted adds ents, whose keys are runKey values in increasing order,
+// as a new run merged by fan-in fan, without a Bloom filter: has and find
+// must not be called on d (a scan reads the runs). It returns false when
+// the run cannot be written (the caller keeps the entries, and adds no
+// more runs).
+func (d *idRuns) addSorted(ents []idEntry, fan int) bool {
+	if d.failed {
+		return false
+	}
+	return d.addRun(ents, fan)
+}
+
+// addRun writes ents (in key order) as a new run, then merges the last
+// fan runs while they are of about the same size.
+func (d *idRuns) addRun(ents []idEntry, fan int) bool {
+	r, ok := d.create(func(_ *bufio.Writer, emit func(idEntry) error) error {
+		for _, e := range ents {
+			if err := emit(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, len(ents))
+	if !ok {
+		d.failed = true
+		return false
+	}
+	d.runs = append(d.runs, r)
+	d.n += len(ents)
+	for n := len(d.runs); n >= fan && d.runs[n-fan].n < 2*d.runs[n-1].n; n = len(d.runs) {
+		if !d.mergeTail(fan) {
+			break
+		}
+	}
+	return true
+}
+
+// mergeTail replaces the last k runs by one holding their entries in key
+// order; false when it cannot (they stay).
+func (d *idRuns) mergeTail(k int) bool {
+	tail := d.runs[len(d.runs)-k:]
+	n := 0
+	for _, r := range tail {
+		n += r.n
+	}
+	sc := d.scanRuns(tail, nil)
+	r, ok := d.create(func(_ *bufio.Writer, emit func(idEntry) error) error {
+		for e, ok := sc.next(); ok; e, ok = sc.next() {
+			if err := emit(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, n)
+	if !ok {
+		return false
+	}
+	for _, t := range tail {
+		t.free()
+	}
+	clear(tail)
+	d.runs = append(d.runs[:len(d.runs)-k], r)
+	return true
+}
+
+// runScan reads the entries of some runs of an idRuns, and of one sorted
+// slice in memory, in key order (a merge of the sorted sources through a
+// heap of those not done, by their next entry's key).
+type runScan struct {
+	d    *idRuns
+	srcs []scanSource
+	heap []int
+}
+
+// scanSource is one sorted source of a runScan: a run read in blocks into
+// buf (next: its next entry there; pos: its next byte to read), or the
+// slice mem; head is its next entry when ok.
+type scanSource struct {
+	r    *idRun
+	pos  int64
+	buf  []byte
+	next int
+	mem  []idEntry
+	head idEntry
+	ok   bool
+}
+
+// scanBuffer is the read buffer of each run of a runScan.
+const scanBuffer = 32 << 10
+
+// scan returns a scan of the entries of every run of d and of mem (sorted
+// by key, in runKey values as the runs are); a run that cannot be read
+// ends early and d.err says why.
+func (d *idRuns) scan(mem []idEntry) *runScan { return d.scanRuns(d.runs, mem) }
+
+// scanRuns is scan over the runs runs of d.
+func (d *idRuns) scanRuns(runs []*idRun, mem []idEntry) *runScan {
+	s := &runScan{d: d}
+	for _, r := range runs {
+		s.srcs = append(s.srcs, scanSource{r: r, buf: make([]byte, 0, min(scanBuffer, 16*r.n))})
+	}
+	if len(mem) > 0 {
+		s.srcs = append(s.srcs, scanSource{mem: mem})
+	}
+	for i := range s.srcs {
+		if s.advance(&s.srcs[i]); s.srcs[i].ok {
+			s.heap = append(s.heap, i)
+		}
+	}
+	for i := len(s.heap)/2 - 1; i >= 0; i-- {
+		s.down(i)
+	}
+	return s
+}
+
+// down moves heap entry i down to its place.
+func (s *runScan) down(i int) {
+	h := s.heap
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && s.srcs[h[c+1]].head.key < s.srcs[h[c]].head.key {
+			c++
+		}
+		if s.srcs[h[i]].head.key <= s.srcs[h[c]].head.key {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// advance moves src to its next entry (ok false: it has none).
+func (s *runScan) advance(src *scanSource) {
+	if src.r == nil {
+		src.ok = len(src.mem) > 0
+		if src.ok {
+			src.head, src.mem = src.mem[0], src.mem[1:]
+		}
+		return
+	}
+	if src.next == len(src.buf) {
+		src.ok = false
+		left := int64(src.r.n)*16 - src.pos
+		if left == 0 {
+			return
+		}
+		b := src.buf[:min(int64(cap(src.buf)), left)]
+		if _, err := src.r.f.ReadAt(b, src.pos); err != nil {
+			if s.d.err == nil {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				s.d.err = err
+			}
+			src.pos, src.buf, src.next = int64(src.r.n)*16, src.buf[:0], 0
+			return
+		}
+		src.pos += int64(len(b))
+		src.buf, src.next = b, 0
+	}
+	b := src.buf[src.next : src.next+16]
+	src.head, src.ok = idEntry{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}, true
+	src.next += 16
+}
+
+// next returns the entry of smallest key among the sources' next ones;
+// false when every source is done.
+func (s *runScan) next() (idEntry, bool) {
+	if len(s.heap) == 0 {
+		return idEntry{}, false
+	}
+	src := &s.srcs[s.heap[0]]
+	e := src.head
+	if s.advance(src); !src.ok {
+		s.heap[0] = s.heap[len(s.heap)-1]
+		s.heap = s.heap[:len(s.heap)-1]
+	}
+	s.down(0)
+	return e, true
+}
+
+// sortByKey sorts ents by key (runKey values of hashes: uniform), through
+// tmp (at least as long; returned, ents then holds what tmp held): a
+// counting sort by the keys' top 16 bits, then an insertion sort of what
+// is left out of order (a few entries a bucket).
+func sortByKey(ents, tmp []idEntry, counts *[1 << 16]int32) ([]idEntry, []idEntry) {
+	if len(ents) < 1<<12 {
+		slices.SortFunc(ents, func(a, b idEntry) int { return cmp.Compare(a.key, b.key) })
+		return ents, tmp
+	}
+	clear(counts[:])
+	for _, e := range ents {
+		counts[e.key>>48]++
+	}
+	sum := int32(0)
+	for i, c := range counts {
+		counts[i] = sum
+		sum += c
+	}
+	out := tmp[:len(ents)]
+	for _, e := range ents {
+		b := e.key >> 48
+		out[counts[b]] = e
+		counts[b]++
+	}
+	for i := 1; i < len(out); i++ {
+		e := out[i]
+		j := i
+		for j > 0 && out[j-1].key > e.key {
+			out[j] = out[j-1]
+			j--
+		}
+		out[j] = e
+	}
+	return out, ents[:0]
+}
+
+// line returns the first word of the filter block that has would read for
+// key (nil when it would read none), for a batch of lookups that loads
+// their cache lines together first (idtab.LoadLines).
+func (d *idRuns) line(key uint64) *uint32 {
+	if d.n == 0 || d.all || d.bloom == nil {
+		return nil
+	}
+	return d.bloom.Line(runKey(key))
+}
