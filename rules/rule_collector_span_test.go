@@ -190,17 +190,24 @@ func TestParentSpanSpill(t *testing.T) {
 	}
 	for _, ord := range [][]string{order[:2], order} {
 		want := lintSpans(t, ord, files)
-		got := lintSpansWith(t, ord, files, func(s *spanRun) {
-			s.chunk, s.spillAfter = 2, 1
-			s.spill.dirName = t.TempDir()
-			t.Cleanup(func() {
-				if ents, _ := os.ReadDir(s.spill.dirName); len(ents) > 0 {
-					t.Errorf("%d files left in the temporary directory", len(ents))
+		for _, hot := range []int{0, 7, 64} {
+			got := lintSpansWith(t, ord, files, func(s *spanRun) {
+				dir := t.TempDir()
+				s.chunk, s.spillAfter = 2, 1
+				s.spill.dirName = dir
+				if hot > 0 {
+					s.hotMax, s.disk.dirName, s.pf.dirName = hot, dir, dir
+					s.traces.hotMax, s.long.hotMax = 2, 3
 				}
+				t.Cleanup(func() {
+					if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+						t.Errorf("%d files left in the temporary directory", len(ents))
+					}
+				})
 			})
-		})
-		if len(want) < 100 || !slices.Equal(got, want) {
-			t.Errorf("order %v: spilled %d findings, in memory %d (differ: %v)", ord, len(got), len(want), !slices.Equal(got, want))
+			if len(want) < 100 || !slices.Equal(got, want) {
+				t.Errorf("order %v, %d spans in memory: spilled %d findings, in memory %d (differ: %v)", ord, hot, len(got), len(want), !slices.Equal(got, want))
+			}
 		}
 	}
 }

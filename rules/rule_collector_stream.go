@@ -1,7 +1,10 @@
 package rules
 
 import (
+	"cmp"
 	"encoding/binary"
+	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,14 +41,25 @@ import (
 // checked for dangling parents and time order.
 //
 // Memory: CL100 keeps 20 bytes a distinct UUID in an exact
-// open-addressing table while its log is read; CL101 keeps each distinct
-// trace_id once and each span as a 12-byte entry for the whole run, plus
-// a 24-byte reference to each parent not yet resolved (rules/internal/idtab).
-// A reference is not a finding: the findings are rendered after the last
-// file, one at a time, in output order (OrderedTreeState), the parent's text
-// from the reference's key or, for a span_id too long for a key, from its
-// record read again at its byte offset. Only standard input, which cannot be
-// read again, keeps the text of such parents until the end of the run.
+// open-addressing table while its log is read. CL101 keeps the last 65,536
+// spans of the run as 12-byte entries of a table and the older ones in
+// sorted runs on disk (each its 64-bit hash and first word, which are the
+// whole entry), each distinct trace_id once in a paged set (its recent
+// pages and index in memory, the rest in a temporary file; caches of the
+// recent trace_ids), and a 24-byte reference to each parent the spans in
+// memory did not resolve when it was read, the oldest in a temporary file.
+// After the last file the references are decided at once: sorted by their
+// parent's hash (runs on disk) and merged with the runs of the spans, one
+// pass over each (a merge join), leaving a bit a reference. A reference is
+// not a finding: the findings are rendered after the last file, one at a
+// time, in output order (OrderedTreeState), the parent's text from the
+// reference's key or, for a span_id too long for a key, from its record
+// read again at its byte offset. Only standard input, which cannot be read
+// again, keeps the text of such parents until the end of the run. A
+// temporary file is removed as soon as it is created where the system
+// allows it, and is never a path the user named; when one cannot be
+// created or written, the state stays in memory; when one cannot be read
+// back, the rule reports that its checks are incomplete.
 
 // collectorTrace is seed 004's "Multi-Agent Pipeline" example with event ids:
 // its spans form a tree inside trace-abc.
@@ -333,15 +347,27 @@ func (c *collectorParentSpan) NewTree(*Options) TreeState {
 
 // spanRun holds the spans of every collector log of one run, exactly and
 // compactly: each distinct trace_id once (traces numbers them), each span
-// as a 12-byte entry of an open-addressing table (spans: the trace's
-// number, a tag and the span_id's bytes), span_ids that do not fit as
-// strings (long), and the parent references not resolved when they were
-// read (pending), for the end of the run.
+// as a 12-byte entry (the trace's number, a tag and the span_id's bytes):
+// the last hotMax of them in an open-addressing table (spans), the older
+// ones in sorted runs on disk (disk); span_ids that do not fit an entry as
+// strings (long), and the parent references not resolved by the spans in
+// memory when they were read (pending), for the end of the run, where a
+// merge join decides them against the spans on disk (join). The trace_ids
+// and long span_ids are paged sets (pagedStrings: their recent entries in
+// memory, the others in pf).
 type spanRun struct {
-	traces     *idtab.Strings
+	traces     *pagedStrings
 	traceCount int
+	byText     []traceSlot      // recent trace_ids by their hash (traceNumber)
+	byNum      []traceSlot      // recent trace_ids by their number (traceText)
+	extras     []map[string]any // the details of the findings of byNum's traces
+	noTrace    map[string]any   // the details of the findings without a trace_id
 	spans      *idtab.Table
-	long       *idtab.Strings
+	hotMax     int    // spans in memory beyond which they go to disk: hotSpans (tests: fewer)
+	disk       idRuns // the older spans: key runKey(spanHash), off the entry's first word
+	ents       []idEntry
+	long       *pagedStrings
+	pf         *pageFile // the pages of traces and long
 	files      []string
 	srcs       []Source    // by file: its records read again; nil: it cannot be
 	pending    [][]spanRef // blocks of chunk, in input order, after those of spill
@@ -384,12 +410,106 @@ const (
 	spillBlocks = 8
 )
 
+// runFan is the fan-in of the merges of CL101's runs (idRuns.addSorted):
+// read only by one scan at the end of the run, they may be many; CL100's
+// (uuidFan) are searched, one page read a run for a possible repeat.
+const (
+	runFan  = 16
+	uuidFan = 4
+)
+
+// hotSpans is spanRun.hotMax: 65,536 spans in memory (about 1 MiB); a
+// parent is mostly a few hundred events before its children.
+const hotSpans = 1 << 16
+
 func newSpanRun() *spanRun {
+	pf := &pageFile{}
 	return &spanRun{
-		traces: idtab.NewStrings(), long: idtab.NewStrings(),
-		spans: idtab.New(3, func(e []uint32) uint64 { return idtab.Hash(uint64(e[0]), uint64(e[1])|uint64(e[2])<<32) }),
-		chunk: refChunk, spillAfter: spillBlocks,
+		traces: newPagedStrings(pf, true), long: newPagedStrings(pf, true), pf: pf,
+		spans:  idtab.New(3, func(e []uint32) uint64 { return spanHash((*[3]uint32)(e)) }),
+		hotMax: hotSpans,
+		chunk:  refChunk, spillAfter: spillBlocks,
 	}
+}
+
+// traceSlot is a slot of spanRun's caches of recent trace_ids (a trace
+// is mostly named again within a few hundred events): a trace's number and
+// its text, when it is at most 47 bytes (n: its length + 1; 0: empty), so
+// that most records and findings do not look the trace up in the paged set.
+type traceSlot struct {
+	tid  uint32
+	n    uint8
+	text [47]byte
+}
+
+// traceSlots is the size of each cache (a power of two): 4,096 slots of 52
+// bytes.
+const traceSlots = 1 << 12
+
+// traceNumber returns the number of trace_id t, numbering it when new.
+func (s *spanRun) traceNumber(t []byte) uint32 {
+	if s.byText == nil {
+		s.byText = make([]traceSlot, traceSlots)
+	}
+	sl := &s.byText[idtab.HashBytes(t)&(traceSlots-1)]
+	if int(sl.n) == len(t)+1 && string(sl.text[:len(t)]) == string(t) {
+		return sl.tid
+	}
+	tid, added := s.traces.Add(t)
+	if added {
+		s.traceCount++
+	}
+	if len(t) <= len(sl.text) {
+		sl.tid, sl.n = tid, uint8(len(t)+1)
+		copy(sl.text[:], t)
+	}
+	return tid
+}
+
+// traceText returns the text of trace number tid (> 0), valid until the
+// next call, and the details of CL101's findings in that trace
+// ({"trace_id": text}: a map shared by the findings of a trace in the
+// cache, never written; the engine copies a map it must change).
+func (s *spanRun) traceText(tid uint32) ([]byte, map[string]any) {
+	if s.byNum == nil {
+		s.byNum = make([]traceSlot, traceSlots)
+		s.extras = make([]map[string]any, traceSlots)
+	}
+	i := tid & (traceSlots - 1)
+	sl := &s.byNum[i]
+	if sl.n > 0 && sl.tid == tid {
+		return sl.text[:sl.n-1], s.extras[i]
+	}
+	t := s.traces.At(tid)
+	extra := map[string]any{"trace_id": string(t)}
+	if len(t) <= len(sl.text) {
+		sl.tid, sl.n = tid, uint8(len(t)+1)
+		copy(sl.text[:], t)
+		s.extras[i] = extra
+	}
+	return t, extra
+}
+
+// spanSeeds make the placement of spans in their table unpredictable (no
+// flooding by a crafted log); verdicts do not depend on them.
+var spanSeeds = [2]uint64{rand.Uint64(), rand.Uint64()}
+
+// spanHash returns the 64-bit hash of a span entry: a bijection of its
+// span_id's 8 bytes for each first word (trace number and tag), so that
+// the hash and the first word are the whole entry (a span on disk is
+// those two).
+func spanHash(e *[3]uint32) uint64 {
+	return mix64(uint64(e[1])|uint64(e[2])<<32^spanSeeds[0]) ^ mix64(uint64(e[0])^spanSeeds[1])
+}
+
+// mix64 is MurmurHash3's 64-bit finalizer: a bijection that mixes every
+// bit of x into every bit of the result.
+func mix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	return x ^ x>>33
 }
 
 // Span keys: the tag of a span_id of at most 8 bytes is its length + 1
@@ -452,10 +572,6 @@ func longKey(dst []byte, trace uint32, span []byte) []byte {
 	return append(binary.LittleEndian.AppendUint32(dst[:0], trace), span...)
 }
 
-func (s *spanRun) spanHash(e *[3]uint32) uint64 {
-	return idtab.Hash(uint64(e[0]), uint64(e[1])|uint64(e[2])<<32)
-}
-
 // has reports whether span of trace was recorded.
 func (s *spanRun) has(trace uint32, span []byte) bool {
 	if !spanKey(trace, span, &s.e) {
@@ -466,7 +582,7 @@ func (s *spanRun) has(trace uint32, span []byte) bool {
 }
 
 func (s *spanRun) hasEntry(k *[3]uint32) bool {
-	c := s.spans.Probe(s.spanHash(k))
+	c := s.spans.Probe(spanHash(k))
 	return findSpan(&c, k)
 }
 
@@ -488,9 +604,30 @@ func (s *spanRun) add(trace uint32, span []byte) {
 		s.long.Add(s.key)
 		return
 	}
-	if c := s.spans.Probe(s.spanHash(&s.e)); !findSpan(&c, &s.e) {
-		c.Put(s.e[:])
+	if c := s.spans.Probe(spanHash(&s.e)); !findSpan(&c, &s.e) {
+		s.put(&c, &s.e)
 	}
+}
+
+// put inserts span entry k where the cursor c stopped (findSpan returned
+// false); when the spans in memory reach hotMax, they go to a run on disk.
+func (s *spanRun) put(c *idtab.Cursor, k *[3]uint32) {
+	c.Put(k[:])
+	if s.spans.Len() >= s.hotMax {
+		s.spillSpans()
+	}
+}
+
+// spillSpans moves the spans in memory to a new run on disk (each as its
+// hash and first word); when it cannot, they stay (and the table grows
+// from then on).
+func (s *spanRun) spillSpans() {
+	if !s.disk.addSorted(s.hot(), runFan) {
+		s.hotMax = int(^uint(0) >> 1)
+		return
+	}
+	s.spans.Free()
+	s.spans.Reserve(s.hotMax)
 }
 
 // AddFile implements TreeState (the files' records were added as read).
@@ -502,35 +639,175 @@ func (*spanRun) ReportsInOrder() {}
 // Finish implements TreeState: every parent reference that no span of the
 // run resolves, in output order (OrderedTreeState), then the spans are
 // released. The references are in input order, which is output order
-// unless a path was linted twice: they are sorted then.
+// unless a path was linted twice: they are sorted then. When spans went
+// to disk, the references with a 12-byte key are decided first, all at
+// once (join).
 func (s *spanRun) Finish(r *StreamReporter) {
 	defer s.spill.close()
 	rank := s.fileRanks()
 	ordered, err := s.inOrder(rank)
+	var dangling []uint64 // by reference, in input order: its 12-byte key names no span
+	if err == nil && s.disk.n > 0 {
+		dangling, err = s.join()
+	}
+	// decided reports whether the reference of index i was resolved by
+	// join; dangle whether it was decided dangling.
+	decided := func(p *spanRef, i int) (resolved, dangle bool) {
+		if dangling == nil || p.key[0] == refAtOffset || p.key[0] == 0 {
+			return false, false
+		}
+		d := dangling[i>>6]&(1<<(i&63)) != 0
+		return !d, d
+	}
+	i := 0
 	if err == nil && ordered {
-		err = s.eachRef(func(p *spanRef) { s.resolve(p, r) })
+		err = s.eachRef(func(p *spanRef) {
+			if resolved, dangle := decided(p, i); !resolved {
+				s.resolve(p, r, dangle)
+			}
+			i++
+		})
 	} else if err == nil {
-		// A path linted twice: the references in memory, sorted.
+		// A path linted twice: the references join did not resolve in
+		// memory, sorted (resolve finds no span of those it found
+		// dangling).
 		var all []spanRef
-		err = s.eachRef(func(p *spanRef) { all = append(all, *p) })
+		err = s.eachRef(func(p *spanRef) {
+			if resolved, _ := decided(p, i); !resolved {
+				all = append(all, *p)
+			}
+			i++
+		})
 		s.pending = nil
 		sort.SliceStable(all, func(a, b int) bool {
 			ra, rb := rank[all[a].file], rank[all[b].file]
 			return ra < rb || ra == rb && all[a].line < all[b].line
 		})
 		for i := range all {
-			s.resolve(&all[i], r)
+			s.resolve(&all[i], r, false)
 		}
 	}
 	if err != nil {
 		r.Report(StreamFinding{File: s.files[0], Pointer: "/correlation/parent_span_id",
 			Reason: "the parent_span_id references of this run could not be read back from their temporary file (" + err.Error() + "): not all were checked"})
+	} else if err = cmp.Or(s.pf.err, s.traces.err(), s.long.err()); err != nil {
+		r.Report(StreamFinding{File: s.files[0], Pointer: "/correlation/parent_span_id",
+			Reason: "the trace_ids and span_ids of this run could not be read back from their temporary files (" + err.Error() + "): not all parent_span_id references were checked"})
 	}
 	s.release()
 	s.spans.Free()
+	s.disk.free()
 	s.long.Free()
 	s.traces.Free()
-	s.pending, s.pendKeys, s.srcs = nil, nil, nil
+	s.pf.close()
+	s.pending, s.pendKeys, s.srcs, s.ents = nil, nil, nil, nil
+}
+
+// hot returns the spans in memory as entries of a run (sorted by key).
+func (s *spanRun) hot() []idEntry {
+	s.ents = s.ents[:0]
+	s.spans.Each(func(e []uint32) {
+		s.ents = append(s.ents, idEntry{key: spanHash((*[3]uint32)(e)), off: uint64(e[0])})
+	})
+	sortEntries(s.ents)
+	return s.ents
+}
+
+// joinChunk is how many references join sorts in memory at a time (16
+// bytes each: 1 MiB) before they go to a run on disk.
+const joinChunk = 1 << 16
+
+// joinWindow is how many references one pass of join decides: their index
+// in the window shares an idEntry's off with their key's first word.
+const joinWindow = 1 << 32
+
+// join decides the pending references with a 12-byte key against every
+// span of the run: they are sorted by their key's hash (in runs on disk of
+// joinChunk, or in memory when a run cannot be written) and merged with
+// the sorted runs of the spans on disk and the spans in memory, one pass
+// over each. It returns a bit per reference, in input order, set when its
+// key names no span (references with a long key are left unset), or why
+// the references or the spans could not be read back.
+func (s *spanRun) join() ([]uint64, error) {
+	n := s.spill.n
+	for _, b := range s.pending {
+		n += len(b)
+	}
+	dangling := make([]uint64, (n+63)/64)
+	for lo := 0; lo < n; lo += joinWindow {
+		if err := s.joinRefs(lo, min(n, lo+joinWindow), dangling); err != nil {
+			return nil, err
+		}
+	}
+	return dangling, nil
+}
+
+// joinRefs is join for the references of index lo to hi.
+func (s *spanRun) joinRefs(lo, hi int, dangling []uint64) error {
+	pend := idRuns{dirName: s.disk.dirName}
+	defer pend.free()
+	cand, tmp := make([]idEntry, 0, joinChunk), make([]idEntry, 0, joinChunk)
+	counts := new([1 << 16]int32)
+	inMemory := false
+	i := 0
+	err := s.eachRef(func(p *spanRef) {
+		j := i
+		i++
+		if j < lo || j >= hi || p.key[0] == refAtOffset || p.key[0] == 0 {
+			return
+		}
+		dangling[j>>6] |= 1 << (j & 63)
+		cand = append(cand, idEntry{key: runKey(spanHash(&p.key)), off: uint64(p.key[0]) | uint64(j-lo)<<32})
+		if len(cand) == joinChunk && !inMemory {
+			cand, tmp = sortByKey(cand, tmp, counts)
+			if pend.addSorted(cand, runFan) {
+				cand = cand[:0]
+			} else {
+				inMemory = true // from now on, every one in memory
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if cap(tmp) < len(cand) {
+		tmp = make([]idEntry, 0, len(cand))
+	}
+	cand, _ = sortByKey(cand, tmp, counts)
+	// The merge: for each reference, the entries of its key's hash among
+	// the spans (group: their first words; one but for hashes that
+	// collide), then whether its first word is one of them.
+	refs, spans := pend.scan(cand), s.disk.scan(s.hot())
+	sp, spOK := spans.next()
+	var group []uint32
+	var gkey uint64
+	sorted, have := false, false
+	for c, ok := refs.next(); ok; c, ok = refs.next() {
+		if !have || c.key != gkey {
+			for spOK && sp.key < c.key {
+				sp, spOK = spans.next()
+			}
+			group, gkey, have = group[:0], c.key, true
+			for spOK && sp.key == c.key {
+				group = append(group, uint32(sp.off))
+				sp, spOK = spans.next()
+			}
+			if sorted = len(group) > 8; sorted {
+				slices.Sort(group)
+			}
+		}
+		found := false
+		if sorted {
+			_, found = slices.BinarySearch(group, uint32(c.off))
+		} else {
+			found = slices.Contains(group, uint32(c.off))
+		}
+		if found {
+			j := lo + int(c.off>>32)
+			dangling[j>>6] &^= 1 << (j & 63)
+		}
+	}
+	return cmp.Or(pend.err, s.disk.err)
 }
 
 // fileRanks returns the rank of each file in output order: the index of
@@ -585,8 +862,9 @@ func (s *spanRun) release() {
 	s.reading = nil
 }
 
-// resolve reports p unless a span of the run resolves it.
-func (s *spanRun) resolve(p *spanRef, r *StreamReporter) {
+// resolve reports p unless a span of the run resolves it; dangle: p's
+// 12-byte key is known to name no span (join).
+func (s *spanRun) resolve(p *spanRef, r *StreamReporter, dangle bool) {
 	var parent []byte
 	var tid uint32
 	if p.key[0] == refAtOffset {
@@ -619,7 +897,7 @@ func (s *spanRun) resolve(p *spanRef, r *StreamReporter) {
 		}
 		tid, parent = binary.LittleEndian.Uint32(k), k[4:]
 	} else {
-		if s.hasEntry(&p.key) {
+		if !dangle && s.hasEntry(&p.key) {
 			return
 		}
 		tid = p.key[0] >> 4
@@ -649,16 +927,20 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 	}
 	// One buffer for the reason (it becomes the string), not a string per part.
 	var t []byte
+	var extra map[string]any
 	if tid > 0 {
-		t = s.traces.At(tid)
+		t, extra = s.traceText(tid)
+	} else {
+		if s.noTrace == nil {
+			s.noTrace = map[string]any{"trace_id": ""}
+		}
+		extra = s.noTrace
 	}
 	b := make([]byte, 0, 64+len(parent)+len(t)+len(s.tail))
 	b = append(b, "parent_span_id "...)
 	b = appendQuote(b, parent)
 	b = append(b, " names no span_id of "...)
-	trace := ""
 	if tid > 0 {
-		trace = string(t)
 		b = append(b, "trace_id "...)
 		b = appendQuote(b, t)
 	} else {
@@ -668,7 +950,7 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 	r.Report(StreamFinding{
 		File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id",
 		Reason: unsafe.String(unsafe.SliceData(b), len(b)), // b is not written again
-		Extra:  map[string]any{"trace_id": trace},
+		Extra:  extra,
 	})
 }
 
@@ -768,11 +1050,7 @@ func (f *spanFile) Observe(rec *StreamRecord, r *StreamReporter) {
 		if f.lastTid != 0 && string(trace.Str) == string(f.lastTrace) {
 			tid = f.lastTid
 		} else {
-			var added bool
-			tid, added = s.traces.Add(trace.Str)
-			if added {
-				s.traceCount++
-			}
+			tid = s.traceNumber(trace.Str)
 			f.lastTrace, f.lastTid = append(f.lastTrace[:0], trace.Str...), tid
 		}
 	}
@@ -827,12 +1105,12 @@ func (f *spanFile) Flush(*StreamReporter) {
 	for i := range f.batch {
 		op := &f.batch[i]
 		if op.hasParent {
-			if p := s.spans.Line(s.spanHash(&op.parent)); p != nil {
+			if p := s.spans.Line(spanHash(&op.parent)); p != nil {
 				f.lines = append(f.lines, p)
 			}
 		}
 		if op.hasSpn {
-			if p := s.spans.Line(s.spanHash(&op.span)); p != nil {
+			if p := s.spans.Line(spanHash(&op.span)); p != nil {
 				f.lines = append(f.lines, p)
 			}
 		}
@@ -846,8 +1124,8 @@ func (f *spanFile) Flush(*StreamReporter) {
 			s.addRef(spanRef{file: f.file, line: op.line, col: op.col, key: op.parent})
 		}
 		if op.hasSpn {
-			if c := s.spans.Probe(s.spanHash(&op.span)); !findSpan(&c, &op.span) {
-				c.Put(op.span[:])
+			if c := s.spans.Probe(spanHash(&op.span)); !findSpan(&c, &op.span) {
+				s.put(&c, &op.span)
 			}
 		}
 	}
@@ -856,11 +1134,11 @@ func (f *spanFile) Flush(*StreamReporter) {
 
 func (f *spanFile) Finish(r *StreamReporter) { f.Flush(r) }
 
-// Expect implements Expecter: room in the run's span set for as many spans
-// per record as the first batch had.
+// Expect implements Expecter: room in the run's span table for as many
+// spans per record as the first batch had, up to hotMax.
 func (f *spanFile) Expect(records int) {
-	if f.recs > 0 {
-		f.run.spans.Reserve(f.run.spans.Len() + int(int64(records)*int64(f.spans)/int64(f.recs)))
+	if s := f.run; f.recs > 0 {
+		s.spans.Reserve(min(s.hotMax, s.spans.Len()+int(int64(records)*int64(f.spans)/int64(f.recs))))
 	}
 }
 

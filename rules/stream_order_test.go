@@ -78,9 +78,19 @@ func tableBytes(st FileState) int {
 	case *collectorDupIDState:
 		return s.uuids.Bytes()
 	case *spanFile:
-		return s.run.spans.Bytes() + s.run.traces.Bytes() + s.run.long.Bytes() + 24*refChunk*len(s.run.pending)
+		return s.run.spans.Bytes() + pagedIndexBytes(s.run.traces) + pagedIndexBytes(s.run.long) + 24*refChunk*len(s.run.pending)
 	}
 	return 0
+}
+
+// pagedIndexBytes returns the memory of the index of a paged set mapped
+// outside the Go heap (its table and filter; its pages are in the heap).
+func pagedIndexBytes(s *pagedStrings) int {
+	n := s.idx.Bytes()
+	if s.disk.bloom != nil {
+		n += s.disk.bloom.Bytes()
+	}
+	return n
 }
 
 // heapAfter returns the live heap in bytes after a garbage collection.
