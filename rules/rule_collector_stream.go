@@ -40,26 +40,32 @@ import (
 // its event_id and span_id when they are strings; only valid records are
 // checked for dangling parents and time order.
 //
-// Memory: CL100 keeps 20 bytes a distinct UUID in an exact
-// open-addressing table while its log is read. CL101 keeps the last 65,536
-// spans of the run as 12-byte entries of a table and the older ones in
-// sorted runs on disk (each its 64-bit hash and first word, which are the
-// whole entry), each distinct trace_id once in a paged set (its recent
-// pages and index in memory, the rest in a temporary file; caches of the
-// recent trace_ids), and a 24-byte reference to each parent the spans in
-// memory did not resolve when it was read, the oldest in a temporary file.
-// After the last file the references are decided at once: sorted by their
-// parent's hash (runs on disk) and merged with the runs of the spans, one
-// pass over each (a merge join), leaving a bit a reference. A reference is
-// not a finding: the findings are rendered after the last file, one at a
-// time, in output order (OrderedTreeState), the parent's text from the
-// reference's key or, for a span_id too long for a key, from its record
-// read again at its byte offset. Only standard input, which cannot be read
-// again, keeps the text of such parents until the end of the run. A
-// temporary file is removed as soon as it is created where the system
-// allows it, and is never a path the user named; when one cannot be
-// created or written, the state stays in memory; when one cannot be read
-// back, the rule reports that its checks are incomplete.
+// Memory: CL100 keeps the last 65,536 UUIDs of its log in an exact
+// open-addressing table (16 bytes each: 60 bits of hash, the record's byte
+// offset and line) and the older ones in sorted runs in temporary files
+// behind a Bloom filter of 12 bits an id (idRuns, as the VerMAS ids);
+// a possible repeat is confirmed by reading the earlier record again.
+// CL101 keeps the last 65,536 spans of the run as 12-byte entries of a
+// table and the older ones in sorted runs on disk (each its 64-bit hash
+// and first word, which are the whole entry), each distinct trace_id once
+// in a paged set (its recent pages and index in memory, the rest in a
+// temporary file; caches of the recent trace_ids), and a 24-byte
+// reference to each parent the spans in memory did not resolve when it was
+// read, the oldest in a temporary file. After the last file the references
+// are decided at once: sorted by their parent's hash (runs on disk) and
+// merged with the runs of the spans, one pass over each (a merge join),
+// leaving a bit a reference. A reference is not a finding: the findings
+// are rendered after the last file, one at a time, in output order
+// (OrderedTreeState), the parent's text from the reference's key or, for a
+// span_id too long for a key, from its record read again at its byte
+// offset. What still grows with the log: the Bloom filter (about 2 bytes
+// an event_id), a bit a reference at the end of the run; standard input,
+// which cannot be read again, keeps whole UUIDs (20 bytes each) and the
+// text of long parents until the end of the run. A temporary file is
+// removed as soon as it is created where the system allows it, and is
+// never a path the user named; when one cannot be created or written, the
+// state stays in memory; when one cannot be read back, the rule reports
+// that its checks are incomplete.
 
 // collectorTrace is seed 004's "Multi-Agent Pipeline" example with event ids:
 // its spans form a tree inside trace-abc.
@@ -111,30 +117,37 @@ func (collectorDupID) Fields() []Field { return cl100Fields }
 
 func (collectorDupID) NewFile(string, *Options) FileState {
 	return &collectorDupIDState{
-		uuids: idtab.New(5, uuidEntryHash),
-		offs:  idtab.New(2, func(e []uint32) uint64 { return uint64(e[1] &^ 15) }),
-		other: firstLines{},
+		uuids:  idtab.New(5, uuidEntryHash),
+		offs:   idtab.New(4, func(e []uint32) uint64 { return uint64(e[2])<<32 | uint64(e[1]&^15) }),
+		hotMax: hotIDs,
+		other:  firstLines{},
 	}
 }
 
 // collectorDupIDState keeps every event_id of one log, exactly:
 //
 //   - in a file the engine can read again (rec.Source), a UUID is kept as
-//     an 8-byte entry of its record's byte offset and 28 bits of its hash
-//     (offs); a possible repeat (same hash bits) is confirmed by reading
-//     the earlier record again and comparing its UUID, and its line is
-//     counted from the nearest of the marks kept every 32 records;
-//   - otherwise (standard input, offsets beyond 64 GiB), as its 16 bytes
-//     and line in a 20-byte entry (uuids), the nil UUID on its own;
+//     an entry of 60 bits of its hash, its record's byte offset and line:
+//     the last hotMax of them in memory (offs: 16 bytes each), the older
+//     ones on disk (disk: sorted runs in temporary files behind a Bloom
+//     filter of 12 bits an id, idRuns); a possible repeat (same hash bits)
+//     is confirmed by reading the earlier record again and comparing its
+//     UUID;
+//   - otherwise (standard input, offsets beyond 64 GiB, lines beyond
+//     2^28-1), as its 16 bytes and line in a 20-byte entry (uuids), the
+//     nil UUID on its own;
 //   - other strings (which the schema rejects) as written (other).
 type collectorDupIDState struct {
 	uuids   *idtab.Table
-	offs    *idtab.Table
+	offs    *idtab.Table // offset+1 (36 bits), hash &^ 15, line
+	hotMax  int          // entries of offs beyond which they go to disk: hotIDs (tests: fewer)
+	disk    idRuns       // the older entries of offs
+	ents    []idEntry
 	src     Source
 	nilLine int // line of the nil UUID; 0: not seen
 	other   firstLines
 	e       [5]uint32
-	marks   lineMarks
+	seen    int // records observed
 	vals    [1]Value
 	// The UUIDs of the current batch (Flusher), their texts and the
 	// slots their lookups read.
@@ -152,8 +165,12 @@ type uuidRef struct {
 	text      uint32 // the event_id as written: texts[text:text+36]
 }
 
-// offMax bounds the offsets an 8-byte entry holds (36 bits: 64 GiB).
-const offMax = 1<<36 - 1
+// offMax bounds the offsets an entry of CL100 or recordIDs holds (36
+// bits: 64 GiB); lineMax the lines of CL100's (28 bits).
+const (
+	offMax  = 1<<36 - 1
+	lineMax = 1<<28 - 1
+)
 
 // uuidWords splits a UUID's 16 bytes into the 4 key words of an entry.
 func uuidWords(k *[16]byte, e []uint32) {
@@ -188,31 +205,37 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, 
 			}
 		}
 	}
-	// The offs table places an entry by the 28 hash bits it stores (so that
-	// it can grow without reading records again), in the shard of h: its
-	// low 32 bits but 4 (the home), independent of the shard's top bits.
-	p := uint32(h) &^ 15
-	ph := h&^(1<<32-1) | uint64(p)
-	co := s.offs.Probe(ph)
+	// The offs table places an entry by the 60 hash bits it stores (so that
+	// it can grow without reading records again); the runs on disk sort
+	// them by the same key, with the offset and line in one word.
+	key := h &^ 15
+	co := s.offs.Probe(key)
 	if s.offs.Len() > 0 {
 		for e := co.Next(); e != nil; e = co.Next() {
-			if e[1]&^15 != p {
+			if e[1]&^15 != uint32(key) || e[2] != uint32(key>>32) {
 				continue
 			}
-			off := int64(e[0]) | int64(e[1]&15)<<32 - 1
-			if s.src.Values(off, cl100Fields, s.vals[:]) && s.vals[0].Type == ValueString {
-				if k2, ok := uuidKey(s.vals[0].Str); ok && k2 == *k {
-					return s.marks.lineAt(s.src, off), true
-				}
+			if off := int64(e[0]) | int64(e[1]&15)<<32 - 1; s.is(off, k) {
+				return int(e[3]), true
 			}
 		}
 	}
-	if s.src != nil && off >= 0 && off < offMax {
+	if s.disk.has(key) {
+		first := 0
+		if s.disk.find(key, func(o uint64) bool { first = int(o >> 36); return s.is(int64(o&offMax)-1, k) }) {
+			return first, true
+		}
+	}
+	if s.src != nil && off >= 0 && off < offMax && line <= lineMax {
 		o := uint64(off + 1)
-		s.e[0], s.e[1] = uint32(o), uint32(o>>32)|p
-		co.Put(s.e[:2])
+		s.e[0], s.e[1], s.e[2], s.e[3] = uint32(o), uint32(o>>32)|uint32(key), uint32(key>>32), uint32(line)
+		co.Put(s.e[:4])
+		if s.offs.Len() >= s.hotMax {
+			s.spill()
+		}
 		return line, false
 	}
+	uuidWords(k, s.e[:4])
 	s.e[4] = uint32(line)
 	if s.uuids.Len() == 0 {
 		cu = s.uuids.Probe(h)
@@ -221,8 +244,32 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, 
 	return line, false
 }
 
+// is reports whether the record at off carries UUID k.
+func (s *collectorDupIDState) is(off int64, k *[16]byte) bool {
+	if !s.src.Values(off, cl100Fields, s.vals[:]) || s.vals[0].Type != ValueString {
+		return false
+	}
+	k2, ok := uuidKey(s.vals[0].Str)
+	return ok && k2 == *k
+}
+
+// spill moves the entries of offs to a new run on disk; when it cannot,
+// they stay (and offs grows from then on).
+func (s *collectorDupIDState) spill() {
+	s.ents = s.ents[:0]
+	s.offs.Each(func(e []uint32) {
+		s.ents = append(s.ents, idEntry{key: uint64(e[2])<<32 | uint64(e[1]&^15), off: uint64(e[0]) | uint64(e[1]&15)<<32 | uint64(e[3])<<36})
+	})
+	if !s.disk.writeFan(s.ents, uuidFan) {
+		s.hotMax = int(^uint(0) >> 1)
+		return
+	}
+	s.offs.Free()
+	s.offs.Reserve(s.hotMax)
+}
+
 func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
-	s.marks.note(rec)
+	s.seen++
 	v := &rec.Values[0]
 	if v.Type != ValueString {
 		return
@@ -265,7 +312,10 @@ func (s *collectorDupIDState) Flush(r *StreamReporter) {
 		if p := s.uuids.Line(h); p != nil {
 			s.lines = append(s.lines, p)
 		}
-		if p := s.offs.Line(h&^(1<<32-1) | uint64(uint32(h)&^15)); p != nil {
+		if p := s.offs.Line(h &^ 15); p != nil {
+			s.lines = append(s.lines, p)
+		}
+		if p := s.disk.line(h &^ 15); p != nil {
 			s.lines = append(s.lines, p)
 		}
 	}
@@ -280,25 +330,34 @@ func (s *collectorDupIDState) Flush(r *StreamReporter) {
 }
 
 // Expect implements Expecter: room for as many UUIDs per record as the
-// first batch had.
+// first batch had (in memory up to hotMax, the filter of the entries on
+// disk for the rest).
 func (s *collectorDupIDState) Expect(records int) {
-	if s.marks.seen == 0 {
+	if s.seen == 0 {
 		return
 	}
-	n := int(int64(records) * int64(s.offs.Len()+s.uuids.Len()) / int64(s.marks.seen))
+	n := int(int64(records) * int64(s.offs.Len()+s.disk.n+s.uuids.Len()) / int64(s.seen))
 	if s.offs.Len() > 0 {
-		s.offs.Reserve(n)
+		s.offs.Reserve(min(n, s.hotMax))
+		s.disk.plan = n
 	} else if s.uuids.Len() > 0 {
 		s.uuids.Reserve(n)
 	}
 }
 
-// Finish releases the log's ids: CL100 compares the event_ids of one log.
+// Finish releases the log's ids (CL100 compares the event_ids of one log)
+// and reports, when entries on disk could not be read back, that the
+// checks are incomplete.
 func (s *collectorDupIDState) Finish(r *StreamReporter) {
 	s.Flush(r)
+	if err := s.disk.err; err != nil {
+		r.Report(StreamFinding{Pointer: "/event_id",
+			Reason: "the event_ids of this log could not be read back from their temporary files (" + err.Error() + "): not all were checked"})
+	}
 	s.uuids.Free()
 	s.offs.Free()
-	s.other, s.marks, s.src = nil, lineMarks{}, nil
+	s.disk.free()
+	s.other, s.src, s.ents = nil, nil, nil
 }
 
 // collectorParentSpan is the stream check of CL101. Bound to a run (RunBinder), it
