@@ -119,10 +119,20 @@ func (collectorDupID) NewFile(string, *Options) FileState {
 	return &collectorDupIDState{
 		uuids:  idtab.New(5, uuidEntryHash),
 		offs:   idtab.New(4, func(e []uint32) uint64 { return uint64(e[2])<<32 | uint64(e[1]&^15) }),
-		hotMax: hotIDs,
+		hotMax: collectorLimits.uuids,
+		disk:   idRuns{dirName: collectorLimits.dir},
 		other:  firstLines{},
 	}
 }
+
+// collectorLimits are what CL100 and CL101 keep in memory before the rest
+// goes to temporary files, and where those go ("": the system's temporary
+// directory): a variable for the tests, which lower them.
+var collectorLimits = struct {
+	uuids, spans, strings int    // entries in memory: CL100's UUIDs, CL101's spans, and its trace_ids and long span_ids (index)
+	chunk, blocks         int    // CL101's pending references: a block's, and the full blocks kept in memory
+	dir                   string // the temporary files' directory
+}{hotIDs, hotSpans, hotStrings, refChunk, spillBlocks, ""}
 
 // collectorDupIDState keeps every event_id of one log, exactly:
 //
@@ -482,13 +492,17 @@ const (
 const hotSpans = 1 << 16
 
 func newSpanRun() *spanRun {
-	pf := &pageFile{}
-	return &spanRun{
+	lim := &collectorLimits
+	pf := &pageFile{dirName: lim.dir}
+	s := &spanRun{
 		traces: newPagedStrings(pf, true), long: newPagedStrings(pf, true), pf: pf,
 		spans:  idtab.New(3, func(e []uint32) uint64 { return spanHash((*[3]uint32)(e)) }),
-		hotMax: hotSpans,
-		chunk:  refChunk, spillAfter: spillBlocks,
+		hotMax: lim.spans, disk: idRuns{dirName: lim.dir},
+		chunk: lim.chunk, spillAfter: lim.blocks, spill: refSpill{dirName: lim.dir},
 	}
+	s.traces.hotMax, s.long.hotMax = lim.strings, lim.strings
+	s.traces.disk.dirName, s.long.disk.dirName = lim.dir, lim.dir
+	return s
 }
 
 // traceSlot is a slot of spanRun's caches of recent trace_ids (a trace
@@ -833,10 +847,18 @@ func (s *spanRun) joinRefs(lo, hi int, dangling []uint64) error {
 		tmp = make([]idEntry, 0, len(cand))
 	}
 	cand, _ = sortByKey(cand, tmp, counts)
-	// The merge: for each reference, the entries of its key's hash among
-	// the spans (group: their first words; one but for hashes that
-	// collide), then whether its first word is one of them.
-	refs, spans := pend.scan(cand), s.disk.scan(s.hot())
+	mergeJoin(pend.scan(cand), s.disk.scan(s.hot()), func(off uint64) {
+		j := lo + int(off>>32)
+		dangling[j>>6] &^= 1 << (j & 63)
+	})
+	return cmp.Or(pend.err, s.disk.err)
+}
+
+// mergeJoin calls found with the off of each entry of refs that names an
+// entry of spans: one of the same key and first word (the low 32 bits of
+// off). Both scans are in key order; for each key of refs, the first words
+// of spans under it (one but where hashes collide) are gathered once.
+func mergeJoin(refs, spans *runScan, found func(off uint64)) {
 	sp, spOK := spans.next()
 	var group []uint32
 	var gkey uint64
@@ -855,18 +877,16 @@ func (s *spanRun) joinRefs(lo, hi int, dangling []uint64) error {
 				slices.Sort(group)
 			}
 		}
-		found := false
+		var in bool
 		if sorted {
-			_, found = slices.BinarySearch(group, uint32(c.off))
+			_, in = slices.BinarySearch(group, uint32(c.off))
 		} else {
-			found = slices.Contains(group, uint32(c.off))
+			in = slices.Contains(group, uint32(c.off))
 		}
-		if found {
-			j := lo + int(c.off>>32)
-			dangling[j>>6] &^= 1 << (j & 63)
+		if in {
+			found(c.off)
 		}
 	}
-	return cmp.Or(pend.err, s.disk.err)
 }
 
 // fileRanks returns the rank of each file in output order: the index of
