@@ -76,7 +76,7 @@ func TestSessionCounter(t *testing.T) {
 func tableBytes(st FileState) int {
 	switch s := st.(type) {
 	case *collectorDupIDState:
-		return s.uuids.Bytes()
+		return s.uuids.Bytes() + s.offs.Bytes()
 	case *spanFile:
 		return s.run.spans.Bytes() + pagedIndexBytes(s.run.traces) + pagedIndexBytes(s.run.long) + 24*refChunk*len(s.run.pending)
 	}
