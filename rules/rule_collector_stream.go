@@ -43,26 +43,27 @@ import (
 // Memory: CL100 keeps the last 65,536 UUIDs of its log in an exact
 // open-addressing table (16 bytes each: 60 bits of hash, the record's byte
 // offset and line) and the older ones in sorted runs in temporary files
-// behind a Bloom filter of 12 bits an id (idRuns, as the VerMAS ids);
-// a possible repeat is confirmed by reading the earlier record again.
-// CL101 keeps the last 65,536 spans of the run as 12-byte entries of a
-// table and the older ones in sorted runs on disk (each its 64-bit hash
-// and first word, which are the whole entry), each distinct trace_id once
-// in a paged set (its recent pages and index in memory, the rest in a
-// temporary file; caches of the recent trace_ids), and a 24-byte
-// reference to each parent the spans in memory did not resolve when it was
-// read, the oldest in a temporary file. After the last file the references
-// are decided at once: sorted by their parent's hash (runs on disk) and
-// merged with the runs of the spans, one pass over each (a merge join),
-// leaving a bit a reference. A reference is not a finding: the findings
-// are rendered after the last file, one at a time, in output order
-// (OrderedTreeState), the parent's text from the reference's key or, for a
-// span_id too long for a key, from its record read again at its byte
+// behind a Bloom filter of 12 bits an id (idRuns, as the VerMAS ids); a
+// possible repeat is confirmed by reading the earlier record again. CL101
+// keeps the last 65,536 spans of the run as 12-byte entries of a table and
+// the older ones in sorted runs on disk (each its 64-bit hash and first
+// word, which are the whole entry), each distinct trace_id and long
+// span_id once in paged sets (their recent pages and index entries in
+// memory, the rest in a temporary file; caches of the recent trace_ids),
+// and a 24-byte reference to each parent the spans in memory did not
+// resolve when it was read, the oldest in a temporary file. After the last
+// file the references are decided at once: sorted by their parent's hash
+// (runs on disk) and merged with the runs of the spans, one pass over each
+// (a merge join), leaving a bit a reference. A reference is not a finding:
+// the findings are rendered after the last file, one at a time, in output
+// order (OrderedTreeState), the parent's text from the reference's key or,
+// for a span_id too long for a key, from its record read again at its byte
 // offset. What still grows with the log: the Bloom filter (about 2 bytes
 // an event_id), a bit a reference at the end of the run; standard input,
 // which cannot be read again, keeps whole UUIDs (20 bytes each) and the
-// text of long parents until the end of the run. A temporary file is
-// removed as soon as it is created where the system allows it, and is
+// text of long parents until the end of the run; a run that lints a path
+// twice sorts the references left unresolved in memory. A temporary file
+// is removed as soon as it is created where the system allows it, and is
 // never a path the user named; when one cannot be created or written, the
 // state stays in memory; when one cannot be read back, the rule reports
 // that its checks are incomplete.
