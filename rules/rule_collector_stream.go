@@ -481,10 +481,11 @@ const (
 )
 
 // runFan is the fan-in of the merges of CL101's runs (idRuns.addSorted):
-// read only by one scan at the end of the run, they may be many; CL100's
-// (uuidFan) are searched, one page read a run for a possible repeat.
+// read only by one scan at the end of the run, they may be many (a merge
+// only bounds the open files); CL100's (uuidFan) are searched, one page
+// read a run for a possible repeat.
 const (
-	runFan  = 16
+	runFan  = 64
 	uuidFan = 4
 )
 

@@ -101,7 +101,13 @@ func (d *idRuns) mergeTail(k int) bool {
 type runScan struct {
 	d    *idRuns
 	srcs []scanSource
-	heap []int
+	heap []scanHead
+}
+
+// scanHead is an entry of runScan's heap: a source's next key.
+type scanHead struct {
+	key uint64
+	src int
 }
 
 // scanSource is one sorted source of a runScan: a run read in blocks into
@@ -117,8 +123,9 @@ type scanSource struct {
 	ok   bool
 }
 
-// scanBuffer is the read buffer of each run of a runScan.
-const scanBuffer = 32 << 10
+// scanBytes is the read buffer of a runScan, shared by its runs (each
+// 4 to 32 KiB).
+const scanBytes = 1 << 20
 
 // scan returns a scan of the entries of every run of d and of mem (sorted
 // by key, in runKey values as the runs are); a run that cannot be read
@@ -128,15 +135,16 @@ func (d *idRuns) scan(mem []idEntry) *runScan { return d.scanRuns(d.runs, mem) }
 // scanRuns is scan over the runs runs of d.
 func (d *idRuns) scanRuns(runs []*idRun, mem []idEntry) *runScan {
 	s := &runScan{d: d}
+	size := min(max(scanBytes/(len(runs)+1), 4<<10), 32<<10) &^ 15
 	for _, r := range runs {
-		s.srcs = append(s.srcs, scanSource{r: r, buf: make([]byte, 0, min(scanBuffer, 16*r.n))})
+		s.srcs = append(s.srcs, scanSource{r: r, buf: make([]byte, 0, min(size, 16*r.n))})
 	}
 	if len(mem) > 0 {
 		s.srcs = append(s.srcs, scanSource{mem: mem})
 	}
 	for i := range s.srcs {
 		if s.advance(&s.srcs[i]); s.srcs[i].ok {
-			s.heap = append(s.heap, i)
+			s.heap = append(s.heap, scanHead{s.srcs[i].head.key, i})
 		}
 	}
 	for i := len(s.heap)/2 - 1; i >= 0; i-- {
@@ -148,20 +156,22 @@ func (d *idRuns) scanRuns(runs []*idRun, mem []idEntry) *runScan {
 // down moves heap entry i down to its place.
 func (s *runScan) down(i int) {
 	h := s.heap
+	x := h[i]
 	for {
 		c := 2*i + 1
 		if c >= len(h) {
-			return
+			break
 		}
-		if c+1 < len(h) && s.srcs[h[c+1]].head.key < s.srcs[h[c]].head.key {
+		if c+1 < len(h) && h[c+1].key < h[c].key {
 			c++
 		}
-		if s.srcs[h[i]].head.key <= s.srcs[h[c]].head.key {
-			return
+		if x.key <= h[c].key {
+			break
 		}
-		h[i], h[c] = h[c], h[i]
+		h[i] = h[c]
 		i = c
 	}
+	h[i] = x
 }
 
 // advance moves src to its next entry (ok false: it has none).
@@ -204,11 +214,19 @@ func (s *runScan) next() (idEntry, bool) {
 	if len(s.heap) == 0 {
 		return idEntry{}, false
 	}
-	src := &s.srcs[s.heap[0]]
+	top := &s.heap[0]
+	src := &s.srcs[top.src]
 	e := src.head
-	if s.advance(src); !src.ok {
+	if s.advance(src); src.ok {
+		if top.key = src.head.key; len(s.heap) == 1 || top.key <= s.heap[1].key && (len(s.heap) == 2 || top.key <= s.heap[2].key) {
+			return e, true // still the smallest: a run of keys from one source
+		}
+	} else {
 		s.heap[0] = s.heap[len(s.heap)-1]
 		s.heap = s.heap[:len(s.heap)-1]
+		if len(s.heap) == 0 {
+			return e, true
+		}
 	}
 	s.down(0)
 	return e, true
