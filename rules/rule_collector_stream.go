@@ -133,7 +133,7 @@ var collectorLimits = struct {
 	uuids, spans, strings int    // entries in memory: CL100's UUIDs, CL101's spans, and its trace_ids and long span_ids (index)
 	chunk, blocks         int    // CL101's pending references: a block's, and the full blocks kept in memory
 	dir                   string // the temporary files' directory
-}{hotIDs, hotSpans, hotTraces, refChunk, spillBlocks, ""}
+}{hotIDs, hotSpans, hotStrings, refChunk, spillBlocks, ""}
 
 // collectorDupIDState keeps every event_id of one log, exactly:
 //
@@ -488,12 +488,6 @@ const (
 	runFan  = 64
 	uuidFan = 4
 )
-
-// hotTraces is the index entries of CL101's trace_ids and long span_ids
-// kept in memory (pagedStrings.hotMax): 65,536 (about 1 MiB), so that a
-// log of a few million events, or the other logs of a run linted after it,
-// find their traces without reading the index's runs.
-const hotTraces = 1 << 16
 
 // hotSpans is spanRun.hotMax: 65,536 spans in memory (about 1 MiB); a
 // parent is mostly a few hundred events before its children.
