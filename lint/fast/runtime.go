@@ -244,7 +244,7 @@ func (d *Dec) run(fn func(*Dec)) (ok bool) {
 // syntax records a syntax error and aborts the run.
 func (d *Dec) syntax(err error) {
 	off := d.d.InputOffset()
-	msg := err.Error()
+	msg := DecodeError(err)
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
 		off = se.ByteOffset

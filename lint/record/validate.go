@@ -237,7 +237,7 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 		// Well-formed text the decoder cannot hold (a number such as 1e999
 		// beyond float64 in a member the schema does not type): reported,
 		// never hidden, as a syntax error that sorts first.
-		v.vs = append(v.vs, envelope.Violation{Rule: fast.RuleSyntax, Parse: true, Reason: "invalid JSON: " + err.Error()})
+		v.vs = append(v.vs, envelope.Violation{Rule: fast.RuleSyntax, Parse: true, Reason: "invalid JSON: " + fast.DecodeError(err)})
 		v.finish()
 		envelope.Sort(v.vs) // a parse error comes first, also after schema findings
 		return v.vs, nil
