@@ -528,9 +528,9 @@ func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied,
 		res.vals = append(res.vals[:cap(res.vals)], make([]rules.Value, k+cap(res.vals))...)
 	}
 	res.vals = res.vals[:v0+k]
-	x.Arena = res.arena
+	x.Arena, x.Digests = res.arena, w.v.Digests()
 	x.Values(text, acc, res.vals[v0:])
-	res.arena = x.Arena
+	res.arena, x.Digests = x.Arena, nil
 	res.recs = append(res.recs, streamRec{line: n, off: w.off, v0: v0, denied: denied, valid: valid})
 }
 

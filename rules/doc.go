@@ -145,6 +145,13 @@ type Doc struct {
 	// (idleStackOf): IL009, IL012 and IL015 share one pass over it.
 	stack idleStack
 
+	// Digests, when set, is the engine's memo of the digests (Digest)
+	// made of this record's values, which the extraction of the record's
+	// stream values reuses: a value read in place by a document rule and
+	// by a stream rule is scanned once. Nil: a rule that asks for a
+	// digest gets a memo of the document's own.
+	Digests *DigestMemo
+
 	// ip is the state of the rules that read the record in place, lent by
 	// the Runner that runs them (inPlaceState): nil outside a Run.
 	ip *inPlaceState

@@ -29,14 +29,17 @@ import (
 //     of the same id in a later STATE of the run has an iter >= the earlier
 //     one (seed 002 section 5: iter is the current iteration). A new frame
 //     id (the next issue of a grind) starts its own count. Every frame of
-//     the stack is checked: the stack's JSON text is decoded by the rule
-//     (idle logs hold one record per loop iteration, not millions).
+//     the stack is checked: the workers pass the stack's digest
+//     (idleStackDigest: each frame's id and iter), which the document
+//     rules of a STATE read too; a stack it declines comes as its JSON
+//     text, which the rule decodes.
 //
 // Only valid records take part: an invalid STATE has its own envelope.
 
 // idleFields are the values the idle stream rules read: event and run_id,
-// and for IL101 the stack's JSON text.
-var idleFields = []Field{{Pointer: "/event", Type: FieldString}, {Pointer: "/run_id", Type: FieldString}, {Pointer: "/stack", Type: FieldRaw}}
+// and for IL101 the stack's digest (or its JSON text, when the digest
+// declines).
+var idleFields = []Field{{Pointer: "/event", Type: FieldString}, {Pointer: "/run_id", Type: FieldString}, {Pointer: "/stack", Type: idleStackField}}
 
 // idleAfterEnd is the stream check of IL100.
 type idleAfterEnd struct{}
@@ -290,11 +293,17 @@ type idleIterState struct {
 
 func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 	ev, run, stack := &rec.Values[0], &rec.Values[1], &rec.Values[2]
-	if !rec.Valid || ev.Type != ValueString || string(ev.Str) != "STATE" || run.Type != ValueString || stack.Type != ValueRaw {
+	if !rec.Valid || ev.Type != ValueString || string(ev.Str) != "STATE" || run.Type != ValueString {
 		return
 	}
 	var ok bool
-	if s.frames, ok = s.stack.frames(s.frames[:0], stack.Str); !ok {
+	switch stack.Type {
+	case ValueDigest:
+		s.frames, ok = appendDigestFrames(s.frames[:0], stack.Str)
+	case ValueRaw:
+		s.frames, ok = s.stack.frames(s.frames[:0], stack.Str)
+	}
+	if !ok {
 		return
 	}
 	for i := range s.frames {

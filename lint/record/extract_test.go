@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +86,49 @@ func BenchmarkExtract(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		x.extract(line, out)
+	}
+}
+
+// TestExtractReusesDigest: the stack of an idle STATE is scanned once per
+// record: the digest its document rules made (Validator.Digests) is the
+// one the extraction of IL101's values copies, equal to the digest made
+// anew; a record whose rules made none (DONE, ANCHOR) gets its own, and so
+// does the next record read into the same buffer.
+func TestExtractReusesDigest(t *testing.T) {
+	fields := rules.Stream("IL101").Fields()
+	k := slices.IndexFunc(fields, func(f rules.Field) bool { return f.Type.Digest() != nil })
+	if k < 0 {
+		t.Fatal("IL101 declares no digest")
+	}
+	dg := fields[k].Type.Digest()
+	v := NewValidator(Options{Now: time.Date(2026, 2, 14, 2, 0, 0, 0, time.UTC)}, nil)
+	x := NewExtractor("idle/event", fields)
+	done := `{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[]}`
+	buf := make([]byte, len(inPlaceState))
+	for _, line := range []string{inPlaceState, inPlaceAnchor, done, strings.Replace(inPlaceState, `"iter":2`, `"iter":3`, 1), inPlaceState} {
+		raw := buf[:len(line)]
+		copy(raw, line)
+		v.RecordLine("idle/event", "f.jsonl", raw, 1)
+		var stack []byte
+		if i := strings.Index(line, `"stack":`); i >= 0 {
+			stack = raw[i+len(`"stack":`) : len(raw)-1]
+		}
+		_, _, found := v.Digests().Lookup(dg, stack)
+		if want := strings.Contains(line, `"STATE"`); found != want {
+			t.Errorf("%s: the rules' digest found %v, want %v", line, found, want)
+		}
+		out := make([]rules.Value, len(fields))
+		x.Arena, x.Digests = nil, v.Digests()
+		x.Values(raw, v.Captured(), out)
+		if stack == nil {
+			if out[k].Type != rules.ValueAbsent {
+				t.Errorf("%s: stack %v, want absent", line, out[k].Type)
+			}
+			continue
+		}
+		want, _ := dg.Make(nil, stack)
+		if out[k].Type != rules.ValueDigest || string(out[k].Str) != string(want) {
+			t.Errorf("%s: stack %v %q, want the digest %q", line, out[k].Type, out[k].Str, want)
+		}
 	}
 }

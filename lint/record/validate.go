@@ -129,6 +129,7 @@ type Validator struct {
 	ropts    *rules.Options      // what document rules see, shared by all records
 	runner   rules.Runner        // the document rules, with reused state
 	red      secrets.Redactor    // redacts the texts of violations (fill)
+	digests  rules.DigestMemo    // the digests made of the last record (Digests)
 }
 
 // NewValidator returns a Validator using engine (nil: the fast path).
@@ -175,6 +176,7 @@ func (v *Validator) RecordLine(kind, file string, raw []byte, line1 int) []envel
 // call (otherwise it is reused, and its values may point into raw); inLog
 // says whether raw is one line of a JSON Lines log (rules.Doc.InLog).
 func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog bool) ([]envelope.Violation, *rules.Doc) {
+	v.digests.Reset()
 	plan := v.plan(kind)
 	if v.fast != nil {
 		v.fast.acc.Want = plan.want
@@ -243,7 +245,12 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 		return v.vs, nil
 	}
 	n := len(v.vs)
-	for _, f := range v.runner.RunRules(doc, plan.enabled, v.Enabled) {
+	doc.Digests = &v.digests
+	fs := v.runner.RunRules(doc, plan.enabled, v.Enabled)
+	if keep {
+		doc.Digests = nil // the memo is the next record's
+	}
+	for _, f := range fs {
 		if v.opts.CountOnly {
 			v.vs = append(v.vs, envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: line1})
 			continue
@@ -278,6 +285,11 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 	}
 	return v.vs, doc
 }
+
+// Digests returns the digests (rules.Digest) that the document rules made
+// of the values of the last record, for the extraction of its stream
+// values (Extractor.Digests): valid until the next record.
+func (v *Validator) Digests() *rules.DigestMemo { return &v.digests }
 
 // locate is Locate for a finding of the last record: from the span its
 // kind's acceptor recorded when the record was accepted and the pointer

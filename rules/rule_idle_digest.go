@@ -1,0 +1,237 @@
+package rules
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/agentlint/agentlint/lint/fast"
+)
+
+// The digest of an idle event's stack (seed 002 section 5, StackFrame):
+// one scan of its JSON text, made in the workers, serves the document
+// rules that read a STATE in place (IL009, IL012, IL015: idleStackOf) and
+// the stream rule IL101, which reads every frame's id and iter of every
+// STATE in the engine's sequential stage (idleIter). Layout, little
+// endian:
+//
+//	header  int32 frames (-1: the stack is absent or not an array)
+//	        uint8 flags (idleOver, idleMode0)
+//	        uint32, uint32: the first frame's mode, raw[start:end]
+//	frames  per element, uint8 1 when it is an object with a string id
+//	        and a number iter (idleFrame.ok), then float64 iter, uint32
+//	        the offset of iter in raw, uint32 the id's length and its
+//	        bytes; uint8 0 for any other element.
+//
+// It declines what idleStackOf and scanFrames declined (a member name or
+// an id with an escape, text that is not well formed, a frame with a
+// repeated member name or more than 32 members): the document rules then
+// decode the record and IL101 reads the JSON text (stackReader).
+
+// idleStackDigest is the digest of an idle stack (makeIdleStackDigest),
+// and idleStackField the type of a field passed as it.
+var (
+	idleStackDigest = &Digest{Name: "idle-stack", Make: makeIdleStackDigest}
+	idleStackField  = DigestField(idleStackDigest)
+)
+
+// Flags of an idle stack digest.
+const (
+	idleOver  = 1 << iota // some frame is an object whose iter and max are numbers with iter > max
+	idleMode0             // the first element is an object with a mode
+)
+
+// idleDigestHead is the size of an idle stack digest's header.
+const idleDigestHead = 13
+
+// makeIdleStackDigest is the Make of idleStackDigest.
+func makeIdleStackDigest(dst, raw []byte) ([]byte, bool) {
+	base := len(dst)
+	dst = append(dst, make([]byte, idleDigestHead)...)
+	head := dst[base:]
+	frames := int32(-1)
+	i := fast.SkipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		binary.LittleEndian.PutUint32(head, uint32(frames))
+		return dst, true
+	}
+	frames = 0
+	var flags uint8
+	i = fast.SkipWS(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		i++
+	} else {
+		for {
+			if i >= len(raw) {
+				return dst[:base], false
+			}
+			if raw[i] == '{' {
+				var fl uint8
+				var m0 [2]int
+				if dst, i, fl, m0 = digestFrame(dst, raw, i, frames == 0); i < 0 {
+					return dst[:base], false
+				}
+				flags |= fl
+				if fl&idleMode0 != 0 {
+					head = dst[base:]
+					binary.LittleEndian.PutUint32(head[5:], uint32(m0[0]))
+					binary.LittleEndian.PutUint32(head[9:], uint32(m0[1]))
+				}
+			} else {
+				if i = fast.SkipValue(raw, i); i < 0 {
+					return dst[:base], false
+				}
+				dst = append(dst, 0)
+			}
+			frames++
+			var more bool
+			if i, more = fast.Next(raw, i, ']'); i < 0 {
+				return dst[:base], false
+			} else if !more {
+				break
+			}
+		}
+	}
+	if fast.SkipWS(raw, i) != len(raw) {
+		return dst[:base], false
+	}
+	head = dst[base:]
+	binary.LittleEndian.PutUint32(head, uint32(frames))
+	head[4] = flags
+	return dst, true
+}
+
+// digestFrame appends the digest of the frame at raw[i] == '{' to dst and
+// returns the index after it (-1: declined), its flags (idleOver,
+// idleMode0 when first) and, with idleMode0, the span of its mode.
+func digestFrame(dst, raw []byte, i int, first bool) ([]byte, int, uint8, [2]int) {
+	var (
+		names         [32][]byte
+		n             int
+		sig           uint64 // a bit per name's signature: names are compared only when one repeats
+		id, iter, max []byte
+		hasID         bool
+		iterAt        int
+		flags         uint8
+		mode          [2]int
+	)
+	i = fast.SkipWS(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return append(dst, 0), i + 1, 0, mode
+	}
+	for {
+		if i >= len(raw) || raw[i] != '"' || n == len(names) {
+			return dst, -1, 0, mode
+		}
+		k := plainStringEnd(raw, i)
+		if k < 0 {
+			return dst, -1, 0, mode
+		}
+		name := raw[i+1 : k-1]
+		var b uint64 = 1
+		if len(name) > 0 {
+			b <<= (uint(len(name))*7 + uint(name[0]) + uint(name[len(name)-1])) & 63
+		}
+		if sig&b != 0 {
+			for _, x := range names[:n] {
+				if string(x) == string(name) {
+					return dst, -1, 0, mode
+				}
+			}
+		}
+		sig |= b
+		names[n], n = name, n+1
+		if i = fast.SkipWS(raw, k); i >= len(raw) || raw[i] != ':' {
+			return dst, -1, 0, mode
+		}
+		v := fast.SkipWS(raw, i+1)
+		var end int
+		if string(name) == "id" && v < len(raw) && raw[v] == '"' {
+			if end = plainStringEnd(raw, v); end < 0 {
+				return dst, -1, 0, mode // an escape (or no end): declined
+			}
+			id, hasID = raw[v+1:end-1], true
+		} else if end = fast.SkipValue(raw, v); end < 0 {
+			return dst, -1, 0, mode
+		}
+		switch string(name) {
+		case "iter":
+			iter, iterAt = raw[v:end], v
+		case "max":
+			max = raw[v:end]
+		case "mode":
+			if first {
+				flags |= idleMode0
+				mode = [2]int{v, end}
+			}
+		}
+		var more bool
+		if i, more = fast.Next(raw, end, '}'); i < 0 {
+			return dst, -1, 0, mode
+		} else if !more {
+			break
+		}
+	}
+	it, okIter := rawNumber(iter)
+	if mx, okMax := rawNumber(max); okIter && okMax && it > mx {
+		flags |= idleOver
+	}
+	if !hasID || !okIter {
+		return append(dst, 0), i, flags, mode
+	}
+	var f [17]byte
+	f[0] = 1
+	binary.LittleEndian.PutUint64(f[1:], math.Float64bits(it))
+	binary.LittleEndian.PutUint32(f[9:], uint32(iterAt))
+	binary.LittleEndian.PutUint32(f[13:], uint32(len(id)))
+	return append(append(dst, f[:]...), id...), i, flags, mode
+}
+
+// plainStringEnd returns the index after the JSON string at raw[i] == '"',
+// or -1 when it has an escape or no end.
+func plainStringEnd(raw []byte, i int) int {
+	for j := i + 1; j < len(raw); j++ {
+		switch raw[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			return -1
+		}
+	}
+	return -1
+}
+
+// idleDigestFrames returns the number of elements of the stack of an idle
+// stack digest (-1: absent or not an array), its flags and the span of
+// the first frame's mode (with idleMode0).
+func idleDigestFrames(dg []byte) (frames int, flags uint8, mode0 [2]int) {
+	frames = int(int32(binary.LittleEndian.Uint32(dg)))
+	flags = dg[4]
+	mode0 = [2]int{int(binary.LittleEndian.Uint32(dg[5:])), int(binary.LittleEndian.Uint32(dg[9:]))}
+	return frames, flags, mode0
+}
+
+// appendDigestFrames appends the frames of an idle stack digest to dst
+// (their ids point into dg); ok is false when the stack is not an array.
+func appendDigestFrames(dst []idleFrame, dg []byte) ([]idleFrame, bool) {
+	frames, _, _ := idleDigestFrames(dg)
+	if frames < 0 {
+		return dst, false
+	}
+	b := dg[idleDigestHead:]
+	for range frames {
+		if b[0] == 0 {
+			dst = append(dst, idleFrame{})
+			b = b[1:]
+			continue
+		}
+		n := int(binary.LittleEndian.Uint32(b[13:]))
+		dst = append(dst, idleFrame{
+			id:      b[17 : 17+n : 17+n],
+			iter:    math.Float64frombits(binary.LittleEndian.Uint64(b[1:])),
+			iterOff: int64(binary.LittleEndian.Uint32(b[9:])),
+			ok:      true,
+		})
+		b = b[17+n:]
+	}
+	return dst, true
+}
