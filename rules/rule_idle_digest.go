@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/agentlint/agentlint/lint/fast"
 )
@@ -24,8 +25,8 @@ import (
 //
 // It declines what idleStackOf and scanFrames declined (a member name or
 // an id with an escape, text that is not well formed, a frame with a
-// repeated member name or more than 32 members): the document rules then
-// decode the record and IL101 reads the JSON text (stackReader).
+// repeated member name): the document rules then decode the record and
+// IL101 reads the JSON text (stackReader).
 
 // idleStackDigest is the digest of an idle stack (makeIdleStackDigest),
 // and idleStackField the type of a field passed as it.
@@ -105,21 +106,20 @@ func makeIdleStackDigest(dst, raw []byte) ([]byte, bool) {
 // idleMode0 when first) and, with idleMode0, the span of its mode.
 func digestFrame(dst, raw []byte, i int, first bool) ([]byte, int, uint8, [2]int) {
 	var (
-		names         [32][]byte
-		n             int
-		sig           uint64 // a bit per name's signature: names are compared only when one repeats
+		sig           uint64 // a bit per name's signature (nameSig): names are compared only when one repeats
 		id, iter, max []byte
 		hasID         bool
 		iterAt        int
 		flags         uint8
 		mode          [2]int
 	)
+	obj := i
 	i = fast.SkipWS(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
 		return append(dst, 0), i + 1, 0, mode
 	}
 	for {
-		if i >= len(raw) || raw[i] != '"' || n == len(names) {
+		if i >= len(raw) || raw[i] != '"' {
 			return dst, -1, 0, mode
 		}
 		k := plainStringEnd(raw, i)
@@ -127,19 +127,11 @@ func digestFrame(dst, raw []byte, i int, first bool) ([]byte, int, uint8, [2]int
 			return dst, -1, 0, mode
 		}
 		name := raw[i+1 : k-1]
-		var b uint64 = 1
-		if len(name) > 0 {
-			b <<= (uint(len(name))*7 + uint(name[0]) + uint(name[len(name)-1])) & 63
-		}
-		if sig&b != 0 {
-			for _, x := range names[:n] {
-				if string(x) == string(name) {
-					return dst, -1, 0, mode
-				}
-			}
+		b := uint64(1) << nameSig(name)
+		if sig&b != 0 && nameBefore(raw, obj, i, name) {
+			return dst, -1, 0, mode // a repeated name: the decoder rejects the text
 		}
 		sig |= b
-		names[n], n = name, n+1
 		if i = fast.SkipWS(raw, k); i >= len(raw) || raw[i] != ':' {
 			return dst, -1, 0, mode
 		}
@@ -186,10 +178,50 @@ func digestFrame(dst, raw []byte, i int, first bool) ([]byte, int, uint8, [2]int
 	return append(append(dst, f[:]...), id...), i, flags, mode
 }
 
+// nameSig is the signature of a member name, 0 to 63: distinct for the
+// members of a StackFrame (seed 002 section 5), so that a frame's names
+// are compared with each other only when something else repeats one.
+func nameSig(name []byte) uint {
+	if len(name) == 0 {
+		return 0
+	}
+	return (uint(len(name)) + uint(name[0]) + uint(name[len(name)-1])<<1) & 63
+}
+
+// nameBefore reports whether the object at raw[obj] == '{', read by
+// digestFrame up to the member whose name starts at raw[at], has a member
+// named name before that one.
+func nameBefore(raw []byte, obj, at int, name []byte) bool {
+	i := fast.SkipWS(raw, obj+1)
+	for i < at {
+		k := plainStringEnd(raw, i)
+		if string(raw[i+1:k-1]) == string(name) {
+			return true
+		}
+		i = fast.SkipValue(raw, fast.SkipWS(raw, fast.SkipWS(raw, k)+1))
+		i, _ = fast.Next(raw, i, '}')
+	}
+	return false
+}
+
 // plainStringEnd returns the index after the JSON string at raw[i] == '"',
-// or -1 when it has an escape or no end.
+// or -1 when it has an escape or no end. Eight bytes at a time up to the
+// first '"' or '\\' (fast.SkipString's test).
 func plainStringEnd(raw []byte, i int) int {
-	for j := i + 1; j < len(raw); j++ {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	j := i + 1
+	for ; j+8 <= len(raw); j += 8 {
+		x := binary.LittleEndian.Uint64(raw[j:])
+		q := x ^ (lsb * '"')
+		s := x ^ (lsb * '\\')
+		if t := ((q-lsb)&^q | (s-lsb)&^s) & msb; t != 0 {
+			if j += bits.TrailingZeros64(t) >> 3; raw[j] == '"' {
+				return j + 1
+			}
+			return -1
+		}
+	}
+	for ; j < len(raw); j++ {
 		switch raw[j] {
 		case '"':
 			return j + 1

@@ -1,9 +1,11 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,6 +112,32 @@ func TestIdleStackDigest(t *testing.T) {
 	for _, s := range []string{`[{"id":"a\"b","iter":1}]`, `[{"\u0069d":"a","iter":1}]`, `[{"id":"a","iter":1,"id":"b"}]`, `[{"id":"a","iter":1}] x`} {
 		if _, ok := makeIdleStackDigest(nil, []byte(s)); ok {
 			t.Errorf("%s: the digest was made, want declined", s)
+		}
+	}
+	// Names of one signature are compared: told apart, or a repeat.
+	var x, y string
+	for a := 'a'; a <= 'z' && y == ""; a++ {
+		for b := 'a'; b <= 'z'; b++ {
+			if n := string([]rune{a, b, 'c'}); n != "abc" && nameSig([]byte(n)) == nameSig([]byte("abc")) {
+				x, y = "abc", n
+				break
+			}
+		}
+	}
+	if y == "" {
+		t.Fatal("no two names of one signature")
+	}
+	for _, c := range []struct {
+		s    string
+		made bool
+	}{
+		{`[{"id":"a","` + x + `":1,"iter":1,"` + y + `":2}]`, true},
+		{`[{"id":"a","` + x + `":1,"iter":1,"` + x + `":2}]`, false},
+		{`[{"` + x + `":[1,{"` + x + `":2}],"id":"a","iter":1}]`, true},
+	} {
+		checkIdleDigest(t, []byte(c.s))
+		if _, ok := makeIdleStackDigest(nil, []byte(c.s)); ok != c.made {
+			t.Errorf("%s: made %v, want %v", c.s, ok, c.made)
 		}
 	}
 	rnd := rand.New(rand.NewPCG(5, 6))
@@ -251,5 +279,166 @@ func TestDigestMemo(t *testing.T) {
 	}
 	if f := DigestField(dg); f != DigestField(dg) || f.Digest() != dg || FieldRaw.Digest() != nil {
 		t.Fatal("DigestField does not name its digest")
+	}
+}
+
+// BenchmarkIdleStackDigest: the digest of the stack of a STATE of the
+// bench's idle log (lint/bench IdleLine: a grind frame and an issue frame).
+func BenchmarkIdleStackDigest(b *testing.B) {
+	raw := []byte(`[{"id":"grind-1771059600-0","mode":"grind","iter":1,"max":100,"prompt_file":"/tmp/idle-grind-4242/prompt.txt","filter":"label:api"},` +
+		`{"id":"issue-auth-7-0","mode":"issue","iter":1,"max":100,"prompt_file":"/tmp/idle-issue-4242/prompt.txt","issue_id":"auth-7",` +
+		`"worktree_path":"/srv/project-a/.worktrees/idle/auth-7","branch":"idle/issue/auth-7","base_ref":"main"}]`)
+	var dst []byte
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		dst, _ = makeIdleStackDigest(dst[:0], raw)
+	}
+}
+
+// TestIdleStreamAgreesWithModel: IL100 and IL101 (paged tables, the
+// digest, the pair numbers remembered from one STATE to the next, the
+// STATEs of a run that needs no lookup) report what a model of the rules
+// over plain maps reports: random logs of a few runs whose frames keep,
+// swap or repeat their ids and whose iters go back, with DONE, ABORT,
+// ANCHOR and invalid records.
+func TestIdleStreamAgreesWithModel(t *testing.T) {
+	for seed := range uint64(4) {
+		rnd := rand.New(rand.NewPCG(seed, 99))
+		ends := idleAfterEnd{}.NewFile("idle.jsonl", nil).(*idleAfterEndState)
+		iters := idleIter{}.NewFile("idle.jsonl", nil).(*idleIterState)
+		var got []StreamFinding
+		r := &StreamReporter{on: true, sink: &streamSink{emit: func(f StreamFinding) { got = append(got, f) }}}
+		// The model.
+		type end struct {
+			line  int
+			event string
+			live  bool
+		}
+		type last struct {
+			iter float64
+			line int
+		}
+		current, mEnds, mLast := "", map[string]*end{}, map[string]*last{}
+		var want []StreamFinding
+		var buf []byte
+		for line := 1; line <= 20000; line++ {
+			valid := rnd.IntN(30) != 0
+			rec := &StreamRecord{Line: line, Valid: valid, Values: make([]Value, 3)}
+			ev := "STATE"
+			switch k := rnd.IntN(40); {
+			case k == 0:
+				ev = "DONE"
+			case k == 1:
+				ev = "ABORT"
+			case k == 2:
+				ev = ""
+			}
+			if ev != "" {
+				rec.Values[0] = Value{Type: ValueString, Str: []byte(ev)}
+			}
+			if ev != "STATE" {
+				if valid && ev != "" && current != "" {
+					mEnds[current] = &end{line, ev, true}
+				}
+				ends.Observe(rec, r)
+				iters.Observe(rec, r)
+				continue
+			}
+			run := fmt.Sprintf("grind-%d-1", rnd.IntN(3))
+			ids := []string{run, fmt.Sprintf("issue-%d", rnd.IntN(3))}
+			switch rnd.IntN(12) {
+			case 0:
+				ids[0], ids[1] = ids[1], ids[0]
+			case 1:
+				ids[1] = ids[0]
+			case 2:
+				ids = ids[:1]
+			case 3:
+				ids = append(ids, "issue-x")
+			}
+			var frames []string
+			type fr struct {
+				id   string
+				iter float64
+			}
+			var mFrames []fr
+			for _, id := range ids {
+				it := rnd.IntN(6)
+				if rnd.IntN(20) == 0 {
+					frames = append(frames, `"x"`)
+					continue
+				}
+				frames = append(frames, fmt.Sprintf(`{"id":%q,"mode":"grind","iter":%d,"max":100}`, id, it))
+				mFrames = append(mFrames, fr{id, float64(it)})
+			}
+			stack := []byte("[" + strings.Join(frames, ",") + "]")
+			rec.Values[1] = Value{Type: ValueString, Str: []byte(run), Column: 30}
+			rec.Values[2] = Value{Type: ValueRaw, Str: stack, Column: 60}
+			var ok bool
+			if buf, ok = makeIdleStackDigest(buf[:0], stack); ok && rnd.IntN(10) != 0 {
+				rec.Values[2] = Value{Type: ValueDigest, Str: buf, Column: 60}
+			}
+			ends.Observe(rec, r)
+			iters.Observe(rec, r)
+			if !valid {
+				continue
+			}
+			if e := mEnds[run]; e != nil && e.live {
+				e.live = false
+				want = append(want, StreamFinding{Rule: "IL100", Line: line, Pointer: "/run_id", Reason: fmt.Sprintf("run %s after %s %d", run, e.event, e.line)})
+			}
+			current = run
+			k := 0
+			for i, x := range frames {
+				if x == `"x"` {
+					continue
+				}
+				f := mFrames[k]
+				k++
+				key := run + "\x00" + f.id
+				p := mLast[key]
+				if p == nil {
+					mLast[key] = &last{f.iter, line}
+					continue
+				}
+				if f.iter < p.iter {
+					want = append(want, StreamFinding{Rule: "IL101", Line: line, Pointer: fmt.Sprintf("/stack/%d/iter", i),
+						Reason: fmt.Sprintf("%s %v < %v of %d", f.id, f.iter, p.iter, p.line)})
+				}
+				if f.iter != p.iter {
+					*p = last{f.iter, line}
+				}
+			}
+		}
+		ends.Finish(r)
+		iters.Finish(r)
+		// The rules' findings, in the model's words.
+		var gotW []StreamFinding
+		for _, f := range got {
+			x := StreamFinding{Rule: "IL101", Line: f.Line, Pointer: f.Pointer}
+			if f.Pointer == "/run_id" {
+				x.Rule = "IL100"
+				x.Reason = fmt.Sprintf("run %s after %s %d", strings.Fields(f.Reason)[1], f.Extra["end_event"], f.Extra["end_line"])
+			} else {
+				x.Reason = fmt.Sprintf("%s %v < %v of %d", f.Extra["frame"], strings.Fields(f.Reason)[1], f.Extra["previous_iter"], f.Extra["previous_line"])
+			}
+			gotW = append(gotW, x)
+		}
+		sortFindings := func(fs []StreamFinding) {
+			slices.SortStableFunc(fs, func(a, b StreamFinding) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Rule, b.Rule)) })
+		}
+		sortFindings(gotW)
+		sortFindings(want)
+		if len(want) < 500 {
+			t.Fatalf("seed %d: the model found only %d: the test exercises little", seed, len(want))
+		}
+		if !reflect.DeepEqual(gotW, want) {
+			for i := range min(len(gotW), len(want)) {
+				if !reflect.DeepEqual(gotW[i], want[i]) {
+					t.Fatalf("seed %d: finding %d: rules %+v, model %+v", seed, i, gotW[i], want[i])
+				}
+			}
+			t.Fatalf("seed %d: %d findings, the model %d", seed, len(gotW), len(want))
+		}
 	}
 }
