@@ -103,7 +103,9 @@ func makeIdleStackDigest(dst, raw []byte) ([]byte, bool) {
 
 // digestFrame appends the digest of the frame at raw[i] == '{' to dst and
 // returns the index after it (-1: declined), its flags (idleOver,
-// idleMode0 when first) and, with idleMode0, the span of its mode.
+// idleMode0 when first) and, with idleMode0, the span of its mode. The
+// common shape (no white space, strings without escapes, scalars) is read
+// inline; anything else by the fast package's scanners.
 func digestFrame(dst, raw []byte, i int, first bool) ([]byte, int, uint8, [2]int) {
 	var (
 		sig           uint64 // a bit per name's signature (nameSig): names are compared only when one repeats
@@ -114,17 +116,16 @@ func digestFrame(dst, raw []byte, i int, first bool) ([]byte, int, uint8, [2]int
 		mode          [2]int
 	)
 	obj := i
-	i = fast.SkipWS(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
+	if i = fast.SkipWS(raw, i+1); i < len(raw) && raw[i] == '}' {
 		return append(dst, 0), i + 1, 0, mode
 	}
 	for {
 		if i >= len(raw) || raw[i] != '"' {
 			return dst, -1, 0, mode
 		}
-		k := plainStringEnd(raw, i)
-		if k < 0 {
-			return dst, -1, 0, mode
+		k, plain := stringEnd(raw, i)
+		if k < 0 || !plain {
+			return dst, -1, 0, mode // a name with an escape: declined
 		}
 		name := raw[i+1 : k-1]
 		b := uint64(1) << nameSig(name)
@@ -132,29 +133,59 @@ func digestFrame(dst, raw []byte, i int, first bool) ([]byte, int, uint8, [2]int
 			return dst, -1, 0, mode // a repeated name: the decoder rejects the text
 		}
 		sig |= b
-		if i = fast.SkipWS(raw, k); i >= len(raw) || raw[i] != ':' {
+		if k >= len(raw) || raw[k] != ':' {
+			if k = fast.SkipWS(raw, k); k >= len(raw) || raw[k] != ':' {
+				return dst, -1, 0, mode
+			}
+		}
+		v := k + 1
+		if v < len(raw) && raw[v] <= ' ' {
+			v = fast.SkipWS(raw, v)
+		}
+		if v >= len(raw) {
 			return dst, -1, 0, mode
 		}
-		v := fast.SkipWS(raw, i+1)
 		var end int
-		if string(name) == "id" && v < len(raw) && raw[v] == '"' {
-			if end = plainStringEnd(raw, v); end < 0 {
-				return dst, -1, 0, mode // an escape (or no end): declined
+		switch c := raw[v]; c {
+		case '"':
+			if end, plain = stringEnd(raw, v); end < 0 {
+				return dst, -1, 0, mode
 			}
-			id, hasID = raw[v+1:end-1], true
-		} else if end = fast.SkipValue(raw, v); end < 0 {
+			if string(name) == "id" {
+				if !plain {
+					return dst, -1, 0, mode // an id with an escape: declined
+				}
+				id, hasID = raw[v+1:end-1], true
+			}
+		case '{', '[':
+			if end = fast.SkipValue(raw, v); end < 0 {
+				return dst, -1, 0, mode
+			}
+		case ',', '}', ']', ':':
 			return dst, -1, 0, mode
-		}
-		switch string(name) {
-		case "iter":
-			iter, iterAt = raw[v:end], v
-		case "max":
-			max = raw[v:end]
-		case "mode":
-			if first {
-				flags |= idleMode0
-				mode = [2]int{v, end}
+		default: // a number or a literal: up to the next delimiter (fast.SkipValue)
+			end = v + 1
+		scalar:
+			for ; end < len(raw); end++ {
+				switch raw[end] {
+				case ',', '}', ']', ' ', '\t', '\r', '\n':
+					break scalar
+				}
 			}
+			switch string(name) {
+			case "iter":
+				iter, iterAt = raw[v:end], v
+			case "max":
+				max = raw[v:end]
+			}
+		}
+		if string(name) == "mode" && first {
+			flags |= idleMode0
+			mode = [2]int{v, end}
+		}
+		if end+1 < len(raw) && raw[end] == ',' && raw[end+1] == '"' {
+			i = end + 1 // the common case
+			continue
 		}
 		var more bool
 		if i, more = fast.Next(raw, end, '}'); i < 0 {
@@ -194,7 +225,7 @@ func nameSig(name []byte) uint {
 func nameBefore(raw []byte, obj, at int, name []byte) bool {
 	i := fast.SkipWS(raw, obj+1)
 	for i < at {
-		k := plainStringEnd(raw, i)
+		k, _ := stringEnd(raw, i)
 		if string(raw[i+1:k-1]) == string(name) {
 			return true
 		}
@@ -204,10 +235,11 @@ func nameBefore(raw []byte, obj, at int, name []byte) bool {
 	return false
 }
 
-// plainStringEnd returns the index after the JSON string at raw[i] == '"',
-// or -1 when it has an escape or no end. Eight bytes at a time up to the
-// first '"' or '\\' (fast.SkipString's test).
-func plainStringEnd(raw []byte, i int) int {
+// stringEnd returns the index after the JSON string at raw[i] == '"' (-1
+// when it has no end) and whether it is plain (no escape). Eight bytes at
+// a time up to the first '"' or '\\' (fast.SkipString's test); a string
+// with an escape is left to fast.SkipString.
+func stringEnd(raw []byte, i int) (end int, plain bool) {
 	const lsb, msb = 0x0101010101010101, 0x8080808080808080
 	j := i + 1
 	for ; j+8 <= len(raw); j += 8 {
@@ -216,20 +248,20 @@ func plainStringEnd(raw []byte, i int) int {
 		s := x ^ (lsb * '\\')
 		if t := ((q-lsb)&^q | (s-lsb)&^s) & msb; t != 0 {
 			if j += bits.TrailingZeros64(t) >> 3; raw[j] == '"' {
-				return j + 1
+				return j + 1, true
 			}
-			return -1
+			return fast.SkipString(raw, i), false
 		}
 	}
 	for ; j < len(raw); j++ {
 		switch raw[j] {
 		case '"':
-			return j + 1
+			return j + 1, true
 		case '\\':
-			return -1
+			return fast.SkipString(raw, i), false
 		}
 	}
-	return -1
+	return -1, false
 }
 
 // idleDigestFrames returns the number of elements of the stack of an idle
