@@ -254,6 +254,40 @@ func (a *Acc) Conds(b []byte, i int, cs *CondSet) uint64 {
 	return m
 }
 
+// CondsFrom returns the conditions of cs that hold for the object the
+// acceptor has read in b, as Conds finds them, from the value spans of its
+// discriminators that the acceptor read: spans[f] is the value of
+// cs.Fields[f] when bit f of found is set, and the object has no such
+// member when it is clear. The acceptor calls it once it has read every
+// discriminator, or the whole object: then no pre-scan is needed (the
+// acceptor declines an object whose members Conds' pre-scan would read
+// otherwise: escaped or repeated names, text that is not well formed).
+func (a *Acc) CondsFrom(b []byte, cs *CondSet, spans []Span32, found uint) uint64 {
+	var sp [maxDiscriminators][2]int
+	var fd [maxDiscriminators]bool
+	nf := min(len(cs.Fields), maxDiscriminators)
+	for f := range nf {
+		if found&(1<<uint(f)) != 0 {
+			fd[f], sp[f] = true, [2]int{int(spans[f].Start), int(spans[f].End)}
+		}
+	}
+	a.conds.buf = b
+	m := a.conds.condsOf(cs, nf, &sp, &fd)
+	a.conds.buf = nil
+	return m
+}
+
+// CondsAt returns the conditions of cs that hold for the object at b[i]
+// ('{') while the acceptor reads it: from the spans of its discriminators
+// (CondsFrom) when it has read every one (found has a bit for each), and
+// otherwise by Conds' pre-scan.
+func (a *Acc) CondsAt(b []byte, i int, cs *CondSet, spans []Span32, found uint) uint64 {
+	if nf := min(len(cs.Fields), maxDiscriminators); found == 1<<uint(nf)-1 {
+		return a.CondsFrom(b, cs, spans, found)
+	}
+	return a.Conds(b, i, cs)
+}
+
 // Set records b[i:j] as the value of capture slot slot (Spans, Got).
 func (a *Acc) Set(slot, i, j int) {
 	a.Spans[slot] = Span32{int32(i), int32(j)}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -504,4 +505,94 @@ func TestAcceptSiblingBound(t *testing.T) {
 			t.Errorf("heartbeat %s, timeout %s: accepted %v, validator clean %v; want both %v", c.heartbeat, c.timeout, accepted, clean, c.accept)
 		}
 	}
+}
+
+// TestAcceptMemberOrder: an acceptor reads the conditions of an object
+// from its discriminators as it reads them, and pre-scans only when a
+// member declared under conditions comes first (Acc.CondsAt, CondsFrom):
+// the records of the idle, VerMAS and operator logs and of the edge cases,
+// with the members of every object in random orders (discriminators first,
+// last, between their conditional members), are accepted exactly when
+// their validators find nothing, with exact spans, in both modes; and a
+// valid record is accepted in any order.
+func TestAcceptMemberOrder(t *testing.T) {
+	var lines [][]byte
+	for _, k := range []string{bench.KindIdle, bench.KindVermas, bench.KindWorklog, bench.KindCollector} {
+		lines = append(lines, generated(t, k, 300)...)
+	}
+	for _, r := range []string{
+		`{"schema":0,"goal":"g","mode":"issue","iteration":"3/10","progress":"p","modified_files":"m","next_step":"n","timestamp":"2024-12-21T10:30:00Z"}`,
+		`{"schema":0,"event":"ANCHOR","goal":"g","mode":"issue","iteration":"3/10","progress":"p","modified_files":"m","next_step":"n","timestamp":"2024-12-21T10:30:00Z"}`,
+		`{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[]}`,
+		`{"schema":0,"event":"ABORT","reason":"USER_CANCELLED","stack":[]}`,
+		`{"schema":0,"event":"ABORT","reason":"COMPLETE","stack":[]}`,
+		`{"schema":0,"event":"STATE","run_id":"grind-1-2","updated_at":"2024-12-21T10:30:00Z","stack":[{"id":"g","mode":"issue","iter":1,"max":2,"prompt_file":"/p","filter":"x"}]}`,
+		`{"schema":0,"event":"STATE","run_id":"grind-1-2","updated_at":"2024-12-21T10:30:00Z","stack":[{"id":"g","mode":"grind","iter":1,"max":2,"prompt_file":"/p","issue_id":"a","worktree_path":"/w","branch":"b","base_ref":"m"}]}`,
+		`{"schema":0,"event":"STATE","run_id":"grind-1-2","updated_at":"2024-12-21T10:30:00Z","stack":[{"id":"g","mode":7,"iter":1,"max":2,"prompt_file":"/p"}]}`,
+		`{"schema":0,"event":"STATE","run_id":"grind-1-2","updated_at":"2024-12-21T10:30:00Z","stack":[{"id":"g","mode":"gr\u0069nd","iter":1,"max":2,"prompt_file":"/p","filter":"x"}]}`,
+		`{"schema":0,"event":"STAT","run_id":"grind-1-2","stack":[]}`,
+	} {
+		lines = append(lines, []byte(r))
+	}
+	for _, e := range acceptEdges {
+		lines = append(lines, []byte(e))
+	}
+	rnd := rand.New(rand.NewPCG(7, 8))
+	a, d := &fast.Acc{}, fast.NewDec()
+	kinds := acceptKinds()
+	accepted := 0
+	for _, line := range lines {
+		if !jsontext.Value(line).IsValid() {
+			continue
+		}
+		kind := seedKind(line)
+		for range 8 {
+			raw := shuffleMembers(rnd, line)
+			for _, k := range kinds {
+				for _, strict := range []bool{false, true} {
+					acc, clean, problem := checkAccept(a, d, k, raw, strict)
+					if problem != "" {
+						t.Fatalf("%s strict=%v: %s\n%s", k, strict, problem, raw)
+					}
+					if k == kind && !strict && clean && !acc && !bytes.Contains(raw, []byte(`\u`)) && !bytes.Contains(raw, []byte(` `)) {
+						t.Errorf("%s: a valid record declined: %s", k, raw)
+					}
+					if acc {
+						accepted++
+					}
+				}
+			}
+		}
+	}
+	if accepted < len(lines) {
+		t.Errorf("%d acceptances of %d records in 8 orders: the test exercises little", accepted, len(lines))
+	}
+}
+
+// shuffleMembers returns the JSON text v with the members of each of its
+// objects in a random order (the values' texts otherwise as they are).
+func shuffleMembers(rnd *rand.Rand, v jsontext.Value) []byte {
+	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	switch v.Kind() {
+	case '{':
+		dec.ReadToken()
+		var members [][]byte
+		for dec.PeekKind() != '}' {
+			name, _ := dec.ReadValue()
+			name = bytes.Clone(name)
+			val, _ := dec.ReadValue()
+			members = append(members, append(append(name, ':'), shuffleMembers(rnd, bytes.Clone(val))...))
+		}
+		rnd.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+		return append(append([]byte{'{'}, bytes.Join(members, []byte(","))...), '}')
+	case '[':
+		dec.ReadToken()
+		var elems [][]byte
+		for dec.PeekKind() != ']' {
+			val, _ := dec.ReadValue()
+			elems = append(elems, shuffleMembers(rnd, bytes.Clone(val)))
+		}
+		return append(append([]byte{'['}, bytes.Join(elems, []byte(","))...), ']')
+	}
+	return v
 }

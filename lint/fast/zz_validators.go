@@ -5620,7 +5620,10 @@ func a19(a *Acc, b []byte, i int) int {
 func a20(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds1)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -5698,7 +5701,10 @@ func a20(a *Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a5)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a17)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a17); k >= 0 {
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+					}
 				case 2:
 					k = a.Field(b, k, &seen, 2, a18)
 				case 3:
@@ -5706,30 +5712,45 @@ func a20(a *Acc, b []byte, i int) int {
 				case 4:
 					k = a.Field(b, k, &seen, 4, a19)
 				case 5:
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 5, a5)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("filter"), mark, OpenMembers)
 					}
 				case 6:
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 6, a5)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("issue_id"), mark, OpenMembers)
 					}
 				case 7:
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 7, a19)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("worktree_path"), mark, OpenMembers)
 					}
 				case 8:
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 8, a5)
 					} else {
 						k = a.Undeclared(b, j, k, []byte("branch"), mark, OpenMembers)
 					}
 				case 9:
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 9, a5)
 					} else {
@@ -5750,6 +5771,9 @@ func a20(a *Acc, b []byte, i int) int {
 			}
 			a.DropNames(mark)
 			a.Close()
+		}
+		if !mk {
+			m = a.CondsFrom(b, &conds1, ms[:], mf)
 		}
 		if seen&0x1f != 0x1f {
 			return -1
@@ -5902,7 +5926,10 @@ func a25(a *Acc, b []byte, i int) int {
 func a26(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds0)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -6006,9 +6033,13 @@ func a26(a *Acc, b []byte, i int) int {
 					w := k
 					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
 						a.Set(1, w, k)
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 2:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a16)
 					} else {
@@ -6019,6 +6050,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a2)
 					} else {
@@ -6029,6 +6063,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 4:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a21)
 					} else if m&(1<<1) != 0 {
@@ -6043,6 +6080,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 5, a23)
 					} else if m&(1<<2) != 0 {
@@ -6055,6 +6095,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 6:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 6, a5)
 					} else if m&(1<<4) != 0 {
@@ -6067,6 +6110,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 7:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 7, a17)
 					} else if m&(1<<4) != 0 {
@@ -6079,6 +6125,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 8:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 8, a25)
 					} else if m&(1<<4) != 0 {
@@ -6091,6 +6140,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 9:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 9, a5)
 					} else if m&(1<<4) != 0 {
@@ -6103,6 +6155,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 10:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 10, a5)
 					} else if m&(1<<4) != 0 {
@@ -6115,6 +6170,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 11:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 11, a5)
 					} else if m&(1<<4) != 0 {
@@ -6127,6 +6185,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 12:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 12, a2)
 					} else if m&(1<<4) != 0 {
@@ -6152,6 +6213,9 @@ func a26(a *Acc, b []byte, i int) int {
 			}
 			a.DropNames(mark)
 			a.Close()
+		}
+		if !mk {
+			m = a.CondsFrom(b, &conds0, ms[:], mf)
 		}
 		if seen&0x1 != 0x1 {
 			return -1
@@ -9326,7 +9390,10 @@ func a91(a *Acc, b []byte, i int) int {
 func a92(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds5)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -9426,6 +9493,7 @@ func a92(a *Acc, b []byte, i int) int {
 					w := k
 					if k = a.Field(b, k, &seen, 4, a82); k >= 0 {
 						a.Set(4, w, k)
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 5:
 					w := k
@@ -9465,6 +9533,9 @@ func a92(a *Acc, b []byte, i int) int {
 			a.DropNames(mark)
 			a.Close()
 		}
+		if !mk {
+			m = a.CondsFrom(b, &conds5, ms[:], mf)
+		}
 		if seen&0x1fb != 0x1fb {
 			return -1
 		}
@@ -9497,7 +9568,10 @@ func a93(a *Acc, b []byte, i int) int {
 func a94(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds2)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -9545,8 +9619,14 @@ func a94(a *Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a39)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a59)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+					}
 				case 2:
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a93)
 					} else {
@@ -9569,6 +9649,9 @@ func a94(a *Acc, b []byte, i int) int {
 			}
 			a.DropNames(mark)
 			a.Close()
+		}
+		if !mk {
+			m = a.CondsFrom(b, &conds2, ms[:], mf)
 		}
 		if seen&0x3 != 0x3 {
 			return -1
@@ -9968,7 +10051,10 @@ func a101(a *Acc, b []byte, i int) int {
 func a102(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds6)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -10007,9 +10093,13 @@ func a102(a *Acc, b []byte, i int) int {
 					w := k
 					if k = a.Field(b, k, &seen, 0, a98); k >= 0 {
 						a.Set(0, w, k)
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 1:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds6, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 1, a99)
 					} else if m&(1<<1) != 0 {
@@ -10037,6 +10127,9 @@ func a102(a *Acc, b []byte, i int) int {
 			}
 			a.DropNames(mark)
 			a.Close()
+		}
+		if !mk {
+			m = a.CondsFrom(b, &conds6, ms[:], mf)
 		}
 		if seen&0x3 != 0x3 {
 			return -1
@@ -11647,7 +11740,10 @@ func a132(a *Acc, b []byte, i int) int {
 func a133(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds7)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -11702,7 +11798,10 @@ func a133(a *Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a99)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a131)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a131); k >= 0 {
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+					}
 				case 2:
 					k = a.Field(b, k, &seen, 2, a72)
 				case 3:
@@ -11727,6 +11826,9 @@ func a133(a *Acc, b []byte, i int) int {
 			a.DropNames(mark)
 			a.Close()
 		}
+		if !mk {
+			m = a.CondsFrom(b, &conds7, ms[:], mf)
+		}
 		if seen&0x1f != 0x1f {
 			return -1
 		}
@@ -11743,7 +11845,10 @@ func a133(a *Acc, b []byte, i int) int {
 func a134(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds8)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -11813,6 +11918,7 @@ func a134(a *Acc, b []byte, i int) int {
 					w := k
 					if k = a.Field(b, k, &seen, 1, a104); k >= 0 {
 						a.Set(1, w, k)
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 2:
 					w := k
@@ -11836,6 +11942,9 @@ func a134(a *Acc, b []byte, i int) int {
 					}
 				case 6:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds8, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 6, a109)
 					} else if m&(1<<1) != 0 {
@@ -11895,6 +12004,9 @@ func a134(a *Acc, b []byte, i int) int {
 			}
 			a.DropNames(mark)
 			a.Close()
+		}
+		if !mk {
+			m = a.CondsFrom(b, &conds8, ms[:], mf)
 		}
 		if seen&0x4f != 0x4f {
 			return -1

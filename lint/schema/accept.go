@@ -279,12 +279,44 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	case o.AllowX:
 		mode = q + "XMembers"
 	}
+	// The conditions that hold (m) are read from the discriminators'
+	// values as the loop below reads them (Acc.CondsFrom), when every
+	// discriminator is a member declared without conditions: a member
+	// declared under conditions that comes before them, and the checks
+	// after the loop, read them then (Acc.CondsAt: the pre-scan only for
+	// a discriminator not read yet). Otherwise the pre-scan reads them
+	// first (Acc.Conds).
+	cs := ""
+	disc := map[string]int{} // discriminator name → its index in the CondSet (lazy)
+	lazy := false
 	if conds {
-		cs, err := ag.g.condSet(o, inCheck, func(f *Field) string { return DefaultRule })
-		if err != nil {
+		var err error
+		if cs, err = ag.g.condSet(o, inCheck, func(f *Field) string { return DefaultRule }); err != nil {
 			return err
 		}
-		fmt.Fprintf(b, "\t\tm := a.Conds(b, i, &%s)\n", cs)
+		lazy = true
+		for _, cd := range o.Conds {
+			if _, ok := disc[cd.Field]; !ok {
+				disc[cd.Field] = len(disc)
+			}
+			if _, declared := index[cd.Field]; !declared || o.CondDeclares(cd.Field) {
+				lazy = false
+			}
+		}
+		if lazy {
+			fmt.Fprintf(b, "\t\tvar m uint64\n\t\tmk := false\n\t\tvar ms [%d]%sSpan32\n\t\tvar mf uint\n", len(disc), q)
+		} else {
+			fmt.Fprintf(b, "\t\tm := a.Conds(b, i, &%s)\n", cs)
+		}
+	}
+	// discRead is the statement that records the value b[w:k] of the
+	// discriminator n, which was just read (lazy).
+	discRead := func(n string) string {
+		fi, ok := disc[n]
+		if !lazy || !ok {
+			return ""
+		}
+		return fmt.Sprintf("\t\t\t\t\t\tms[%d], mf = %sSpan32{Start: int32(w), End: int32(k)}, mf|1<<%d\n", fi, q, fi)
 	}
 	b.WriteString("\t\tj, empty := a.Open(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n")
 	if len(names) > 0 {
@@ -345,6 +377,9 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 				if i < len(slot) && slot[i] >= 0 {
 					b.WriteString("\t\t\t\t\tw := k\n")
 				}
+				if lazy {
+					fmt.Fprintf(b, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tm, mk = a.CondsAt(b, i, &%s, ms[:], mf), true\n\t\t\t\t\t}\n", cs)
+				}
 				// One branch per variant; a variant that does not
 				// declare the member reads it as undeclared.
 				for vi, v := range vs {
@@ -360,7 +395,9 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 					fmt.Fprintf(b, "\t\t\t\t\tif k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", slot[i])
 				}
 			case i < len(slot) && slot[i] >= 0:
-				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", i, fns[i], slot[i])
+				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n%s\t\t\t\t\t}\n", i, fns[i], slot[i], discRead(n))
+			case discRead(n) != "":
+				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n%s\t\t\t\t\t}\n", i, fns[i], discRead(n))
 			default:
 				fmt.Fprintf(b, "\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, fns[i])
 			}
@@ -372,6 +409,9 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	}
 	b.WriteString("\t\t\t\tif uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {\n\t\t\t\t\tj = k + 1 // the common case\n\t\t\t\t\tcontinue\n\t\t\t\t}\n")
 	fmt.Fprintf(b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, '}'); !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\tif j < 0 {\n\t\t\t\treturn -1\n\t\t\t}\n\t\t\ta.DropNames(mark)\n\t\t\ta.Close()\n\t\t}\n", q)
+	if lazy {
+		fmt.Fprintf(b, "\t\tif !mk {\n\t\t\tm = a.CondsFrom(b, &%s, ms[:], mf)\n\t\t}\n", cs)
+	}
 	if req != 0 {
 		fmt.Fprintf(b, "\t\tif seen&%#x != %#x {\n\t\t\treturn -1\n\t\t}\n", req, req)
 	}
