@@ -84,6 +84,29 @@ type Acc struct {
 	scratch []byte
 	depth   int
 	conds   Dec // its buf and scratch, for Conds
+	// memo holds the conditions CondsFrom found for the last values of
+	// the single discriminators of a few CondSets (an idle STATE's event
+	// and its frames' modes, a VerMAS event's event_type: the same few
+	// values record after record), next the entry to replace.
+	memo [condMemos]condMemo
+	next uint8
+}
+
+// condMemos is the size of Acc.memo; condMemoLen the longest value it
+// holds.
+const (
+	condMemos   = 4
+	condMemoLen = 32
+)
+
+// condMemo is what CondsFrom found for a CondSet of one discriminator:
+// m, when the discriminator is absent (!found) or its value is val[:n].
+type condMemo struct {
+	cs    *CondSet
+	found bool
+	n     uint8
+	val   [condMemoLen]byte
+	m     uint64
 }
 
 // maxAccNames is the most undeclared members per object an acceptor
@@ -263,6 +286,31 @@ func (a *Acc) Conds(b []byte, i int, cs *CondSet) uint64 {
 // acceptor declines an object whose members Conds' pre-scan would read
 // otherwise: escaped or repeated names, text that is not well formed).
 func (a *Acc) CondsFrom(b []byte, cs *CondSet, spans []Span32, found uint) uint64 {
+	if len(cs.Fields) != 1 {
+		return a.condsFrom(b, cs, spans, found)
+	}
+	// One discriminator: the conditions are those of its value (or of
+	// its absence), which the memo may hold.
+	var v []byte
+	if found&1 != 0 {
+		if v = b[spans[0].Start:spans[0].End]; len(v) > condMemoLen {
+			return a.condsFrom(b, cs, spans, found)
+		}
+	}
+	for i := range a.memo {
+		if e := &a.memo[i]; e.cs == cs && e.found == (found&1 != 0) && string(e.val[:e.n]) == string(v) {
+			return e.m
+		}
+	}
+	m := a.condsFrom(b, cs, spans, found)
+	e := &a.memo[a.next%condMemos]
+	a.next++
+	e.cs, e.found, e.n, e.m = cs, found&1 != 0, uint8(copy(e.val[:], v)), m
+	return m
+}
+
+// condsFrom is CondsFrom without the memo.
+func (a *Acc) condsFrom(b []byte, cs *CondSet, spans []Span32, found uint) uint64 {
 	var sp [maxDiscriminators][2]int
 	var fd [maxDiscriminators]bool
 	nf := min(len(cs.Fields), maxDiscriminators)
@@ -533,7 +581,8 @@ func (a *Acc) Num(b []byte, i int) (int, bool) {
 // Bounds reports whether the number literal raw satisfies every bound.
 func Bounds(raw []byte, bs []Bound) bool {
 	var x float64
-	if n, ok := plainInt(raw); ok {
+	n, isInt := plainInt(raw)
+	if isInt {
 		x = float64(n)
 	} else {
 		var err error
@@ -542,7 +591,30 @@ func Bounds(raw []byte, bs []Bound) bool {
 		}
 	}
 	for i := range bs {
-		if !bs[i].Holds(x, raw) {
+		b := &bs[i]
+		if isInt && x == b.Num && plainIntLit(b.Lit) {
+			// Both exact integers, equal: what Holds finds comparing the
+			// literals.
+			if !holdsCmp(b.Op, 0) {
+				return false
+			}
+			continue
+		}
+		if !b.Holds(x, raw) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainIntLit reports whether s is the literal of an integer plainInt
+// reads (at most 15 digits): its float64 is exact.
+func plainIntLit(s string) bool {
+	if len(s) == 0 || len(s) > 15 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
 	}
