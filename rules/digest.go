@@ -141,6 +141,19 @@ func (m *DigestMemo) Of(dg *Digest, raw []byte) (digest []byte, ok bool) {
 	return m.buf[start:len(m.buf):len(m.buf)], ok
 }
 
+// Put records digest (ok false: declined) as the one dg makes of raw, for
+// Lookup: a rule that reads raw some other way (from what the kind's
+// acceptor recorded of it) makes exactly what dg.Make would. It returns
+// the digest as the memo holds it, valid until the next Reset.
+func (m *DigestMemo) Put(dg *Digest, raw, digest []byte, ok bool) []byte {
+	start := len(m.buf)
+	if ok {
+		m.buf = append(m.buf, digest...)
+	}
+	m.ents = append(m.ents, memoEntry{dg: dg, raw: unsafe.SliceData(raw), n: len(raw), start: start, end: len(m.buf), ok: ok})
+	return m.buf[start:len(m.buf):len(m.buf)]
+}
+
 // digest returns the digest dg makes of raw, the JSON text of a value of
 // d read in place, from the engine's memo of d's record (Doc.Digests) or
 // made on first use.

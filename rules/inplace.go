@@ -31,6 +31,17 @@ import (
 // decoded yet).
 func (d *Doc) inPlace() bool { return d.Value == nil && d.Flat != nil }
 
+// flatOf returns the declared value at ptr of a record read in place, or
+// nil when the record has none.
+func (d *Doc) flatOf(ptr string) *Flat {
+	for i := range d.Flat {
+		if d.Flat[i].Pointer == ptr {
+			return &d.Flat[i]
+		}
+	}
+	return nil
+}
+
 // flatRaw returns the JSON text of the declared value at ptr of a record
 // read in place, and whether the record has it.
 func (d *Doc) flatRaw(ptr string) ([]byte, bool) {
@@ -232,9 +243,10 @@ func rawElements(raw []byte, fn func(i int, val []byte) bool) (ok, is bool) {
 // document it runs (Doc.ip), so that a record read in place with no
 // finding costs no allocation.
 type inPlaceState struct {
-	probe Reporter
-	hit   bool
-	op    opFlat // the operator rules' values (opFlatOf)
+	probe  Reporter
+	hit    bool
+	op     opFlat // the operator rules' values (opFlatOf)
+	digest []byte // scratch of idleDigestFromElems
 }
 
 // reset forgets the values of the last record (its buffers are kept).

@@ -189,8 +189,31 @@ func idleStackOf(d *Doc) *idleStack {
 		return st
 	}
 	st.state = true
-	raw, _ := d.flatRaw("/stack")
-	dg, ok := d.digest(idleStackDigest, raw)
+	var raw, dg []byte
+	ok := false
+	if f := d.flatOf("/stack"); f != nil && f.ElemNames != nil {
+		// What the acceptor recorded of the frames, when it read them
+		// (the stack of a STATE it accepted is an array of StackFrame
+		// objects): no scan of the stack; the digest is the one
+		// idleStackDigest makes, kept for IL101.
+		raw = f.Raw
+		var found bool
+		if dg, ok, found = d.Digests.Lookup(idleStackDigest, raw); !found {
+			s := d.ipState()
+			var made bool
+			if s.digest, made = idleDigestFromElems(s.digest[:0], f); made {
+				if d.Digests == nil {
+					d.Digests = new(DigestMemo)
+				}
+				dg, ok = d.Digests.Put(idleStackDigest, raw, s.digest, true), true
+			} else {
+				dg, ok = d.digest(idleStackDigest, raw)
+			}
+		}
+	} else {
+		raw, _ = d.flatRaw("/stack")
+		dg, ok = d.digest(idleStackDigest, raw)
+	}
 	if !ok {
 		st.ok = false
 		return st

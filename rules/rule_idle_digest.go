@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
+	"sync/atomic"
 
 	"github.com/agentlint/agentlint/lint/fast"
 )
@@ -262,6 +264,147 @@ func stringEnd(raw []byte, i int) (end int, plain bool) {
 		}
 	}
 	return -1, false
+}
+
+// idleDigestFromElems appends to dst the digest makeIdleStackDigest makes
+// of f.Raw, the stack of a STATE its kind's acceptor accepted, from what
+// the acceptor recorded of its frames (f.Elems: every element is a
+// StackFrame object, read member by member), without scanning it; ok is
+// false (dst returned with its length unchanged) when it cannot say that
+// it is (an id with an escape, which the digest declines; names it does
+// not know).
+func idleDigestFromElems(dst []byte, f *Flat) ([]byte, bool) {
+	roles := idleElemRolesOf(f.ElemNames)
+	if roles == nil {
+		return dst, false
+	}
+	base := len(dst)
+	dst = append(dst, make([]byte, idleDigestHead)...)
+	frames := 0
+	var flags uint8
+	var fr idleElemFrame
+	raw := f.Raw
+	for _, e := range f.Elems {
+		if e.Member == fast.ElemObject {
+			if frames > 0 {
+				var ok bool
+				if dst, ok = fr.append(dst, &flags); !ok {
+					return dst[:base], false
+				}
+			}
+			frames++
+			fr = idleElemFrame{}
+			continue
+		}
+		start, end := int(e.Start)-f.Base, int(e.End)-f.Base
+		if start < 0 || end > len(raw) || start >= end || int(e.Member) >= len(roles) {
+			return dst[:base], false
+		}
+		switch roles[e.Member] {
+		case 1 + memberID:
+			if raw[start] == '"' {
+				fr.id = raw[start:end]
+			}
+		case 1 + memberIter:
+			fr.iter, fr.iterAt = raw[start:end], start
+		case 1 + memberMax:
+			fr.max = raw[start:end]
+		case 1 + memberMode:
+			if frames == 1 {
+				flags |= idleMode0
+				binary.LittleEndian.PutUint32(dst[base+5:], uint32(start))
+				binary.LittleEndian.PutUint32(dst[base+9:], uint32(end))
+			}
+		}
+	}
+	if frames > 0 {
+		var ok bool
+		if dst, ok = fr.append(dst, &flags); !ok {
+			return dst[:base], false
+		}
+	}
+	binary.LittleEndian.PutUint32(dst[base:], uint32(frames))
+	dst[base+4] = flags
+	return dst, true
+}
+
+// idleElemFrame is what idleDigestFromElems read of one frame: the JSON
+// text of its id (a string), iter and max, and iter's offset.
+type idleElemFrame struct {
+	id, iter, max []byte
+	iterAt        int
+}
+
+// append appends the frame's digest to dst, notes in flags an iter above
+// its max (idleOver), and is false when the id has an escape (the digest
+// declines the stack).
+func (fr *idleElemFrame) append(dst []byte, flags *uint8) ([]byte, bool) {
+	it, okIter := rawNumber(fr.iter)
+	if mx, okMax := rawNumber(fr.max); okIter && okMax && it > mx {
+		*flags |= idleOver
+	}
+	if fr.id == nil || !okIter {
+		return append(dst, 0), true
+	}
+	id := fr.id[1 : len(fr.id)-1]
+	for _, c := range id {
+		if c == '\\' {
+			return dst, false
+		}
+	}
+	var b [17]byte
+	b[0] = 1
+	binary.LittleEndian.PutUint64(b[1:], math.Float64bits(it))
+	binary.LittleEndian.PutUint32(b[9:], uint32(fr.iterAt))
+	binary.LittleEndian.PutUint32(b[13:], uint32(len(id)))
+	return append(append(dst, b[:]...), id...), true
+}
+
+// The members of a StackFrame the digest reads, by their index in
+// idleReadNames.
+const (
+	memberID = iota
+	memberMode
+	memberIter
+	memberMax
+)
+
+// idleReadNames are the names of memberID, memberMode, memberIter and
+// memberMax.
+var idleReadNames = [...]string{"id", "mode", "iter", "max"}
+
+// idleElemRoles are, for the member names of a StackFrame as an acceptor
+// lists them (fast.Acceptor.ElemNames), each member's role: 1 plus its
+// index in idleReadNames, or 0; made for the last list asked for (there
+// is one: the idle/event acceptor's).
+var idleElemRoles atomic.Pointer[idleRoles]
+
+// idleRoles are the roles of the members names (idleElemRoles).
+type idleRoles struct {
+	names []string
+	roles []uint8
+}
+
+// idleElemRolesOf returns idleElemRoles' roles for names, nil when one of
+// idleReadNames is missing.
+func idleElemRolesOf(names []string) []uint8 {
+	if len(names) == 0 {
+		return nil
+	}
+	if r := idleElemRoles.Load(); r != nil && &r.names[0] == &names[0] && len(r.names) == len(names) {
+		return r.roles
+	}
+	roles := make([]uint8, len(names))
+	for k, n := range idleReadNames {
+		i := slices.Index(names, n)
+		if i < 0 {
+			roles = nil
+			break
+		}
+		roles[i] = uint8(1 + k)
+	}
+	idleElemRoles.Store(&idleRoles{names: names, roles: roles})
+	return roles
 }
 
 // idleDigestFrames returns the number of elements of the stack of an idle

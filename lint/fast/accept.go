@@ -48,7 +48,28 @@ type Acceptor struct {
 	// under conditions too: a member of another name is undeclared (and
 	// recorded when Acc.Want names it).
 	Names []string
+	// ElemNames are, per top-level member whose value is an array of
+	// objects, the member names those objects declare, by their index
+	// (ElemSpan.Member; Acc.WantElems).
+	ElemNames map[string][]string
 }
+
+// ElemSpan is one thing the acceptor recorded of the objects of a
+// top-level array (Acc.WantElems): the start of an object of the array
+// (Member ElemObject; Start is its '{'), or the value of a member of the
+// last object started (Member is its index in the Acceptor's ElemNames of
+// the array's member). Top is the array's member, by its index in the
+// Acceptor's Names.
+type ElemSpan struct {
+	Top, Member uint8
+	Span32
+}
+
+// ElemObject is ElemSpan.Member of the start of an object.
+const ElemObject = 0xff
+
+// maxKeptElems bounds the Elems kept from one record to the next.
+const maxKeptElems = 1 << 14
 
 // MaxCaptures is the most capture slots a kind has; members declared
 // beyond it are checked but not recorded.
@@ -74,6 +95,18 @@ type Acc struct {
 	// kind): member Want[k] is recorded in slot MaxCaptures-1-k. The
 	// kind's own slots and these must not overlap.
 	Want []string
+	// WantElems has bit k set when the caller needs the objects of the
+	// array that is the value of the top-level member Names[k] (its
+	// Acceptor's ElemNames names their members): Accept records in Elems,
+	// in order, the start of each object that is an element of that array
+	// and the value of each member of it that the object's definition
+	// declares (read as declared, not as an undeclared member where a
+	// condition does not declare it). An array read by a declaration that
+	// does not type its elements as those objects (a declaration under
+	// other conditions) records nothing.
+	WantElems uint64
+	Elems     []ElemSpan
+	elemTop   int // the wanted top-level member whose objects are being recorded, or -1
 	// Wide is set by Accept when the record holds a number with an
 	// exponent or of more than 300 characters (Acc.Num): only such a number
 	// can lie beyond float64's range, which decoding the value rejects.
@@ -125,6 +158,10 @@ func (a *Acc) Accept(acc *Acceptor, b []byte) bool {
 	a.Wide = false
 	a.names = a.names[:0]
 	a.depth = 0
+	if cap(a.Elems) > maxKeptElems {
+		a.Elems = nil
+	}
+	a.Elems, a.elemTop = a.Elems[:0], -1
 	if len(b) >= 1<<31-1 {
 		return false
 	}
@@ -264,6 +301,43 @@ func (a *Acc) Field(b []byte, i int, seen *uint64, bit uint, fn AcceptFunc) int 
 	}
 	*seen |= 1 << bit
 	return fn(a, b, i)
+}
+
+// BeginElems starts recording in Elems the objects of the array that is
+// the value of top-level member top (its index in the Acceptor's Names),
+// when WantElems wants them; it reports whether it does. The acceptor of
+// that array calls it, ElemStart before each element and EndElems after
+// the last; the acceptor of its objects calls ElemMember.
+func (a *Acc) BeginElems(top int) bool {
+	if a.WantElems&(1<<uint(top)) == 0 {
+		return false
+	}
+	a.elemTop = top
+	return true
+}
+
+// EndElems ends the recording BeginElems started.
+func (a *Acc) EndElems() { a.elemTop = -1 }
+
+// ElemStart records that an element of the array being recorded starts
+// at b[i] (an object when b[i] is '{'; any other element is not recorded).
+func (a *Acc) ElemStart(b []byte, i int) {
+	if a.elemTop >= 0 && i < len(b) && b[i] == '{' {
+		a.Elems = append(a.Elems, ElemSpan{Top: uint8(a.elemTop), Member: ElemObject, Span32: Span32{int32(i), int32(i)}})
+	}
+}
+
+// ElemMember records b[i:j] as the value of member (its index in the
+// Acceptor's ElemNames) of the object of the array being recorded that
+// started last.
+func (a *Acc) ElemMember(member, i, j int) {
+	if a.elemTop >= 0 {
+		a.elemMember(member, i, j)
+	}
+}
+
+func (a *Acc) elemMember(member, i, j int) {
+	a.Elems = append(a.Elems, ElemSpan{Top: uint8(a.elemTop), Member: uint8(member), Span32: Span32{int32(i), int32(j)}})
 }
 
 // Conds returns the conditions of cs that hold for the object at b[i]

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -215,6 +216,9 @@ func checkAccept(a *fast.Acc, d *fast.Dec, kind string, raw []byte, strict bool)
 	}
 	if !clean {
 		return accepted, clean, fmt.Sprintf("accepted, but the validator reports %d violations, first %s %s: %s", len(d.Out), d.Out[0].Rule, d.Out[0].Pointer, d.Out[0].Reason)
+	}
+	if problem := checkElems(a, acc, raw); problem != "" {
+		return accepted, clean, problem
 	}
 	for s, ptr := range acc.Fields {
 		want, found := valueAt(raw, ptr)
@@ -595,4 +599,100 @@ func shuffleMembers(rnd *rand.Rand, v jsontext.Value) []byte {
 		return append(append([]byte{'['}, bytes.Join(elems, []byte(","))...), ']')
 	}
 	return v
+}
+
+// checkElems accepts raw, which acc accepted, again with every top-level
+// array of objects wanted (Acc.WantElems) and returns why the objects and
+// members recorded (Acc.Elems) are not those of raw, or "": it must accept
+// raw again; per wanted member whose value is an array, one object
+// recorded per element that is an object, in order (or none, when a
+// declaration that does not type the elements read it), and each member
+// recorded is one its definition declares, with the exact text of its
+// value; an object with any member recorded has every member it holds
+// that its definition declares unconditionally recorded (of the objects
+// named in unconditional: a member read as undeclared, where a condition
+// does not declare it, is not).
+func checkElems(a *fast.Acc, acc *fast.Acceptor, raw []byte) string {
+	unconditional := map[string][]string{"stack": {"id", "mode", "iter", "max", "prompt_file"}}
+	if len(acc.ElemNames) == 0 {
+		return ""
+	}
+	var want uint64
+	for name := range acc.ElemNames {
+		want |= 1 << uint(slices.Index(acc.Names, name))
+	}
+	a.WantElems = want
+	ok := a.Accept(acc, raw)
+	a.WantElems = 0
+	if !ok {
+		return "declined when recording the objects of its arrays"
+	}
+	for name, names := range acc.ElemNames {
+		top := uint8(slices.Index(acc.Names, name))
+		var objs []map[string]jsontext.Value
+		if v, found := valueAt(raw, "/"+name); found && v.Kind() == '[' {
+			var elems []jsontext.Value
+			if err := json.Unmarshal(v, &elems); err != nil {
+				return err.Error()
+			}
+			for _, e := range elems {
+				if e = bytes.TrimSpace(e); e.Kind() == '{' {
+					var m map[string]jsontext.Value
+					if err := json.Unmarshal(e, &m); err != nil {
+						return err.Error()
+					}
+					objs = append(objs, m)
+				}
+			}
+		}
+		k := -1
+		recorded := map[string]bool{}
+		complete := func() string {
+			if k < 0 || len(recorded) == 0 {
+				return ""
+			}
+			for _, n := range names {
+				if !slices.Contains(unconditional[name], n) {
+					continue
+				}
+				if _, present := objs[k][n]; present && !recorded[n] {
+					return fmt.Sprintf("/%s/%d: member %s not recorded", name, k, n)
+				}
+			}
+			return ""
+		}
+		for _, e := range a.Elems {
+			if e.Top != top {
+				continue
+			}
+			if e.Member == fast.ElemObject {
+				if p := complete(); p != "" {
+					return p
+				}
+				if k++; k >= len(objs) || raw[e.Start] != '{' {
+					return fmt.Sprintf("/%s: object %d recorded, %d in the array", name, k, len(objs))
+				}
+				clear(recorded)
+				continue
+			}
+			if k < 0 || int(e.Member) >= len(names) {
+				return fmt.Sprintf("/%s: member %d recorded outside an object or unnamed", name, e.Member)
+			}
+			n := names[e.Member]
+			v, present := objs[k][n]
+			if got := raw[e.Start:e.End]; !present || string(got) != string(bytes.TrimSpace(v)) {
+				return fmt.Sprintf("/%s/%d/%s: recorded %q, value %q", name, k, n, got, v)
+			}
+			recorded[n] = true
+		}
+		if p := complete(); p != "" {
+			return p
+		}
+		if k >= 0 && k+1 != len(objs) {
+			// (none: the array was read by a declaration that does not
+			// type its elements)
+			return fmt.Sprintf("/%s: %d objects recorded, %d in the array", name, k+1, len(objs))
+		}
+	}
+	return ""
 }

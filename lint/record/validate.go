@@ -179,7 +179,7 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 	v.digests.Reset()
 	plan := v.plan(kind)
 	if v.fast != nil {
-		v.fast.acc.Want = plan.want
+		v.fast.acc.Want, v.fast.acc.WantElems = plan.want, plan.wantElems
 	}
 	v.accepted = v.fast != nil && v.fast.Accept(kind, raw, v.opts.Strict)
 	if v.accepted {
