@@ -124,8 +124,11 @@ type Doc struct {
 	// record (the hot path of large JSON Lines logs and of packet
 	// streams, rules/inplace.go): DocStr reads
 	// a string from them directly, and Root builds Value from them on first
-	// use. Set only for records that are valid JSON and that their kind's
-	// acceptor accepted: no member name in them repeats or has an escape.
+	// use. Set only for records that are valid JSON, so no member name in
+	// them repeats: where their kind's acceptor recorded them (it accepted
+	// the record: no member name in them has an escape either), or found
+	// by one scan of a record it declined (the names of the declared
+	// members read as decoding reads them; their values as written).
 	Flat []Flat
 
 	// ledger memoizes opReadLedger for the ledger array it was read from

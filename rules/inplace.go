@@ -10,8 +10,10 @@ import (
 )
 
 // Reading a record's nested values in place. A document rule whose record
-// came in place (Doc.Flat: a JSON Lines record its kind's acceptor
-// accepted) reads the JSON text of the values it declared and, inside them,
+// came in place (Doc.Flat: a JSON Lines record that is valid JSON, its
+// declared values where its kind's acceptor recorded them or found by a
+// scan when it declined the record) reads the JSON text of the values it
+// declared and, inside them,
 // members and elements with the scanners below, which decline (ok false)
 // whatever they do not read exactly as decoding would: an escaped member
 // name, a repeated one, text that is not well formed. Such a rule decides

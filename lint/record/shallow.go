@@ -265,6 +265,30 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 	return p.flats, true
 }
 
+// scannedFlat is flat for a record its kind's acceptor declined (a value
+// the schema rejects, a string with an escape): the declared values found
+// by one scan of the record (the extractor, which reads member names as
+// decoding does), nothing decoded. False when a value holds a number
+// beyond float64's range, which decoding it reports (shallowValue). The
+// record is well-formed JSON (the validator found no syntax error), so no
+// member name in it repeats.
+func (p *docPlan) scannedFlat(raw []byte) ([]rules.Flat, bool) {
+	p.flats = p.flats[:0]
+	p.x.Arena = p.x.Arena[:0]
+	p.x.extract(raw, p.vals)
+	for i := range p.tokens {
+		v := &p.vals[i]
+		if v.Type != rules.ValueRaw {
+			continue
+		}
+		if len(v.Str) > 0 && v.Str[0] != '"' && !numbersFit(v.Str) {
+			return nil, false
+		}
+		p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: v.Str})
+	}
+	return p.flats, true
+}
+
 // memberAt returns the JSON text at the member names toks inside the JSON
 // text v of an accepted record (nil when v is nil or has no such member);
 // false when a member name there has an escape, which it does not compare.

@@ -221,6 +221,8 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 		err = json.Unmarshal(raw, &x)
 	} else if plan.shallow && v.accepted && plan.slots != nil && plan.inPlace {
 		doc.Flat, flat = plan.flat(raw, v.fast.Captured())
+	} else if plan.shallow && plan.inPlace && !plan.whole {
+		doc.Flat, flat = plan.scannedFlat(raw)
 	}
 	switch {
 	case err != nil:
