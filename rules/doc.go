@@ -165,15 +165,20 @@ type Doc struct {
 type Flat struct {
 	Pointer string
 	Raw     []byte
-	// ElemNames, when set, says that Raw is an array of objects the
-	// kind's acceptor read member by member, and Elems is what it
-	// recorded of them (fast.Acc.Elems: the start of each object that is
-	// an element, then the value of each member of it that its definition
-	// declares, named by its index in ElemNames), at offsets in the record
-	// whose Raw starts at byte Base. Valid while the record is.
-	Elems     []fast.ElemSpan
-	ElemNames []string
-	Base      int
+	// Elems, when set, says that Raw is an array of objects the kind's
+	// acceptor read member by member, and what it recorded of them.
+	Elems *FlatElems
+}
+
+// FlatElems is what a kind's acceptor recorded of the objects of an array
+// (Flat.Elems; fast.Acc.Elems): Spans holds the start of each object that
+// is an element, then the value of each member of it that its definition
+// declares, named by its index in Names, at offsets in the record whose
+// Flat.Raw starts at byte Base. Valid while the record is.
+type FlatElems struct {
+	Spans []fast.ElemSpan
+	Names []string
+	Base  int
 }
 
 // Root returns the document's top-level object (nil if it is not an object).

@@ -191,7 +191,7 @@ func idleStackOf(d *Doc) *idleStack {
 	st.state = true
 	var raw, dg []byte
 	ok := false
-	if f := d.flatOf("/stack"); f != nil && f.ElemNames != nil {
+	if f := d.flatOf("/stack"); f != nil && f.Elems != nil {
 		// What the acceptor recorded of the frames, when it read them
 		// (the stack of a STATE it accepted is an array of StackFrame
 		// objects): no scan of the stack; the digest is the one

@@ -268,13 +268,13 @@ func stringEnd(raw []byte, i int) (end int, plain bool) {
 
 // idleDigestFromElems appends to dst the digest makeIdleStackDigest makes
 // of f.Raw, the stack of a STATE its kind's acceptor accepted, from what
-// the acceptor recorded of its frames (f.Elems: every element is a
+// the acceptor recorded of its frames (f.Elems, set: every element is a
 // StackFrame object, read member by member), without scanning it; ok is
 // false (dst returned with its length unchanged) when it cannot say that
 // it is (an id with an escape, which the digest declines; names it does
 // not know).
 func idleDigestFromElems(dst []byte, f *Flat) ([]byte, bool) {
-	roles := idleElemRolesOf(f.ElemNames)
+	roles := idleElemRolesOf(f.Elems.Names)
 	if roles == nil {
 		return dst, false
 	}
@@ -284,7 +284,8 @@ func idleDigestFromElems(dst []byte, f *Flat) ([]byte, bool) {
 	var flags uint8
 	var fr idleElemFrame
 	raw := f.Raw
-	for _, e := range f.Elems {
+	base0 := f.Elems.Base
+	for _, e := range f.Elems.Spans {
 		if e.Member == fast.ElemObject {
 			if frames > 0 {
 				var ok bool
@@ -296,7 +297,7 @@ func idleDigestFromElems(dst []byte, f *Flat) ([]byte, bool) {
 			fr = idleElemFrame{}
 			continue
 		}
-		start, end := int(e.Start)-f.Base, int(e.End)-f.Base
+		start, end := int(e.Start)-base0, int(e.End)-base0
 		if start < 0 || end > len(raw) || start >= end || int(e.Member) >= len(roles) {
 			return dst[:base], false
 		}

@@ -189,7 +189,7 @@ func TestIdleDigestFromAcceptor(t *testing.T) {
 			t.Fatalf("%s:\n from the acceptor %v %q\n scanned           %v %q", line, gok, got, wok, want)
 		}
 		for _, f := range v.ldoc.Flat {
-			if f.Pointer == "/stack" && f.ElemNames != nil {
+			if f.Pointer == "/stack" && f.Elems != nil {
 				fromElems++
 			}
 		}

@@ -45,9 +45,10 @@ type docPlan struct {
 	// Names when it is one of them (else -1).
 	wantElems uint64
 	elemOf    []int
-	elemNames [][]string      // per tokens entry of elemOf >= 0, its fast.Acceptor.ElemNames
-	elems     []fast.ElemSpan // flat's objects of the arrays, reused
-	raws      [][]byte        // flat's values by tokens entry, reused
+	elemNames [][]string        // per tokens entry of elemOf >= 0, its fast.Acceptor.ElemNames
+	elems     []fast.ElemSpan   // flat's objects of the arrays, reused
+	flatElems []rules.FlatElems // flat's rules.Flat.Elems, per tokens entry, reused
+	raws      [][]byte          // flat's values by tokens entry, reused
 	// inPlace: every enabled rule reads the values in place (rules.Rule.InPlace).
 	inPlace bool
 	// whole: the kind is a JSON document (kind.FormatJSON) read shallowly,
@@ -92,6 +93,7 @@ func (v *Validator) plan(kind string) *docPlan {
 		p.inPlace = inPlace
 		if inPlace && p.slots != nil {
 			p.wantElems, p.elemOf, p.elemNames = elemArrays(kind, p.tokens)
+			p.flatElems = make([]rules.FlatElems, len(p.tokens))
 		}
 		k := kindpkg.Lookup(kind)
 		p.whole = k != nil && k.Format == kindpkg.FormatJSON
@@ -258,7 +260,9 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 		p.raws[i] = v
 		f := rules.Flat{Pointer: p.ptrs[i], Raw: v}
 		if p.elemOf != nil && p.elemOf[i] >= 0 && s >= 0 {
-			f.Elems, f.ElemNames, f.Base = p.elemsOf(a, uint8(p.elemOf[i])), p.elemNames[i], int(a.Spans[s].Start)
+			e := &p.flatElems[i]
+			e.Spans, e.Names, e.Base = p.elemsOf(a, uint8(p.elemOf[i])), p.elemNames[i], int(a.Spans[s].Start)
+			f.Elems = e
 		}
 		p.flats = append(p.flats, f)
 	}
