@@ -248,7 +248,11 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 	}
 	n := len(v.vs)
 	doc.Digests = &v.digests
-	fs := v.runner.RunRules(doc, plan.enabled, v.Enabled)
+	enabled := v.Enabled
+	if len(v.opts.Severity) == 0 {
+		enabled = nil // no rule is off: plan.enabled is every rule, every finding is kept
+	}
+	fs := v.runner.RunRules(doc, plan.enabled, enabled)
 	if keep {
 		doc.Digests = nil // the memo is the next record's
 	}
