@@ -23,8 +23,9 @@ import (
 
 // Digest is a reading of the JSON text of one value that the workers make
 // for the rules that declare it (a Field of its DigestField type,
-// Doc.digest). The rules that
-// use one Digest agree on its layout; the engine only stores the bytes.
+// Doc.digest): IL101 and IL009/IL012/IL015 read an idle stack's frames so
+// (seed 002 section 5; rule_idle_digest.go). The rules that use one Digest
+// agree on its layout; the engine only stores the bytes.
 type Digest struct {
 	// Name names the digest in errors and tests.
 	Name string

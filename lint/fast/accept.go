@@ -103,10 +103,14 @@ type Acc struct {
 	// declares (read as declared, not as an undeclared member where a
 	// condition does not declare it). An array read by a declaration that
 	// does not type its elements as those objects (a declaration under
-	// other conditions) records nothing.
+	// other conditions) records nothing. The idle STATE's stack frames
+	// are read so (seed 002 section 5: their ids and iters, for IL009,
+	// IL012, IL015 and IL101).
 	WantElems uint64
-	Elems     []ElemSpan
-	elemTop   int // the wanted top-level member whose objects are being recorded, or -1
+	// Elems is what the last Accept recorded for WantElems, in record
+	// order (offsets in the record); reused by the next Accept.
+	Elems   []ElemSpan
+	elemTop int // the wanted top-level member whose objects are being recorded, or -1
 	// Wide is set by Accept when the record holds a number with an
 	// exponent or of more than 300 characters (Acc.Num): only such a number
 	// can lie beyond float64's range, which decoding the value rejects.
