@@ -816,6 +816,12 @@ func (d *Dec) Conds(off int64, cs *CondSet) uint64 {
 		nf = maxDiscriminators
 	}
 	d.scanMembers(int(d.valueStart(off)), cs.Fields[:nf], &spans, &found)
+	return d.condsOf(cs, nf, &spans, &found)
+}
+
+// condsOf is Conds from the value spans of cs's first nf discriminators
+// in d.buf (spans[f], when found[f]; absent otherwise).
+func (d *Dec) condsOf(cs *CondSet, nf int, spans *[maxDiscriminators][2]int, found *[maxDiscriminators]bool) uint64 {
 	x := cs.indexed(nf)
 	var m uint64
 	// Each discriminator's string is looked up before any Absent

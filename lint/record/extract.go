@@ -28,12 +28,17 @@ type Extractor struct {
 	fields []xfield
 	root   *xnode // the member names of the fields, as a trie
 	all    uint64 // bit set of every field
-	// Arena receives the unescaped strings of the values found; the
-	// returned rules.Value strings point into it (or into the line). The
-	// caller owns it: it may hand in the arena of its current batch of
-	// records and take it back after the call, or reset it.
+	// Arena receives the unescaped strings and the digests of the values
+	// found; the returned rules.Value strings point into it (or into the
+	// line). The caller owns it: it may hand in the arena of its current
+	// batch of records and take it back after the call, or reset it.
 	Arena []byte
-	buf   []byte // scratch for member names with escapes
+	// Digests, when set, holds digests already made of values of the
+	// record (the memo its document rules used: Validator.Digests); a
+	// field of a rules.DigestField type whose value is there is copied
+	// from it instead of being made again.
+	Digests *rules.DigestMemo
+	buf     []byte // scratch for member names with escapes
 	// slots are, per field, the capture slot of the kind's acceptor that
 	// holds its value (fieldSlots), or -1 for a field under a top-level
 	// member whose slot is in parents; nil: some field has neither.
@@ -109,6 +114,7 @@ func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) {
 type xfield struct {
 	tokens []string
 	typ    rules.FieldType
+	digest *rules.Digest // typ's digest (rules.DigestField), or nil
 }
 
 // xnode is one level of the fields' pointers: the distinct member names
@@ -209,7 +215,7 @@ func NewExtractor(kindName string, fields []rules.Field) *Extractor {
 	x := &Extractor{root: &xnode{}}
 	for i, f := range fields {
 		toks, _ := rules.PointerTokens(f.Pointer)
-		x.fields = append(x.fields, xfield{tokens: toks, typ: f.Type})
+		x.fields = append(x.fields, xfield{tokens: toks, typ: f.Type, digest: f.Type.Digest()})
 		x.all |= 1 << uint(i)
 		x.root.add(toks, 1<<uint(i))
 	}
@@ -344,6 +350,18 @@ func (x *Extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 	switch c := raw[0]; {
 	case f.typ == rules.FieldRaw:
 		v.Type, v.Str = rules.ValueRaw, raw
+	case f.digest != nil:
+		v.Type, v.Str = rules.ValueRaw, raw
+		n := len(x.Arena)
+		if d, ok, found := x.Digests.Lookup(f.digest, raw); found {
+			if ok {
+				x.Arena = append(x.Arena, d...)
+				v.Type, v.Str = rules.ValueDigest, x.Arena[n:len(x.Arena):len(x.Arena)]
+			}
+		} else if out, ok := f.digest.Make(x.Arena, raw); ok {
+			x.Arena = out
+			v.Type, v.Str = rules.ValueDigest, x.Arena[n:len(x.Arena):len(x.Arena)]
+		}
 	case c == '"' && (f.typ == rules.FieldString || f.typ == rules.FieldTime):
 		s := raw[1 : len(raw)-1]
 		if bytes.IndexByte(s, '\\') >= 0 {
