@@ -193,6 +193,10 @@ func (e *emitter) chunk(it *item) error {
 func (e *emitter) observe(res *result) {
 	for i := range res.recs {
 		rec := &res.recs[i]
+		e.rec = rules.StreamRecord{Line: rec.line, Offset: rec.off, Valid: rec.valid, Doc: rec.doc, Locate: rec.locate}
+		if e.src != nil {
+			e.rec.Source = e.src
+		}
 		for j := range e.runs {
 			fr := &e.runs[j]
 			fr.state.Observe(e.streamRecord(res, rec, fr), fr.rep)
@@ -259,8 +263,8 @@ func (e *emitter) merge(it *item) error {
 	return e.pass(it, ei, len(res.envs))
 }
 
-// streamRecord is what rule run fr observes of record rec of a chunk (one
-// value, reused).
+// streamRecord is what rule run fr observes of record rec of a chunk:
+// e.rec, which observe set for rec, with fr's values (one value, reused).
 func (e *emitter) streamRecord(res *result, rec *streamRec, fr *fileStreamRun) *rules.StreamRecord {
 	var vals []rules.Value
 	if fr.run.direct {
@@ -273,10 +277,7 @@ func (e *emitter) streamRecord(res *result, rec *streamRec, fr *fileStreamRun) *
 		}
 		vals = e.vals
 	}
-	e.rec = rules.StreamRecord{Line: rec.line, Offset: rec.off, Valid: rec.valid, Values: vals, Doc: rec.doc, Locate: rec.locate}
-	if e.src != nil {
-		e.rec.Source = e.src
-	}
+	e.rec.Values = vals
 	return &e.rec
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -227,19 +228,7 @@ func (p *pipeline) makePlans() map[*kind.Kind]*streamPlan {
 			if kr, ok := sr.(rules.KindRule); ok {
 				fields = kr.KindFields(k.Name)
 			}
-			for _, f := range fields {
-				j := -1
-				for i, g := range plan.fields {
-					if g == f {
-						j = i
-					}
-				}
-				if j < 0 {
-					j = len(plan.fields)
-					plan.fields = append(plan.fields, f)
-				}
-				run.idx = append(run.idx, j)
-			}
+			plan.fields, run.idx = placeFields(plan.fields, fields)
 			run.direct = len(run.idx) > 0
 			for i, j := range run.idx {
 				run.direct = run.direct && j == run.idx[0]+i
@@ -254,6 +243,57 @@ func (p *pipeline) makePlans() map[*kind.Kind]*streamPlan {
 		}
 	}
 	return plans
+}
+
+// placeFields places the fields of one stream rule among the plan's
+// fields and returns them with, per field of the rule, its index. A rule
+// observes its values where the worker wrote them when they are
+// contiguous and in its order (streamRuleRun.direct), so fields are placed
+// as a block: where the plan holds them so already; else extending the
+// fields at the plan's end when they begin the rule's (IL101's after
+// IL100's: event, run_id, then the stack); else as a new block at the end,
+// a field then extracted twice (a few nanoseconds) rather than copied for
+// every record. When the block would pass the extractor's 64 fields, each
+// field is placed where the plan holds it, or appended.
+func placeFields(plan, fields []rules.Field) ([]rules.Field, []int) {
+	idx := make([]int, len(fields))
+	n := len(fields)
+	if n == 0 {
+		return plan, idx
+	}
+	// Already a block of the plan.
+	for i := 0; i+n <= len(plan); i++ {
+		if slices.Equal(plan[i:i+n], fields) {
+			for k := range idx {
+				idx[k] = i + k
+			}
+			return plan, idx
+		}
+	}
+	// A block ending the plan that begins the rule's fields.
+	for m := min(n-1, len(plan)); m > 0; m-- {
+		if i := len(plan) - m; slices.Equal(plan[i:], fields[:m]) && len(plan)+n-m <= 64 {
+			for k := range idx {
+				idx[k] = i + k
+			}
+			return append(plan, fields[m:]...), idx
+		}
+	}
+	if len(plan)+n <= 64 {
+		for k := range idx {
+			idx[k] = len(plan) + k
+		}
+		return append(plan, fields...), idx
+	}
+	for k, f := range fields {
+		j := slices.Index(plan, f)
+		if j < 0 {
+			j = len(plan)
+			plan = append(plan, f)
+		}
+		idx[k] = j
+	}
+	return plan, idx
 }
 
 func (p *pipeline) run(inputs func(yield func(Input) bool)) (*Stats, error) {
@@ -528,9 +568,9 @@ func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied,
 		res.vals = append(res.vals[:cap(res.vals)], make([]rules.Value, k+cap(res.vals))...)
 	}
 	res.vals = res.vals[:v0+k]
-	x.Arena = res.arena
+	x.Arena, x.Digests = res.arena, w.v.Digests()
 	x.Values(text, acc, res.vals[v0:])
-	res.arena = x.Arena
+	res.arena, x.Digests = x.Arena, nil
 	res.recs = append(res.recs, streamRec{line: n, off: w.off, v0: v0, denied: denied, valid: valid})
 }
 

@@ -467,3 +467,59 @@ func TestLintDocumentsAndDetection(t *testing.T) {
 		t.Errorf("summary %+v", sum)
 	}
 }
+
+// TestPlaceFields: every stream rule of every kind reads its own fields
+// from the plan (idx), the plans stay within the extractor's 64 fields,
+// and the idle rules (IL013, IL100, IL101) read theirs where the worker
+// wrote them (direct: no copy per record); placeFields reuses a block the
+// plan holds, extends the block that ends it, or appends one, and past 64
+// fields places each field once.
+func TestPlaceFields(t *testing.T) {
+	p := newPipeline(LintConfig{})
+	for k, plan := range p.plans {
+		if len(plan.fields) > 64 {
+			t.Errorf("%s: %d fields", k.Name, len(plan.fields))
+		}
+		for _, run := range plan.rules {
+			fields := run.rule.Fields()
+			if kr, ok := run.rule.(rules.KindRule); ok {
+				fields = kr.KindFields(k.Name)
+			}
+			for i, f := range fields {
+				if plan.fields[run.idx[i]] != f {
+					t.Errorf("%s %s: field %d is %v, reads %v", k.Name, run.id, i, f, plan.fields[run.idx[i]])
+				}
+			}
+			if k.Name == "idle/event" && len(fields) > 0 && !run.direct {
+				t.Errorf("idle/event %s: its values are copied for every record", run.id)
+			}
+		}
+	}
+	f := func(ps ...string) []rules.Field {
+		var out []rules.Field
+		for _, p := range ps {
+			out = append(out, rules.Field{Pointer: p})
+		}
+		return out
+	}
+	plan, idx := placeFields(f("/a", "/b", "/c"), f("/b", "/c"))
+	if len(plan) != 3 || fmt.Sprint(idx) != "[1 2]" {
+		t.Errorf("a block of the plan: %v %v", plan, idx)
+	}
+	plan, idx = placeFields(f("/a", "/b"), f("/b", "/c"))
+	if len(plan) != 3 || fmt.Sprint(idx) != "[1 2]" {
+		t.Errorf("extending the end: %v %v", plan, idx)
+	}
+	plan, idx = placeFields(f("/a", "/b"), f("/a", "/c"))
+	if len(plan) != 4 || fmt.Sprint(idx) != "[2 3]" {
+		t.Errorf("a new block: %v %v", plan, idx)
+	}
+	var many []string
+	for i := range 63 {
+		many = append(many, fmt.Sprintf("/f%d", i))
+	}
+	plan, idx = placeFields(f(many...), f("/f3", "/x", "/f1"))
+	if len(plan) != 64 || fmt.Sprint(idx) != "[3 63 1]" {
+		t.Errorf("past 64: %d fields, %v", len(plan), idx)
+	}
+}

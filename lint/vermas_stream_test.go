@@ -2,8 +2,11 @@ package lint
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -316,4 +319,128 @@ func TestVermasEventIDsReread(t *testing.T) {
 	run := func(in Input) []string { return vmFindingsOf(t, in, 4096, opts) }
 	checkFindings(t, "from the file", run(Input{Path: path, Kind: kind.Lookup("vermas/event")}), want...)
 	checkFindings(t, "from a reader", run(Input{Path: path, Reader: strings.NewReader(data), Kind: kind.Lookup("vermas/event")}), want...)
+}
+
+// TestVermasIDsAgreeWithModel: VM100 and VM104 decide each batch of
+// records at once (rules.Flusher, recordIDs); whatever the batch (chunk)
+// size and the number of workers, from a file (ids kept as hashes and
+// offsets, all but the last 65,536 on disk, a possible repeat read again)
+// or a reader (whole ids), they report exactly what a plain model with a
+// Go map says: an event_id that an earlier record carried, valid or not
+// (the finding names that record's line), and a caused_by of a valid
+// event that names no earlier event (its own event_id, a later one or
+// none), with ids written with escapes, repeats near and far back.
+func TestVermasIDsAgreeWithModel(t *testing.T) {
+	n := 70000 // more than the 65,536 ids kept in memory
+	if testing.Short() {
+		n = 4000
+	}
+	r := rand.New(rand.NewPCG(56, 78))
+	var b strings.Builder
+	var want []string
+	first := map[string]int{}
+	line := 1
+	for i := 1; i <= n; i++ {
+		num := i
+		switch k := r.IntN(40); {
+		case k == 0: // a repeat from far back
+			num = 1 + r.IntN(min(i, 500))
+		case k == 1: // a recent repeat
+			num = max(1, i-r.IntN(300))
+		}
+		id := fmt.Sprintf("evt-vm%010d", num)
+		text := id
+		if r.IntN(25) == 0 {
+			text = `evt-\u0076m` + id[len("evt-vm"):] // the same id, escaped
+		}
+		valid := r.IntN(30) != 0
+		ts := "2026-02-14T09:00:00.000Z"
+		if !valid {
+			ts = "2026-02-14 09:00:00.000Z" // not RFC 3339: the schema rejects the record
+		}
+		cause := ""
+		switch k := r.IntN(6); {
+		case k == 0:
+			cause = fmt.Sprintf("evt-vm%010d", 1+r.IntN(i)) // earlier (or not there)
+		case k == 1:
+			cause = fmt.Sprintf("evt-vm%010d", max(1, i-r.IntN(100)))
+		case k == 2 && r.IntN(10) == 0:
+			cause = id // its own: not earlier
+		case k == 3 && r.IntN(10) == 0:
+			cause = fmt.Sprintf("evt-vm%010d", i+1+r.IntN(50)) // later
+		case k == 4 && r.IntN(10) == 0:
+			cause = "evt-unknown" + fmt.Sprint(r.IntN(5))
+		}
+		extra := ""
+		if cause != "" {
+			extra = fmt.Sprintf(`"caused_by":%q,`, cause)
+		}
+		rec := fmt.Sprintf(`{"event_id":"%s","event_type":"agent.idle","timestamp":%q,"actor":"ceo",%s"data":{"idle_since":"2026-02-14T09:00:00.000Z","last_activity":"bash"}}`,
+			text, ts, extra)
+		if cause != "" && valid {
+			if _, ok := first[cause]; !ok {
+				col := strings.Index(rec, `"caused_by":`) + len(`"caused_by":`) + 1
+				want = append(want, fmt.Sprintf("%d:%d VM104 /caused_by: caused_by %q names no earlier event of this log", line, col, cause))
+			}
+		}
+		if f, ok := first[id]; ok {
+			if valid {
+				want = append(want, fmt.Sprintf("%d:13 VM100 /event_id: event_id %q is already on line %d", line, id, f))
+			}
+		} else {
+			first[id] = line
+		}
+		b.WriteString(rec + "\n")
+		line++
+		if r.IntN(200) == 0 {
+			b.WriteString("\n")
+			line++
+		}
+	}
+	slices.SortFunc(want, vmByLine)
+	if len(want) < n/50 {
+		t.Fatalf("the model expects only %d findings", len(want))
+	}
+	data := b.String()
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := record.Options{Now: time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)}
+	for _, chunk := range []int{600, DefaultChunkSize} {
+		for _, jobs := range []int{1, 2} {
+			for _, file := range []bool{true, false} {
+				in := Input{Path: path, Kind: kind.Lookup("vermas/event")}
+				if !file {
+					in.Reader = strings.NewReader(data)
+				}
+				var got []string
+				_, err := lintWithTimeout(t, func(yield func(Input) bool) { yield(in) },
+					LintConfig{Jobs: jobs, ChunkSize: chunk, Options: opts, Emit: func(e envelope.Envelope) error {
+						vs, _ := e.Details["violations"].([]envelope.Violation)
+						for _, v := range vs {
+							if v.Rule == "VM100" || v.Rule == "VM104" {
+								got = append(got, fmt.Sprintf("%d:%d %s %s: %s", v.Line, v.Column, v.Rule, v.Pointer, v.Reason))
+							}
+						}
+						return nil
+					}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				slices.SortFunc(got, vmByLine)
+				checkFindings(t, fmt.Sprintf("chunk %d, -j %d, file %v", chunk, jobs, file), got, want...)
+			}
+		}
+	}
+}
+
+// vmByLine orders vmFindings' lines by their line number, then as text.
+func vmByLine(a, b string) int {
+	la, _ := strconv.Atoi(a[:strings.IndexByte(a, ':')])
+	lb, _ := strconv.Atoi(b[:strings.IndexByte(b, ':')])
+	if la != lb {
+		return la - lb
+	}
+	return strings.Compare(a, b)
 }

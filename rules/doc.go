@@ -124,8 +124,11 @@ type Doc struct {
 	// record (the hot path of large JSON Lines logs and of packet
 	// streams, rules/inplace.go): DocStr reads
 	// a string from them directly, and Root builds Value from them on first
-	// use. Set only for records that are valid JSON and that their kind's
-	// acceptor accepted: no member name in them repeats or has an escape.
+	// use. Set only for records that are valid JSON, so no member name in
+	// them repeats: where their kind's acceptor recorded them (it accepted
+	// the record: no member name in them has an escape either), or found
+	// by one scan of a record it declined (the names of the declared
+	// members read as decoding reads them; their values as written).
 	Flat []Flat
 
 	// ledger memoizes opReadLedger for the ledger array it was read from
@@ -145,6 +148,13 @@ type Doc struct {
 	// (idleStackOf): IL009, IL012 and IL015 share one pass over it.
 	stack idleStack
 
+	// Digests, when set, is the engine's memo of the digests (Digest)
+	// made of this record's values, which the extraction of the record's
+	// stream values reuses: a value read in place by a document rule and
+	// by a stream rule is scanned once. Nil: a rule that asks for a
+	// digest gets a memo of the document's own.
+	Digests *DigestMemo
+
 	// ip is the state of the rules that read the record in place, lent by
 	// the Runner that runs them (inPlaceState): nil outside a Run.
 	ip *inPlaceState
@@ -155,6 +165,20 @@ type Doc struct {
 type Flat struct {
 	Pointer string
 	Raw     []byte
+	// Elems, when set, says that Raw is an array of objects the kind's
+	// acceptor read member by member, and what it recorded of them.
+	Elems *FlatElems
+}
+
+// FlatElems is what a kind's acceptor recorded of the objects of an array
+// (Flat.Elems; fast.Acc.Elems): Spans holds the start of each object that
+// is an element, then the value of each member of it that its definition
+// declares, named by its index in Names, at offsets in the record whose
+// Flat.Raw starts at byte Base. Valid while the record is.
+type FlatElems struct {
+	Spans []fast.ElemSpan
+	Names []string
+	Base  int
 }
 
 // Root returns the document's top-level object (nil if it is not an object).

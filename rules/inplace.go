@@ -10,8 +10,10 @@ import (
 )
 
 // Reading a record's nested values in place. A document rule whose record
-// came in place (Doc.Flat: a JSON Lines record its kind's acceptor
-// accepted) reads the JSON text of the values it declared and, inside them,
+// came in place (Doc.Flat: a JSON Lines record that is valid JSON, its
+// declared values where its kind's acceptor recorded them or found by a
+// scan when it declined the record) reads the JSON text of the values it
+// declared and, inside them,
 // members and elements with the scanners below, which decline (ok false)
 // whatever they do not read exactly as decoding would: an escaped member
 // name, a repeated one, text that is not well formed. Such a rule decides
@@ -30,6 +32,17 @@ import (
 // inPlace reports whether d's values are read in place (Doc.Flat, nothing
 // decoded yet).
 func (d *Doc) inPlace() bool { return d.Value == nil && d.Flat != nil }
+
+// flatOf returns the declared value at ptr of a record read in place, or
+// nil when the record has none.
+func (d *Doc) flatOf(ptr string) *Flat {
+	for i := range d.Flat {
+		if d.Flat[i].Pointer == ptr {
+			return &d.Flat[i]
+		}
+	}
+	return nil
+}
 
 // flatRaw returns the JSON text of the declared value at ptr of a record
 // read in place, and whether the record has it.
@@ -232,9 +245,10 @@ func rawElements(raw []byte, fn func(i int, val []byte) bool) (ok, is bool) {
 // document it runs (Doc.ip), so that a record read in place with no
 // finding costs no allocation.
 type inPlaceState struct {
-	probe Reporter
-	hit   bool
-	op    opFlat // the operator rules' values (opFlatOf)
+	probe  Reporter
+	hit    bool
+	op     opFlat // the operator rules' values (opFlatOf)
+	digest []byte // scratch of idleDigestFromElems
 }
 
 // reset forgets the values of the last record (its buffers are kept).

@@ -84,9 +84,11 @@ Memory: a stream rule keeps compact state (hashes, offsets, counters), never who
 remember every id keeps a hash and the record's offset and confirms a possible repeat by re-reading it
 (` + "`StreamRecord.Source`" + `). Performance hooks a rule may add later, all optional: ` + "`Flusher`" + ` (decide a batch of
 records at once), ` + "`Expecter`" + ` (reserve room for a whole file), ` + "`KindRule`" + ` (other values per kind),
-` + "`RunBinder`" + ` (state shared across the files of a run). A document rule may declare ` + "`Fields`" + ` (only those
-values of a record are decoded) and ` + "`InPlace`" + ` (it reads them in the bytes of a record its kind's acceptor
-accepted and decodes only when it may have a finding, ` + "`rules/inplace.go`" + `): a check written once over accessors
+` + "`RunBinder`" + ` (state shared across the files of a run), and a field of a ` + "`DigestField`" + ` type (the workers pass
+a nested value as a compact digest the rule reads as a table instead of scanning it in the sequential stage, and
+a document rule that reads the same value shares it: ` + "`digest.go`" + `, IL101's stack frames). A document rule may declare
+` + "`Fields`" + ` (only those values of a record are decoded) and ` + "`InPlace`" + ` (it reads them in the bytes of the record
+and decodes only when it may have a finding, ` + "`rules/inplace.go`" + `): a check written once over accessors
 that read in place or decoded runs first in place with ` + "`inPlaceFirst`" + `, as the operator rules do (` + "`op_inplace.go`" + `).
 
 `

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"time"
@@ -157,11 +156,12 @@ func idleFramesWithinMax(d *Doc) bool {
 }
 
 // idleStack is what IL009, IL012 and IL015 read of an idle record read in
-// place (Doc.Flat), in one pass over its stack (idleStackOf).
+// place (Doc.Flat), from the digest of its stack (idleStackOf).
 type idleStack struct {
-	done bool // scanned (a Doc's zero value: not yet)
-	// ok: read exactly as decoding reads it; false when a member name has
-	// an escape or the text is not well formed (the rules then decode).
+	done bool // read (a Doc's zero value: not yet)
+	// ok: read exactly as decoding reads it; false when the digest
+	// declined (a member name with an escape, text that is not well
+	// formed: the rules then decode).
 	ok bool
 	// state: the event is "STATE"; the rest is read only then.
 	state bool
@@ -176,8 +176,9 @@ type idleStack struct {
 	over bool
 }
 
-// idleStackOf returns the scan of the stack of d, a record read in place,
-// made on first use.
+// idleStackOf returns what the rules read of the stack of d, a record read
+// in place, from its digest (idleStackDigest, which the engine keeps for
+// IL101: one scan of the stack serves both), made on first use.
 func idleStackOf(d *Doc) *idleStack {
 	st := &d.stack
 	if st.done {
@@ -188,86 +189,41 @@ func idleStackOf(d *Doc) *idleStack {
 		return st
 	}
 	st.state = true
-	raw, _ := d.flatRaw("/stack")
-	i := fast.SkipWS(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
-		return st
-	}
-	st.frames = 0
-	if i = fast.SkipWS(raw, i+1); i < len(raw) && raw[i] == ']' {
-		return st
-	}
-	for {
-		if i >= len(raw) {
-			st.ok = false
-			return st
-		}
-		if raw[i] == '{' {
-			i = st.frame(raw, i)
-		} else {
-			i = fast.SkipValue(raw, i)
-		}
-		if i < 0 {
-			st.ok = false
-			return st
-		}
-		st.frames++
-		var more bool
-		if i, more = fast.Next(raw, i, ']'); i < 0 {
-			st.ok = false
-			return st
-		} else if !more {
-			return st
-		}
-	}
-}
-
-// frame reads the stack frame at raw[i] == '{' (the first one's mode, its
-// iter and max) and returns the index after it, or -1.
-func (st *idleStack) frame(raw []byte, i int) int {
-	var iter, max []byte
-	i = fast.SkipWS(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return i + 1
-	}
-	for {
-		if i >= len(raw) || raw[i] != '"' {
-			return -1
-		}
-		k := fast.SkipString(raw, i)
-		if k < 0 || bytes.IndexByte(raw[i:k], '\\') >= 0 {
-			return -1
-		}
-		name := raw[i+1 : k-1]
-		if i = fast.SkipWS(raw, k); i >= len(raw) || raw[i] != ':' {
-			return -1
-		}
-		v := fast.SkipWS(raw, i+1)
-		end := fast.SkipValue(raw, v)
-		if end < 0 {
-			return -1
-		}
-		switch string(name) {
-		case "mode":
-			if st.frames == 0 {
-				st.mode0 = raw[v:end]
+	var raw, dg []byte
+	ok := false
+	if f := d.flatOf("/stack"); f != nil && f.Elems != nil {
+		// What the acceptor recorded of the frames, when it read them
+		// (the stack of a STATE it accepted is an array of StackFrame
+		// objects): no scan of the stack; the digest is the one
+		// idleStackDigest makes, kept for IL101.
+		raw = f.Raw
+		var found bool
+		if dg, ok, found = d.Digests.Lookup(idleStackDigest, raw); !found {
+			s := d.ipState()
+			var made bool
+			if s.digest, made = idleDigestFromElems(s.digest[:0], f); made {
+				if d.Digests == nil {
+					d.Digests = new(DigestMemo)
+				}
+				dg, ok = d.Digests.Put(idleStackDigest, raw, s.digest, true), true
+			} else {
+				dg, ok = d.digest(idleStackDigest, raw)
 			}
-		case "iter":
-			iter = raw[v:end]
-		case "max":
-			max = raw[v:end]
 		}
-		var more bool
-		if i, more = fast.Next(raw, end, '}'); i < 0 {
-			return -1
-		} else if !more {
-			break
-		}
+	} else {
+		raw, _ = d.flatRaw("/stack")
+		dg, ok = d.digest(idleStackDigest, raw)
 	}
-	it, ok1 := rawNumber(iter)
-	mx, ok2 := rawNumber(max)
-	st.over = st.over || ok1 && ok2 && it > mx
-	return i
+	if !ok {
+		st.ok = false
+		return st
+	}
+	frames, flags, mode0 := idleDigestFrames(dg)
+	st.frames, st.over = frames, flags&idleOver != 0
+	if flags&idleMode0 != 0 {
+		st.mode0 = raw[mode0[0]:mode0[1]]
+	}
+	return st
 }
 
 // idleDocFields are the members the idle document rules read (rules.Rule.Fields:

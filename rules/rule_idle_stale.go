@@ -42,7 +42,7 @@ type idleStaleState struct {
 	line   int
 	column int
 	at     int64
-	text   string // its updated_at as written
+	text   []byte // its updated_at as written
 }
 
 func (s *idleStaleState) Observe(rec *StreamRecord, _ *StreamReporter) {
@@ -62,7 +62,7 @@ func (s *idleStaleState) Observe(rec *StreamRecord, _ *StreamReporter) {
 	case "STATE":
 		s.open = upd.Type == ValueTime
 		if s.open {
-			s.line, s.column, s.at, s.text = rec.Line, upd.Column, upd.Time, string(upd.Str)
+			s.line, s.column, s.at, s.text = rec.Line, upd.Column, upd.Time, append(s.text[:0], upd.Str...)
 		}
 	case "DONE", "ABORT":
 		s.open = false
@@ -84,7 +84,7 @@ func (s *idleStaleState) Finish(r *StreamReporter) {
 	}
 	r.Report(StreamFinding{
 		Line: s.line, Column: s.column, Pointer: "/updated_at",
-		Reason: "current STATE is stale: updated_at " + s.text + " is " + age.Round(time.Second).String() + " before " + against +
+		Reason: "current STATE is stale: updated_at " + string(s.text) + " is " + age.Round(time.Second).String() + " before " + against +
 			" (TTL 2h; no DONE or ABORT followed it)",
 		Extra: map[string]any{"age_seconds": int64(age / time.Second), "clock": clockName(s.now.IsZero())},
 	})

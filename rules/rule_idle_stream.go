@@ -29,14 +29,17 @@ import (
 //     of the same id in a later STATE of the run has an iter >= the earlier
 //     one (seed 002 section 5: iter is the current iteration). A new frame
 //     id (the next issue of a grind) starts its own count. Every frame of
-//     the stack is checked: the stack's JSON text is decoded by the rule
-//     (idle logs hold one record per loop iteration, not millions).
+//     the stack is checked: the workers pass the stack's digest
+//     (idleStackDigest: each frame's id and iter), which the document
+//     rules of a STATE read too; a stack it declines comes as its JSON
+//     text, which the rule decodes.
 //
 // Only valid records take part: an invalid STATE has its own envelope.
 
 // idleFields are the values the idle stream rules read: event and run_id,
-// and for IL101 the stack's JSON text.
-var idleFields = []Field{{Pointer: "/event", Type: FieldString}, {Pointer: "/run_id", Type: FieldString}, {Pointer: "/stack", Type: FieldRaw}}
+// and for IL101 the stack's digest (or its JSON text, when the digest
+// declines).
+var idleFields = []Field{{Pointer: "/event", Type: FieldString}, {Pointer: "/run_id", Type: FieldString}, {Pointer: "/stack", Type: idleStackField}}
 
 // idleAfterEnd is the stream check of IL100.
 type idleAfterEnd struct{}
@@ -65,9 +68,14 @@ var idleEndEvents = [...]string{1: "DONE", 2: "ABORT"}
 // with the runs of a log.
 type idleAfterEndState struct {
 	current string // run_id of the latest STATE
-	runs    *pagedStrings
-	ends    *pagedArray[idleEnd]
-	pf      *pageFile
+	// open: the latest record that was a STATE or a DONE or ABORT was a
+	// STATE, so the run current names has no live end (a STATE leaves
+	// its run's end not live; only a DONE or ABORT makes one): the next
+	// STATE of that run needs no lookup.
+	open bool
+	runs *pagedStrings
+	ends *pagedArray[idleEnd]
+	pf   *pageFile
 }
 
 func (s *idleAfterEndState) Observe(rec *StreamRecord, r *StreamReporter) {
@@ -80,6 +88,10 @@ func (s *idleAfterEndState) Observe(rec *StreamRecord, r *StreamReporter) {
 		if run.Type != ValueString {
 			return
 		}
+		if s.open && string(run.Str) == s.current {
+			return
+		}
+		s.open = true
 		if n := s.runs.Get(run.Str); n > 0 {
 			if end := s.ends.get(int(n) - 1); end.live {
 				event := idleEndEvents[end.event]
@@ -96,6 +108,7 @@ func (s *idleAfterEndState) Observe(rec *StreamRecord, r *StreamReporter) {
 			s.current = string(run.Str)
 		}
 	case "DONE", "ABORT":
+		s.open = false
 		if s.current != "" {
 			end := idleEnd{line: int32(rec.Line), event: 1, live: true}
 			if string(ev.Str) == "ABORT" {
@@ -286,27 +299,90 @@ type idleIterState struct {
 	key    []byte
 	frames []idleFrame
 	stack  stackReader
+	// prev and cur remember the pair numbers of the frames of the latest
+	// STATE observed and of the current one: a STATE of the same run whose
+	// frame at the same place has the same id (the next iteration of a
+	// loop) finds its pair without a lookup.
+	prev, cur idlePairs
+}
+
+// idlePairs are the pair numbers of the frames of one STATE: its run_id,
+// and per frame (by index) its id in ids[ends[i-1]:ends[i]] and its
+// number n[i] (0: the frame was not numbered).
+type idlePairs struct {
+	run  []byte
+	ids  []byte
+	ends []int
+	n    []uint32
+}
+
+// reset empties p for the STATE of run.
+func (p *idlePairs) reset(run []byte) {
+	p.run = append(p.run[:0], run...)
+	p.ids, p.ends, p.n = p.ids[:0], p.ends[:0], p.n[:0]
+}
+
+// add notes frame len(p.n) with id, numbered n.
+func (p *idlePairs) add(id []byte, n uint32) {
+	p.ids = append(p.ids, id...)
+	p.ends = append(p.ends, len(p.ids))
+	p.n = append(p.n, n)
+}
+
+// find returns the number of the frame at index i with id, 0 when p does
+// not know it.
+func (p *idlePairs) find(i int, id []byte) uint32 {
+	if i >= len(p.n) {
+		return 0
+	}
+	start := 0
+	if i > 0 {
+		start = p.ends[i-1]
+	}
+	if string(p.ids[start:p.ends[i]]) != string(id) {
+		return 0
+	}
+	return p.n[i]
 }
 
 func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 	ev, run, stack := &rec.Values[0], &rec.Values[1], &rec.Values[2]
-	if !rec.Valid || ev.Type != ValueString || string(ev.Str) != "STATE" || run.Type != ValueString || stack.Type != ValueRaw {
+	if !rec.Valid || ev.Type != ValueString || string(ev.Str) != "STATE" || run.Type != ValueString {
 		return
 	}
 	var ok bool
-	if s.frames, ok = s.stack.frames(s.frames[:0], stack.Str); !ok {
+	switch stack.Type {
+	case ValueDigest:
+		s.frames, ok = appendDigestFrames(s.frames[:0], stack.Str)
+	case ValueRaw:
+		s.frames, ok = s.stack.frames(s.frames[:0], stack.Str)
+	}
+	if !ok {
 		return
 	}
+	sameRun := string(run.Str) == string(s.prev.run)
+	s.cur.reset(run.Str)
 	for i := range s.frames {
 		f := &s.frames[i]
 		if !f.ok {
+			s.cur.add(nil, 0)
 			continue
 		}
-		s.key = append(pairKey(s.key, run.Str, nil), f.id...)
-		n, added := s.pairs.Add(s.key)
-		if added {
-			s.last.push(frameIter{iter: f.iter, line: int32(rec.Line)})
-			continue
+		var n uint32
+		if sameRun {
+			n = s.prev.find(i, f.id)
+		}
+		if n == 0 {
+			s.key = append(pairKey(s.key, run.Str, nil), f.id...)
+			var added bool
+			n, added = s.pairs.Add(s.key)
+			s.cur.add(f.id, n)
+			if added {
+				s.last.push(frameIter{iter: f.iter, line: int32(rec.Line)})
+				continue
+			}
+		} else {
+			s.cur.add(f.id, n)
 		}
 		prev := s.last.get(int(n) - 1)
 		if f.iter < prev.iter {
@@ -327,6 +403,7 @@ func (s *idleIterState) Observe(rec *StreamRecord, r *StreamReporter) {
 			*s.last.at(int(n) - 1) = frameIter{iter: f.iter, line: int32(rec.Line)}
 		}
 	}
+	s.prev, s.cur = s.cur, s.prev
 }
 
 // Finish reports, when pages could not be read back, that the checks are

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/rules/internal/idtab"
 )
 
 // Cross-record rules of the vermas family (seed 000 "VerMAS Data
@@ -310,6 +311,108 @@ type vmEvents struct {
 	texts    *pagedStrings       // titles, agents, subjects, message types, read_at: each text set, in pages
 	pf       *pageFile           // the temporary file of the pages of wos, wo, msgs, sent and texts
 	lostSaid bool                // the pages that could not be read back were reported
+
+	batch []vmIDRef // the event ids and caused_by of the batch's records, for Flush
+	bytes []byte    // their texts
+	src   Source
+	lines []*uint32 // the cache lines of a part of the batch (idtab.LoadLines)
+	sink  uint32
+}
+
+// vmIDRef is what VM100 and VM104 read of one event (noted by Observe,
+// decided by Flush): its event_id and caused_by strings (bytes[id:cause]
+// and bytes[cause:end], when hasID and hasCause), their columns and hashes
+// (recordIDs.hash), and the record's line and offset (-1 when the record
+// had no Source: its id is kept whole).
+type vmIDRef struct {
+	off               int64
+	idHash, causeHash uint64
+	line              int32
+	idCol, causeCol   int32
+	id, cause, end    uint32
+	hasID, hasCause   bool
+	valid             bool
+}
+
+// noteIDs notes rec's event_id and caused_by for Flush.
+func (s *vmEvents) noteIDs(rec *StreamRecord) {
+	v := rec.Values
+	id, c := &v[evID], &v[evCausedBy]
+	x := vmIDRef{off: rec.Offset, line: int32(rec.Line), valid: rec.Valid,
+		hasID: id.Type == ValueString, hasCause: rec.Valid && c.Type == ValueString}
+	if !x.hasID && !x.hasCause {
+		return
+	}
+	if rec.Source != nil {
+		s.src = rec.Source
+	} else {
+		x.off = -1 // kept whole
+	}
+	x.id = uint32(len(s.bytes))
+	if x.hasID {
+		s.bytes = append(s.bytes, id.Str...)
+		x.idCol = int32(id.Column)
+	}
+	x.cause = uint32(len(s.bytes))
+	if x.hasCause {
+		s.bytes = append(s.bytes, c.Str...)
+		x.causeCol = int32(c.Column)
+	}
+	x.end = uint32(len(s.bytes))
+	s.batch = append(s.batch, x)
+}
+
+// vmIDsAhead is the number of events of a batch whose cache lines Flush
+// loads together before it decides them.
+const vmIDsAhead = 64
+
+// Flush implements Flusher: VM104 (caused_by names an earlier event of
+// this log) and VM100 (event ids are unique) for the events of the batch,
+// in order (an event's caused_by is looked up before its event_id is
+// added), after loading the cache lines of their lookups together
+// (recordIDs.lines) a part of the batch at a time, so that their cache
+// misses overlap. An invalid event registers its event_id and is not
+// reported.
+func (s *vmEvents) Flush(r *StreamReporter) {
+	b := s.batch
+	for i0 := 0; i0 < len(b); i0 += vmIDsAhead {
+		part := b[i0:min(i0+vmIDsAhead, len(b))]
+		for i := range part {
+			x := &part[i]
+			if x.hasCause {
+				x.causeHash = s.ids.hash(s.bytes[x.cause:x.end])
+				s.ids.recentLine(x.causeHash, &s.lines)
+			}
+			if x.hasID {
+				x.idHash = s.ids.hash(s.bytes[x.id:x.cause])
+				s.ids.lines(x.idHash, &s.lines)
+			}
+		}
+		s.sink += idtab.LoadLines(&s.lines)
+		for i := range part {
+			s.decideIDs(&part[i], r)
+		}
+	}
+	s.batch, s.bytes = s.batch[:0], s.bytes[:0]
+}
+
+// decideIDs checks and adds the ids of one event noted by noteIDs.
+func (s *vmEvents) decideIDs(x *vmIDRef, r *StreamReporter) {
+	if x.hasCause {
+		if c := s.bytes[x.cause:x.end]; !s.ids.hasHashed(c, x.causeHash) {
+			s.reps.as(r, "VM104").Report(StreamFinding{Line: int(x.line), Column: int(x.causeCol), Pointer: "/caused_by",
+				Reason: "caused_by " + strconv.Quote(string(c)) + " names no earlier event of this log",
+				Extra:  map[string]any{"caused_by": string(c)}})
+		}
+	}
+	if !x.hasID {
+		return
+	}
+	rec := StreamRecord{Line: int(x.line), Offset: x.off, Source: s.src}
+	id := s.bytes[x.id:x.cause]
+	if first, dup := s.ids.addHashed(&rec, id, x.idHash); dup && x.valid {
+		vmRepeated(s.reps.as(r, "VM100"), &rec, &Value{Type: ValueString, Str: id, Column: int(x.idCol)}, "/event_id", "event_id", uint32(first), "")
+	}
 }
 
 // vmWO is a work order replayed from an event log, in 40 bytes (in
@@ -378,29 +481,17 @@ func (s *vmEvents) wo4(id []byte) *vmWO {
 	return nil
 }
 
-// Observe implements FileState: VM100, VM104, VM105 and VM110-VM112, and
-// the replay of work orders and mail for the tree rules.
+// Observe implements FileState: VM105, VM110-VM114, and the replay of
+// work orders and mail for the tree rules; it notes the event's ids for
+// Flush (VM100, VM104).
 func (s *vmEvents) Observe(rec *StreamRecord, r *StreamReporter) {
 	v := rec.Values
 	line := uint32(rec.Line)
 	s.marks.note(rec)
+	s.noteIDs(rec)
 	if !rec.Valid {
 		s.invalid(rec)
 		return
-	}
-	// VM104: caused_by names an earlier event of this log.
-	if c := &v[evCausedBy]; c.Type == ValueString {
-		if !s.ids.has(c.Str) {
-			s.reps.as(r, "VM104").Report(StreamFinding{Line: rec.Line, Column: c.Column, Pointer: "/caused_by",
-				Reason: "caused_by " + strconv.Quote(string(c.Str)) + " names no earlier event of this log",
-				Extra:  map[string]any{"caused_by": string(c.Str)}})
-		}
-	}
-	// VM100: event ids are unique.
-	if id := &v[evID]; id.Type == ValueString {
-		if first, dup := s.ids.add(rec, id.Str); dup {
-			vmRepeated(s.reps.as(r, "VM100"), rec, id, "/event_id", "event_id", uint32(first), "")
-		}
 	}
 	// VM105: timestamps never go backwards (a warning).
 	if t := &v[evTime]; t.Type == ValueTime {
@@ -593,9 +684,6 @@ func (s *vmEvents) mailSent(rec *StreamRecord, valid bool) {
 // would change unknown.
 func (s *vmEvents) invalid(rec *StreamRecord) {
 	v := rec.Values
-	if id := &v[evID]; id.Type == ValueString {
-		s.ids.add(rec, id.Str)
-	}
 	if v[evType].Type != ValueString {
 		return
 	}
@@ -655,6 +743,7 @@ func (s *vmEvents) Expect(records int) { s.ids.expect(records) }
 // events.jsonl (vmTree.AddFile), which vmTree.Finish releases; those of
 // any other event log are released now.
 func (s *vmEvents) Finish(r *StreamReporter) {
+	s.Flush(r)
 	if err := cmp.Or(s.ids.err(), s.procs.err()); err != nil {
 		r.Report(StreamFinding{File: s.file,
 			Reason: "the event and process ids of this log could not be read back from their temporary files (" +

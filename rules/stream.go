@@ -66,6 +66,9 @@ const (
 	FieldRaw
 )
 
+// A FieldType made by DigestField (from fieldDigest0 up) passes any JSON
+// value as its digest (digest.go).
+
 // Field is one value a stream rule needs from each record: an RFC 6901
 // JSON Pointer made of object member names only ("/timestamp",
 // "/correlation/trace_id"), and how to convert it.
@@ -92,14 +95,17 @@ const (
 	ValueOther
 	// ValueRaw: the JSON text of the value (FieldRaw only).
 	ValueRaw
+	// ValueDigest: the digest of the value (a field of a DigestField
+	// type, whose Digest did not decline): Str holds its bytes.
+	ValueDigest
 )
 
 // Value is one extracted value. Str points into the engine's buffers and is
 // valid only during the Observe call: copy what you keep (string(v.Str)).
 type Value struct {
 	Type ValueType
-	// Str is the unescaped string (ValueString, ValueTime) or the JSON text
-	// (ValueRaw).
+	// Str is the unescaped string (ValueString, ValueTime), the JSON text
+	// (ValueRaw) or the digest (ValueDigest).
 	Str []byte
 	// Num is the number (ValueNumber).
 	Num float64

@@ -36,6 +36,11 @@ func (l *FieldList) Time(pointer string) FieldRef { return l.add(pointer, FieldT
 // Raw declares any JSON value at pointer, as its JSON text (Value.Str).
 func (l *FieldList) Raw(pointer string) FieldRef { return l.add(pointer, FieldRaw) }
 
+// Digested declares any JSON value at pointer, passed as its digest
+// (Value.Str, Type ValueDigest) or, when the digest declines, as its JSON
+// text (Type ValueRaw); t is a DigestField type.
+func (l *FieldList) Digested(pointer string, t FieldType) FieldRef { return l.add(pointer, t) }
+
 // Fields returns the declared fields, in declaration order (StreamRule.Fields).
 func (l *FieldList) Fields() []Field { return l.fields }
 

@@ -1,7 +1,7 @@
 package rules
 
 import (
-	"bufio"
+	"cmp"
 	"encoding/binary"
 	"io"
 	"os"
@@ -40,7 +40,9 @@ type idRuns struct {
 	all     bool  // the filter could not be made: every key may be on disk
 	err     error // the first run that could not be read back
 	page    []byte
-	dirName string // where to create the files ("": the system's temporary directory)
+	wbuf    []byte    // runWriter's buffer
+	rbuf    [2][]byte // runReader's buffers
+	dirName string    // where to create the files ("": the system's temporary directory)
 }
 
 // idRun is one sorted run: n entries in f, firsts the key of entry
@@ -150,14 +152,13 @@ func (d *idRuns) write(ents []idEntry) bool {
 	}
 	sortEntries(ents)
 	d.filter(ents)
-	r, ok := d.create(func(w *bufio.Writer, emit func(idEntry) error) error {
+	w, ok := d.create(len(ents))
+	if ok {
 		for _, e := range ents {
-			if err := emit(e); err != nil {
-				return err
-			}
+			w.put(e)
 		}
-		return nil
-	}, len(ents))
+	}
+	r, ok := w.close()
 	if !ok {
 		d.failed = true
 		return false
@@ -191,7 +192,11 @@ func (d *idRuns) filter(ents []idEntry) {
 	}
 	d.bloom = idtab.NewBloom(plan)
 	for _, r := range d.runs {
-		if !d.each(r, func(e idEntry) { d.bloom.Add(e.key) }) {
+		rd := d.reader(r, 0)
+		for e, ok := rd.next(); ok; e, ok = rd.next() {
+			d.bloom.Add(e.key)
+		}
+		if rd.err != nil {
 			// A run that cannot be read: every key may be on disk, so
 			// that a search meets the error (d.err) rather than a wrong
 			// "absent".
@@ -204,53 +209,131 @@ func (d *idRuns) filter(ents []idEntry) {
 	}
 }
 
-// create writes a new run of n entries that gen emits in key order.
-func (d *idRuns) create(gen func(*bufio.Writer, func(idEntry) error) error, n int) (*idRun, bool) {
-	f, err := os.CreateTemp(d.dirName, "agentlint-ids-*")
-	if err != nil {
-		return nil, false
-	}
-	r := &idRun{f: f, n: n, firsts: make([]uint64, 0, (n+runPage-1)/runPage)}
-	if os.Remove(f.Name()) != nil {
-		r.name = f.Name()
-	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	var b [16]byte
-	k := 0
-	err = gen(w, func(e idEntry) error {
-		if k%runPage == 0 {
-			r.firsts = append(r.firsts, e.key)
-		}
-		k++
-		binary.LittleEndian.PutUint64(b[:], e.key)
-		binary.LittleEndian.PutUint64(b[8:], e.off)
-		_, err := w.Write(b[:])
-		return err
-	})
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil || k != n {
-		r.free()
-		return nil, false
-	}
-	return r, true
+// runIO is the size in bytes of the buffers through which runs are
+// written and read whole (4,096 entries), one ReadAt or Write each.
+const runIO = 64 << 10
+
+// runWriter writes the entries of a new run, in key order, through a
+// buffer of runIO bytes.
+type runWriter struct {
+	d   *idRuns
+	r   *idRun
+	buf []byte
+	pos int
+	k   int // entries put
+	off int64
+	err error
 }
 
-// each calls fn with every entry of r, in key order; false when r cannot
-// be read (d.err says why).
-func (d *idRuns) each(r *idRun, fn func(idEntry)) bool {
-	rd := bufio.NewReaderSize(io.NewSectionReader(r.f, 0, int64(r.n)*16), 64<<10)
-	var b [16]byte
-	for range r.n {
-		if _, err := io.ReadFull(rd, b[:]); err != nil {
-			if d.err == nil {
-				d.err = err
-			}
-			return false
-		}
-		fn(idEntry{binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[8:])})
+// create starts a new run of n entries; false when its file cannot be
+// created (close then says so too).
+func (d *idRuns) create(n int) (*runWriter, bool) {
+	if d.wbuf == nil {
+		d.wbuf = make([]byte, runIO)
 	}
+	w := &runWriter{d: d, buf: d.wbuf}
+	f, err := os.CreateTemp(d.dirName, "agentlint-ids-*")
+	if err != nil {
+		w.err = err
+		return w, false
+	}
+	w.r = &idRun{f: f, n: n, firsts: make([]uint64, 0, (n+runPage-1)/runPage)}
+	if os.Remove(f.Name()) != nil {
+		w.r.name = f.Name()
+	}
+	return w, true
+}
+
+// put appends e to the run.
+func (w *runWriter) put(e idEntry) {
+	if w.k%runPage == 0 {
+		w.r.firsts = append(w.r.firsts, e.key)
+	}
+	w.k++
+	if w.pos == len(w.buf) {
+		w.flush()
+	}
+	b := w.buf[w.pos : w.pos+16 : w.pos+16]
+	binary.LittleEndian.PutUint64(b, e.key)
+	binary.LittleEndian.PutUint64(b[8:], e.off)
+	w.pos += 16
+}
+
+// flush writes the buffered entries at the end of the run's file.
+func (w *runWriter) flush() {
+	if w.pos > 0 && w.err == nil {
+		_, w.err = w.r.f.WriteAt(w.buf[:w.pos], w.off)
+		w.off += int64(w.pos)
+	}
+	w.pos = 0
+}
+
+// close finishes the run: false (and its file removed) when it could not
+// be written whole.
+func (w *runWriter) close() (*idRun, bool) {
+	if w.r == nil {
+		return nil, false
+	}
+	w.flush()
+	if w.err != nil || w.k != w.r.n {
+		w.r.free()
+		return nil, false
+	}
+	return w.r, true
+}
+
+// runReader reads the entries of a run in key order through a buffer of
+// runIO bytes; err is why it stopped early (nil at the run's end).
+type runReader struct {
+	d    *idRuns
+	f    *os.File
+	buf  []byte
+	pos  int
+	off  int64 // of the next read
+	left int64 // bytes of the run not yet read into buf
+	err  error
+}
+
+// reader returns a reader of r through read buffer i (0 or 1: a merge
+// reads two runs at once).
+func (d *idRuns) reader(r *idRun, i int) *runReader {
+	if d.rbuf[i] == nil {
+		d.rbuf[i] = make([]byte, runIO)
+	}
+	return &runReader{d: d, f: r.f, buf: d.rbuf[i][:0], left: int64(r.n) * 16}
+}
+
+// next returns the next entry; false at the run's end or on an error of
+// its file (rd.err, and d.err when it is the first).
+func (rd *runReader) next() (idEntry, bool) {
+	if rd.pos == len(rd.buf) && !rd.fill() {
+		return idEntry{}, false
+	}
+	b := rd.buf[rd.pos : rd.pos+16 : rd.pos+16]
+	rd.pos += 16
+	return idEntry{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}, true
+}
+
+// fill reads the next part of the run into rd.buf.
+func (rd *runReader) fill() bool {
+	if rd.left == 0 || rd.err != nil {
+		return false
+	}
+	n := min(int64(cap(rd.buf)), rd.left)
+	b := rd.buf[:n]
+	if _, err := rd.f.ReadAt(b, rd.off); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		rd.err = err
+		if rd.d.err == nil {
+			rd.d.err = err
+		}
+		return false
+	}
+	rd.buf, rd.pos = b, 0
+	rd.off += n
+	rd.left -= n
 	return true
 }
 
@@ -258,48 +341,31 @@ func (d *idRuns) each(r *idRun, fn func(idEntry)) bool {
 // stay).
 func (d *idRuns) merge() bool {
 	a, b := d.runs[len(d.runs)-2], d.runs[len(d.runs)-1]
-	ra := bufio.NewReaderSize(io.NewSectionReader(a.f, 0, int64(a.n)*16), 64<<10)
-	rb := bufio.NewReaderSize(io.NewSectionReader(b.f, 0, int64(b.n)*16), 64<<10)
-	next := func(rd *bufio.Reader, left *int) (idEntry, bool, error) {
-		if *left == 0 {
-			return idEntry{}, false, nil
-		}
-		var x [16]byte
-		if _, err := io.ReadFull(rd, x[:]); err != nil {
-			return idEntry{}, false, err
-		}
-		*left--
-		return idEntry{binary.LittleEndian.Uint64(x[:]), binary.LittleEndian.Uint64(x[8:])}, true, nil
-	}
-	na, nb := a.n, b.n
-	r, ok := d.create(func(_ *bufio.Writer, emit func(idEntry) error) error {
-		ea, oka, err := next(ra, &na)
-		if err != nil {
-			return err
-		}
-		eb, okb, err := next(rb, &nb)
-		if err != nil {
-			return err
-		}
-		for oka || okb {
-			if oka && (!okb || ea.key <= eb.key) {
-				if err := emit(ea); err != nil {
-					return err
-				}
-				if ea, oka, err = next(ra, &na); err != nil {
-					return err
-				}
+	w, ok := d.create(a.n + b.n)
+	if ok {
+		ra, rb := d.reader(a, 0), d.reader(b, 1)
+		ea, oka := ra.next()
+		eb, okb := rb.next()
+		for oka && okb {
+			if ea.key <= eb.key {
+				w.put(ea)
+				ea, oka = ra.next()
 			} else {
-				if err := emit(eb); err != nil {
-					return err
-				}
-				if eb, okb, err = next(rb, &nb); err != nil {
-					return err
-				}
+				w.put(eb)
+				eb, okb = rb.next()
 			}
 		}
-		return nil
-	}, a.n+b.n)
+		for ; oka; ea, oka = ra.next() {
+			w.put(ea)
+		}
+		for ; okb; eb, okb = rb.next() {
+			w.put(eb)
+		}
+		if ra.err != nil || rb.err != nil {
+			w.err = cmp.Or(ra.err, rb.err)
+		}
+	}
+	r, ok := w.close()
 	if !ok {
 		return false
 	}

@@ -1,10 +1,7 @@
 package rules
 
 import (
-	"bufio"
 	"cmp"
-	"encoding/binary"
-	"io"
 	"slices"
 )
 
@@ -45,14 +42,13 @@ func (d *idRuns) addSorted(ents []idEntry, fan int) bool {
 // addRun writes ents (in key order) as a new run, then merges the last
 // fan runs while they are of about the same size.
 func (d *idRuns) addRun(ents []idEntry, fan int) bool {
-	r, ok := d.create(func(_ *bufio.Writer, emit func(idEntry) error) error {
+	w, ok := d.create(len(ents))
+	if ok {
 		for _, e := range ents {
-			if err := emit(e); err != nil {
-				return err
-			}
+			w.put(e)
 		}
-		return nil
-	}, len(ents))
+	}
+	r, ok := w.close()
 	if !ok {
 		d.failed = true
 		return false
@@ -75,15 +71,17 @@ func (d *idRuns) mergeTail(k int) bool {
 	for _, r := range tail {
 		n += r.n
 	}
-	sc := d.scanRuns(tail, nil)
-	r, ok := d.create(func(_ *bufio.Writer, emit func(idEntry) error) error {
+	w, ok := d.create(n)
+	if ok {
+		sc := d.scanRuns(tail, nil)
 		for e, ok := sc.next(); ok; e, ok = sc.next() {
-			if err := emit(e); err != nil {
-				return err
-			}
+			w.put(e)
 		}
-		return nil
-	}, n)
+		if sc.err != nil {
+			w.err = sc.err
+		}
+	}
+	r, ok := w.close()
 	if !ok {
 		return false
 	}
@@ -95,13 +93,16 @@ func (d *idRuns) mergeTail(k int) bool {
 	return true
 }
 
-// runScan reads the entries of some runs of an idRuns, and of one sorted
-// slice in memory, in key order (a merge of the sorted sources through a
-// heap of those not done, by their next entry's key).
+// runScan reads the entries of some runs of an idRuns (each through a
+// runReader of its own buffer), and of one sorted slice in memory, in key
+// order: a merge of the sorted sources through a heap of those not done,
+// by their next entry's key. err is the first error of a run's file (a
+// run that cannot be read ends early; d.err says why too).
 type runScan struct {
 	d    *idRuns
 	srcs []scanSource
 	heap []scanHead
+	err  error
 }
 
 // scanHead is an entry of runScan's heap: a source's next key.
@@ -110,34 +111,30 @@ type scanHead struct {
 	src int
 }
 
-// scanSource is one sorted source of a runScan: a run read in blocks into
-// buf (next: its next entry there; pos: its next byte to read), or the
-// slice mem; head is its next entry when ok.
+// scanSource is one sorted source of a runScan: a run (rd) or the slice
+// mem; head is its next entry when ok.
 type scanSource struct {
-	r    *idRun
-	pos  int64
-	buf  []byte
-	next int
+	rd   *runReader
 	mem  []idEntry
 	head idEntry
 	ok   bool
 }
 
 // scanBytes is the read buffer of a runScan, shared by its runs (each
-// 4 to 32 KiB).
+// 4 KiB to runIO).
 const scanBytes = 1 << 20
 
 // scan returns a scan of the entries of every run of d and of mem (sorted
-// by key, in runKey values as the runs are); a run that cannot be read
-// ends early and d.err says why.
+// by key, in runKey values as the runs are).
 func (d *idRuns) scan(mem []idEntry) *runScan { return d.scanRuns(d.runs, mem) }
 
 // scanRuns is scan over the runs runs of d.
 func (d *idRuns) scanRuns(runs []*idRun, mem []idEntry) *runScan {
 	s := &runScan{d: d}
-	size := min(max(scanBytes/(len(runs)+1), 4<<10), 32<<10) &^ 15
+	size := min(max(scanBytes/(len(runs)+1), 4<<10), runIO) &^ 15
 	for _, r := range runs {
-		s.srcs = append(s.srcs, scanSource{r: r, buf: make([]byte, 0, min(size, 16*r.n))})
+		rd := &runReader{d: d, f: r.f, buf: make([]byte, 0, min(size, 16*r.n)), left: int64(r.n) * 16}
+		s.srcs = append(s.srcs, scanSource{rd: rd})
 	}
 	if len(mem) > 0 {
 		s.srcs = append(s.srcs, scanSource{mem: mem})
@@ -151,6 +148,20 @@ func (d *idRuns) scanRuns(runs []*idRun, mem []idEntry) *runScan {
 		s.down(i)
 	}
 	return s
+}
+
+// advance moves src to its next entry (ok false: it has none).
+func (s *runScan) advance(src *scanSource) {
+	if src.rd == nil {
+		src.ok = len(src.mem) > 0
+		if src.ok {
+			src.head, src.mem = src.mem[0], src.mem[1:]
+		}
+		return
+	}
+	if src.head, src.ok = src.rd.next(); !src.ok && src.rd.err != nil && s.err == nil {
+		s.err = src.rd.err
+	}
 }
 
 // down moves heap entry i down to its place.
@@ -172,40 +183,6 @@ func (s *runScan) down(i int) {
 		i = c
 	}
 	h[i] = x
-}
-
-// advance moves src to its next entry (ok false: it has none).
-func (s *runScan) advance(src *scanSource) {
-	if src.r == nil {
-		src.ok = len(src.mem) > 0
-		if src.ok {
-			src.head, src.mem = src.mem[0], src.mem[1:]
-		}
-		return
-	}
-	if src.next == len(src.buf) {
-		src.ok = false
-		left := int64(src.r.n)*16 - src.pos
-		if left == 0 {
-			return
-		}
-		b := src.buf[:min(int64(cap(src.buf)), left)]
-		if _, err := src.r.f.ReadAt(b, src.pos); err != nil {
-			if s.d.err == nil {
-				if err == io.EOF {
-					err = io.ErrUnexpectedEOF
-				}
-				s.d.err = err
-			}
-			src.pos, src.buf, src.next = int64(src.r.n)*16, src.buf[:0], 0
-			return
-		}
-		src.pos += int64(len(b))
-		src.buf, src.next = b, 0
-	}
-	b := src.buf[src.next : src.next+16]
-	src.head, src.ok = idEntry{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}, true
-	src.next += 16
 }
 
 // next returns the entry of smallest key among the sources' next ones;

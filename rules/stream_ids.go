@@ -124,15 +124,44 @@ func (s *recordIDs) is(off int64, id []byte) bool {
 }
 
 // has reports whether a record of the file carried id.
-func (s *recordIDs) has(id []byte) bool {
-	_, _, found, _ := s.find(id, s.hash(id))
+func (s *recordIDs) has(id []byte) bool { return s.hasHashed(id, s.hash(id)) }
+
+// hasHashed is has of id whose hash (s.hash) is h.
+func (s *recordIDs) hasHashed(id []byte, h uint64) bool {
+	_, _, found, _ := s.find(id, h)
 	return found
+}
+
+// recentLine appends to ls the first word of the cache slot of hash h
+// (recent), the line that has and add read first.
+func (s *recordIDs) recentLine(h uint64, ls *[]*uint32) {
+	if len(s.recent) > 0 {
+		*ls = append(*ls, &s.recent[h&uint64(len(s.recent)-1)].line)
+	}
+}
+
+// lines appends to ls the first words of the cache lines that add of an
+// id of hash h reads (its cache slot, the home bucket of offs, the block
+// of the filter of the entries on disk), so that a batch of adds can load
+// them together (idtab.LoadLines) before it adds.
+func (s *recordIDs) lines(h uint64, ls *[]*uint32) {
+	s.recentLine(h, ls)
+	if p := s.offs.Line(h &^ 15); p != nil {
+		*ls = append(*ls, p)
+	}
+	if s.disk.n > 0 && !s.disk.all {
+		*ls = append(*ls, s.disk.bloom.Line(runKey(h&^15)))
+	}
 }
 
 // add records that rec carries id; it returns the line of the record that
 // first carried it and whether that was an earlier record.
 func (s *recordIDs) add(rec *StreamRecord, id []byte) (first int, dup bool) {
-	h := s.hash(id)
+	return s.addHashed(rec, id, s.hash(id))
+}
+
+// addHashed is add of id whose hash (s.hash) is h.
+func (s *recordIDs) addHashed(rec *StreamRecord, id []byte, h uint64) (first int, dup bool) {
 	first, off, dup, c := s.find(id, h)
 	if dup && off >= 0 {
 		first = s.marks.lineAt(s.src, off)

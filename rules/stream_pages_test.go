@@ -253,49 +253,102 @@ func TestBloom(t *testing.T) {
 }
 
 // TestIDRunsFind: find returns every entry of a key, however many pages
-// they span and wherever they start, in runs written and merged; keys
-// absent are not found.
+// they span and wherever they start, in runs written and merged (runs
+// smaller than one buffer of runIO bytes and runs of several); keys
+// absent are not found; every run is sorted.
 func TestIDRunsFind(t *testing.T) {
+	for _, per := range []int{700, 3000} {
+		d := &idRuns{dirName: t.TempDir()}
+		defer d.free()
+		want := map[uint64]map[uint64]bool{}
+		r := rand.New(rand.NewPCG(13, 14))
+		off := uint64(1)
+		for range 6 {
+			var ents []idEntry
+			for range per {
+				key := uint64(r.IntN(5)) << 40 // a few keys, each on many pages
+				if r.IntN(4) == 0 {
+					key = r.Uint64() &^ 15
+				}
+				ents = append(ents, idEntry{key: key, off: off})
+				if want[key] == nil {
+					want[key] = map[uint64]bool{}
+				}
+				want[key][off] = true
+				off++
+			}
+			if !d.write(ents) {
+				t.Fatal("run not written")
+			}
+		}
+		if len(d.runs) > 3 {
+			t.Errorf("%d runs: not merged", len(d.runs))
+		}
+		if per*16*2 > runIO && d.runs[0].n*16 <= runIO {
+			t.Errorf("per %d: the first run has %d entries: no merge of runs larger than a buffer", per, d.runs[0].n)
+		}
+		total := 0
+		for _, run := range d.runs {
+			rd := d.reader(run, 0)
+			prev, n := uint64(0), 0
+			for e, ok := rd.next(); ok; e, ok = rd.next() {
+				if e.key < prev {
+					t.Fatalf("per %d: run entry %d out of order", per, n)
+				}
+				prev = e.key
+				n++
+			}
+			if n != run.n || rd.err != nil {
+				t.Fatalf("per %d: %d entries read of %d (%v)", per, n, run.n, rd.err)
+			}
+			total += n
+		}
+		if total != 6*per || d.n != total {
+			t.Errorf("per %d: %d entries in runs, d.n %d, want %d", per, total, d.n, 6*per)
+		}
+		for key, offs := range want {
+			if !d.has(key) {
+				t.Fatalf("key %#x ruled out", key)
+			}
+			got := map[uint64]bool{}
+			d.find(key, func(o uint64) bool { got[o] = true; return false })
+			if len(got) != len(offs) {
+				t.Fatalf("key %#x: %d entries found, want %d", key, len(got), len(offs))
+			}
+		}
+		if d.find(7<<40, func(uint64) bool { return true }) {
+			t.Error("an absent key found")
+		}
+		if d.err != nil {
+			t.Fatal(d.err)
+		}
+	}
+}
+
+// TestIDRunsMergeLost: when a run cannot be read back, the merge that
+// needs it does not happen (both runs stay, the new run is written) and
+// err says why.
+func TestIDRunsMergeLost(t *testing.T) {
 	d := &idRuns{dirName: t.TempDir()}
 	defer d.free()
-	want := map[uint64]map[uint64]bool{}
-	r := rand.New(rand.NewPCG(13, 14))
-	off := uint64(1)
-	for range 6 {
-		var ents []idEntry
-		for range 700 {
-			key := uint64(r.IntN(5)) << 40 // a few keys, each on many pages
-			if r.IntN(4) == 0 {
-				key = r.Uint64() &^ 15
-			}
-			ents = append(ents, idEntry{key: key, off: off})
-			if want[key] == nil {
-				want[key] = map[uint64]bool{}
-			}
-			want[key][off] = true
-			off++
+	ents := func(n int, base uint64) []idEntry {
+		var es []idEntry
+		for i := range n {
+			es = append(es, idEntry{key: (base + uint64(i)) << 8, off: base + uint64(i)})
 		}
-		if !d.write(ents) {
-			t.Fatal("run not written")
-		}
+		return es
 	}
-	if len(d.runs) > 3 {
-		t.Errorf("%d runs: not merged", len(d.runs))
+	if !d.write(ents(5000, 1)) {
+		t.Fatal("run not written")
 	}
-	for key, offs := range want {
-		if !d.has(key) {
-			t.Fatalf("key %#x ruled out", key)
-		}
-		got := map[uint64]bool{}
-		d.find(key, func(o uint64) bool { got[o] = true; return false })
-		if len(got) != len(offs) {
-			t.Fatalf("key %#x: %d entries found, want %d", key, len(got), len(offs))
-		}
+	d.runs[0].f.Close()
+	if !d.write(ents(5000, 100000)) {
+		t.Fatal("second run not written")
 	}
-	if d.find(7<<40, func(uint64) bool { return true }) {
-		t.Error("an absent key found")
+	if len(d.runs) != 2 || d.err == nil {
+		t.Fatalf("%d runs, err %v: want 2 runs and an error", len(d.runs), d.err)
 	}
-	if d.err != nil {
-		t.Fatal(d.err)
+	if !d.find(100000<<8, func(o uint64) bool { return o == 100000 }) {
+		t.Error("an entry of the readable run not found")
 	}
 }

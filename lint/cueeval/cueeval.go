@@ -267,7 +267,7 @@ func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envel
 	expr, err := cuejson.Extract("payload.json", raw)
 	if err != nil {
 		return []envelope.Violation{{Rule: fast.RuleSyntax, Parse: true, Line: line1, Column: 1,
-			Reason: "invalid JSON: " + err.Error()}}
+			Reason: "invalid JSON: " + fast.DecodeError(err)}}
 	}
 	// 2. A payload that is not a JSON object (every kind is one): the fast
 	// path's finding at the root ("must be object, not an array"). CUE's own

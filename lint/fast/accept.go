@@ -48,7 +48,28 @@ type Acceptor struct {
 	// under conditions too: a member of another name is undeclared (and
 	// recorded when Acc.Want names it).
 	Names []string
+	// ElemNames are, per top-level member whose value is an array of
+	// objects, the member names those objects declare, by their index
+	// (ElemSpan.Member; Acc.WantElems).
+	ElemNames map[string][]string
 }
+
+// ElemSpan is one thing the acceptor recorded of the objects of a
+// top-level array (Acc.WantElems): the start of an object of the array
+// (Member ElemObject; Start is its '{'), or the value of a member of the
+// last object started (Member is its index in the Acceptor's ElemNames of
+// the array's member). Top is the array's member, by its index in the
+// Acceptor's Names.
+type ElemSpan struct {
+	Top, Member uint8
+	Span32
+}
+
+// ElemObject is ElemSpan.Member of the start of an object.
+const ElemObject = 0xff
+
+// maxKeptElems bounds the Elems kept from one record to the next.
+const maxKeptElems = 1 << 14
 
 // MaxCaptures is the most capture slots a kind has; members declared
 // beyond it are checked but not recorded.
@@ -74,6 +95,22 @@ type Acc struct {
 	// kind): member Want[k] is recorded in slot MaxCaptures-1-k. The
 	// kind's own slots and these must not overlap.
 	Want []string
+	// WantElems has bit k set when the caller needs the objects of the
+	// array that is the value of the top-level member Names[k] (its
+	// Acceptor's ElemNames names their members): Accept records in Elems,
+	// in order, the start of each object that is an element of that array
+	// and the value of each member of it that the object's definition
+	// declares (read as declared, not as an undeclared member where a
+	// condition does not declare it). An array read by a declaration that
+	// does not type its elements as those objects (a declaration under
+	// other conditions) records nothing. The idle STATE's stack frames
+	// are read so (seed 002 section 5: their ids and iters, for IL009,
+	// IL012, IL015 and IL101).
+	WantElems uint64
+	// Elems is what the last Accept recorded for WantElems, in record
+	// order (offsets in the record); reused by the next Accept.
+	Elems   []ElemSpan
+	elemTop int // the wanted top-level member whose objects are being recorded, or -1
 	// Wide is set by Accept when the record holds a number with an
 	// exponent or of more than 300 characters (Acc.Num): only such a number
 	// can lie beyond float64's range, which decoding the value rejects.
@@ -84,6 +121,29 @@ type Acc struct {
 	scratch []byte
 	depth   int
 	conds   Dec // its buf and scratch, for Conds
+	// memo holds the conditions CondsFrom found for the last values of
+	// the single discriminators of a few CondSets (an idle STATE's event
+	// and its frames' modes, a VerMAS event's event_type: the same few
+	// values record after record), next the entry to replace.
+	memo [condMemos]condMemo
+	next uint8
+}
+
+// condMemos is the size of Acc.memo; condMemoLen the longest value it
+// holds.
+const (
+	condMemos   = 4
+	condMemoLen = 32
+)
+
+// condMemo is what CondsFrom found for a CondSet of one discriminator:
+// m, when the discriminator is absent (!found) or its value is val[:n].
+type condMemo struct {
+	cs    *CondSet
+	found bool
+	n     uint8
+	val   [condMemoLen]byte
+	m     uint64
 }
 
 // maxAccNames is the most undeclared members per object an acceptor
@@ -102,6 +162,10 @@ func (a *Acc) Accept(acc *Acceptor, b []byte) bool {
 	a.Wide = false
 	a.names = a.names[:0]
 	a.depth = 0
+	if cap(a.Elems) > maxKeptElems {
+		a.Elems = nil
+	}
+	a.Elems, a.elemTop = a.Elems[:0], -1
 	if len(b) >= 1<<31-1 {
 		return false
 	}
@@ -243,6 +307,43 @@ func (a *Acc) Field(b []byte, i int, seen *uint64, bit uint, fn AcceptFunc) int 
 	return fn(a, b, i)
 }
 
+// BeginElems starts recording in Elems the objects of the array that is
+// the value of top-level member top (its index in the Acceptor's Names),
+// when WantElems wants them; it reports whether it does. The acceptor of
+// that array calls it, ElemStart before each element and EndElems after
+// the last; the acceptor of its objects calls ElemMember.
+func (a *Acc) BeginElems(top int) bool {
+	if a.WantElems&(1<<uint(top)) == 0 {
+		return false
+	}
+	a.elemTop = top
+	return true
+}
+
+// EndElems ends the recording BeginElems started.
+func (a *Acc) EndElems() { a.elemTop = -1 }
+
+// ElemStart records that an element of the array being recorded starts
+// at b[i] (an object when b[i] is '{'; any other element is not recorded).
+func (a *Acc) ElemStart(b []byte, i int) {
+	if a.elemTop >= 0 && i < len(b) && b[i] == '{' {
+		a.Elems = append(a.Elems, ElemSpan{Top: uint8(a.elemTop), Member: ElemObject, Span32: Span32{int32(i), int32(i)}})
+	}
+}
+
+// ElemMember records b[i:j] as the value of member (its index in the
+// Acceptor's ElemNames) of the object of the array being recorded that
+// started last.
+func (a *Acc) ElemMember(member, i, j int) {
+	if a.elemTop >= 0 {
+		a.elemMember(member, i, j)
+	}
+}
+
+func (a *Acc) elemMember(member, i, j int) {
+	a.Elems = append(a.Elems, ElemSpan{Top: uint8(a.elemTop), Member: uint8(member), Span32: Span32{int32(i), int32(j)}})
+}
+
 // Conds returns the conditions of cs that hold for the object at b[i]
 // ('{'), as the validator's pre-scan finds them (Dec.Conds): bit c is set
 // when condition cs.Conds[c] holds. The object is read by the acceptor
@@ -252,6 +353,65 @@ func (a *Acc) Conds(b []byte, i int, cs *CondSet) uint64 {
 	m := a.conds.Conds(int64(i), cs)
 	a.conds.buf = nil
 	return m
+}
+
+// CondsFrom returns the conditions of cs that hold for the object the
+// acceptor has read in b, as Conds finds them, from the value spans of its
+// discriminators that the acceptor read: spans[f] is the value of
+// cs.Fields[f] when bit f of found is set, and the object has no such
+// member when it is clear. The acceptor calls it once it has read every
+// discriminator, or the whole object: then no pre-scan is needed (the
+// acceptor declines an object whose members Conds' pre-scan would read
+// otherwise: escaped or repeated names, text that is not well formed).
+func (a *Acc) CondsFrom(b []byte, cs *CondSet, spans []Span32, found uint) uint64 {
+	if len(cs.Fields) != 1 {
+		return a.condsFrom(b, cs, spans, found)
+	}
+	// One discriminator: the conditions are those of its value (or of
+	// its absence), which the memo may hold.
+	var v []byte
+	if found&1 != 0 {
+		if v = b[spans[0].Start:spans[0].End]; len(v) > condMemoLen {
+			return a.condsFrom(b, cs, spans, found)
+		}
+	}
+	for i := range a.memo {
+		if e := &a.memo[i]; e.cs == cs && e.found == (found&1 != 0) && string(e.val[:e.n]) == string(v) {
+			return e.m
+		}
+	}
+	m := a.condsFrom(b, cs, spans, found)
+	e := &a.memo[a.next%condMemos]
+	a.next++
+	e.cs, e.found, e.n, e.m = cs, found&1 != 0, uint8(copy(e.val[:], v)), m
+	return m
+}
+
+// condsFrom is CondsFrom without the memo.
+func (a *Acc) condsFrom(b []byte, cs *CondSet, spans []Span32, found uint) uint64 {
+	var sp [maxDiscriminators][2]int
+	var fd [maxDiscriminators]bool
+	nf := min(len(cs.Fields), maxDiscriminators)
+	for f := range nf {
+		if found&(1<<uint(f)) != 0 {
+			fd[f], sp[f] = true, [2]int{int(spans[f].Start), int(spans[f].End)}
+		}
+	}
+	a.conds.buf = b
+	m := a.conds.condsOf(cs, nf, &sp, &fd)
+	a.conds.buf = nil
+	return m
+}
+
+// CondsAt returns the conditions of cs that hold for the object at b[i]
+// ('{') while the acceptor reads it: from the spans of its discriminators
+// (CondsFrom) when it has read every one (found has a bit for each), and
+// otherwise by Conds' pre-scan.
+func (a *Acc) CondsAt(b []byte, i int, cs *CondSet, spans []Span32, found uint) uint64 {
+	if nf := min(len(cs.Fields), maxDiscriminators); found == 1<<uint(nf)-1 {
+		return a.CondsFrom(b, cs, spans, found)
+	}
+	return a.Conds(b, i, cs)
 }
 
 // Set records b[i:j] as the value of capture slot slot (Spans, Got).
@@ -499,7 +659,8 @@ func (a *Acc) Num(b []byte, i int) (int, bool) {
 // Bounds reports whether the number literal raw satisfies every bound.
 func Bounds(raw []byte, bs []Bound) bool {
 	var x float64
-	if n, ok := plainInt(raw); ok {
+	n, isInt := plainInt(raw)
+	if isInt {
 		x = float64(n)
 	} else {
 		var err error
@@ -508,7 +669,30 @@ func Bounds(raw []byte, bs []Bound) bool {
 		}
 	}
 	for i := range bs {
-		if !bs[i].Holds(x, raw) {
+		b := &bs[i]
+		if isInt && x == b.Num && plainIntLit(b.Lit) {
+			// Both exact integers, equal: what Holds finds comparing the
+			// literals.
+			if !holdsCmp(b.Op, 0) {
+				return false
+			}
+			continue
+		}
+		if !b.Holds(x, raw) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainIntLit reports whether s is the literal of an integer plainInt
+// reads (at most 15 digits): its float64 is exact.
+func plainIntLit(s string) bool {
+	if len(s) == 0 || len(s) > 15 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -214,6 +216,9 @@ func checkAccept(a *fast.Acc, d *fast.Dec, kind string, raw []byte, strict bool)
 	}
 	if !clean {
 		return accepted, clean, fmt.Sprintf("accepted, but the validator reports %d violations, first %s %s: %s", len(d.Out), d.Out[0].Rule, d.Out[0].Pointer, d.Out[0].Reason)
+	}
+	if problem := checkElems(a, acc, raw); problem != "" {
+		return accepted, clean, problem
 	}
 	for s, ptr := range acc.Fields {
 		want, found := valueAt(raw, ptr)
@@ -504,4 +509,190 @@ func TestAcceptSiblingBound(t *testing.T) {
 			t.Errorf("heartbeat %s, timeout %s: accepted %v, validator clean %v; want both %v", c.heartbeat, c.timeout, accepted, clean, c.accept)
 		}
 	}
+}
+
+// TestAcceptMemberOrder: an acceptor reads the conditions of an object
+// from its discriminators as it reads them, and pre-scans only when a
+// member declared under conditions comes first (Acc.CondsAt, CondsFrom):
+// the records of the idle, VerMAS and operator logs and of the edge cases,
+// with the members of every object in random orders (discriminators first,
+// last, between their conditional members), are accepted exactly when
+// their validators find nothing, with exact spans, in both modes; and a
+// valid record is accepted in any order.
+func TestAcceptMemberOrder(t *testing.T) {
+	var lines [][]byte
+	for _, k := range []string{bench.KindIdle, bench.KindVermas, bench.KindWorklog, bench.KindCollector} {
+		lines = append(lines, generated(t, k, 300)...)
+	}
+	for _, r := range []string{
+		`{"schema":0,"goal":"g","mode":"issue","iteration":"3/10","progress":"p","modified_files":"m","next_step":"n","timestamp":"2024-12-21T10:30:00Z"}`,
+		`{"schema":0,"event":"ANCHOR","goal":"g","mode":"issue","iteration":"3/10","progress":"p","modified_files":"m","next_step":"n","timestamp":"2024-12-21T10:30:00Z"}`,
+		`{"schema":0,"event":"DONE","reason":"COMPLETE","stack":[]}`,
+		`{"schema":0,"event":"ABORT","reason":"USER_CANCELLED","stack":[]}`,
+		`{"schema":0,"event":"ABORT","reason":"COMPLETE","stack":[]}`,
+		`{"schema":0,"event":"STATE","run_id":"grind-1-2","updated_at":"2024-12-21T10:30:00Z","stack":[{"id":"g","mode":"issue","iter":1,"max":2,"prompt_file":"/p","filter":"x"}]}`,
+		`{"schema":0,"event":"STATE","run_id":"grind-1-2","updated_at":"2024-12-21T10:30:00Z","stack":[{"id":"g","mode":"grind","iter":1,"max":2,"prompt_file":"/p","issue_id":"a","worktree_path":"/w","branch":"b","base_ref":"m"}]}`,
+		`{"schema":0,"event":"STATE","run_id":"grind-1-2","updated_at":"2024-12-21T10:30:00Z","stack":[{"id":"g","mode":7,"iter":1,"max":2,"prompt_file":"/p"}]}`,
+		`{"schema":0,"event":"STATE","run_id":"grind-1-2","updated_at":"2024-12-21T10:30:00Z","stack":[{"id":"g","mode":"gr\u0069nd","iter":1,"max":2,"prompt_file":"/p","filter":"x"}]}`,
+		`{"schema":0,"event":"STAT","run_id":"grind-1-2","stack":[]}`,
+	} {
+		lines = append(lines, []byte(r))
+	}
+	for _, e := range acceptEdges {
+		lines = append(lines, []byte(e))
+	}
+	rnd := rand.New(rand.NewPCG(7, 8))
+	a, d := &fast.Acc{}, fast.NewDec()
+	kinds := acceptKinds()
+	accepted := 0
+	for _, line := range lines {
+		if !jsontext.Value(line).IsValid() {
+			continue
+		}
+		kind := seedKind(line)
+		for range 8 {
+			raw := shuffleMembers(rnd, line)
+			for _, k := range kinds {
+				for _, strict := range []bool{false, true} {
+					acc, clean, problem := checkAccept(a, d, k, raw, strict)
+					if problem != "" {
+						t.Fatalf("%s strict=%v: %s\n%s", k, strict, problem, raw)
+					}
+					if k == kind && !strict && clean && !acc && !bytes.Contains(raw, []byte(`\u`)) && !bytes.Contains(raw, []byte(` `)) {
+						t.Errorf("%s: a valid record declined: %s", k, raw)
+					}
+					if acc {
+						accepted++
+					}
+				}
+			}
+		}
+	}
+	if accepted < len(lines) {
+		t.Errorf("%d acceptances of %d records in 8 orders: the test exercises little", accepted, len(lines))
+	}
+}
+
+// shuffleMembers returns the JSON text v with the members of each of its
+// objects in a random order (the values' texts otherwise as they are).
+func shuffleMembers(rnd *rand.Rand, v jsontext.Value) []byte {
+	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	switch v.Kind() {
+	case '{':
+		dec.ReadToken()
+		var members [][]byte
+		for dec.PeekKind() != '}' {
+			name, _ := dec.ReadValue()
+			name = bytes.Clone(name)
+			val, _ := dec.ReadValue()
+			members = append(members, append(append(name, ':'), shuffleMembers(rnd, bytes.Clone(val))...))
+		}
+		rnd.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+		return append(append([]byte{'{'}, bytes.Join(members, []byte(","))...), '}')
+	case '[':
+		dec.ReadToken()
+		var elems [][]byte
+		for dec.PeekKind() != ']' {
+			val, _ := dec.ReadValue()
+			elems = append(elems, shuffleMembers(rnd, bytes.Clone(val)))
+		}
+		return append(append([]byte{'['}, bytes.Join(elems, []byte(","))...), ']')
+	}
+	return v
+}
+
+// checkElems accepts raw, which acc accepted, again with every top-level
+// array of objects wanted (Acc.WantElems) and returns why the objects and
+// members recorded (Acc.Elems) are not those of raw, or "": it must accept
+// raw again; per wanted member whose value is an array, one object
+// recorded per element that is an object, in order (or none, when a
+// declaration that does not type the elements read it), and each member
+// recorded is one its definition declares, with the exact text of its
+// value; an object with any member recorded has every member it holds
+// that its definition declares unconditionally recorded (of the objects
+// named in unconditional: a member read as undeclared, where a condition
+// does not declare it, is not).
+func checkElems(a *fast.Acc, acc *fast.Acceptor, raw []byte) string {
+	unconditional := map[string][]string{"stack": {"id", "mode", "iter", "max", "prompt_file"}}
+	if len(acc.ElemNames) == 0 {
+		return ""
+	}
+	var want uint64
+	for name := range acc.ElemNames {
+		want |= 1 << uint(slices.Index(acc.Names, name))
+	}
+	a.WantElems = want
+	ok := a.Accept(acc, raw)
+	a.WantElems = 0
+	if !ok {
+		return "declined when recording the objects of its arrays"
+	}
+	for name, names := range acc.ElemNames {
+		top := uint8(slices.Index(acc.Names, name))
+		var objs []map[string]jsontext.Value
+		if v, found := valueAt(raw, "/"+name); found && v.Kind() == '[' {
+			var elems []jsontext.Value
+			if err := json.Unmarshal(v, &elems); err != nil {
+				return err.Error()
+			}
+			for _, e := range elems {
+				if e = bytes.TrimSpace(e); e.Kind() == '{' {
+					var m map[string]jsontext.Value
+					if err := json.Unmarshal(e, &m); err != nil {
+						return err.Error()
+					}
+					objs = append(objs, m)
+				}
+			}
+		}
+		k := -1
+		recorded := map[string]bool{}
+		complete := func() string {
+			if k < 0 || len(recorded) == 0 {
+				return ""
+			}
+			for _, n := range names {
+				if !slices.Contains(unconditional[name], n) {
+					continue
+				}
+				if _, present := objs[k][n]; present && !recorded[n] {
+					return fmt.Sprintf("/%s/%d: member %s not recorded", name, k, n)
+				}
+			}
+			return ""
+		}
+		for _, e := range a.Elems {
+			if e.Top != top {
+				continue
+			}
+			if e.Member == fast.ElemObject {
+				if p := complete(); p != "" {
+					return p
+				}
+				if k++; k >= len(objs) || raw[e.Start] != '{' {
+					return fmt.Sprintf("/%s: object %d recorded, %d in the array", name, k, len(objs))
+				}
+				clear(recorded)
+				continue
+			}
+			if k < 0 || int(e.Member) >= len(names) {
+				return fmt.Sprintf("/%s: member %d recorded outside an object or unnamed", name, e.Member)
+			}
+			n := names[e.Member]
+			v, present := objs[k][n]
+			if got := raw[e.Start:e.End]; !present || string(got) != string(bytes.TrimSpace(v)) {
+				return fmt.Sprintf("/%s/%d/%s: recorded %q, value %q", name, k, n, got, v)
+			}
+			recorded[n] = true
+		}
+		if p := complete(); p != "" {
+			return p
+		}
+		if k >= 0 && k+1 != len(objs) {
+			// (none: the array was read by a declaration that does not
+			// type its elements)
+			return fmt.Sprintf("/%s: %d objects recorded, %d in the array", name, k+1, len(objs))
+		}
+	}
+	return ""
 }

@@ -136,3 +136,36 @@ func BenchmarkCondsPreScan(b *testing.B) {
 		}
 	}
 }
+
+// TestCondsMask: the pre-scan's mask has the bit of every condition that
+// holds, whatever the order of the conditions: literals of two
+// discriminators, a literal tested twice, Absent conditions between them
+// (an absent, invalid or non-string discriminator), escaped strings.
+func TestCondsMask(t *testing.T) {
+	str := &fast.Leaf{Kinds: fast.KString, MinRunes: -1, MaxRunes: -1, MinItems: -1, MaxItems: -1}
+	cs := &fast.CondSet{
+		Fields: []fast.CondField{{Name: "type", Leaf: str}, {Name: "level", Leaf: str}},
+		Conds: []fast.CondSpec{
+			{Field: 0, Equals: "a.created"}, {Field: 1, Absent: true}, {Field: 0, Equals: "a.closed"},
+			{Field: 1, Equals: "x"}, {Field: 0, Absent: true}, {Field: 0, Equals: "a.created"}, {Field: 1, Equals: "y"},
+		},
+	}
+	for _, c := range []struct {
+		doc  string
+		want uint64
+	}{
+		{`{"type":"a.created","level":"x"}`, 1<<0 | 1<<3 | 1<<5},
+		{`{"level":"y","data":{"type":"a.closed"},"type":"a.closed"}`, 1<<2 | 1<<6},
+		{`{"type":"a.cr\u0065ated"}`, 1<<0 | 1<<1 | 1<<5},
+		{`{"type":5,"level":"x"}`, 1<<3 | 1<<4},
+		{`{"level":7}`, 1<<1 | 1<<4},
+		{`{}`, 1<<1 | 1<<4},
+		{`{"type":"a.other","level":"\u0079"}`, 1 << 6},
+	} {
+		d := fast.NewDec()
+		d.Reset([]byte(c.doc), 1)
+		if m := d.Conds(0, cs); m != c.want {
+			t.Errorf("%s: mask %07b, want %07b", c.doc, m, c.want)
+		}
+	}
+}

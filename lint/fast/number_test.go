@@ -85,3 +85,30 @@ func TestCompareNumbersAllocs(t *testing.T) {
 		t.Fatalf("CompareNumbers allocates %v times", n)
 	}
 }
+
+// TestBoundsAgreesWithHolds: Bounds, which decides an integer equal to an
+// integer bound without comparing literals, agrees with Bound.Holds for
+// integers, decimals and numbers beyond float64 against bounds whose
+// literals are integers, decimals, exponents and numbers float64 rounds.
+func TestBoundsAgreesWithHolds(t *testing.T) {
+	lits := []string{"0", "1", "2", "10", "100", "999999999999999", "1000000000000000", "9007199254740993", "1.0000000000000001",
+		"0.9999999999999999", "1e2", "1E1", "-1", "-0", "2.5", "99.99999999999999999"}
+	raws := []string{"0", "1", "2", "3", "10", "99", "100", "101", "999999999999999", "1000000000000000", "9007199254740992",
+		"9007199254740993", "1.0", "1.0000000000000001", "1e2", "100.0", "-1", "-0", "2.5", "1e400", "12345678901234567890"}
+	for _, l := range lits {
+		num, err := strconv.ParseFloat(l, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range []string{">=", ">", "<=", "<"} {
+			bs := []Bound{{Op: op, Num: num, Lit: l}}
+			for _, r := range raws {
+				x, err := strconv.ParseFloat(r, 64)
+				want := err == nil && bs[0].Holds(x, []byte(r))
+				if got := Bounds([]byte(r), bs); got != want {
+					t.Errorf("%s %s %s: Bounds %v, Holds %v", r, op, l, got, want)
+				}
+			}
+		}
+	}
+}

@@ -244,7 +244,7 @@ func (d *Dec) run(fn func(*Dec)) (ok bool) {
 // syntax records a syntax error and aborts the run.
 func (d *Dec) syntax(err error) {
 	off := d.d.InputOffset()
-	msg := err.Error()
+	msg := DecodeError(err)
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
 		off = se.ByteOffset
@@ -747,6 +747,39 @@ func (d *Dec) Check(sp Span, name, cond string, fn func(*Dec)) {
 type CondSet struct {
 	Fields []CondField
 	Conds  []CondSpec
+
+	once  sync.Once
+	index *condIndex // made on first use (Conds)
+}
+
+// condIndex is what Conds reads of a CondSet: per discriminator, the bits
+// of the conditions that it equals each literal (one lookup instead of a
+// comparison per condition: an event log's discriminator has a literal
+// per event type), and the Absent conditions, in order.
+type condIndex struct {
+	eq     []map[string]uint64
+	absent []int
+}
+
+// indexed returns cs's condIndex of its first nf discriminators.
+func (cs *CondSet) indexed(nf int) *condIndex {
+	cs.once.Do(func() {
+		x := &condIndex{eq: make([]map[string]uint64, nf)}
+		for i, c := range cs.Conds {
+			switch {
+			case c.Field >= nf:
+			case c.Absent:
+				x.absent = append(x.absent, i)
+			default:
+				if x.eq[c.Field] == nil {
+					x.eq[c.Field] = map[string]uint64{}
+				}
+				x.eq[c.Field][c.Equals] |= 1 << uint(i)
+			}
+		}
+		cs.index = x
+	})
+	return cs.index
 }
 
 // CondField is a discriminator: a scalar member and the leaf its value is
@@ -783,28 +816,27 @@ func (d *Dec) Conds(off int64, cs *CondSet) uint64 {
 		nf = maxDiscriminators
 	}
 	d.scanMembers(int(d.valueStart(off)), cs.Fields[:nf], &spans, &found)
+	return d.condsOf(cs, nf, &spans, &found)
+}
+
+// condsOf is Conds from the value spans of cs's first nf discriminators
+// in d.buf (spans[f], when found[f]; absent otherwise).
+func (d *Dec) condsOf(cs *CondSet, nf int, spans *[maxDiscriminators][2]int, found *[maxDiscriminators]bool) uint64 {
+	x := cs.indexed(nf)
 	var m uint64
-	// The string of the last discriminator read, for the next conditions
-	// on it (one per event type).
-	last, lastS, lastOK := -1, []byte(nil), false
-	for i, c := range cs.Conds {
-		if c.Field >= nf {
+	// Each discriminator's string is looked up before any Absent
+	// condition is checked: accepts may reuse scanString's buffer.
+	for f, eq := range x.eq {
+		if eq == nil || !found[f] {
 			continue
 		}
-		raw := d.buf[spans[c.Field][0]:spans[c.Field][1]]
-		var holds bool
-		switch {
-		case c.Absent:
-			holds = !found[c.Field] || !d.accepts(cs.Fields[c.Field].Leaf, raw)
-			last = -1 // accepts may reuse scanString's buffer
-		case found[c.Field]:
-			if c.Field != last {
-				last = c.Field
-				lastS, lastOK = d.scanString(raw)
-			}
-			holds = lastOK && string(lastS) == c.Equals
+		if s, ok := d.scanString(d.buf[spans[f][0]:spans[f][1]]); ok {
+			m |= eq[string(s)]
 		}
-		if holds {
+	}
+	for _, i := range x.absent {
+		c := cs.Conds[i]
+		if !found[c.Field] || !d.accepts(cs.Fields[c.Field].Leaf, d.buf[spans[c.Field][0]:spans[c.Field][1]]) {
 			m |= 1 << uint(i)
 		}
 	}

@@ -44,3 +44,36 @@ func TestSkipString(t *testing.T) {
 		}
 	}
 }
+
+// TestCondsFromMemo: the conditions CondsFrom gives from its memo are
+// those it computes anew, for the single discriminators of the idle,
+// VerMAS and operator CondSets and values that repeat, differ only past
+// the memo's length, escape, are absent or are not strings.
+func TestCondsFromMemo(t *testing.T) {
+	vals := []string{`"STATE"`, `"DONE"`, `"ABORT"`, `"ANCHOR"`, `"STAT"`, `"grind"`, `"issue"`, `"loop"`, `"gr\u0069nd"`, `7`, `null`,
+		`"work_order.created"`, `"agent.idle"`, `"mail.sent"`, `"verify.verdict"`, `"process.completed"`,
+		`"` + strings.Repeat("x", condMemoLen) + `"`, `"` + strings.Repeat("x", condMemoLen-2) + `"`, `"` + strings.Repeat("x", condMemoLen-1) + `y"`, ``}
+	var sets []*CondSet
+	for _, cs := range []*CondSet{&conds0, &conds1, &conds4, &conds8} {
+		if len(cs.Fields) == 1 {
+			sets = append(sets, cs)
+		}
+	}
+	if len(sets) < 3 {
+		t.Fatalf("%d CondSets of one discriminator", len(sets))
+	}
+	memo := &Acc{}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		cs := sets[rnd.IntN(len(sets))]
+		v := vals[rnd.IntN(len(vals))]
+		b := []byte(`{"k":` + v + `}`)
+		spans, found := []Span32{{Start: 5, End: int32(5 + len(v))}}, uint(1)
+		if v == `` {
+			found = 0
+		}
+		if got, want := memo.CondsFrom(b, cs, spans, found), new(Acc).condsFrom(b, cs, spans, found); got != want {
+			t.Fatalf("%s: conditions %b from the memo, %b anew", v, got, want)
+		}
+	}
+}

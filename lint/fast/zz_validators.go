@@ -58,24 +58,24 @@ var Validators = map[string]func(*Dec){
 // acceptor, generated from the same CUE definition (accept.go).
 var Acceptors = map[string]*Acceptor{
 	"collector/event":              {Func: a14, Fields: []string{"/version", "/event_type", "/timestamp", "/agent_id", "/event_id", "/session_id", "/source", "/status", "/message", "/progress", "/tool", "/hook", "/correlation", "/metadata", "/tool/tool_name", "/tool/tool_input", "/tool/tool_result", "/tool/duration_ms", "/hook/hook_type", "/hook/raw_payload", "/correlation/trace_id", "/correlation/span_id", "/correlation/parent_span_id", "/correlation/root_agent_id"}, Names: []string{"version", "event_type", "timestamp", "agent_id", "event_id", "session_id", "source", "status", "message", "progress", "tool", "hook", "correlation", "metadata"}},
-	"idle/event":                   {Func: a26, Fields: []string{"/schema", "/event", "/run_id", "/updated_at", "/stack", "/reason", "/goal", "/mode", "/iteration", "/progress", "/modified_files", "/next_step", "/timestamp"}, Names: []string{"schema", "event", "run_id", "updated_at", "stack", "reason", "goal", "mode", "iteration", "progress", "modified_files", "next_step", "timestamp"}},
+	"idle/event":                   {Func: a26, Fields: []string{"/schema", "/event", "/run_id", "/updated_at", "/stack", "/reason", "/goal", "/mode", "/iteration", "/progress", "/modified_files", "/next_step", "/timestamp"}, Names: []string{"schema", "event", "run_id", "updated_at", "stack", "reason", "goal", "mode", "iteration", "progress", "modified_files", "next_step", "timestamp"}, ElemNames: map[string][]string{"stack": {"id", "mode", "iter", "max", "prompt_file", "filter", "issue_id", "worktree_path", "branch", "base_ref"}}},
 	"ledger/entry":                 {Func: a30, Fields: []string{"/ts", "/agent", "/session_id", "/event", "/task_id", "/source", "/summary", "/data"}, Names: []string{"ts", "agent", "session_id", "event", "task_id", "source", "summary", "data"}},
 	"ledger/status":                {Func: a33, Fields: []string{"/agent", "/state", "/last_heartbeat", "/last_task_id", "/session_id", "/last_error"}, Names: []string{"agent", "state", "last_heartbeat", "last_task_id", "session_id", "last_error"}},
-	"operator/assignment":          {Func: a58, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/packet_type", "/global_objective", "/task", "/active_locks", "/context_package", "/required_output_schema", "/task/task_id", "/task/title", "/task/type", "/task/dependencies", "/task/lock_scope", "/task/forbidden_scope", "/task/acceptance_criteria", "/task/worklog_path", "/task/timeout_seconds", "/task/heartbeat_interval_seconds", "/task/priority"}, Names: []string{"schema_version", "run_id", "generated_at", "packet_type", "global_objective", "task", "active_locks", "context_package", "required_output_schema"}},
-	"operator/handoff":             {Func: a70, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/objective", "/constraints", "/ledger", "/active_locks", "/dependencies", "/open_blockers", "/acceptance_targets"}, Names: []string{"schema_version", "run_id", "generated_at", "objective", "constraints", "ledger", "active_locks", "dependencies", "open_blockers", "acceptance_targets"}},
-	"operator/locks":               {Func: a71, Fields: []string{"/schema_version", "/locks"}, Names: []string{"schema_version", "locks"}},
-	"operator/orchestrator-output": {Func: a76, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/ledger_delta", "/assignments", "/active_locks", "/blockers", "/next_actions"}, Names: []string{"schema_version", "run_id", "generated_at", "ledger_delta", "assignments", "active_locks", "blockers", "next_actions"}},
-	"operator/reconcile":           {Func: a81, Fields: []string{"/schema_version", "/ledger", "/active_locks", "/events"}, Names: []string{"schema_version", "ledger", "active_locks", "events"}},
-	"operator/result":              {Func: a92, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/task_id", "/status", "/changes", "/acceptance_check", "/worklog_path", "/notes_for_orchestrator"}, Names: []string{"schema_version", "run_id", "generated_at", "task_id", "status", "changes", "acceptance_check", "worklog_path", "notes_for_orchestrator"}},
-	"operator/watchdog":            {Func: a96, Fields: []string{"/schema_version", "/now", "/tasks"}, Names: []string{"schema_version", "now", "tasks"}},
-	"operator/worklog":             {Func: a97, Fields: []string{"/timestamp", "/run_id", "/task_id", "/actor", "/action", "/files_touched", "/decision", "/result", "/next_step", "/code", "/evidence", "/schema_version"}, Names: []string{"timestamp", "run_id", "task_id", "actor", "action", "files_touched", "decision", "result", "next_step", "code", "evidence", "schema_version"}},
-	"vermas/assignment":            {Func: a102, Fields: []string{"/type", "/reference_id"}, Names: []string{"type", "reference_id"}},
-	"vermas/event":                 {Func: a134, Fields: []string{"/event_id", "/event_type", "/timestamp", "/actor", "/correlation_id", "/caused_by", "/data"}, Names: []string{"event_id", "event_type", "timestamp", "actor", "correlation_id", "caused_by", "data"}},
-	"vermas/message":               {Func: a138, Fields: []string{"/id", "/from", "/to", "/subject", "/body", "/message_type", "/timestamp", "/read_at", "/priority", "/metadata"}, Names: []string{"id", "from", "to", "subject", "body", "message_type", "timestamp", "read_at", "priority", "metadata"}},
-	"vermas/process":               {Func: a144, Fields: []string{"/id", "/template", "/work_order_id", "/state", "/created_at", "/steps"}, Names: []string{"id", "template", "work_order_id", "state", "created_at", "steps"}},
-	"vermas/route":                 {Func: a147, Fields: []string{"/prefix", "/path", "/factory"}, Names: []string{"prefix", "path", "factory"}},
-	"vermas/template":              {Func: a151, Fields: []string{"/template", "/description", "/version", "/steps"}, Names: []string{"template", "description", "version", "steps"}},
-	"vermas/work-order":            {Func: a155, Fields: []string{"/id", "/title", "/description", "/status", "/priority", "/issue_type", "/created_at", "/updated_at", "/created_by", "/assignee", "/dependencies", "/labels", "/metadata"}, Names: []string{"id", "title", "description", "status", "priority", "issue_type", "created_at", "updated_at", "created_by", "assignee", "dependencies", "labels", "metadata"}},
+	"operator/assignment":          {Func: a58, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/packet_type", "/global_objective", "/task", "/active_locks", "/context_package", "/required_output_schema", "/task/task_id", "/task/title", "/task/type", "/task/dependencies", "/task/lock_scope", "/task/forbidden_scope", "/task/acceptance_criteria", "/task/worklog_path", "/task/timeout_seconds", "/task/heartbeat_interval_seconds", "/task/priority"}, Names: []string{"schema_version", "run_id", "generated_at", "packet_type", "global_objective", "task", "active_locks", "context_package", "required_output_schema"}, ElemNames: map[string][]string{"active_locks": {"task_id", "resource", "active"}, "context_package": {"kind", "value"}}},
+	"operator/handoff":             {Func: a70, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/objective", "/constraints", "/ledger", "/active_locks", "/dependencies", "/open_blockers", "/acceptance_targets"}, Names: []string{"schema_version", "run_id", "generated_at", "objective", "constraints", "ledger", "active_locks", "dependencies", "open_blockers", "acceptance_targets"}, ElemNames: map[string][]string{"acceptance_targets": {"task_id", "criteria"}, "active_locks": {"task_id", "resource", "active"}, "dependencies": {"task_id", "depends_on_task_id"}, "ledger": {"task_id", "title", "status", "owner", "lock_scope", "timeout_seconds", "heartbeat_interval_seconds", "priority", "last_heartbeat_at", "dependencies"}, "open_blockers": {"task_id", "code", "reason", "details"}}},
+	"operator/locks":               {Func: a72, Fields: []string{"/schema_version", "/locks"}, Names: []string{"schema_version", "locks"}, ElemNames: map[string][]string{"locks": {"task_id", "resource", "active"}}},
+	"operator/orchestrator-output": {Func: a79, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/ledger_delta", "/assignments", "/active_locks", "/blockers", "/next_actions"}, Names: []string{"schema_version", "run_id", "generated_at", "ledger_delta", "assignments", "active_locks", "blockers", "next_actions"}, ElemNames: map[string][]string{"active_locks": {"task_id", "resource", "active"}, "blockers": {"task_id", "code", "reason", "details"}, "ledger_delta": {"task_id", "status", "owner", "reason", "delta_id", "last_heartbeat_at", "timed_out", "retry_after_ms"}}},
+	"operator/reconcile":           {Func: a85, Fields: []string{"/schema_version", "/ledger", "/active_locks", "/events"}, Names: []string{"schema_version", "ledger", "active_locks", "events"}, ElemNames: map[string][]string{"active_locks": {"task_id", "resource", "active"}, "events": {"task_id", "event_type"}, "ledger": {"task_id", "status", "owner", "dependencies", "last_heartbeat_at"}}},
+	"operator/result":              {Func: a96, Fields: []string{"/schema_version", "/run_id", "/generated_at", "/task_id", "/status", "/changes", "/acceptance_check", "/worklog_path", "/notes_for_orchestrator"}, Names: []string{"schema_version", "run_id", "generated_at", "task_id", "status", "changes", "acceptance_check", "worklog_path", "notes_for_orchestrator"}, ElemNames: map[string][]string{"acceptance_check": {"criterion", "status", "evidence"}, "changes": {"resource", "action", "evidence"}}},
+	"operator/watchdog":            {Func: a100, Fields: []string{"/schema_version", "/now", "/tasks"}, Names: []string{"schema_version", "now", "tasks"}, ElemNames: map[string][]string{"tasks": {"task_id", "status", "timeout_seconds", "last_heartbeat_at"}}},
+	"operator/worklog":             {Func: a101, Fields: []string{"/timestamp", "/run_id", "/task_id", "/actor", "/action", "/files_touched", "/decision", "/result", "/next_step", "/code", "/evidence", "/schema_version"}, Names: []string{"timestamp", "run_id", "task_id", "actor", "action", "files_touched", "decision", "result", "next_step", "code", "evidence", "schema_version"}},
+	"vermas/assignment":            {Func: a106, Fields: []string{"/type", "/reference_id"}, Names: []string{"type", "reference_id"}},
+	"vermas/event":                 {Func: a138, Fields: []string{"/event_id", "/event_type", "/timestamp", "/actor", "/correlation_id", "/caused_by", "/data"}, Names: []string{"event_id", "event_type", "timestamp", "actor", "correlation_id", "caused_by", "data"}},
+	"vermas/message":               {Func: a142, Fields: []string{"/id", "/from", "/to", "/subject", "/body", "/message_type", "/timestamp", "/read_at", "/priority", "/metadata"}, Names: []string{"id", "from", "to", "subject", "body", "message_type", "timestamp", "read_at", "priority", "metadata"}},
+	"vermas/process":               {Func: a148, Fields: []string{"/id", "/template", "/work_order_id", "/state", "/created_at", "/steps"}, Names: []string{"id", "template", "work_order_id", "state", "created_at", "steps"}, ElemNames: map[string][]string{"steps": {"id", "status", "started_at", "completed_at"}}},
+	"vermas/route":                 {Func: a151, Fields: []string{"/prefix", "/path", "/factory"}, Names: []string{"prefix", "path", "factory"}},
+	"vermas/template":              {Func: a155, Fields: []string{"/template", "/description", "/version", "/steps"}, Names: []string{"template", "description", "version", "steps"}, ElemNames: map[string][]string{"steps": {"id", "title", "description", "needs"}}},
+	"vermas/work-order":            {Func: a159, Fields: []string{"/id", "/title", "/description", "/status", "/priority", "/issue_type", "/created_at", "/updated_at", "/created_by", "/assignee", "/dependencies", "/labels", "/metadata"}, Names: []string{"id", "title", "description", "status", "priority", "issue_type", "created_at", "updated_at", "created_by", "assignee", "dependencies", "labels", "metadata"}, ElemNames: map[string][]string{"dependencies": {"depends_on_id", "type", "created_at", "created_by"}}},
 }
 
 var re0 = &Regex{Src: "^1(\\.|$)", Desc: "a version of major 1 (\"1\", \"1.x\", \"1.x.y\")"}
@@ -5620,7 +5620,10 @@ func a19(a *Acc, b []byte, i int) int {
 func a20(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds1)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -5696,42 +5699,88 @@ func a20(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a17)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a17); k >= 0 {
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a18)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a18); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a18)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a18); k >= 0 {
+						a.ElemMember(3, w, k)
+					}
 				case 4:
-					k = a.Field(b, k, &seen, 4, a19)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a19); k >= 0 {
+						a.ElemMember(4, w, k)
+					}
 				case 5:
+					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
-						k = a.Field(b, k, &seen, 5, a5)
+						if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+							a.ElemMember(5, w, k)
+						}
 					} else {
 						k = a.Undeclared(b, j, k, []byte("filter"), mark, OpenMembers)
 					}
 				case 6:
+					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
-						k = a.Field(b, k, &seen, 6, a5)
+						if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
+							a.ElemMember(6, w, k)
+						}
 					} else {
 						k = a.Undeclared(b, j, k, []byte("issue_id"), mark, OpenMembers)
 					}
 				case 7:
+					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
-						k = a.Field(b, k, &seen, 7, a19)
+						if k = a.Field(b, k, &seen, 7, a19); k >= 0 {
+							a.ElemMember(7, w, k)
+						}
 					} else {
 						k = a.Undeclared(b, j, k, []byte("worktree_path"), mark, OpenMembers)
 					}
 				case 8:
+					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
-						k = a.Field(b, k, &seen, 8, a5)
+						if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
+							a.ElemMember(8, w, k)
+						}
 					} else {
 						k = a.Undeclared(b, j, k, []byte("branch"), mark, OpenMembers)
 					}
 				case 9:
+					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
-						k = a.Field(b, k, &seen, 9, a5)
+						if k = a.Field(b, k, &seen, 9, a5); k >= 0 {
+							a.ElemMember(9, w, k)
+						}
 					} else {
 						k = a.Undeclared(b, j, k, []byte("base_ref"), mark, OpenMembers)
 					}
@@ -5750,6 +5799,9 @@ func a20(a *Acc, b []byte, i int) int {
 			}
 			a.DropNames(mark)
 			a.Close()
+		}
+		if !mk {
+			m = a.CondsFrom(b, &conds1, ms[:], mf)
 		}
 		if seen&0x1f != 0x1f {
 			return -1
@@ -5784,8 +5836,12 @@ func a21(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(4)
 		if !empty {
 			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
 				k := a20(a, b, j)
 				if k < 0 {
 					return -1
@@ -5800,6 +5856,9 @@ func a21(a *Acc, b []byte, i int) int {
 				}
 			}
 			a.Close()
+		}
+		if rec {
+			a.EndElems()
 		}
 		_ = n
 		return j
@@ -5902,7 +5961,10 @@ func a25(a *Acc, b []byte, i int) int {
 func a26(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds0)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -6006,9 +6068,13 @@ func a26(a *Acc, b []byte, i int) int {
 					w := k
 					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
 						a.Set(1, w, k)
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 2:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a16)
 					} else {
@@ -6019,6 +6085,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a2)
 					} else {
@@ -6029,6 +6098,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 4:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a21)
 					} else if m&(1<<1) != 0 {
@@ -6043,6 +6115,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 5, a23)
 					} else if m&(1<<2) != 0 {
@@ -6055,6 +6130,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 6:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 6, a5)
 					} else if m&(1<<4) != 0 {
@@ -6067,6 +6145,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 7:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 7, a17)
 					} else if m&(1<<4) != 0 {
@@ -6079,6 +6160,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 8:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 8, a25)
 					} else if m&(1<<4) != 0 {
@@ -6091,6 +6175,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 9:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 9, a5)
 					} else if m&(1<<4) != 0 {
@@ -6103,6 +6190,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 10:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 10, a5)
 					} else if m&(1<<4) != 0 {
@@ -6115,6 +6205,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 11:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 11, a5)
 					} else if m&(1<<4) != 0 {
@@ -6127,6 +6220,9 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 12:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 12, a2)
 					} else if m&(1<<4) != 0 {
@@ -6152,6 +6248,9 @@ func a26(a *Acc, b []byte, i int) int {
 			}
 			a.DropNames(mark)
 			a.Close()
+		}
+		if !mk {
+			m = a.CondsFrom(b, &conds0, ms[:], mf)
 		}
 		if seen&0x1 != 0x1 {
 			return -1
@@ -7163,11 +7262,20 @@ func a52(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a39)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a51)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a51); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -7195,9 +7303,6 @@ func a52(a *Acc, b []byte, i int) int {
 // a53 accepts or declines the values at these CUE paths:
 //   - #Assignment.active_locks (validator v59)
 //   - #Handoff.active_locks (validator v59)
-//   - #Locks.locks (validator v59)
-//   - #OrchestratorOutput.active_locks (validator v59)
-//   - #Reconcile.active_locks (validator v90)
 func a53(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -7206,8 +7311,12 @@ func a53(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(6)
 		if !empty {
 			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
 				k := a52(a, b, j)
 				if k < 0 {
 					return -1
@@ -7222,6 +7331,9 @@ func a53(a *Acc, b []byte, i int) int {
 				}
 			}
 			a.Close()
+		}
+		if rec {
+			a.EndElems()
 		}
 		_ = n
 		return j
@@ -7286,9 +7398,15 @@ func a55(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a54)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a54); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -7322,8 +7440,12 @@ func a56(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(7)
 		if !empty {
 			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
 				k := a55(a, b, j)
 				if k < 0 {
 					return -1
@@ -7338,6 +7460,9 @@ func a56(a *Acc, b []byte, i int) int {
 				}
 			}
 			a.Close()
+		}
+		if rec {
+			a.EndElems()
 		}
 		_ = n
 		return j
@@ -7634,29 +7759,59 @@ func a61(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a39)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a59)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a59); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+						a.ElemMember(3, w, k)
+					}
 				case 4:
-					k = a.Field(b, k, &seen, 4, a44)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a44); k >= 0 {
+						a.ElemMember(4, w, k)
+					}
 				case 5:
 					v := k
-					k = a.Field(b, k, &seen, 5, a47)
+					w := k
+					if k = a.Field(b, k, &seen, 5, a47); k >= 0 {
+						a.ElemMember(5, w, k)
+					}
 					span5 = [2]int{v, k}
 				case 6:
 					v := k
-					k = a.Field(b, k, &seen, 6, a48)
+					w := k
+					if k = a.Field(b, k, &seen, 6, a48); k >= 0 {
+						a.ElemMember(6, w, k)
+					}
 					span6 = [2]int{v, k}
 				case 7:
-					k = a.Field(b, k, &seen, 7, a49)
+					w := k
+					if k = a.Field(b, k, &seen, 7, a49); k >= 0 {
+						a.ElemMember(7, w, k)
+					}
 				case 8:
-					k = a.Field(b, k, &seen, 8, a60)
+					w := k
+					if k = a.Field(b, k, &seen, 8, a60); k >= 0 {
+						a.ElemMember(8, w, k)
+					}
 				case 9:
-					k = a.Field(b, k, &seen, 9, a42)
+					w := k
+					if k = a.Field(b, k, &seen, 9, a42); k >= 0 {
+						a.ElemMember(9, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -7693,8 +7848,12 @@ func a62(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(5)
 		if !empty {
 			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
 				k := a61(a, b, j)
 				if k < 0 {
 					return -1
@@ -7709,6 +7868,9 @@ func a62(a *Acc, b []byte, i int) int {
 				}
 			}
 			a.Close()
+		}
+		if rec {
+			a.EndElems()
 		}
 		_ = n
 		return j
@@ -7755,9 +7917,15 @@ func a63(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a39)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a39)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a39); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -7791,8 +7959,12 @@ func a64(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(7)
 		if !empty {
 			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
 				k := a63(a, b, j)
 				if k < 0 {
 					return -1
@@ -7807,6 +7979,9 @@ func a64(a *Acc, b []byte, i int) int {
 				}
 			}
 			a.Close()
+		}
+		if rec {
+			a.EndElems()
 		}
 		_ = n
 		return j
@@ -7888,13 +8063,25 @@ func a66(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a39)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a65)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a65); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a9)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a9); k >= 0 {
+						a.ElemMember(3, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -7919,9 +8106,7 @@ func a66(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a67 accepts or declines the values at these CUE paths:
-//   - #Handoff.open_blockers (validator v75)
-//   - #OrchestratorOutput.blockers (validator v75)
+// a67 accepts or declines the value at #Handoff.open_blockers (validator v75).
 func a67(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
@@ -7930,8 +8115,12 @@ func a67(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(8)
 		if !empty {
 			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
 				k := a66(a, b, j)
 				if k < 0 {
 					return -1
@@ -7946,6 +8135,9 @@ func a67(a *Acc, b []byte, i int) int {
 				}
 			}
 			a.Close()
+		}
+		if rec {
+			a.EndElems()
 		}
 		_ = n
 		return j
@@ -7992,9 +8184,15 @@ func a68(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a39)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a44)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a44); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -8028,8 +8226,12 @@ func a69(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(9)
 		if !empty {
 			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
 				k := a68(a, b, j)
 				if k < 0 {
 					return -1
@@ -8044,6 +8246,9 @@ func a69(a *Acc, b []byte, i int) int {
 				}
 			}
 			a.Close()
+		}
+		if rec {
+			a.EndElems()
 		}
 		_ = n
 		return j
@@ -8207,8 +8412,47 @@ func a70(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a71 accepts or declines the value at #Locks (validator v80).
+// a71 accepts or declines the value at #Locks.locks (validator v59).
 func a71(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		rec := a.BeginElems(1)
+		if !empty {
+			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a52(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if rec {
+			a.EndElems()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a72 accepts or declines the value at #Locks (validator v80).
+func a72(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -8252,7 +8496,7 @@ func a71(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a53); k >= 0 {
+					if k = a.Field(b, k, &seen, 1, a71); k >= 0 {
 						a.Set(1, w, k)
 					}
 				}
@@ -8279,12 +8523,12 @@ func a71(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a72 accepts or declines the values at these CUE paths:
+// a73 accepts or declines the values at these CUE paths:
 //   - #OrchestratorOutput.ledger_delta[].retry_after_ms (validator v83)
 //   - #VermasEvent.data.response_ms (when event_type is "agent.assignment_checked") (validator v145)
 //   - #VermasEvent.data.criteria_passed (when event_type is "verify.verdict") (validator v145)
 //   - #VermasEvent.data.criteria_failed (when event_type is "verify.verdict") (validator v145)
-func a72(a *Acc, b []byte, i int) int {
+func a73(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, isInt := a.Num(b, i)
@@ -8299,8 +8543,8 @@ func a72(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a73 accepts or declines the value at #OrchestratorOutput.ledger_delta[] (validator v84).
-func a73(a *Acc, b []byte, i int) int {
+// a74 accepts or declines the value at #OrchestratorOutput.ledger_delta[] (validator v84).
+func a74(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -8370,21 +8614,45 @@ func a73(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a39)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a59)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+						a.ElemMember(3, w, k)
+					}
 				case 4:
-					k = a.Field(b, k, &seen, 4, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a3); k >= 0 {
+						a.ElemMember(4, w, k)
+					}
 				case 5:
-					k = a.Field(b, k, &seen, 5, a36)
+					w := k
+					if k = a.Field(b, k, &seen, 5, a36); k >= 0 {
+						a.ElemMember(5, w, k)
+					}
 				case 6:
-					k = a.Field(b, k, &seen, 6, a51)
+					w := k
+					if k = a.Field(b, k, &seen, 6, a51); k >= 0 {
+						a.ElemMember(6, w, k)
+					}
 				case 7:
-					k = a.Field(b, k, &seen, 7, a72)
+					w := k
+					if k = a.Field(b, k, &seen, 7, a73); k >= 0 {
+						a.ElemMember(7, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -8409,8 +8677,8 @@ func a73(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a74 accepts or declines the value at #OrchestratorOutput.ledger_delta (validator v85).
-func a74(a *Acc, b []byte, i int) int {
+// a75 accepts or declines the value at #OrchestratorOutput.ledger_delta (validator v85).
+func a75(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -8418,9 +8686,13 @@ func a74(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(3)
 		if !empty {
 			for {
-				k := a73(a, b, j)
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a74(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -8435,14 +8707,17 @@ func a74(a *Acc, b []byte, i int) int {
 			}
 			a.Close()
 		}
+		if rec {
+			a.EndElems()
+		}
 		_ = n
 		return j
 	}
 	return -1
 }
 
-// a75 accepts or declines the value at #OrchestratorOutput.assignments (validator v86).
-func a75(a *Acc, b []byte, i int) int {
+// a76 accepts or declines the value at #OrchestratorOutput.assignments (validator v86).
+func a76(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -8473,8 +8748,86 @@ func a75(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a76 accepts or declines the value at #OrchestratorOutput (validator v87).
-func a76(a *Acc, b []byte, i int) int {
+// a77 accepts or declines the value at #OrchestratorOutput.active_locks (validator v59).
+func a77(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		rec := a.BeginElems(5)
+		if !empty {
+			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a52(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if rec {
+			a.EndElems()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a78 accepts or declines the value at #OrchestratorOutput.blockers (validator v75).
+func a78(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		rec := a.BeginElems(6)
+		if !empty {
+			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a66(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if rec {
+			a.EndElems()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a79 accepts or declines the value at #OrchestratorOutput (validator v87).
+func a79(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -8562,22 +8915,22 @@ func a76(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a74); k >= 0 {
+					if k = a.Field(b, k, &seen, 3, a75); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a75); k >= 0 {
+					if k = a.Field(b, k, &seen, 4, a76); k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a53); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a77); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a67); k >= 0 {
+					if k = a.Field(b, k, &seen, 6, a78); k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
@@ -8609,8 +8962,8 @@ func a76(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a77 accepts or declines the value at #Reconcile.ledger[] (validator v88).
-func a77(a *Acc, b []byte, i int) int {
+// a80 accepts or declines the value at #Reconcile.ledger[] (validator v88).
+func a80(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -8666,15 +9019,30 @@ func a77(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a39)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a59)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a42)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
+						a.ElemMember(3, w, k)
+					}
 				case 4:
-					k = a.Field(b, k, &seen, 4, a60)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a60); k >= 0 {
+						a.ElemMember(4, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -8699,8 +9067,8 @@ func a77(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a78 accepts or declines the value at #Reconcile.ledger (validator v89).
-func a78(a *Acc, b []byte, i int) int {
+// a81 accepts or declines the value at #Reconcile.ledger (validator v89).
+func a81(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -8708,9 +9076,13 @@ func a78(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(1)
 		if !empty {
 			for {
-				k := a77(a, b, j)
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a80(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -8725,14 +9097,56 @@ func a78(a *Acc, b []byte, i int) int {
 			}
 			a.Close()
 		}
+		if rec {
+			a.EndElems()
+		}
 		_ = n
 		return j
 	}
 	return -1
 }
 
-// a79 accepts or declines the value at #Reconcile.events[] (validator v91).
-func a79(a *Acc, b []byte, i int) int {
+// a82 accepts or declines the value at #Reconcile.active_locks (validator v90).
+func a82(a *Acc, b []byte, i int) int {
+	switch b[i] {
+	case '[':
+		j, empty := a.Open(b, i)
+		if j < 0 {
+			return -1
+		}
+		n := 0
+		rec := a.BeginElems(2)
+		if !empty {
+			for {
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a52(a, b, j)
+				if k < 0 {
+					return -1
+				}
+				n++
+				var more bool
+				if j, more = Next(b, k, ']'); j < 0 {
+					return -1
+				}
+				if !more {
+					break
+				}
+			}
+			a.Close()
+		}
+		if rec {
+			a.EndElems()
+		}
+		_ = n
+		return j
+	}
+	return -1
+}
+
+// a83 accepts or declines the value at #Reconcile.events[] (validator v91).
+func a83(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -8770,9 +9184,15 @@ func a79(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a39)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -8797,8 +9217,8 @@ func a79(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a80 accepts or declines the value at #Reconcile.events (validator v92).
-func a80(a *Acc, b []byte, i int) int {
+// a84 accepts or declines the value at #Reconcile.events (validator v92).
+func a84(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -8806,9 +9226,13 @@ func a80(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(3)
 		if !empty {
 			for {
-				k := a79(a, b, j)
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a83(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -8823,14 +9247,17 @@ func a80(a *Acc, b []byte, i int) int {
 			}
 			a.Close()
 		}
+		if rec {
+			a.EndElems()
+		}
 		_ = n
 		return j
 	}
 	return -1
 }
 
-// a81 accepts or declines the value at #Reconcile (validator v93).
-func a81(a *Acc, b []byte, i int) int {
+// a85 accepts or declines the value at #Reconcile (validator v93).
+func a85(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -8886,17 +9313,17 @@ func a81(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a78); k >= 0 {
+					if k = a.Field(b, k, &seen, 1, a81); k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a53); k >= 0 {
+					if k = a.Field(b, k, &seen, 2, a82); k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a80); k >= 0 {
+					if k = a.Field(b, k, &seen, 3, a84); k >= 0 {
 						a.Set(3, w, k)
 					}
 				}
@@ -8923,8 +9350,8 @@ func a81(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a82 accepts or declines the value at #Result.status (validator v105).
-func a82(a *Acc, b []byte, i int) int {
+// a86 accepts or declines the value at #Result.status (validator v105).
+func a86(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -8941,8 +9368,8 @@ func a82(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a83 accepts or declines the value at #Result.changes[] (validator v94).
-func a83(a *Acc, b []byte, i int) int {
+// a87 accepts or declines the value at #Result.changes[] (validator v94).
+func a87(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -8986,11 +9413,20 @@ func a83(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -9015,8 +9451,8 @@ func a83(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a84 accepts or declines the value at #Result.changes (validator v95).
-func a84(a *Acc, b []byte, i int) int {
+// a88 accepts or declines the value at #Result.changes (validator v95).
+func a88(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -9024,9 +9460,13 @@ func a84(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(5)
 		if !empty {
 			for {
-				k := a83(a, b, j)
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a87(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -9041,14 +9481,17 @@ func a84(a *Acc, b []byte, i int) int {
 			}
 			a.Close()
 		}
+		if rec {
+			a.EndElems()
+		}
 		_ = n
 		return j
 	}
 	return -1
 }
 
-// a85 accepts or declines the value at #Result.acceptance_check[].status (validator v96).
-func a85(a *Acc, b []byte, i int) int {
+// a89 accepts or declines the value at #Result.acceptance_check[].status (validator v96).
+func a89(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -9065,8 +9508,8 @@ func a85(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a86 accepts or declines the value at #Result.acceptance_check[] (validator v97).
-func a86(a *Acc, b []byte, i int) int {
+// a90 accepts or declines the value at #Result.acceptance_check[] (validator v97).
+func a90(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9110,11 +9553,20 @@ func a86(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a85)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a89); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -9139,8 +9591,8 @@ func a86(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a87 accepts or declines the value at #Result.acceptance_check (validator v98).
-func a87(a *Acc, b []byte, i int) int {
+// a91 accepts or declines the value at #Result.acceptance_check (validator v98).
+func a91(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -9148,9 +9600,13 @@ func a87(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(6)
 		if !empty {
 			for {
-				k := a86(a, b, j)
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a90(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -9165,14 +9621,17 @@ func a87(a *Acc, b []byte, i int) int {
 			}
 			a.Close()
 		}
+		if rec {
+			a.EndElems()
+		}
 		_ = n
 		return j
 	}
 	return -1
 }
 
-// a88 accepts or declines the value at #Result.notes_for_orchestrator (validator v100).
-func a88(a *Acc, b []byte, i int) int {
+// a92 accepts or declines the value at #Result.notes_for_orchestrator (validator v100).
+func a92(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -9206,8 +9665,8 @@ func a88(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a89 accepts or declines the value at #Result._acceptance[].status (when status is "done") (validator v101).
-func a89(a *Acc, b []byte, i int) int {
+// a93 accepts or declines the value at #Result._acceptance[].status (when status is "done") (validator v101).
+func a93(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -9224,8 +9683,8 @@ func a89(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a90 accepts or declines the value at #Result._acceptance[] (when status is "done") (validator v103).
-func a90(a *Acc, b []byte, i int) int {
+// a94 accepts or declines the value at #Result._acceptance[] (when status is "done") (validator v103).
+func a94(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9263,7 +9722,7 @@ func a90(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a89)
+					k = a.Field(b, k, &seen, 0, a93)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				}
@@ -9287,8 +9746,8 @@ func a90(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a91 accepts or declines the value at #Result._acceptance (when status is "done") (validator v104).
-func a91(a *Acc, b []byte, i int) int {
+// a95 accepts or declines the value at #Result._acceptance (when status is "done") (validator v104).
+func a95(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -9298,7 +9757,7 @@ func a91(a *Acc, b []byte, i int) int {
 		n := 0
 		if !empty {
 			for {
-				k := a90(a, b, j)
+				k := a94(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -9322,11 +9781,14 @@ func a91(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a92 accepts or declines the value at #Result (validator v105).
-func a92(a *Acc, b []byte, i int) int {
+// a96 accepts or declines the value at #Result (validator v105).
+func a96(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds5)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -9424,18 +9886,19 @@ func a92(a *Acc, b []byte, i int) int {
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a82); k >= 0 {
+					if k = a.Field(b, k, &seen, 4, a86); k >= 0 {
 						a.Set(4, w, k)
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a84); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a88); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 6, a87); k >= 0 {
+					if k = a.Field(b, k, &seen, 6, a91); k >= 0 {
 						a.Set(6, w, k)
 					}
 					span6 = [2]int{v, k}
@@ -9446,7 +9909,7 @@ func a92(a *Acc, b []byte, i int) int {
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a88); k >= 0 {
+					if k = a.Field(b, k, &seen, 8, a92); k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
@@ -9465,10 +9928,13 @@ func a92(a *Acc, b []byte, i int) int {
 			a.DropNames(mark)
 			a.Close()
 		}
+		if !mk {
+			m = a.CondsFrom(b, &conds5, ms[:], mf)
+		}
 		if seen&0x1fb != 0x1fb {
 			return -1
 		}
-		if m&(1<<0) != 0 && span6[0] >= 0 && a91(a, b, span6[0]) != span6[1] {
+		if m&(1<<0) != 0 && span6[0] >= 0 && a95(a, b, span6[0]) != span6[1] {
 			return -1
 		}
 		_ = m
@@ -9477,8 +9943,8 @@ func a92(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a93 accepts or declines the value at #Watchdog.tasks[].timeout_seconds (when status is "in_progress") (validator v107).
-func a93(a *Acc, b []byte, i int) int {
+// a97 accepts or declines the value at #Watchdog.tasks[].timeout_seconds (when status is "in_progress") (validator v107).
+func a97(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, isInt := a.Num(b, i)
@@ -9493,11 +9959,14 @@ func a93(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a94 accepts or declines the value at #Watchdog.tasks[] (validator v109).
-func a94(a *Acc, b []byte, i int) int {
+// a98 accepts or declines the value at #Watchdog.tasks[] (validator v109).
+func a98(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds2)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -9543,17 +10012,35 @@ func a94(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a39)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a59)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+						a.ElemMember(1, w, k)
+					}
 				case 2:
+					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
-						k = a.Field(b, k, &seen, 2, a93)
+						if k = a.Field(b, k, &seen, 2, a97); k >= 0 {
+							a.ElemMember(2, w, k)
+						}
 					} else {
-						k = a.Field(b, k, &seen, 2, a47)
+						if k = a.Field(b, k, &seen, 2, a47); k >= 0 {
+							a.ElemMember(2, w, k)
+						}
 					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a60)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a60); k >= 0 {
+						a.ElemMember(3, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -9570,6 +10057,9 @@ func a94(a *Acc, b []byte, i int) int {
 			a.DropNames(mark)
 			a.Close()
 		}
+		if !mk {
+			m = a.CondsFrom(b, &conds2, ms[:], mf)
+		}
 		if seen&0x3 != 0x3 {
 			return -1
 		}
@@ -9582,8 +10072,8 @@ func a94(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a95 accepts or declines the value at #Watchdog.tasks (validator v110).
-func a95(a *Acc, b []byte, i int) int {
+// a99 accepts or declines the value at #Watchdog.tasks (validator v110).
+func a99(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -9591,9 +10081,13 @@ func a95(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(2)
 		if !empty {
 			for {
-				k := a94(a, b, j)
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a98(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -9608,14 +10102,17 @@ func a95(a *Acc, b []byte, i int) int {
 			}
 			a.Close()
 		}
+		if rec {
+			a.EndElems()
+		}
 		_ = n
 		return j
 	}
 	return -1
 }
 
-// a96 accepts or declines the value at #Watchdog (validator v111).
-func a96(a *Acc, b []byte, i int) int {
+// a100 accepts or declines the value at #Watchdog (validator v111).
+func a100(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9670,7 +10167,7 @@ func a96(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a95); k >= 0 {
+					if k = a.Field(b, k, &seen, 2, a99); k >= 0 {
 						a.Set(2, w, k)
 					}
 				}
@@ -9697,8 +10194,8 @@ func a96(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a97 accepts or declines the value at #WorklogEntry (validator v113).
-func a97(a *Acc, b []byte, i int) int {
+// a101 accepts or declines the value at #WorklogEntry (validator v113).
+func a101(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -9873,8 +10370,8 @@ func a97(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a98 accepts or declines the value at #VermasAssignment.type (validator v114).
-func a98(a *Acc, b []byte, i int) int {
+// a102 accepts or declines the value at #VermasAssignment.type (validator v114).
+func a102(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -9891,7 +10388,7 @@ func a98(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a99 accepts or declines the values at these CUE paths:
+// a103 accepts or declines the values at these CUE paths:
 //   - #VermasAssignment.reference_id (when type is "work_order") (validator v115)
 //   - #VermasEvent.data.work_order_id (when event_type is "work_order.created") (validator v123)
 //   - #VermasEvent.data.work_order_id (when event_type is "work_order.updated") (validator v123)
@@ -9905,7 +10402,7 @@ func a98(a *Acc, b []byte, i int) int {
 //   - #VermasEvent.data.work_order_id (when event_type is "verify.verdict") (validator v123)
 //   - #VermasWorkOrder.id (validator v123)
 //   - #VermasWorkOrder.dependencies[].depends_on_id (validator v123)
-func a99(a *Acc, b []byte, i int) int {
+func a103(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -9920,13 +10417,13 @@ func a99(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a100 accepts or declines the values at these CUE paths:
+// a104 accepts or declines the values at these CUE paths:
 //   - #VermasAssignment.reference_id (when type is "mail") (validator v116)
 //   - #VermasEvent.data.message_id (when event_type is "mail.sent") (validator v139)
 //   - #VermasEvent.data.message_id (when event_type is "mail.delivered") (validator v139)
 //   - #VermasEvent.data.message_id (when event_type is "mail.read") (validator v139)
 //   - #VermasMessage.id (validator v139)
-func a100(a *Acc, b []byte, i int) int {
+func a104(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -9941,7 +10438,7 @@ func a100(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a101 accepts or declines the values at these CUE paths:
+// a105 accepts or declines the values at these CUE paths:
 //   - #VermasAssignment.reference_id (when type is "process") (validator v117)
 //   - #VermasEvent.data.process_id (when event_type is "process.created") (validator v151)
 //   - #VermasEvent.data.process_id (when event_type is "process.step_started") (validator v151)
@@ -9949,7 +10446,7 @@ func a100(a *Acc, b []byte, i int) int {
 //   - #VermasEvent.data.process_id (when event_type is "process.completed") (validator v151)
 //   - #VermasEvent.data.process_id (when event_type is "verify.started") (validator v151)
 //   - #VermasProcess.id (validator v151)
-func a101(a *Acc, b []byte, i int) int {
+func a105(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -9964,11 +10461,14 @@ func a101(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a102 accepts or declines the value at #VermasAssignment (validator v118).
-func a102(a *Acc, b []byte, i int) int {
+// a106 accepts or declines the value at #VermasAssignment (validator v118).
+func a106(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds6)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -10005,17 +10505,21 @@ func a102(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a98); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a102); k >= 0 {
 						a.Set(0, w, k)
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 1:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds6, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
-						k = a.Field(b, k, &seen, 1, a99)
+						k = a.Field(b, k, &seen, 1, a103)
 					} else if m&(1<<1) != 0 {
-						k = a.Field(b, k, &seen, 1, a100)
+						k = a.Field(b, k, &seen, 1, a104)
 					} else if m&(1<<2) != 0 {
-						k = a.Field(b, k, &seen, 1, a101)
+						k = a.Field(b, k, &seen, 1, a105)
 					} else {
 						k = a.Field(b, k, &seen, 1, a5)
 					}
@@ -10038,6 +10542,9 @@ func a102(a *Acc, b []byte, i int) int {
 			a.DropNames(mark)
 			a.Close()
 		}
+		if !mk {
+			m = a.CondsFrom(b, &conds6, ms[:], mf)
+		}
 		if seen&0x3 != 0x3 {
 			return -1
 		}
@@ -10050,8 +10557,8 @@ func a102(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a103 accepts or declines the value at #VermasEvent.event_id (validator v119).
-func a103(a *Acc, b []byte, i int) int {
+// a107 accepts or declines the value at #VermasEvent.event_id (validator v119).
+func a107(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10066,8 +10573,8 @@ func a103(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a104 accepts or declines the value at #VermasEvent.event_type (validator v120).
-func a104(a *Acc, b []byte, i int) int {
+// a108 accepts or declines the value at #VermasEvent.event_type (validator v120).
+func a108(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10082,8 +10589,8 @@ func a104(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a105 accepts or declines the value at #VermasEvent.caused_by (validator v122).
-func a105(a *Acc, b []byte, i int) int {
+// a109 accepts or declines the value at #VermasEvent.caused_by (validator v122).
+func a109(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10100,11 +10607,11 @@ func a105(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a106 accepts or declines the values at these CUE paths:
+// a110 accepts or declines the values at these CUE paths:
 //   - #VermasEvent.data.title (when event_type is "work_order.created") (validator v124)
 //   - #VermasEvent.data.changes.title (when event_type is "work_order.updated") (validator v128)
 //   - #VermasWorkOrder.title (validator v124)
-func a106(a *Acc, b []byte, i int) int {
+func a110(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10119,11 +10626,11 @@ func a106(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a107 accepts or declines the values at these CUE paths:
+// a111 accepts or declines the values at these CUE paths:
 //   - #VermasEvent.data.issue_type (when event_type is "work_order.created") (validator v125)
 //   - #VermasEvent.data.changes.issue_type (when event_type is "work_order.updated") (validator v131)
 //   - #VermasWorkOrder.issue_type (validator v125)
-func a107(a *Acc, b []byte, i int) int {
+func a111(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10140,11 +10647,11 @@ func a107(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a108 accepts or declines the values at these CUE paths:
+// a112 accepts or declines the values at these CUE paths:
 //   - #VermasEvent.data.priority (when event_type is "work_order.created") (validator v126)
 //   - #VermasEvent.data.changes.priority (when event_type is "work_order.updated") (validator v130)
 //   - #VermasWorkOrder.priority (validator v126)
-func a108(a *Acc, b []byte, i int) int {
+func a112(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, isInt := a.Num(b, i)
@@ -10159,8 +10666,8 @@ func a108(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a109 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.created") (validator v127).
-func a109(a *Acc, b []byte, i int) int {
+// a113 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.created") (validator v127).
+func a113(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10222,15 +10729,15 @@ func a109(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a99)
+					k = a.Field(b, k, &seen, 0, a103)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a106)
+					k = a.Field(b, k, &seen, 1, a110)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a32)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a107)
+					k = a.Field(b, k, &seen, 3, a111)
 				case 4:
-					k = a.Field(b, k, &seen, 4, a108)
+					k = a.Field(b, k, &seen, 4, a112)
 				case 5:
 					k = a.Field(b, k, &seen, 5, a5)
 				}
@@ -10257,12 +10764,12 @@ func a109(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a110 accepts or declines the values at these CUE paths:
+// a114 accepts or declines the values at these CUE paths:
 //   - #VermasEvent.data.changes.status (when event_type is "work_order.updated") (validator v129)
 //   - #VermasEvent.data.from_status (when event_type is "work_order.status_changed") (validator v135)
 //   - #VermasEvent.data.to_status (when event_type is "work_order.status_changed") (validator v135)
 //   - #VermasWorkOrder.status (validator v135)
-func a110(a *Acc, b []byte, i int) int {
+func a114(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10279,8 +10786,8 @@ func a110(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a111 accepts or declines the value at #VermasEvent.data.changes (when event_type is "work_order.updated") (validator v133).
-func a111(a *Acc, b []byte, i int) int {
+// a115 accepts or declines the value at #VermasEvent.data.changes (when event_type is "work_order.updated") (validator v133).
+func a115(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10348,15 +10855,15 @@ func a111(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a106)
+					k = a.Field(b, k, &seen, 0, a110)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a5)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a110)
+					k = a.Field(b, k, &seen, 2, a114)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a108)
+					k = a.Field(b, k, &seen, 3, a112)
 				case 4:
-					k = a.Field(b, k, &seen, 4, a107)
+					k = a.Field(b, k, &seen, 4, a111)
 				case 5:
 					k = a.Field(b, k, &seen, 5, a32)
 				case 6:
@@ -10382,8 +10889,8 @@ func a111(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a112 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.updated") (validator v134).
-func a112(a *Acc, b []byte, i int) int {
+// a116 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.updated") (validator v134).
+func a116(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10421,9 +10928,9 @@ func a112(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a99)
+					k = a.Field(b, k, &seen, 0, a103)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a111)
+					k = a.Field(b, k, &seen, 1, a115)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -10448,8 +10955,8 @@ func a112(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a113 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.status_changed") (validator v136).
-func a113(a *Acc, b []byte, i int) int {
+// a117 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.status_changed") (validator v136).
+func a117(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10493,11 +11000,11 @@ func a113(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a99)
+					k = a.Field(b, k, &seen, 0, a103)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a110)
+					k = a.Field(b, k, &seen, 1, a114)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a110)
+					k = a.Field(b, k, &seen, 2, a114)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -10522,8 +11029,8 @@ func a113(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a114 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.assigned") (validator v137).
-func a114(a *Acc, b []byte, i int) int {
+// a118 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.assigned") (validator v137).
+func a118(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10565,7 +11072,7 @@ func a114(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a99)
+					k = a.Field(b, k, &seen, 0, a103)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				case 2:
@@ -10594,8 +11101,8 @@ func a114(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a115 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.closed") (validator v138).
-func a115(a *Acc, b []byte, i int) int {
+// a119 accepts or declines the value at #VermasEvent.data (when event_type is "work_order.closed") (validator v138).
+func a119(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10633,7 +11140,7 @@ func a115(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a99)
+					k = a.Field(b, k, &seen, 0, a103)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a5)
 				}
@@ -10660,8 +11167,8 @@ func a115(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a116 accepts or declines the value at #VermasEvent.data.message_type (when event_type is "mail.sent") (validator v140).
-func a116(a *Acc, b []byte, i int) int {
+// a120 accepts or declines the value at #VermasEvent.data.message_type (when event_type is "mail.sent") (validator v140).
+func a120(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -10678,8 +11185,8 @@ func a116(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a117 accepts or declines the value at #VermasEvent.data (when event_type is "mail.sent") (validator v141).
-func a117(a *Acc, b []byte, i int) int {
+// a121 accepts or declines the value at #VermasEvent.data (when event_type is "mail.sent") (validator v141).
+func a121(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10733,7 +11240,7 @@ func a117(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a100)
+					k = a.Field(b, k, &seen, 0, a104)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				case 2:
@@ -10741,7 +11248,7 @@ func a117(a *Acc, b []byte, i int) int {
 				case 3:
 					k = a.Field(b, k, &seen, 3, a5)
 				case 4:
-					k = a.Field(b, k, &seen, 4, a116)
+					k = a.Field(b, k, &seen, 4, a120)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -10766,8 +11273,8 @@ func a117(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a118 accepts or declines the value at #VermasEvent.data (when event_type is "mail.delivered") (validator v142).
-func a118(a *Acc, b []byte, i int) int {
+// a122 accepts or declines the value at #VermasEvent.data (when event_type is "mail.delivered") (validator v142).
+func a122(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10805,7 +11312,7 @@ func a118(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a100)
+					k = a.Field(b, k, &seen, 0, a104)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				}
@@ -10832,8 +11339,8 @@ func a118(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a119 accepts or declines the value at #VermasEvent.data (when event_type is "mail.read") (validator v143).
-func a119(a *Acc, b []byte, i int) int {
+// a123 accepts or declines the value at #VermasEvent.data (when event_type is "mail.read") (validator v143).
+func a123(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10875,7 +11382,7 @@ func a119(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a100)
+					k = a.Field(b, k, &seen, 0, a104)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				case 2:
@@ -10904,8 +11411,8 @@ func a119(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a120 accepts or declines the value at #VermasEvent.data (when event_type is "agent.started") (validator v144).
-func a120(a *Acc, b []byte, i int) int {
+// a124 accepts or declines the value at #VermasEvent.data (when event_type is "agent.started") (validator v144).
+func a124(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -10961,7 +11468,7 @@ func a120(a *Acc, b []byte, i int) int {
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				case 3:
-					k = a.Field(b, k, &seen, 3, a99)
+					k = a.Field(b, k, &seen, 3, a103)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -10986,8 +11493,8 @@ func a120(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a121 accepts or declines the value at #VermasEvent.data (when event_type is "agent.assignment_checked") (validator v146).
-func a121(a *Acc, b []byte, i int) int {
+// a125 accepts or declines the value at #VermasEvent.data (when event_type is "agent.assignment_checked") (validator v146).
+func a125(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11033,7 +11540,7 @@ func a121(a *Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a51)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a72)
+					k = a.Field(b, k, &seen, 1, a73)
 				case 2:
 					k = a.Field(b, k, &seen, 2, a5)
 				}
@@ -11060,8 +11567,8 @@ func a121(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a122 accepts or declines the value at #VermasEvent.data (when event_type is "agent.working") (validator v147).
-func a122(a *Acc, b []byte, i int) int {
+// a126 accepts or declines the value at #VermasEvent.data (when event_type is "agent.working") (validator v147).
+func a126(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11093,7 +11600,7 @@ func a122(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a99)
+					k = a.Field(b, k, &seen, 0, a103)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11118,8 +11625,8 @@ func a122(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a123 accepts or declines the value at #VermasEvent.data (when event_type is "agent.idle") (validator v148).
-func a123(a *Acc, b []byte, i int) int {
+// a127 accepts or declines the value at #VermasEvent.data (when event_type is "agent.idle") (validator v148).
+func a127(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11184,8 +11691,8 @@ func a123(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a124 accepts or declines the value at #VermasEvent.data (when event_type is "agent.stopped") (validator v150).
-func a124(a *Acc, b []byte, i int) int {
+// a128 accepts or declines the value at #VermasEvent.data (when event_type is "agent.stopped") (validator v150).
+func a128(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11250,8 +11757,8 @@ func a124(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a125 accepts or declines the value at #VermasEvent.data (when event_type is "process.created") (validator v152).
-func a125(a *Acc, b []byte, i int) int {
+// a129 accepts or declines the value at #VermasEvent.data (when event_type is "process.created") (validator v152).
+func a129(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11295,11 +11802,11 @@ func a125(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a101)
+					k = a.Field(b, k, &seen, 0, a105)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a99)
+					k = a.Field(b, k, &seen, 2, a103)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11324,8 +11831,8 @@ func a125(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a126 accepts or declines the value at #VermasEvent.data (when event_type is "process.step_started") (validator v153).
-func a126(a *Acc, b []byte, i int) int {
+// a130 accepts or declines the value at #VermasEvent.data (when event_type is "process.step_started") (validator v153).
+func a130(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11363,7 +11870,7 @@ func a126(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a101)
+					k = a.Field(b, k, &seen, 0, a105)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				}
@@ -11390,8 +11897,8 @@ func a126(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a127 accepts or declines the value at #VermasEvent.data.status (when event_type is "process.step_completed") (validator v154).
-func a127(a *Acc, b []byte, i int) int {
+// a131 accepts or declines the value at #VermasEvent.data.status (when event_type is "process.step_completed") (validator v154).
+func a131(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -11408,8 +11915,8 @@ func a127(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a128 accepts or declines the value at #VermasEvent.data (when event_type is "process.step_completed") (validator v155).
-func a128(a *Acc, b []byte, i int) int {
+// a132 accepts or declines the value at #VermasEvent.data (when event_type is "process.step_completed") (validator v155).
+func a132(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11451,11 +11958,11 @@ func a128(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a101)
+					k = a.Field(b, k, &seen, 0, a105)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				case 2:
-					k = a.Field(b, k, &seen, 2, a127)
+					k = a.Field(b, k, &seen, 2, a131)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11480,8 +11987,8 @@ func a128(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a129 accepts or declines the value at #VermasEvent.data (when event_type is "process.completed") (validator v156).
-func a129(a *Acc, b []byte, i int) int {
+// a133 accepts or declines the value at #VermasEvent.data (when event_type is "process.completed") (validator v156).
+func a133(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11519,7 +12026,7 @@ func a129(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a101)
+					k = a.Field(b, k, &seen, 0, a105)
 				case 1:
 					k = a.Field(b, k, &seen, 1, a5)
 				}
@@ -11546,8 +12053,8 @@ func a129(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a130 accepts or declines the value at #VermasEvent.data (when event_type is "verify.started") (validator v157).
-func a130(a *Acc, b []byte, i int) int {
+// a134 accepts or declines the value at #VermasEvent.data (when event_type is "verify.started") (validator v157).
+func a134(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -11585,9 +12092,9 @@ func a130(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a99)
+					k = a.Field(b, k, &seen, 0, a103)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a101)
+					k = a.Field(b, k, &seen, 1, a105)
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11612,8 +12119,8 @@ func a130(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a131 accepts or declines the value at #VermasEvent.data.verdict (when event_type is "verify.verdict") (validator v159).
-func a131(a *Acc, b []byte, i int) int {
+// a135 accepts or declines the value at #VermasEvent.data.verdict (when event_type is "verify.verdict") (validator v159).
+func a135(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -11630,8 +12137,8 @@ func a131(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a132 accepts or declines the value at #VermasEvent.data._passed (when event_type is "verify.verdict" and verdict is "PASS") (validator v158).
-func a132(a *Acc, b []byte, i int) int {
+// a136 accepts or declines the value at #VermasEvent.data._passed (when event_type is "verify.verdict" and verdict is "PASS") (validator v158).
+func a136(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, _ := a.Num(b, i)
@@ -11643,11 +12150,14 @@ func a132(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a133 accepts or declines the value at #VermasEvent.data (when event_type is "verify.verdict") (validator v159).
-func a133(a *Acc, b []byte, i int) int {
+// a137 accepts or declines the value at #VermasEvent.data (when event_type is "verify.verdict") (validator v159).
+func a137(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds7)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -11700,14 +12210,17 @@ func a133(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a99)
+					k = a.Field(b, k, &seen, 0, a103)
 				case 1:
-					k = a.Field(b, k, &seen, 1, a131)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a135); k >= 0 {
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a72)
+					k = a.Field(b, k, &seen, 2, a73)
 				case 3:
 					v := k
-					k = a.Field(b, k, &seen, 3, a72)
+					k = a.Field(b, k, &seen, 3, a73)
 					span3 = [2]int{v, k}
 				case 4:
 					k = a.Field(b, k, &seen, 4, a5)
@@ -11727,10 +12240,13 @@ func a133(a *Acc, b []byte, i int) int {
 			a.DropNames(mark)
 			a.Close()
 		}
+		if !mk {
+			m = a.CondsFrom(b, &conds7, ms[:], mf)
+		}
 		if seen&0x1f != 0x1f {
 			return -1
 		}
-		if m&(1<<0) != 0 && span3[0] >= 0 && a132(a, b, span3[0]) != span3[1] {
+		if m&(1<<0) != 0 && span3[0] >= 0 && a136(a, b, span3[0]) != span3[1] {
 			return -1
 		}
 		_ = m
@@ -11739,11 +12255,14 @@ func a133(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a134 accepts or declines the value at #VermasEvent (validator v160).
-func a134(a *Acc, b []byte, i int) int {
+// a138 accepts or declines the value at #VermasEvent (validator v160).
+func a138(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds8)
+		var m uint64
+		mk := false
+		var ms [1]Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -11806,13 +12325,14 @@ func a134(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a107); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a104); k >= 0 {
+					if k = a.Field(b, k, &seen, 1, a108); k >= 0 {
 						a.Set(1, w, k)
+						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 2:
 					w := k
@@ -11831,49 +12351,52 @@ func a134(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a105); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a109); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds8, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
-						k = a.Field(b, k, &seen, 6, a109)
-					} else if m&(1<<1) != 0 {
-						k = a.Field(b, k, &seen, 6, a112)
-					} else if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 6, a113)
-					} else if m&(1<<3) != 0 {
-						k = a.Field(b, k, &seen, 6, a114)
-					} else if m&(1<<4) != 0 {
-						k = a.Field(b, k, &seen, 6, a115)
-					} else if m&(1<<5) != 0 {
+					} else if m&(1<<1) != 0 {
+						k = a.Field(b, k, &seen, 6, a116)
+					} else if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 6, a117)
-					} else if m&(1<<6) != 0 {
+					} else if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 6, a118)
-					} else if m&(1<<7) != 0 {
+					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 6, a119)
-					} else if m&(1<<8) != 0 {
-						k = a.Field(b, k, &seen, 6, a120)
-					} else if m&(1<<9) != 0 {
+					} else if m&(1<<5) != 0 {
 						k = a.Field(b, k, &seen, 6, a121)
-					} else if m&(1<<10) != 0 {
+					} else if m&(1<<6) != 0 {
 						k = a.Field(b, k, &seen, 6, a122)
-					} else if m&(1<<11) != 0 {
+					} else if m&(1<<7) != 0 {
 						k = a.Field(b, k, &seen, 6, a123)
-					} else if m&(1<<12) != 0 {
+					} else if m&(1<<8) != 0 {
 						k = a.Field(b, k, &seen, 6, a124)
-					} else if m&(1<<13) != 0 {
+					} else if m&(1<<9) != 0 {
 						k = a.Field(b, k, &seen, 6, a125)
-					} else if m&(1<<14) != 0 {
+					} else if m&(1<<10) != 0 {
 						k = a.Field(b, k, &seen, 6, a126)
-					} else if m&(1<<15) != 0 {
+					} else if m&(1<<11) != 0 {
+						k = a.Field(b, k, &seen, 6, a127)
+					} else if m&(1<<12) != 0 {
 						k = a.Field(b, k, &seen, 6, a128)
-					} else if m&(1<<16) != 0 {
+					} else if m&(1<<13) != 0 {
 						k = a.Field(b, k, &seen, 6, a129)
-					} else if m&(1<<17) != 0 {
+					} else if m&(1<<14) != 0 {
 						k = a.Field(b, k, &seen, 6, a130)
-					} else if m&(1<<18) != 0 {
+					} else if m&(1<<15) != 0 {
+						k = a.Field(b, k, &seen, 6, a132)
+					} else if m&(1<<16) != 0 {
 						k = a.Field(b, k, &seen, 6, a133)
+					} else if m&(1<<17) != 0 {
+						k = a.Field(b, k, &seen, 6, a134)
+					} else if m&(1<<18) != 0 {
+						k = a.Field(b, k, &seen, 6, a137)
 					} else {
 						k = a.Field(b, k, &seen, 6, a9)
 					}
@@ -11896,6 +12419,9 @@ func a134(a *Acc, b []byte, i int) int {
 			a.DropNames(mark)
 			a.Close()
 		}
+		if !mk {
+			m = a.CondsFrom(b, &conds8, ms[:], mf)
+		}
 		if seen&0x4f != 0x4f {
 			return -1
 		}
@@ -11908,8 +12434,8 @@ func a134(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a135 accepts or declines the value at #VermasMessage.message_type (validator v161).
-func a135(a *Acc, b []byte, i int) int {
+// a139 accepts or declines the value at #VermasMessage.message_type (validator v161).
+func a139(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -11928,11 +12454,11 @@ func a135(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a136 accepts or declines the values at these CUE paths:
+// a140 accepts or declines the values at these CUE paths:
 //   - #VermasMessage.read_at (validator v162)
 //   - #VermasProcess.steps[].started_at (validator v162)
 //   - #VermasProcess.steps[].completed_at (validator v162)
-func a136(a *Acc, b []byte, i int) int {
+func a140(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -11949,8 +12475,8 @@ func a136(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a137 accepts or declines the value at #VermasMessage.priority (validator v163).
-func a137(a *Acc, b []byte, i int) int {
+// a141 accepts or declines the value at #VermasMessage.priority (validator v163).
+func a141(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -11969,8 +12495,8 @@ func a137(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a138 accepts or declines the value at #VermasMessage (validator v164).
-func a138(a *Acc, b []byte, i int) int {
+// a142 accepts or declines the value at #VermasMessage (validator v164).
+func a142(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -12053,7 +12579,7 @@ func a138(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a100); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
@@ -12078,7 +12604,7 @@ func a138(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a135); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a139); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
@@ -12088,12 +12614,12 @@ func a138(a *Acc, b []byte, i int) int {
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a136); k >= 0 {
+					if k = a.Field(b, k, &seen, 7, a140); k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a137); k >= 0 {
+					if k = a.Field(b, k, &seen, 8, a141); k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
@@ -12125,8 +12651,8 @@ func a138(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a139 accepts or declines the value at #VermasProcess.work_order_id (validator v165).
-func a139(a *Acc, b []byte, i int) int {
+// a143 accepts or declines the value at #VermasProcess.work_order_id (validator v165).
+func a143(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -12143,8 +12669,8 @@ func a139(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a140 accepts or declines the value at #VermasProcess.state (validator v166).
-func a140(a *Acc, b []byte, i int) int {
+// a144 accepts or declines the value at #VermasProcess.state (validator v166).
+func a144(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -12161,8 +12687,8 @@ func a140(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a141 accepts or declines the value at #VermasProcess.steps[].status (validator v167).
-func a141(a *Acc, b []byte, i int) int {
+// a145 accepts or declines the value at #VermasProcess.steps[].status (validator v167).
+func a145(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -12179,8 +12705,8 @@ func a141(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a142 accepts or declines the value at #VermasProcess.steps[] (validator v168).
-func a142(a *Acc, b []byte, i int) int {
+// a146 accepts or declines the value at #VermasProcess.steps[] (validator v168).
+func a146(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -12228,13 +12754,25 @@ func a142(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a141)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a145); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a136)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a140); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a136)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a140); k >= 0 {
+						a.ElemMember(3, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -12259,8 +12797,8 @@ func a142(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a143 accepts or declines the value at #VermasProcess.steps (validator v169).
-func a143(a *Acc, b []byte, i int) int {
+// a147 accepts or declines the value at #VermasProcess.steps (validator v169).
+func a147(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -12268,9 +12806,13 @@ func a143(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(5)
 		if !empty {
 			for {
-				k := a142(a, b, j)
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a146(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -12285,14 +12827,17 @@ func a143(a *Acc, b []byte, i int) int {
 			}
 			a.Close()
 		}
+		if rec {
+			a.EndElems()
+		}
 		_ = n
 		return j
 	}
 	return -1
 }
 
-// a144 accepts or declines the value at #VermasProcess (validator v170).
-func a144(a *Acc, b []byte, i int) int {
+// a148 accepts or declines the value at #VermasProcess (validator v170).
+func a148(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -12353,7 +12898,7 @@ func a144(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a101); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
@@ -12363,12 +12908,12 @@ func a144(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a139); k >= 0 {
+					if k = a.Field(b, k, &seen, 2, a143); k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a140); k >= 0 {
+					if k = a.Field(b, k, &seen, 3, a144); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
@@ -12378,7 +12923,7 @@ func a144(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a143); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a147); k >= 0 {
 						a.Set(5, w, k)
 					}
 				}
@@ -12405,8 +12950,8 @@ func a144(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a145 accepts or declines the value at #VermasRoute.prefix (validator v171).
-func a145(a *Acc, b []byte, i int) int {
+// a149 accepts or declines the value at #VermasRoute.prefix (validator v171).
+func a149(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -12421,8 +12966,8 @@ func a145(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a146 accepts or declines the value at #VermasRoute.path (validator v172).
-func a146(a *Acc, b []byte, i int) int {
+// a150 accepts or declines the value at #VermasRoute.path (validator v172).
+func a150(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -12437,8 +12982,8 @@ func a146(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a147 accepts or declines the value at #VermasRoute (validator v173).
-func a147(a *Acc, b []byte, i int) int {
+// a151 accepts or declines the value at #VermasRoute (validator v173).
+func a151(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -12481,12 +13026,12 @@ func a147(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a145); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a149); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a146); k >= 0 {
+					if k = a.Field(b, k, &seen, 1, a150); k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
@@ -12518,8 +13063,8 @@ func a147(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a148 accepts or declines the value at #VermasTemplate.version (validator v174).
-func a148(a *Acc, b []byte, i int) int {
+// a152 accepts or declines the value at #VermasTemplate.version (validator v174).
+func a152(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		j, isInt := a.Num(b, i)
@@ -12534,8 +13079,8 @@ func a148(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a149 accepts or declines the value at #VermasTemplate.steps[] (validator v175).
-func a149(a *Acc, b []byte, i int) int {
+// a153 accepts or declines the value at #VermasTemplate.steps[] (validator v175).
+func a153(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -12585,13 +13130,25 @@ func a149(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a44)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a44); k >= 0 {
+						a.ElemMember(3, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -12616,8 +13173,8 @@ func a149(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a150 accepts or declines the value at #VermasTemplate.steps (validator v176).
-func a150(a *Acc, b []byte, i int) int {
+// a154 accepts or declines the value at #VermasTemplate.steps (validator v176).
+func a154(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -12625,9 +13182,13 @@ func a150(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(3)
 		if !empty {
 			for {
-				k := a149(a, b, j)
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a153(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -12642,6 +13203,9 @@ func a150(a *Acc, b []byte, i int) int {
 			}
 			a.Close()
 		}
+		if rec {
+			a.EndElems()
+		}
 		if n < 1 {
 			return -1
 		}
@@ -12651,8 +13215,8 @@ func a150(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a151 accepts or declines the value at #VermasTemplate (validator v177).
-func a151(a *Acc, b []byte, i int) int {
+// a155 accepts or declines the value at #VermasTemplate (validator v177).
+func a155(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -12713,12 +13277,12 @@ func a151(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a148); k >= 0 {
+					if k = a.Field(b, k, &seen, 2, a152); k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a150); k >= 0 {
+					if k = a.Field(b, k, &seen, 3, a154); k >= 0 {
 						a.Set(3, w, k)
 					}
 				}
@@ -12745,8 +13309,8 @@ func a151(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a152 accepts or declines the value at #VermasWorkOrder.dependencies[].type (validator v178).
-func a152(a *Acc, b []byte, i int) int {
+// a156 accepts or declines the value at #VermasWorkOrder.dependencies[].type (validator v178).
+func a156(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		j, s := a.Str(b, i)
@@ -12763,8 +13327,8 @@ func a152(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a153 accepts or declines the value at #VermasWorkOrder.dependencies[] (validator v179).
-func a153(a *Acc, b []byte, i int) int {
+// a157 accepts or declines the value at #VermasWorkOrder.dependencies[] (validator v179).
+func a157(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -12812,13 +13376,25 @@ func a153(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a99)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+						a.ElemMember(0, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a152)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a156); k >= 0 {
+						a.ElemMember(1, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a2)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+						a.ElemMember(2, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+						a.ElemMember(3, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -12843,8 +13419,8 @@ func a153(a *Acc, b []byte, i int) int {
 	return -1
 }
 
-// a154 accepts or declines the value at #VermasWorkOrder.dependencies (validator v180).
-func a154(a *Acc, b []byte, i int) int {
+// a158 accepts or declines the value at #VermasWorkOrder.dependencies (validator v180).
+func a158(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '[':
 		j, empty := a.Open(b, i)
@@ -12852,9 +13428,13 @@ func a154(a *Acc, b []byte, i int) int {
 			return -1
 		}
 		n := 0
+		rec := a.BeginElems(10)
 		if !empty {
 			for {
-				k := a153(a, b, j)
+				if rec {
+					a.ElemStart(b, j)
+				}
+				k := a157(a, b, j)
 				if k < 0 {
 					return -1
 				}
@@ -12869,14 +13449,17 @@ func a154(a *Acc, b []byte, i int) int {
 			}
 			a.Close()
 		}
+		if rec {
+			a.EndElems()
+		}
 		_ = n
 		return j
 	}
 	return -1
 }
 
-// a155 accepts or declines the value at #VermasWorkOrder (validator v181).
-func a155(a *Acc, b []byte, i int) int {
+// a159 accepts or declines the value at #VermasWorkOrder (validator v181).
+func a159(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
 		j, empty := a.Open(b, i)
@@ -12975,12 +13558,12 @@ func a155(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a99); k >= 0 {
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a106); k >= 0 {
+					if k = a.Field(b, k, &seen, 1, a110); k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
@@ -12990,17 +13573,17 @@ func a155(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a110); k >= 0 {
+					if k = a.Field(b, k, &seen, 3, a114); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a108); k >= 0 {
+					if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a107); k >= 0 {
+					if k = a.Field(b, k, &seen, 5, a111); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
@@ -13025,7 +13608,7 @@ func a155(a *Acc, b []byte, i int) int {
 					}
 				case 10:
 					w := k
-					if k = a.Field(b, k, &seen, 10, a154); k >= 0 {
+					if k = a.Field(b, k, &seen, 10, a158); k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 11:

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -27,12 +28,17 @@ type Extractor struct {
 	fields []xfield
 	root   *xnode // the member names of the fields, as a trie
 	all    uint64 // bit set of every field
-	// Arena receives the unescaped strings of the values found; the
-	// returned rules.Value strings point into it (or into the line). The
-	// caller owns it: it may hand in the arena of its current batch of
-	// records and take it back after the call, or reset it.
+	// Arena receives the unescaped strings and the digests of the values
+	// found; the returned rules.Value strings point into it (or into the
+	// line). The caller owns it: it may hand in the arena of its current
+	// batch of records and take it back after the call, or reset it.
 	Arena []byte
-	buf   []byte // scratch for member names with escapes
+	// Digests, when set, holds digests already made of values of the
+	// record (the memo its document rules used: Validator.Digests); a
+	// field of a rules.DigestField type whose value is there is copied
+	// from it instead of being made again.
+	Digests *rules.DigestMemo
+	buf     []byte // scratch for member names with escapes
 	// slots are, per field, the capture slot of the kind's acceptor that
 	// holds its value (fieldSlots), or -1 for a field under a top-level
 	// member whose slot is in parents; nil: some field has neither.
@@ -108,24 +114,39 @@ func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) {
 type xfield struct {
 	tokens []string
 	typ    rules.FieldType
+	digest *rules.Digest // typ's digest (rules.DigestField), or nil
 }
 
 // xnode is one level of the fields' pointers: the distinct member names
 // at that level and, per name, the fields that end there and the level
-// below (nil when no field goes deeper). A member name is compared with
-// the few distinct names of its level only.
+// below (nil when no field goes deeper). A member name is looked up by its
+// nameKey in a small hash table of the level's names (slot), then compared
+// with the one name found there, if any.
 type xnode struct {
 	names []string
 	keys  []uint64 // nameKey of each name: compared before the name
 	here  []uint64
 	child []*xnode
+	// slot is an open-addressing table of the names by nameKey (index+1,
+	// 0: empty), a power of two at least twice their number; shift maps a
+	// key's product with keyMul to a slot.
+	slot  []uint8
+	shift uint
 }
+
+// keyMul spreads a nameKey over the bits that pick its slot.
+const keyMul = 0x9e3779b97f4a7c15
 
 // nameKey packs the length and the first seven bytes of a member name:
 // names of other keys differ, names of one key are compared.
 func nameKey[S []byte | string](s S) uint64 {
 	k := uint64(len(s)) << 56
-	for i := 0; i < len(s) && i < 7; i++ {
+	if len(s) >= 8 {
+		b := s[:8]
+		return k | (uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48)
+	}
+	for i := 0; i < len(s); i++ {
 		k |= uint64(s[i]) << (8 * i)
 	}
 	return k
@@ -134,12 +155,37 @@ func nameKey[S []byte | string](s S) uint64 {
 // find returns the index of name among n.names, or len(n.names).
 func (n *xnode) find(name []byte) int {
 	key := nameKey(name)
-	for k, x := range n.keys {
-		if x == key && n.names[k] == string(name) {
+	mask := uint64(len(n.slot) - 1)
+	for h := key * keyMul >> n.shift; ; h = (h + 1) & mask {
+		k := int(n.slot[h]) - 1
+		if k < 0 {
+			return len(n.names)
+		}
+		if n.keys[k] == key && n.names[k] == string(name) {
 			return k
 		}
 	}
-	return len(n.names)
+}
+
+// index makes n.slot (and its levels' below) from n.keys.
+func (n *xnode) index() {
+	size, bits := 8, uint(3)
+	for size < 2*len(n.names) {
+		size, bits = size*2, bits+1
+	}
+	n.slot, n.shift = make([]uint8, size), 64-bits
+	for k, key := range n.keys {
+		h := key * keyMul >> n.shift
+		for n.slot[h] != 0 {
+			h = (h + 1) & uint64(size-1)
+		}
+		n.slot[h] = uint8(k + 1)
+	}
+	for _, c := range n.child {
+		if c != nil {
+			c.index()
+		}
+	}
 }
 
 func (n *xnode) add(tokens []string, bit uint64) {
@@ -169,10 +215,11 @@ func NewExtractor(kindName string, fields []rules.Field) *Extractor {
 	x := &Extractor{root: &xnode{}}
 	for i, f := range fields {
 		toks, _ := rules.PointerTokens(f.Pointer)
-		x.fields = append(x.fields, xfield{tokens: toks, typ: f.Type})
+		x.fields = append(x.fields, xfield{tokens: toks, typ: f.Type, digest: f.Type.Digest()})
 		x.all |= 1 << uint(i)
 		x.root.add(toks, 1<<uint(i))
 	}
+	x.root.index()
 	if kindName != "" {
 		x.fieldSlots(kindName)
 	}
@@ -217,12 +264,12 @@ func (x *Extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 		if line[i] != '"' {
 			return -1
 		}
-		end := fast.SkipString(line, i)
+		end, esc := skipName(line, i)
 		if end < 0 {
 			return -1
 		}
 		name := line[i+1 : end-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
+		if esc {
 			var ok bool
 			if x.buf, ok = unquoteAppend(x.buf[:0], line[i:end]); !ok {
 				return -1
@@ -273,6 +320,26 @@ func (x *Extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 	return -1
 }
 
+// skipName is fast.SkipString of the member name at line[i] == '"', and
+// whether the name has an escape: eight bytes at a time up to the first
+// '"' or '\\' (most names end within the first eight or sixteen).
+func skipName(line []byte, i int) (end int, esc bool) {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	for j := i + 1; j+8 <= len(line); j += 8 {
+		x := binary.LittleEndian.Uint64(line[j:])
+		q := x ^ (lsb * '"')
+		b := x ^ (lsb * '\\')
+		if t := ((q-lsb)&^q | (b-lsb)&^b) & msb; t != 0 {
+			if j += bits.TrailingZeros64(t) >> 3; line[j] == '"' {
+				return j + 1, false
+			}
+			return fast.SkipString(line, i), true
+		}
+	}
+	end = fast.SkipString(line, i)
+	return end, end >= 0 && bytes.IndexByte(line[i+1:end-1], '\\') >= 0
+}
+
 // convert stores the raw JSON value found at byte offset off as f's type.
 func (x *Extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 	v.Column = off + 1
@@ -283,6 +350,18 @@ func (x *Extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 	switch c := raw[0]; {
 	case f.typ == rules.FieldRaw:
 		v.Type, v.Str = rules.ValueRaw, raw
+	case f.digest != nil:
+		v.Type, v.Str = rules.ValueRaw, raw
+		n := len(x.Arena)
+		if d, ok, found := x.Digests.Lookup(f.digest, raw); found {
+			if ok {
+				x.Arena = append(x.Arena, d...)
+				v.Type, v.Str = rules.ValueDigest, x.Arena[n:len(x.Arena):len(x.Arena)]
+			}
+		} else if out, ok := f.digest.Make(x.Arena, raw); ok {
+			x.Arena = out
+			v.Type, v.Str = rules.ValueDigest, x.Arena[n:len(x.Arena):len(x.Arena)]
+		}
 	case c == '"' && (f.typ == rules.FieldString || f.typ == rules.FieldTime):
 		s := raw[1 : len(raw)-1]
 		if bytes.IndexByte(s, '\\') >= 0 {

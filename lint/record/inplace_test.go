@@ -164,6 +164,52 @@ func TestCapturedExtractAgrees(t *testing.T) {
 	}
 }
 
+// TestDeclinedInPlaceAgrees: a record its kind's acceptor declines (a
+// value the schema rejects, an escape in a member name or a string it
+// checks, a frame of the other mode's members) is read in place too, from
+// one scan of the record (docPlan.scannedFlat), and gets the violations
+// the decoded record gets; one with a number beyond float64 is decoded,
+// which reports it.
+func TestDeclinedInPlaceAgrees(t *testing.T) {
+	r := strings.Replace
+	cases := []struct {
+		kind, line string
+		inPlace    bool
+	}{
+		{"idle/event", r(inPlaceState, `"2026-02-14T00:00:00.006Z"`, `"2026-02-14 00:00:00.006Z"`, 1), true},
+		{"idle/event", r(inPlaceState, `"iter":2,"max":100`, `"iter":101,"max":"100"`, 1), true},
+		{"idle/event", r(inPlaceState, `"run_id":"grind-`, `"r\u0075n_id":"loop-`, 1), true},
+		{"idle/event", r(inPlaceState, `"stack":[{`, `"st\u0061ck":[{"x":1,`, 1), true},
+		{"idle/event", r(r(inPlaceState, `"mode":"grind"`, `"mode":"gr\u0069nd"`, 1), `"updated_at":"`, `"updated_at":"x`, 1), true},
+		{"idle/event", r(inPlaceState, `"mode":"grind"`, `"mode":"issue"`, 1), true},
+		{"idle/event", r(r(inPlaceState, `"id":"grind-1771059600-0"`, `"id":"a\"b","x":[1,{"iter":0}]`, 1), `"schema":0`, `"schema":-1`, 1), true},
+		{"idle/event", r(inPlaceState, `"schema":0`, `"schema":"0"`, 1), true},
+		{"idle/event", `{"schema":0,"event":"STATE","run_id":"loop-1-2","updated_at":"x","stack":[1,{"mode":"grind","iter":5,"max":2}]}`, true},
+		{"idle/event", r(inPlaceAnchor, `"3/10"`, `"11/10 "`, 1), true},
+		{"idle/event", r(r(inPlaceAnchor, `"schema":0`, `"schema":0,"event":"ANCHOR"`, 1), `"2024-12-21T10:30:00Z"`, `"later"`, 1), true},
+		{"idle/event", r(r(inPlaceState, `"filter":"label:api"`, `"filter":"label:api","x":1e999`, 1), `"schema":0`, `"schema":2`, 1), false},
+		{"vermas/event", r(inPlaceAssigned, `"2026-02-14T09:00:00.385Z"`, `"2026-02-14 09:00:00"`, 1), true},
+		{"vermas/event", r(r(inPlaceAssigned, `workers-slot3"`, `workers-slot\u0034"`, 1), `"timestamp":"`, `"timestamp":"x`, 1), true},
+		{"vermas/event", r(inPlaceRead, `"read_at":"2026-02-14T09:00:32.291Z"`, `"read_at":7`, 1), true},
+	}
+	now := time.Date(2026, 2, 14, 20, 0, 0, 0, time.UTC)
+	for _, c := range cases {
+		v := NewValidator(Options{Now: now}, nil)
+		got := violationsText(v.RecordLine(c.kind, "f.jsonl", []byte(c.line), 7))
+		if v.accepted {
+			t.Errorf("%s: accepted, want declined: %s", c.kind, c.line)
+		}
+		if inPlace := v.ldoc.Flat != nil; inPlace != c.inPlace {
+			t.Errorf("%s: read in place %v, want %v: %s", c.kind, inPlace, c.inPlace, c.line)
+		}
+		d := NewValidator(Options{Now: now}, nil)
+		d.plan(c.kind).inPlace = false
+		if decoded := violationsText(d.RecordLine(c.kind, "f.jsonl", []byte(c.line), 7)); decoded != got {
+			t.Errorf("%s: %s\n in place: %s\n decoded:  %s", c.kind, c.line, got, decoded)
+		}
+	}
+}
+
 // FuzzInPlaceAgrees: any idle or VerMAS event gets the same violations,
 // rule, pointer, position, reason and details, whether the records its
 // kind's acceptor accepts are read in place or decoded.

@@ -39,7 +39,16 @@ type docPlan struct {
 	// ancestor whose span holds it (captureSlots).
 	anc  []int
 	want []string // undeclared top-level members the acceptor records (fast.Acc.Want)
-	raws [][]byte // flat's values by tokens entry, reused
+	// wantElems are the top-level arrays of objects among the declared
+	// values whose objects the acceptor records (fast.Acc.WantElems), and
+	// elemOf, per tokens entry, the index of its member in the acceptor's
+	// Names when it is one of them (else -1).
+	wantElems uint64
+	elemOf    []int
+	elemNames [][]string        // per tokens entry of elemOf >= 0, its fast.Acceptor.ElemNames
+	elems     []fast.ElemSpan   // flat's objects of the arrays, reused
+	flatElems []rules.FlatElems // flat's rules.Flat.Elems, per tokens entry, reused
+	raws      [][]byte          // flat's values by tokens entry, reused
 	// inPlace: every enabled rule reads the values in place (rules.Rule.InPlace).
 	inPlace bool
 	// whole: the kind is a JSON document (kind.FormatJSON) read shallowly,
@@ -82,6 +91,10 @@ func (v *Validator) plan(kind string) *docPlan {
 		p = newShallowPlan(ptrs)
 		p.slots, p.anc, p.want = captureSlots(kind, p.tokens)
 		p.inPlace = inPlace
+		if inPlace && p.slots != nil {
+			p.wantElems, p.elemOf, p.elemNames = elemArrays(kind, p.tokens)
+			p.flatElems = make([]rules.FlatElems, len(p.tokens))
+		}
 		k := kindpkg.Lookup(kind)
 		p.whole = k != nil && k.Format == kindpkg.FormatJSON
 	}
@@ -167,6 +180,49 @@ func captureSlots(kind string, tokens [][]string) (slots, anc []int, want []stri
 	return slots, anc, want
 }
 
+// elemArrays returns the top-level members among the pointers tokens
+// whose values kind's acceptor reads as arrays of objects whose members it
+// can record (fast.Acceptor.ElemNames), as fast.Acc.WantElems, and per
+// tokens entry the index of its member in the acceptor's Names (-1 for the
+// others) and the names of its objects' members.
+func elemArrays(kind string, tokens [][]string) (uint64, []int, [][]string) {
+	acc := fast.Acceptors[kind]
+	if acc == nil || len(acc.ElemNames) == 0 {
+		return 0, nil, nil
+	}
+	var want uint64
+	of, names := make([]int, len(tokens)), make([][]string, len(tokens))
+	for i, toks := range tokens {
+		of[i] = -1
+		if len(toks) != 1 || acc.ElemNames[toks[0]] == nil {
+			continue
+		}
+		if k := slices.Index(acc.Names, toks[0]); k >= 0 && k < 64 {
+			of[i], names[i], want = k, acc.ElemNames[toks[0]], want|1<<uint(k)
+		}
+	}
+	if want == 0 {
+		return 0, nil, nil
+	}
+	return want, of, names
+}
+
+// elemsOf returns what the acceptor recorded of the objects of the array
+// that is top-level member top (its index in the acceptor's Names): a.Elems
+// when it is the only one wanted, otherwise its entries, in p.elems.
+func (p *docPlan) elemsOf(a *fast.Acc, top uint8) []fast.ElemSpan {
+	if p.wantElems&(p.wantElems-1) == 0 {
+		return a.Elems
+	}
+	start := len(p.elems)
+	for _, e := range a.Elems {
+		if e.Top == top {
+			p.elems = append(p.elems, e)
+		}
+	}
+	return p.elems[start:len(p.elems):len(p.elems)]
+}
+
 // maxWant bounds the undeclared members a plan has the acceptor record.
 const maxWant = 8
 
@@ -178,7 +234,7 @@ const maxWant = 8
 // where the kind does not type it (an undeclared member of a stack frame),
 // and notes in fast.Acc.Wide a record that may hold one.
 func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
-	p.flats = p.flats[:0]
+	p.flats, p.elems = p.flats[:0], p.elems[:0]
 	if p.raws == nil {
 		p.raws = make([][]byte, len(p.slots))
 	}
@@ -202,7 +258,37 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 			return nil, false
 		}
 		p.raws[i] = v
-		p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: v})
+		f := rules.Flat{Pointer: p.ptrs[i], Raw: v}
+		if p.elemOf != nil && p.elemOf[i] >= 0 && s >= 0 {
+			e := &p.flatElems[i]
+			e.Spans, e.Names, e.Base = p.elemsOf(a, uint8(p.elemOf[i])), p.elemNames[i], int(a.Spans[s].Start)
+			f.Elems = e
+		}
+		p.flats = append(p.flats, f)
+	}
+	return p.flats, true
+}
+
+// scannedFlat is flat for a record its kind's acceptor declined (a value
+// the schema rejects, a string with an escape): the declared values found
+// by one scan of the record (the extractor, which reads member names as
+// decoding does), nothing decoded. False when a value holds a number
+// beyond float64's range, which decoding it reports (shallowValue). The
+// record is well-formed JSON (the validator found no syntax error), so no
+// member name in it repeats.
+func (p *docPlan) scannedFlat(raw []byte) ([]rules.Flat, bool) {
+	p.flats = p.flats[:0]
+	p.x.Arena = p.x.Arena[:0]
+	p.x.extract(raw, p.vals)
+	for i := range p.tokens {
+		v := &p.vals[i]
+		if v.Type != rules.ValueRaw {
+			continue
+		}
+		if len(v.Str) > 0 && v.Str[0] != '"' && !numbersFit(v.Str) {
+			return nil, false
+		}
+		p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: v.Str})
 	}
 	return p.flats, true
 }

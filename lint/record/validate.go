@@ -129,6 +129,7 @@ type Validator struct {
 	ropts    *rules.Options      // what document rules see, shared by all records
 	runner   rules.Runner        // the document rules, with reused state
 	red      secrets.Redactor    // redacts the texts of violations (fill)
+	digests  rules.DigestMemo    // the digests made of the last record (Digests)
 }
 
 // NewValidator returns a Validator using engine (nil: the fast path).
@@ -175,9 +176,10 @@ func (v *Validator) RecordLine(kind, file string, raw []byte, line1 int) []envel
 // call (otherwise it is reused, and its values may point into raw); inLog
 // says whether raw is one line of a JSON Lines log (rules.Doc.InLog).
 func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog bool) ([]envelope.Violation, *rules.Doc) {
+	v.digests.Reset()
 	plan := v.plan(kind)
 	if v.fast != nil {
-		v.fast.acc.Want = plan.want
+		v.fast.acc.Want, v.fast.acc.WantElems = plan.want, plan.wantElems
 	}
 	v.accepted = v.fast != nil && v.fast.Accept(kind, raw, v.opts.Strict)
 	if v.accepted {
@@ -219,6 +221,8 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 		err = json.Unmarshal(raw, &x)
 	} else if plan.shallow && v.accepted && plan.slots != nil && plan.inPlace {
 		doc.Flat, flat = plan.flat(raw, v.fast.Captured())
+	} else if plan.shallow && plan.inPlace && !plan.whole {
+		doc.Flat, flat = plan.scannedFlat(raw)
 	}
 	switch {
 	case err != nil:
@@ -237,13 +241,22 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 		// Well-formed text the decoder cannot hold (a number such as 1e999
 		// beyond float64 in a member the schema does not type): reported,
 		// never hidden, as a syntax error that sorts first.
-		v.vs = append(v.vs, envelope.Violation{Rule: fast.RuleSyntax, Parse: true, Reason: "invalid JSON: " + err.Error()})
+		v.vs = append(v.vs, envelope.Violation{Rule: fast.RuleSyntax, Parse: true, Reason: "invalid JSON: " + fast.DecodeError(err)})
 		v.finish()
 		envelope.Sort(v.vs) // a parse error comes first, also after schema findings
 		return v.vs, nil
 	}
 	n := len(v.vs)
-	for _, f := range v.runner.RunRules(doc, plan.enabled, v.Enabled) {
+	doc.Digests = &v.digests
+	enabled := v.Enabled
+	if len(v.opts.Severity) == 0 {
+		enabled = nil // no rule is off: plan.enabled is every rule, every finding is kept
+	}
+	fs := v.runner.RunRules(doc, plan.enabled, enabled)
+	if keep {
+		doc.Digests = nil // the memo is the next record's
+	}
+	for _, f := range fs {
 		if v.opts.CountOnly {
 			v.vs = append(v.vs, envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: line1})
 			continue
@@ -278,6 +291,11 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 	}
 	return v.vs, doc
 }
+
+// Digests returns the digests (rules.Digest) that the document rules made
+// of the values of the last record, for the extraction of its stream
+// values (Extractor.Digests): valid until the next record.
+func (v *Validator) Digests() *rules.DigestMemo { return &v.digests }
 
 // locate is Locate for a finding of the last record: from the span its
 // kind's acceptor recorded when the record was accepted and the pointer

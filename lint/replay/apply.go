@@ -952,7 +952,7 @@ func (r *run) applyDecoded(s *stream, d *delta, err error, index int, at place) 
 //go:noinline
 func (r *run) decodeError(s *stream, err error, at place) {
 	r.addInput(s.name, r.fillAll([]envelope.Violation{{Rule: fast.RuleSyntax, Line: at.span.line, Column: at.span.col, Parse: true,
-		Pointer: at.ptr, Reason: "invalid JSON: " + err.Error()}}))
+		Pointer: at.ptr, Reason: "invalid JSON: " + fast.DecodeError(err)}}))
 }
 
 // reject reports why delta d was not applied and counts it.

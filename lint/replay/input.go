@@ -127,7 +127,7 @@ func (r *run) readBase(in Input) (*ledger, error) {
 		return l, nil
 	}
 	if err := r.parseBase(l, data); err != nil {
-		return nil, &InputError{in.Name, err.Error()}
+		return nil, &InputError{in.Name, fast.DecodeError(err)}
 	}
 	return l, nil
 }

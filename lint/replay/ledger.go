@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/fast"
 )
 
 // The mutable fields of a ledger row (seed 001 D3; lint/replay/README.md):
@@ -233,7 +235,7 @@ func parseRowSlow(text []byte) (*row, error) {
 			r.owner = unquote(v)
 		case "dependencies":
 			if err := json.Unmarshal(v, &r.deps); err != nil {
-				return nil, fmt.Errorf("ledger row dependencies: %v", err)
+				return nil, errors.New("ledger row dependencies: " + fast.DecodeError(err))
 			}
 		}
 	}

@@ -4,6 +4,7 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentlint/agentlint/lint/fast"
@@ -23,7 +24,23 @@ type accGen struct {
 	order   []string
 	names   []string // the names of order, in the same order
 	origins map[string]*origin
+	// rootElems are, while a kind's acceptor is generated, the members of
+	// its top-level object whose arrays' objects it records for
+	// fast.Acc.WantElems (elemNames), by their index in its names.
+	rootElems map[string]int
 }
+
+// elemRec says what a value's acceptor records for fast.Acc.WantElems:
+// top >= 0, the value of top-level member top, whose array's objects it
+// records (BeginElems, ElemStart); members, an object of such an array,
+// whose declared members it records (ElemMember).
+type elemRec struct {
+	top     int
+	members bool
+}
+
+// noRec records nothing.
+var noRec = elemRec{top: -1}
 
 // slots assigns capture slots to member pointers of one kind.
 type slots struct {
@@ -55,25 +72,90 @@ func (ag *accGen) define(body string) string {
 }
 
 // kind returns the acceptor of one kind (definition at), its capture
-// pointers and the member names its top-level object declares (under
-// conditions too).
-func (ag *accGen) kind(t *Type, at where) (string, []string, []string, error) {
-	s := &slots{}
-	fn, err := ag.value(t, "", s, false, at)
-	if err != nil {
-		return "", nil, nil, err
-	}
+// pointers, the member names its top-level object declares (under
+// conditions too) and, per top-level member whose value is an array of
+// objects, the member names those objects declare (elemNames).
+func (ag *accGen) kind(t *Type, at where) (string, []string, []string, map[string][]string, error) {
 	var names []string
+	var elems map[string][]string
+	ag.rootElems = nil
 	if t.Obj != nil {
 		names = t.Obj.Names()
+		var err error
+		if elems, err = elemNames(t.Obj); err != nil {
+			return "", nil, nil, nil, err
+		}
+		ag.rootElems = map[string]int{}
+		for n := range elems {
+			if k := slices.Index(names, n); k >= 0 && k < 64 {
+				ag.rootElems[n] = k
+			} else {
+				delete(elems, n)
+			}
+		}
 	}
-	return fn, s.fields, names, nil
+	s := &slots{}
+	fn, err := ag.value(t, "", s, false, at, noRec)
+	ag.rootElems = nil
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	if len(elems) == 0 {
+		elems = nil
+	}
+	return fn, s.fields, names, elems, nil
+}
+
+// elemNames returns, per member of o whose value is an array of objects
+// (in every declaration of it that is an array of objects: the same
+// names), the member names those objects declare, in the order of their
+// bits in the acceptor's seen (Object.Names): what Acc.Elems records of
+// them.
+func elemNames(o *Object) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, n := range o.Names() {
+		var decls []*Field
+		if f := o.Field(n); f != nil {
+			decls = append(decls, f)
+		}
+		if o.CondDeclares(n) {
+			vs, err := o.Variants(n)
+			if err != nil {
+				return nil, err
+			}
+			for _, v := range vs {
+				if v.Field != nil {
+					decls = append(decls, v.Field)
+				}
+			}
+		}
+		var names []string
+		same := true
+		for _, f := range decls {
+			e := f.Type.Elem
+			if f.Type.Kinds&fast.KArray == 0 || e == nil || e.Obj == nil {
+				continue
+			}
+			if en := e.Obj.Names(); names == nil {
+				names = en
+			} else if strings.Join(en, "\x00") != strings.Join(names, "\x00") {
+				same = false
+			}
+		}
+		if names != nil && same {
+			out[n] = names
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
 
 // value returns the name of the AcceptFunc of t, the value at at (for the
 // function's comment). Members of objects get capture slots from s under
 // pointer prefix ptr (s nil: no captures, inside arrays).
-func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where) (string, error) {
+func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, rec elemRec) (string, error) {
 	q := ag.g.q
 	lf := ag.g.leaf(t, DefaultRule, fieldRules{}, false)
 	var b strings.Builder
@@ -138,7 +220,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where) (
 		b.WriteString("\tcase '{':\n")
 		if t.Obj == nil {
 			b.WriteString("\t\treturn a.Any(b, i)\n")
-		} else if err := ag.object(&b, t.Obj, ptr, s, inCheck, at); err != nil {
+		} else if err := ag.object(&b, t.Obj, ptr, s, inCheck, at, rec.members); err != nil {
 			return "", err
 		}
 	}
@@ -148,16 +230,31 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where) (
 			b.WriteString("\t\treturn a.Any(b, i)\n")
 		} else {
 			elem := "a.Any(b, j)"
+			// The objects of a top-level member's array are recorded
+			// for fast.Acc.WantElems (elemNames), element by element.
+			recObjs := rec.top >= 0 && t.Elem != nil && t.Elem.Obj != nil
 			if t.Elem != nil {
-				fn, err := ag.value(t.Elem, "", nil, inCheck, at.elem())
+				erec := noRec
+				if recObjs {
+					erec = elemRec{top: -1, members: true}
+				}
+				fn, err := ag.value(t.Elem, "", nil, inCheck, at.elem(), erec)
 				if err != nil {
 					return "", err
 				}
 				elem = fn + "(a, b, j)"
 			}
 			fmt.Fprintf(&b, "\t\tj, empty := a.Open(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n\t\tn := 0\n")
-			fmt.Fprintf(&b, "\t\tif !empty {\n\t\t\tfor {\n\t\t\t\tk := %s\n\t\t\t\tif k < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tn++\n", elem)
+			start := ""
+			if recObjs {
+				fmt.Fprintf(&b, "\t\trec := a.BeginElems(%d)\n", rec.top)
+				start = "\t\t\t\tif rec {\n\t\t\t\t\ta.ElemStart(b, j)\n\t\t\t\t}\n"
+			}
+			fmt.Fprintf(&b, "\t\tif !empty {\n\t\t\tfor {\n%s\t\t\t\tk := %s\n\t\t\t\tif k < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tn++\n", start, elem)
 			fmt.Fprintf(&b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, ']'); j < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tif !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\ta.Close()\n\t\t}\n", q)
+			if recObjs {
+				b.WriteString("\t\tif rec {\n\t\t\ta.EndElems()\n\t\t}\n")
+			}
 			if t.MinItems >= 0 {
 				fmt.Fprintf(&b, "\t\tif n < %d {\n\t\t\treturn -1\n\t\t}\n", t.MinItems)
 			}
@@ -184,7 +281,16 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where) (
 // sibling bound (`<timeout_seconds`) must hold between the two members'
 // literals (fast.RefHolds) when both are present. inCheck:
 // the object is part of a check (its members are open, as the validator's).
-func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, inCheck bool, at where) error {
+func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, inCheck bool, at where, recMembers bool) error {
+	// The root object (ptr "" with slots): its members whose arrays'
+	// objects are recorded.
+	root := ptr == "" && s != nil && !inCheck
+	recTop := func(n string) elemRec {
+		if k, ok := ag.rootElems[n]; ok && root {
+			return elemRec{top: k}
+		}
+		return noRec
+	}
 	q := ag.g.q
 	names := o.Names()
 	if len(names) > 64 {
@@ -244,7 +350,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		if o.CondDeclares(f.Name) {
 			fat = fat.outside()
 		}
-		fn, err := ag.value(f.Type, ptr+"/"+escapePointer(f.Name), sub, inCheck, fat)
+		fn, err := ag.value(f.Type, ptr+"/"+escapePointer(f.Name), sub, inCheck, fat, recTop(f.Name))
 		if err != nil {
 			return err
 		}
@@ -265,7 +371,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 			fn := ""
 			if v.Field != nil {
 				var err error
-				if fn, err = ag.value(v.Field.Type, "", nil, inCheck, at.field(n).variant(o, v)); err != nil {
+				if fn, err = ag.value(v.Field.Type, "", nil, inCheck, at.field(n).variant(o, v), recTop(n)); err != nil {
 					return err
 				}
 			}
@@ -279,12 +385,44 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	case o.AllowX:
 		mode = q + "XMembers"
 	}
+	// The conditions that hold (m) are read from the discriminators'
+	// values as the loop below reads them (Acc.CondsFrom), when every
+	// discriminator is a member declared without conditions: a member
+	// declared under conditions that comes before them, and the checks
+	// after the loop, read them then (Acc.CondsAt: the pre-scan only for
+	// a discriminator not read yet). Otherwise the pre-scan reads them
+	// first (Acc.Conds).
+	cs := ""
+	disc := map[string]int{} // discriminator name → its index in the CondSet (lazy)
+	lazy := false
 	if conds {
-		cs, err := ag.g.condSet(o, inCheck, func(f *Field) string { return DefaultRule })
-		if err != nil {
+		var err error
+		if cs, err = ag.g.condSet(o, inCheck, func(f *Field) string { return DefaultRule }); err != nil {
 			return err
 		}
-		fmt.Fprintf(b, "\t\tm := a.Conds(b, i, &%s)\n", cs)
+		lazy = true
+		for _, cd := range o.Conds {
+			if _, ok := disc[cd.Field]; !ok {
+				disc[cd.Field] = len(disc)
+			}
+			if _, declared := index[cd.Field]; !declared || o.CondDeclares(cd.Field) {
+				lazy = false
+			}
+		}
+		if lazy {
+			fmt.Fprintf(b, "\t\tvar m uint64\n\t\tmk := false\n\t\tvar ms [%d]%sSpan32\n\t\tvar mf uint\n", len(disc), q)
+		} else {
+			fmt.Fprintf(b, "\t\tm := a.Conds(b, i, &%s)\n", cs)
+		}
+	}
+	// discRead is the statement that records the value b[w:k] of the
+	// discriminator n, which was just read (lazy).
+	discRead := func(n string) string {
+		fi, ok := disc[n]
+		if !lazy || !ok {
+			return ""
+		}
+		return fmt.Sprintf("\t\t\t\t\t\tms[%d], mf = %sSpan32{Start: int32(w), End: int32(k)}, mf|1<<%d\n", fi, q, fi)
 	}
 	b.WriteString("\t\tj, empty := a.Open(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n")
 	if len(names) > 0 {
@@ -335,15 +473,27 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	fmt.Fprintf(b, "\t\t\t\t\tdefault:\n\t\t\t\t\t\tk = a.Undeclared(b, j, k, name, mark, %s)\n\t\t\t\t\t}\n\t\t\t\t}\n", mode)
 	if len(names) > 0 {
 		b.WriteString("\t\t\t\tswitch f {\n")
+		// recorded is the statement that records the value b[w:k] of
+		// member i, just read by its declaration (recMembers).
+		recorded := func(i int) string {
+			if !recMembers {
+				return ""
+			}
+			return fmt.Sprintf("a.ElemMember(%d, w, k)", i)
+		}
 		for i, n := range names {
 			fmt.Fprintf(b, "\t\t\t\tcase %d:\n", i)
 			if needSpan[n] {
 				b.WriteString("\t\t\t\t\tv := k\n")
 			}
+
 			switch vs := variants[n]; {
 			case vs != nil:
-				if i < len(slot) && slot[i] >= 0 {
+				if i < len(slot) && slot[i] >= 0 || recMembers {
 					b.WriteString("\t\t\t\t\tw := k\n")
+				}
+				if lazy {
+					fmt.Fprintf(b, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tm, mk = a.CondsAt(b, i, &%s, ms[:], mf), true\n\t\t\t\t\t}\n", cs)
 				}
 				// One branch per variant; a variant that does not
 				// declare the member reads it as undeclared.
@@ -353,6 +503,10 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 						fmt.Fprintf(b, "\t\t\t\t\t\tk = a.Undeclared(b, j, k, []byte(%q), mark, %s)\n", n, mode)
 						continue
 					}
+					if r := recorded(i); r != "" {
+						fmt.Fprintf(b, "\t\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\t\t%s\n\t\t\t\t\t\t}\n", i, vfns[n][vi], r)
+						continue
+					}
 					fmt.Fprintf(b, "\t\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, vfns[n][vi])
 				}
 				b.WriteString("\t\t\t\t\t}\n")
@@ -360,7 +514,13 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 					fmt.Fprintf(b, "\t\t\t\t\tif k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", slot[i])
 				}
 			case i < len(slot) && slot[i] >= 0:
-				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", i, fns[i], slot[i])
+				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n%s\t\t\t\t\t}\n", i, fns[i], slot[i], discRead(n))
+			case discRead(n) != "" || recMembers:
+				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n%s", i, fns[i], discRead(n))
+				if r := recorded(i); r != "" {
+					fmt.Fprintf(b, "\t\t\t\t\t\t%s\n", r)
+				}
+				b.WriteString("\t\t\t\t\t}\n")
 			default:
 				fmt.Fprintf(b, "\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, fns[i])
 			}
@@ -372,6 +532,9 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	}
 	b.WriteString("\t\t\t\tif uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {\n\t\t\t\t\tj = k + 1 // the common case\n\t\t\t\t\tcontinue\n\t\t\t\t}\n")
 	fmt.Fprintf(b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, '}'); !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\tif j < 0 {\n\t\t\t\treturn -1\n\t\t\t}\n\t\t\ta.DropNames(mark)\n\t\t\ta.Close()\n\t\t}\n", q)
+	if lazy {
+		fmt.Fprintf(b, "\t\tif !mk {\n\t\t\tm = a.CondsFrom(b, &%s, ms[:], mf)\n\t\t}\n", cs)
+	}
 	if req != 0 {
 		fmt.Fprintf(b, "\t\tif seen&%#x != %#x {\n\t\t\treturn -1\n\t\t}\n", req, req)
 	}
@@ -398,7 +561,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	}
 	for ci, cd := range o.Conds {
 		for _, ck := range cd.Checks {
-			fn, err := ag.value(ck.Type, "", nil, true, at.check(ck, cd))
+			fn, err := ag.value(ck.Type, "", nil, true, at.check(ck, cd), noRec)
 			if err != nil {
 				return err
 			}

@@ -43,14 +43,15 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 	type accEntry struct {
 		kind, fn      string
 		fields, names []string
+		elems         map[string][]string
 	}
 	var accs []accEntry
 	for _, k := range m.Kinds {
-		fn, fields, names, err := ag.kind(k.Type, where{path: k.Def})
+		fn, fields, names, elems, err := ag.kind(k.Type, where{path: k.Def})
 		if err != nil {
 			return nil, fmt.Errorf("%s: acceptor: %w", k.Name, err)
 		}
-		accs = append(accs, accEntry{k.Name, fn, fields, names})
+		accs = append(accs, accEntry{k.Name, fn, fields, names, elems})
 	}
 	var out bytes.Buffer
 	from := "cue/*.cue"
@@ -88,7 +89,30 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 			}
 			fmt.Fprintf(&out, "%q", f)
 		}
-		out.WriteString("}},\n")
+		out.WriteString("}")
+		if len(e.elems) > 0 {
+			out.WriteString(", ElemNames: map[string][]string{")
+			var ks []string
+			for k := range e.elems {
+				ks = append(ks, k)
+			}
+			sort.Strings(ks)
+			for i, k := range ks {
+				if i > 0 {
+					out.WriteString(", ")
+				}
+				fmt.Fprintf(&out, "%q: {", k)
+				for j, n := range e.elems[k] {
+					if j > 0 {
+						out.WriteString(", ")
+					}
+					fmt.Fprintf(&out, "%q", n)
+				}
+				out.WriteString("}")
+			}
+			out.WriteString("}")
+		}
+		out.WriteString("},\n")
 	}
 	out.WriteString("}\n\n")
 	emitSorted(&out, g.regexDecls)

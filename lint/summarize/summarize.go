@@ -22,6 +22,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/fast"
 	"github.com/agentlint/agentlint/lint/output"
 	"github.com/agentlint/agentlint/lint/record"
 )
@@ -128,7 +129,7 @@ func (s *Summarizer) Read(file string, r io.Reader) error {
 		if err := s.add(text); err != nil {
 			// The engine accepted the entry, so this cannot happen; say so
 			// rather than drop the entry silently.
-			vs = append(vs, envelope.Violation{Rule: "AL001", Line: n, Column: 1, Parse: true, Reason: "invalid JSON: " + err.Error()})
+			vs = append(vs, envelope.Violation{Rule: "AL001", Line: n, Column: 1, Parse: true, Reason: "invalid JSON: " + fast.DecodeError(err)})
 			if err := s.deny(file, n, s.v.Fill(vs)); err != nil {
 				return err
 			}

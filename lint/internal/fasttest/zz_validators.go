@@ -789,7 +789,10 @@ func a5(a *fast.Acc, b []byte, i int) int {
 func a6(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds1)
+		var m uint64
+		mk := false
+		var ms [1]fast.Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -829,10 +832,16 @@ func a6(a *fast.Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a4)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a4); k >= 0 {
+						ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+					}
 				case 1:
 					k = a.Field(b, k, &seen, 1, a5)
 				case 2:
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a3)
 					} else {
@@ -853,6 +862,9 @@ func a6(a *fast.Acc, b []byte, i int) int {
 			}
 			a.DropNames(mark)
 			a.Close()
+		}
+		if !mk {
+			m = a.CondsFrom(b, &conds1, ms[:], mf)
 		}
 		if seen&0x3 != 0x3 {
 			return -1
@@ -904,7 +916,10 @@ func a8(a *fast.Acc, b []byte, i int) int {
 func a9(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds0)
+		var m uint64
+		mk := false
+		var ms [1]fast.Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -982,9 +997,13 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					w := k
 					if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
 						a.Set(1, w, k)
+						ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 2:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 2, a3)
 					} else {
@@ -995,6 +1014,9 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a6)
 					} else {
@@ -1005,6 +1027,9 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 				case 4:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a2)
 					} else {
@@ -1015,6 +1040,9 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 5, a2)
 					} else {
@@ -1025,6 +1053,9 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 				case 6:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 6, a7)
 					} else {
@@ -1035,6 +1066,9 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 				case 7:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 7, a8)
 					} else {
@@ -1058,6 +1092,9 @@ func a9(a *fast.Acc, b []byte, i int) int {
 			}
 			a.DropNames(mark)
 			a.Close()
+		}
+		if !mk {
+			m = a.CondsFrom(b, &conds0, ms[:], mf)
 		}
 		if seen&0x1 != 0x1 {
 			return -1
@@ -1753,7 +1790,10 @@ func a28(a *fast.Acc, b []byte, i int) int {
 func a29(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		m := a.Conds(b, i, &conds2)
+		var m uint64
+		mk := false
+		var ms [2]fast.Span32
+		var mf uint
 		j, empty := a.Open(b, i)
 		if j < 0 {
 			return -1
@@ -1817,15 +1857,20 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					w := k
 					if k = a.Field(b, k, &seen, 0, a10); k >= 0 {
 						a.Set(0, w, k)
+						ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 1:
 					w := k
 					if k = a.Field(b, k, &seen, 1, a11); k >= 0 {
 						a.Set(1, w, k)
+						ms[1], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<1
 					}
 				case 2:
 					v := k
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+					}
 					if m&(1<<0) != 0 && m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 2, a17)
 					} else if m&(1<<0) != 0 && m&(1<<3) == 0 {
@@ -1850,6 +1895,9 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					}
 				case 4:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 4, a25)
 					} else {
@@ -1860,6 +1908,9 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
+					if !mk {
+						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 5, a26)
 					} else if m&(1<<4) != 0 {
@@ -1885,6 +1936,9 @@ func a29(a *fast.Acc, b []byte, i int) int {
 			}
 			a.DropNames(mark)
 			a.Close()
+		}
+		if !mk {
+			m = a.CondsFrom(b, &conds2, ms[:], mf)
 		}
 		if seen&0x5 != 0x5 {
 			return -1

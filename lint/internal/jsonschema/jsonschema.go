@@ -133,7 +133,7 @@ func (e *Engine) Schema(kind string, raw []byte, line1 int, strict bool) []envel
 	v, err := r.read()
 	if err != nil {
 		line, col := record.LineCol(raw, max(r.errOff, 0), line1)
-		return []envelope.Violation{{Rule: fast.RuleSyntax, Parse: true, Line: line, Column: col, Reason: "invalid JSON: " + err.Error()}}
+		return []envelope.Violation{{Rule: fast.RuleSyntax, Parse: true, Line: line, Column: col, Reason: "invalid JSON: " + fast.DecodeError(err)}}
 	}
 	err = validate(ks.schema, v)
 	if err == nil {

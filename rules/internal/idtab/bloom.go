@@ -92,6 +92,14 @@ func (f *Bloom) Has(h uint64) bool {
 	return true
 }
 
+// Line returns the first word of the block of hash h, which Add and Has
+// read, so that a batch of lookups can load their blocks together
+// (LoadLines) before they probe.
+func (f *Bloom) Line(h uint64) *uint32 {
+	w, _ := f.block(h)
+	return &w[0]
+}
+
 // Free releases the filter's memory; it must not be used afterwards.
 func (f *Bloom) Free() {
 	f.m.free()

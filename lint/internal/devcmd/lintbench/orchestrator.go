@@ -8,6 +8,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,8 +120,9 @@ func orchestratorBench(bin, dir string) error {
 		for _, c := range []struct {
 			rate  float64
 			cores int
-		}{{0, 0}, {barServe, 0}, {0, runtime.NumCPU()}} {
-			r, err := serveGo(abs, dir, c.rate, c.cores)
+			tcp   bool
+		}{{0, 0, false}, {barServe, 0, false}, {0, runtime.NumCPU(), false}, {0, 0, true}} {
+			r, err := serveGo(abs, dir, c.rate, c.cores, c.tcp)
 			if err != nil {
 				return err
 			}
@@ -188,6 +190,11 @@ func printBars(results []orchResult) {
 		fmt.Printf("bar serve (%s, %d clients): %.0f validations/s = %s against a bar of %d = %s: %.2f of the bar; p99 %.2f ms (bar %g); %d errors: %s; >= %dx (a): %s\n",
 			r.Way, orchClients, r.PerS, times(r.PerS), barServe, times(barServe), r.PerS/barServe, r.P99ms, barP99ms, r.Errors, met(ok),
 			barTimes, met(proc != nil && r.PerS >= barTimes*proc.PerS))
+	}
+	if r := find("serve-go-tcp"); r != nil {
+		ok := r.PerS >= barServe && r.P99ms <= barP99ms && r.Errors == 0 && orchClients >= barClients
+		fmt.Printf("bar serve on TCP loopback (%s, %d clients, 127.0.0.1): %.0f validations/s, %.2f of the bar; p99 %.2f ms (bar %g); %d errors: %s\n",
+			r.Way, orchClients, r.PerS, r.PerS/barServe, r.P99ms, barP99ms, r.Errors, met(ok))
 	}
 	if r := find(fmt.Sprintf("serve-go-cores%d", runtime.NumCPU())); r != nil {
 		ok := r.PerS >= barServe && r.P99ms <= barP99ms && r.Errors == 0 && orchClients >= barClients
@@ -275,7 +282,7 @@ func streamFile(bin, dir string) (orchResult, error) {
 // one: the clients share the machine); cores > 0 runs it with --cores
 // cores instead (row serve-go-coresN, every core: what serve did before it
 // left one to its local clients; no bar is read from that row).
-func serveGo(bin, dir string, rate float64, cores int) (orchResult, error) {
+func serveGo(bin, dir string, rate float64, cores int, tcp bool) (orchResult, error) {
 	r := orchResult{Way: "serve-go"}
 	if rate > 0 {
 		r.Way = "serve-go-paced"
@@ -287,8 +294,20 @@ func serveGo(bin, dir string, rate float64, cores int) (orchResult, error) {
 	if err != nil {
 		return r, err
 	}
-	sock := filepath.Join(dir, "orch.sock")
-	srv := exec.Command(bin, "serve", "--listen", "unix:"+sock, "--max-in-flight", fmt.Sprint(2*orchClients), "--cores", fmt.Sprint(cores))
+	network, addr := "unix", filepath.Join(dir, "orch.sock")
+	listen := "unix:" + addr
+	if tcp {
+		// A free loopback port (the server takes it a moment later).
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return r, err
+		}
+		addr = ln.Addr().String()
+		ln.Close()
+		network, listen = "tcp", addr
+		r.Way += "-tcp"
+	}
+	srv := exec.Command(bin, "serve", "--listen", listen, "--max-in-flight", fmt.Sprint(2*orchClients), "--cores", fmt.Sprint(cores))
 	if err := srv.Start(); err != nil {
 		return r, err
 	}
@@ -296,7 +315,7 @@ func serveGo(bin, dir string, rate float64, cores int) (orchResult, error) {
 		_ = srv.Process.Signal(syscall.SIGTERM)
 		_ = srv.Wait()
 	}()
-	cfg := loadgen.Config{Network: "unix", Addr: sock, Method: "POST", Path: "/v1/validate?kind=operator/assignment", Body: packet,
+	cfg := loadgen.Config{Network: network, Addr: addr, Method: "POST", Path: "/v1/validate?kind=operator/assignment", Body: packet,
 		Conns: orchClients, Requests: orchClients, Check: func(status int, body []byte) bool {
 			return status == 200 && bytes.HasPrefix(body, []byte(`{"allow":true`))
 		}}
@@ -330,7 +349,11 @@ func serveGo(bin, dir string, rate float64, cores int) (orchResult, error) {
 	r.N, r.Seconds, r.PerS, r.Errors = res.Requests, res.Wall.Seconds(), res.PerSecond(), res.Errors
 	r.P50ms = float64(res.Percentile(0.50).Microseconds()) / 1000
 	r.P99ms = float64(res.Percentile(0.99).Microseconds()) / 1000
-	r.Note = fmt.Sprintf("%d loadgen clients (Go, one thread, kept-alive, one request at a time) over the socket", orchClients)
+	over := "the Unix socket"
+	if tcp {
+		over = "TCP on 127.0.0.1"
+	}
+	r.Note = fmt.Sprintf("%d loadgen clients (Go, one thread, kept-alive, one request at a time) over %s", orchClients, over)
 	if rate > 0 {
 		r.Note += fmt.Sprintf(", paced at %.0f/s in all (latency from each request's intended time)", rate)
 	}
