@@ -762,7 +762,10 @@ func (s *spanRun) Finish(r *StreamReporter) {
 			s.resolve(&all[i], r, false)
 		}
 	}
-	if err != nil {
+	if err != nil && s.disk.err != nil {
+		r.Report(StreamFinding{File: s.files[0], Pointer: "/correlation/parent_span_id",
+			Reason: "the span_ids of this run could not be read back from their temporary files (" + err.Error() + "): not all parent_span_id references were checked"})
+	} else if err != nil {
 		r.Report(StreamFinding{File: s.files[0], Pointer: "/correlation/parent_span_id",
 			Reason: "the parent_span_id references of this run could not be read back from their temporary file (" + err.Error() + "): not all were checked"})
 	} else if err = cmp.Or(s.pf.err, s.traces.err(), s.long.err()); err != nil {
