@@ -78,11 +78,16 @@ type item struct {
 
 // result is what a worker found in one item.
 type result struct {
-	out   []byte   // rendered envelopes (Render)
-	envs  []recEnv // one per envelope, in line order
-	vios  []envelope.Violation
-	recs  []streamRec // records for the stream rules
-	vals  []rules.Value
+	out  []byte   // rendered envelopes (Render)
+	envs []recEnv // one per envelope, in line order
+	vios []envelope.Violation
+	recs []streamRec // records for the stream rules
+	vals []rules.Value
+	// dirty has a bit for each entry of vals' memory (up to its capacity)
+	// that may not be zero: what the extractor wrote there last. It
+	// outlives reset with that memory, so that the next records written
+	// there zero only those entries (record.Extractor.Over).
+	dirty []uint64
 	arena []byte
 	stats Stats
 	skip  []int // lines that are not records (blank, too long); only with LintConfig.FileDone
@@ -566,12 +571,42 @@ func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied,
 	k := len(plan.fields)
 	if cap(res.vals)-v0 < k {
 		res.vals = append(res.vals[:cap(res.vals)], make([]rules.Value, k+cap(res.vals))...)
+		res.dirty = append(res.dirty, make([]uint64, (cap(res.vals)+63)/64-len(res.dirty))...)
 	}
 	res.vals = res.vals[:v0+k]
 	x.Arena, x.Digests = res.arena, w.v.Digests()
-	x.Values(text, acc, res.vals[v0:])
+	found := x.Over(text, acc, res.vals[v0:], res.dirtyBits(v0, k))
+	res.setDirty(v0, k, found)
 	res.arena, x.Digests = x.Arena, nil
 	res.recs = append(res.recs, streamRec{line: n, off: w.off, v0: v0, denied: denied, valid: valid})
+}
+
+// dirtyBits returns the bits of dirty for the k (at most 64) entries of
+// vals from v0: bit i for entry v0+i.
+func (r *result) dirtyBits(v0, k int) uint64 {
+	if k == 0 {
+		return 0
+	}
+	w, o := v0/64, uint(v0%64)
+	b := r.dirty[w] >> o
+	if o > 0 && w+1 < len(r.dirty) {
+		b |= r.dirty[w+1] << (64 - o)
+	}
+	return b & (^uint64(0) >> (64 - uint(k)))
+}
+
+// setDirty sets the bits of dirty for the k (at most 64) entries of vals
+// from v0 to bits (bit i for entry v0+i).
+func (r *result) setDirty(v0, k int, bits uint64) {
+	if k == 0 {
+		return
+	}
+	m := ^uint64(0) >> (64 - uint(k))
+	w, o := v0/64, uint(v0%64)
+	r.dirty[w] = r.dirty[w]&^(m<<o) | bits<<o
+	if o > 0 && o+uint(k) > 64 {
+		r.dirty[w+1] = r.dirty[w+1]&^(m>>(64-o)) | bits>>(64-o)
+	}
 }
 
 // extractDoc keeps the stream values of a document that is a JSON object

@@ -188,7 +188,8 @@ func (d *Doc) flatAt(ptr string) (val []byte, found, ok bool) {
 		if !under || rest == "" || rest[0] != '/' {
 			continue
 		}
-		toks, _ := PointerTokens(rest)
+		var buf [8]string
+		toks, _ := appendPointerTokens(buf[:0], rest)
 		val = f.Raw
 		for _, t := range toks {
 			if t == "*" {

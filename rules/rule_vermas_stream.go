@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -312,6 +313,11 @@ type vmEvents struct {
 	pf       *pageFile           // the temporary file of the pages of wos, wo, msgs, sent and texts
 	lostSaid bool                // the pages that could not be read back were reported
 
+	// recentWOs and recentMsgs are the numbers in wos and msgs of the
+	// work orders and messages named last: most events name one named a
+	// few events before.
+	recentWOs, recentMsgs vmRecent
+
 	batch []vmIDRef // the event ids and caused_by of the batch's records, for Flush
 	bytes []byte    // their texts
 	src   Source
@@ -475,10 +481,75 @@ func (s *vmEvents) msgID(m *vmSent) string { return string(s.msgs.At(m.n)) }
 // wo4 returns the work order of id, or nil; the pointer is valid until
 // the next use of s.wo.
 func (s *vmEvents) wo4(id []byte) *vmWO {
-	if n := s.wos.Get(id); n > 0 {
+	n := s.recentWOs.get(id)
+	if n == 0 {
+		if n = s.wos.Get(id); n > 0 {
+			s.recentWOs.put(id, n)
+		}
+	}
+	if n > 0 {
 		return s.wo.at(int(n) - 1)
 	}
 	return nil
+}
+
+// vmRecentBits is the base-2 logarithm of the number of ids a vmRecent
+// holds.
+const vmRecentBits = 10
+
+// vmRecent holds the numbers in a pagedStrings of the ids looked up or
+// added last (1<<vmRecentBits of them, 32 KiB, by a hash of the id, each
+// in place of the one before it there), so that naming an id named a few
+// events before reads neither the set's index nor its pages. An id longer
+// than vmRecentEntry.id is not held. Numbers never change while the set
+// lives; clear it with the set.
+type vmRecent struct {
+	e *[1 << vmRecentBits]vmRecentEntry // nil until the first put
+}
+
+// vmRecentEntry is one id of a vmRecent (n 0: none).
+type vmRecentEntry struct {
+	n  uint32
+	l  uint8
+	id [27]byte
+}
+
+// vmRecentSlot returns the entry of a vmRecent that may hold id.
+func vmRecentSlot(id []byte) uint {
+	h := uint64(len(id))
+	for ; len(id) >= 8; id = id[8:] {
+		h = (h ^ binary.LittleEndian.Uint64(id)) * 0x9e3779b97f4a7c15
+	}
+	var t uint64
+	for i, c := range id {
+		t |= uint64(c) << (8 * i)
+	}
+	return uint(((h ^ t) * 0x9e3779b97f4a7c15) >> (64 - vmRecentBits))
+}
+
+// get returns the number of id, or 0 when it is not held.
+func (c *vmRecent) get(id []byte) uint32 {
+	if c.e == nil || len(id) > len(c.e[0].id) {
+		return 0
+	}
+	e := &c.e[vmRecentSlot(id)]
+	if int(e.l) != len(id) || string(e.id[:e.l]) != string(id) {
+		return 0
+	}
+	return e.n
+}
+
+// put holds n as the number of id.
+func (c *vmRecent) put(id []byte, n uint32) {
+	if len(id) > len(vmRecentEntry{}.id) {
+		return
+	}
+	if c.e == nil {
+		c.e = new([1 << vmRecentBits]vmRecentEntry)
+	}
+	e := &c.e[vmRecentSlot(id)]
+	e.n, e.l = n, uint8(len(id))
+	copy(e.id[:], id)
 }
 
 // Observe implements FileState: VM105, VM110-VM114, and the replay of
@@ -582,7 +653,13 @@ func (s *vmEvents) processCreated(rec *StreamRecord) {
 // sent4 returns the message of id, or nil; the pointer is valid until the
 // next use of s.sent.
 func (s *vmEvents) sent4(id []byte) *vmSent {
-	if n := s.msgs.Get(id); n > 0 {
+	n := s.recentMsgs.get(id)
+	if n == 0 {
+		if n = s.msgs.Get(id); n > 0 {
+			s.recentMsgs.put(id, n)
+		}
+	}
+	if n > 0 {
 		return s.sent.at(int(n) - 1)
 	}
 	return nil
@@ -594,6 +671,7 @@ func (s *vmEvents) created(rec *StreamRecord, r *StreamReporter) {
 	w := &v[evWO]
 	line := uint32(rec.Line)
 	n, added := s.wos.Add(w.Str)
+	s.recentWOs.put(w.Str, n)
 	if !added {
 		wo := s.wo.at(int(n) - 1)
 		if wo.createdInvalid {
@@ -665,6 +743,7 @@ func (s *vmEvents) mailSent(rec *StreamRecord, valid bool) {
 		return
 	}
 	n, added := s.msgs.Add(m.Str)
+	s.recentMsgs.put(m.Str, n)
 	if !added {
 		if !valid || s.sent.get(int(n)-1).known {
 			return // the first mail.sent is the message
@@ -776,6 +855,7 @@ func (s *vmEvents) reportLost(r *StreamReporter) {
 func (s *vmEvents) release() {
 	s.wos.Free()
 	s.msgs.Free()
+	s.recentWOs, s.recentMsgs = vmRecent{}, vmRecent{}
 	s.texts.Free()
 	s.wo.free()
 	s.sent.free()

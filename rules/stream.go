@@ -407,18 +407,27 @@ func StreamsForKind(kind string) []string {
 // reference tokens ("/a~1b/c" → ["a/b", "c"]). ok is false for "" (the whole
 // record) and for text that is not a pointer.
 func PointerTokens(p string) (tokens []string, ok bool) {
+	return appendPointerTokens(nil, p)
+}
+
+// appendPointerTokens is PointerTokens appending the tokens to dst (nil,
+// false for a malformed pointer), so that a caller with a small array
+// reads a pointer without allocating.
+func appendPointerTokens(dst []string, p string) ([]string, bool) {
 	if p == "" || p[0] != '/' {
 		return nil, false
 	}
-	for _, t := range strings.Split(p[1:], "/") {
+	for rest, more := p[1:], true; more; {
+		var t string
+		t, rest, more = strings.Cut(rest, "/")
 		for i := 0; i < len(t); i++ {
 			if t[i] == '~' && (i+1 == len(t) || (t[i+1] != '0' && t[i+1] != '1')) {
 				return nil, false
 			}
 		}
-		tokens = append(tokens, unescapeToken(t))
+		dst = append(dst, unescapeToken(t))
 	}
-	return tokens, true
+	return dst, true
 }
 
 // unescapeToken undoes escapeToken on a token whose every "~" is followed

@@ -1,5 +1,7 @@
 package fast
 
+import "github.com/agentlint/agentlint/lint/timefmt"
+
 // Natives maps the source of a regular expression of cue/*.cue to a
 // hand-written matcher that accepts exactly the same byte strings, for the
 // patterns that every record of most kinds checks: Go's regexp engine costs
@@ -217,6 +219,14 @@ const (
 // years divisible by 4, except centuries not divisible by 400; 0000 is a
 // leap year), hours 00–23, minutes 00–59 and seconds 00–60.
 func matchDateTime(b []byte, utc bool) bool {
+	if f, ok := timefmt.Millis24(b); ok { // the common shape, its bytes checked
+		return f.Hour <= 23 && f.Minute <= 59 && f.Second <= 60 && f.Month >= 1 && f.Month <= 12 && f.Day >= 1 && f.Day <= daysIn(f.Month, f.Year)
+	}
+	return matchAnyDateTime(b, utc)
+}
+
+// matchAnyDateTime is matchDateTime of a date-time of any shape.
+func matchAnyDateTime(b []byte, utc bool) bool {
 	if len(b) < 20 || b[4] != '-' || b[7] != '-' || (b[10] != 'T' && b[10] != 't') || b[13] != ':' || b[16] != ':' {
 		return false
 	}

@@ -52,12 +52,13 @@ func dateTimeInputs(r *rand.Rand, n int) [][]byte {
 		for m := 0; m <= 13; m++ {
 			for _, d := range []int{0, 1, 28, 29, 30, 31, 32} {
 				out = append(out, fmt.Appendf(nil, "%04d-%02d-%02dT12:00:00Z", y, m, d))
+				out = append(out, fmt.Appendf(nil, "%04d-%02d-%02dT12:00:00.250Z", y, m, d)) // timefmt.Millis24's shape
 			}
 		}
 	}
 	for _, tm := range []string{"00:00:00", "23:59:59", "23:59:60", "24:00:00", "12:60:00", "12:00:61", "9:00:00"} {
 		for _, off := range []string{"Z", "z", "+00:00", "-00:00", "+23:59", "+24:00", "-12:60", "+0100", "", " Z", "Zz", "+01:00x"} {
-			for _, frac := range []string{"", ".", ".1", ".123456789", ".1.2"} {
+			for _, frac := range []string{"", ".", ".1", ".123", ".123456789", ".1.2"} {
 				for _, sep := range []string{"T", "t", " "} {
 					out = append(out, []byte("2024-02-29"+sep+tm+frac+off))
 				}

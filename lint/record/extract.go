@@ -86,18 +86,18 @@ func (x *Extractor) fieldSlots(kind string) {
 	x.slots, x.parents = slots, parents
 }
 
-// captured fills out (len(x.fields) values) from the spans the acceptor
-// recorded in line: what extract finds, scanning only the values of
-// x.parents.
-func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) {
+// captured sets the entries of out (len(x.fields) values) that the
+// spans the acceptor recorded in line hold (what extract finds, scanning
+// only the values of x.parents) and returns them; it leaves the others
+// as they are.
+func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) uint64 {
 	var found uint64
-	for i := range out {
-		out[i] = rules.Value{}
-		s := x.slots[i]
+	for i, s := range x.slots {
 		if s < 0 || a.Got&(1<<uint(s)) == 0 {
 			continue
 		}
 		sp := a.Spans[s]
+		out[i] = rules.Value{}
 		x.convert(&x.fields[i], line[sp.Start:sp.End], int(sp.Start), &out[i])
 		found |= 1 << uint(i)
 	}
@@ -109,6 +109,7 @@ func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) {
 			x.object(line[:sp.End], int(sp.Start), p.node, out, &found)
 		}
 	}
+	return found
 }
 
 type xfield struct {
@@ -232,24 +233,30 @@ func NewExtractor(kindName string, fields []rules.Field) *Extractor {
 // otherwise by scanning line. Values of fields that are absent or of another
 // type are zero.
 func (x *Extractor) Values(line []byte, acc *fast.Acc, out []rules.Value) {
+	x.Over(line, acc, out, ^uint64(0)>>(64-uint(len(out))))
+}
+
+// Over is Values for an out whose entries outside dirty (bit i: out[i])
+// are zero already, as a caller that reuses its values' memory knows from
+// the sets Over returned before: it writes the entries it finds, zeroes
+// the dirty ones it does not, and returns the set of entries it found
+// (the only ones that may not be zero afterwards). Clean entries that stay
+// absent are not written, so their memory is not touched.
+func (x *Extractor) Over(line []byte, acc *fast.Acc, out []rules.Value, dirty uint64) (found uint64) {
 	if acc != nil && x.slots != nil {
-		x.captured(line, acc, out)
-		return
+		found = x.captured(line, acc, out)
+	} else if i := fast.SkipWS(line, 0); i < len(line) && line[i] == '{' && len(x.fields) > 0 {
+		x.object(line, i, x.root, out, &found)
 	}
-	x.extract(line, out)
+	for z := dirty &^ found; z != 0; z &= z - 1 {
+		out[bits.TrailingZeros64(z)] = rules.Value{}
+	}
+	return found
 }
 
 // extract fills out (len(x.fields) values) from the record line.
 func (x *Extractor) extract(line []byte, out []rules.Value) {
-	for i := range out {
-		out[i] = rules.Value{}
-	}
-	i := fast.SkipWS(line, 0)
-	if i >= len(line) || line[i] != '{' || len(x.fields) == 0 {
-		return
-	}
-	var found uint64
-	x.object(line, i, x.root, out, &found)
+	x.Over(line, nil, out, ^uint64(0)>>(64-uint(len(out))))
 }
 
 // object scans the object at line[i] == '{' for the fields of node. It
@@ -297,6 +304,9 @@ func (x *Extractor) object(line []byte, i int, node *xnode, out []rules.Value, f
 		if k < len(node.names) {
 			for f := node.here[k]; f != 0; f &= f - 1 {
 				b := bits.TrailingZeros64(f)
+				if *found&(1<<uint(b)) == 0 {
+					out[b] = rules.Value{} // a repeated member overwrites as it did
+				}
 				x.convert(&x.fields[b], line[start:i], start, &out[b])
 				*found |= 1 << uint(b)
 			}

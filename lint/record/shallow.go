@@ -48,7 +48,8 @@ type docPlan struct {
 	elemNames [][]string        // per tokens entry of elemOf >= 0, its fast.Acceptor.ElemNames
 	elems     []fast.ElemSpan   // flat's objects of the arrays, reused
 	flatElems []rules.FlatElems // flat's rules.Flat.Elems, per tokens entry, reused
-	raws      [][]byte          // flat's values by tokens entry, reused
+	raws      [][]byte          // flat's values by tokens entry, reused: those of isAnc only
+	isAnc     []bool            // per tokens entry: the anc of another entry
 	// inPlace: every enabled rule reads the values in place (rules.Rule.InPlace).
 	inPlace bool
 	// whole: the kind is a JSON document (kind.FormatJSON) read shallowly,
@@ -236,10 +237,17 @@ const maxWant = 8
 func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 	p.flats, p.elems = p.flats[:0], p.elems[:0]
 	if p.raws == nil {
-		p.raws = make([][]byte, len(p.slots))
+		p.raws, p.isAnc = make([][]byte, len(p.slots)), make([]bool, len(p.slots))
+		for _, j := range p.anc {
+			if j >= 0 {
+				p.isAnc[j] = true
+			}
+		}
 	}
 	for i, s := range p.slots {
-		p.raws[i] = nil
+		if p.isAnc[i] {
+			p.raws[i] = nil
+		}
 		var v []byte
 		switch {
 		case s < 0: // a member of its declared ancestor's value
@@ -257,14 +265,15 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 		if a.Wide && len(v) > 0 && v[0] != '"' && !numbersFit(v) {
 			return nil, false
 		}
-		p.raws[i] = v
-		f := rules.Flat{Pointer: p.ptrs[i], Raw: v}
+		if p.isAnc[i] {
+			p.raws[i] = v
+		}
+		p.flats = append(p.flats, rules.Flat{Pointer: p.ptrs[i], Raw: v})
 		if p.elemOf != nil && p.elemOf[i] >= 0 && s >= 0 {
 			e := &p.flatElems[i]
 			e.Spans, e.Names, e.Base = p.elemsOf(a, uint8(p.elemOf[i])), p.elemNames[i], int(a.Spans[s].Start)
-			f.Elems = e
+			p.flats[len(p.flats)-1].Elems = e
 		}
-		p.flats = append(p.flats, f)
 	}
 	return p.flats, true
 }

@@ -17,6 +17,7 @@
 package timefmt
 
 import (
+	"encoding/binary"
 	"sync/atomic"
 	"time"
 )
@@ -59,6 +60,20 @@ func daysIn(month, year int) int {
 //
 //	YYYY-MM-DD ("T"|"t") hh:mm:ss ["." 1*DIGIT] ("Z"|"z"|("+"|"-") hh:mm)
 func parse(s string) (st stamp, ok bool) {
+	if f, ok := millis24String(s); ok {
+		// The common shape, its bytes checked: the ranges as below.
+		if f.Month < 1 || f.Month > 12 || f.Day < 1 || f.Day > daysIn(f.Month, f.Year) || f.Hour > 23 || f.Minute > 59 || f.Second > 60 ||
+			f.Second == 60 && f.Hour*60+f.Minute != 23*60+59 {
+			return st, false
+		}
+		return stamp{year: f.Year, month: f.Month, day: f.Day, hour: f.Hour, minute: f.Minute, second: f.Second,
+			nsec: f.Milli * 1e6, frac: true, offKind: 'Z'}, true
+	}
+	return parseAny(s)
+}
+
+// parseAny is parse of a date-time of any shape.
+func parseAny(s string) (st stamp, ok bool) {
 	// 2006-01-02T15:04:05Z: 20 bytes at least.
 	if len(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':' {
 		return st, false
@@ -326,4 +341,71 @@ func IsTaskID(s string) bool {
 		return true
 	}
 	return IsRunID(s)
+}
+
+// Fields are the numbers of a date-time written YYYY-MM-DDThh:mm:ss.sssZ
+// (Millis24), not range-checked: Milli is the three-digit fraction, in
+// milliseconds.
+type Fields struct {
+	Year, Month, Day, Hour, Minute, Second, Milli int
+}
+
+// Millis24 reads b when it has the shape in which logs most often write a
+// date-time, YYYY-MM-DDThh:mm:ss.sssZ (24 bytes, "T" or "t", "Z" or "z":
+// a UTC instant with milliseconds, as seed 000 writes VerMAS timestamps),
+// checking its bytes eight at a time; ok is false for any other shape or
+// a byte that is not a digit where one is due. It checks no range (a
+// month 13 reads as such): a caller goes on to check ranges as for any
+// date-time.
+func Millis24(b []byte) (f Fields, ok bool) {
+	if len(b) != 24 {
+		return f, false
+	}
+	return millis24(binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:]))
+}
+
+// millis24String is Millis24 of a string.
+func millis24String(s string) (f Fields, ok bool) {
+	if len(s) != 24 {
+		return f, false
+	}
+	return millis24(le64(s[0:8]), le64(s[8:16]), le64(s[16:24]))
+}
+
+// millis24 is Millis24 of the three little-endian words of the 24 bytes.
+func millis24(w0, w1, w2 uint64) (f Fields, ok bool) {
+	// Per word: the digit bytes (0xff), the others' bytes as due (a bit
+	// 0x20 set first, for "T"/"t" and "Z"/"z").
+	const (
+		d0, p0 = 0x00ffff00ffffffff, 0x2d00002d00000000 // YYYY-MM-
+		d1, p1 = 0xffff00ffff00ffff, 0x00003a0000740000 // DDThh:mm
+		d2, p2 = 0x00ffffff00ffff00, 0x7a0000002e00003a // :ss.sssZ
+		lo, hi = 0x0f0f0f0f0f0f0f0f, 0xf0f0f0f0f0f0f0f0
+		three  = 0x3030303030303030
+		six    = 0x0606060606060606
+	)
+	if w0&^d0 != p0 || (w1|0x200000)&^d1 != p1 || (w2|0x2000000000000000)&^d2 != p2 {
+		return f, false
+	}
+	// A digit is 0x30-0x39: its high nibble is 3, also after adding 6 (a
+	// byte that is not has a high nibble other than 3 first; a carry out of
+	// it then changes nothing).
+	if w0&d0&hi != d0&three || (w0+d0&six)&d0&hi != d0&three ||
+		w1&d1&hi != d1&three || (w1+d1&six)&d1&hi != d1&three ||
+		w2&d2&hi != d2&three || (w2+d2&six)&d2&hi != d2&three {
+		return f, false
+	}
+	w0, w1, w2 = w0&lo, w1&lo, w2&lo
+	f.Year = int(w0&0xff)*1000 + int(w0>>8&0xff)*100 + int(w0>>16&0xff)*10 + int(w0>>24&0xff)
+	f.Month, f.Day = int(w0>>40&0xff)*10+int(w0>>48&0xff), int(w1&0xff)*10+int(w1>>8&0xff)
+	f.Hour, f.Minute = int(w1>>24&0xff)*10+int(w1>>32&0xff), int(w1>>48&0xff)*10+int(w1>>56)
+	f.Second, f.Milli = int(w2>>8&0xff)*10+int(w2>>16&0xff), int(w2>>32&0xff)*100+int(w2>>40&0xff)*10+int(w2>>48&0xff)
+	return f, true
+}
+
+// le64 is the little-endian word of the first eight bytes of s.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
