@@ -91,7 +91,7 @@ func (e Extension) Knows(t string) bool {
 // Extended reports whether the options declare the event type t of family
 // known (see Extension).
 func (o *Options) Extended(family, t string) bool {
-	return o != nil && o.Extend[family].Knows(t)
+	return o != nil && len(o.Extend) != 0 && o.Extend[family].Knows(t)
 }
 
 // ExtendHint is the sentence that unknown event types end with: where a

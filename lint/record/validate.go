@@ -129,6 +129,7 @@ type Validator struct {
 	ropts    *rules.Options      // what document rules see, shared by all records
 	runner   rules.Runner        // the document rules, with reused state
 	red      secrets.Redactor    // redacts the texts of violations (fill)
+	lastRule *rules.Rule         // the registry entry fill looked up last: findings of one rule come in runs
 	digests  rules.DigestMemo    // the digests made of the last record (Digests)
 }
 
@@ -357,15 +358,21 @@ func (v *Validator) finish() {
 func (v *Validator) fill(vs []envelope.Violation) {
 	for i := range vs {
 		x := &vs[i]
-		r := rules.Lookup(x.Rule)
-		if r == nil {
-			panic(fmt.Sprintf("lint: violation of unregistered rule %s", x.Rule))
+		r := v.lastRule
+		if r == nil || r.ID != x.Rule {
+			if r = rules.Lookup(x.Rule); r == nil {
+				panic(fmt.Sprintf("lint: violation of unregistered rule %s", x.Rule))
+			}
+			v.lastRule = r
 		}
 		x.Code, x.Severity = r.Code, r.Severity
 		if v.opts.CountOnly {
 			x.Reason, x.Extra = "", nil
 		} else {
 			v.redact(x)
+		}
+		if len(v.opts.Severity) == 0 {
+			continue
 		}
 		switch v.opts.Severity[x.Rule] {
 		case "warning":
