@@ -284,11 +284,11 @@ func TestOperatorInPlaceAgrees(t *testing.T) {
 				continue
 			}
 			_, inPlace := paths.check(t, names[i], kinds[i], raw)
+			if strings.Contains(names[i], "shared") {
+				continue // the repository's packets are counted and mutated, not ../shared's (absent from a bare clone)
+			}
 			if inPlace && !mode.strict {
 				decided[kinds[i]]++
-			}
-			if strings.Contains(names[i], "shared") {
-				continue // the repository's packets are mutated, not ../shared's
 			}
 			ms, err := mutate.Generate(raw, opts)
 			if err != nil {
@@ -300,9 +300,9 @@ func TestOperatorInPlaceAgrees(t *testing.T) {
 			}
 		}
 	}
-	if decided["operator/assignment"] < 4 || decided["operator/locks"] < 2 || decided["operator/worklog"] < 2 || decided["operator/result"] < 4 ||
+	if decided["operator/assignment"] < 3 || decided["operator/locks"] < 2 || decided["operator/worklog"] < 2 || decided["operator/result"] < 4 ||
 		decided["operator/handoff"] < 1 || decided["operator/reconcile"] < 1 {
-		t.Errorf("too few valid packets decided in place without decoding: %v", decided)
+		t.Errorf("too few of the repository's valid packets decided in place without decoding: %v", decided)
 	}
 	t.Logf("%d packets (decided in place: %v), %d mutations", len(raws), decided, n)
 }
