@@ -142,20 +142,38 @@ type Acc struct {
 	scratch []byte
 	depth   int
 	conds   Dec // its buf and scratch, for Conds
-	// memo holds the conditions CondsFrom found for the last values of
-	// the single discriminators of a few CondSets (an idle STATE's event
-	// and its frames' modes, a VerMAS event's event_type: the same few
-	// values record after record), next the entry to replace.
-	memo [condMemos]condMemo
-	next uint8
+	// memo holds the conditions CondsFrom found for values of the
+	// single discriminators of CondSets (an idle STATE's event and its
+	// frames' modes, a VerMAS event's event_type: the same few values
+	// record after record, nineteen event types for VerMAS), each in the
+	// entry of a hash of its CondSet and value (condMemoSlot), in place
+	// of the one before it there; nil until the first use.
+	memo *[condMemos]condMemo
 }
 
-// condMemos is the size of Acc.memo; condMemoLen the longest value it
-// holds.
+// condMemos is the size of Acc.memo (a power of two); condMemoLen the
+// longest value it holds.
 const (
-	condMemos   = 4
+	condMemos   = 64
 	condMemoLen = 32
 )
+
+// condMemoSlot returns the entry of Acc.memo for the value v (at most
+// condMemoLen bytes) of the discriminator of cs.
+func condMemoSlot(cs *CondSet, v []byte) uint {
+	h := uint64(uintptr(unsafe.Pointer(cs)))>>4 ^ uint64(len(v))<<56
+	if len(v) >= 8 {
+		h ^= binary.LittleEndian.Uint64(v) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(v[len(v)-8:]), 29)
+	} else {
+		for i, c := range v {
+			h ^= uint64(c) << (8 * i)
+		}
+	}
+	return uint((h * 0x9e3779b97f4a7c15) >> (64 - condMemoBits))
+}
+
+// condMemoBits is the base-2 logarithm of condMemos.
+const condMemoBits = 6
 
 // condMemo is what CondsFrom found for a CondSet of one discriminator:
 // m, when the discriminator is absent (!found) or its value is val[:n].
@@ -396,14 +414,14 @@ func (a *Acc) CondsFrom(b []byte, cs *CondSet, spans []Span32, found uint) uint6
 			return a.condsFrom(b, cs, spans, found)
 		}
 	}
-	for i := range a.memo {
-		if e := &a.memo[i]; e.cs == cs && e.found == (found&1 != 0) && string(e.val[:e.n]) == string(v) {
-			return e.m
-		}
+	if a.memo == nil {
+		a.memo = new([condMemos]condMemo)
+	}
+	e := &a.memo[condMemoSlot(cs, v)]
+	if e.cs == cs && e.found == (found&1 != 0) && string(e.val[:e.n]) == string(v) {
+		return e.m
 	}
 	m := a.condsFrom(b, cs, spans, found)
-	e := &a.memo[a.next%condMemos]
-	a.next++
 	e.cs, e.found, e.n, e.m = cs, found&1 != 0, uint8(copy(e.val[:], v)), m
 	return m
 }
