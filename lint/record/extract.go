@@ -51,6 +51,11 @@ type Extractor struct {
 	// cond has bit i set when field i is read from a conditional slot
 	// (under a parent with scan false).
 	cond uint64
+	// slotMask has bit s set for each slot of slots; slotFields[s] has
+	// bit i set for each field i read from slot s: captured visits only
+	// the slots the acceptor recorded.
+	slotMask   uint64
+	slotFields [fast.MaxCaptures]uint64
 }
 
 // xparent is a captured top-level member whose value is scanned for the
@@ -112,6 +117,12 @@ func (x *Extractor) fieldSlots(kind string) {
 		}
 	}
 	x.slots, x.parents, x.cond = slots, parents, cond
+	for i, s := range slots {
+		if s >= 0 {
+			x.slotMask |= 1 << uint(s)
+			x.slotFields[s] |= 1 << uint(i)
+		}
+	}
 }
 
 // captured sets the entries of out (len(x.fields) values) that the
@@ -132,14 +143,19 @@ func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) uint64
 			cond = 0
 		}
 	}
-	for i, s := range x.slots {
-		if s < 0 || a.Got&(1<<uint(s)) == 0 || x.cond&(1<<uint(i)) != 0 && cond == 0 {
-			continue
-		}
+	skip := uint64(0) // fields not read from their slots
+	if cond == 0 {
+		skip = x.cond
+	}
+	for g := a.Got & x.slotMask; g != 0; g &= g - 1 {
+		s := bits.TrailingZeros64(g)
 		sp := a.Spans[s]
-		out[i] = rules.Value{}
-		x.convert(&x.fields[i], line[sp.Start:sp.End], int(sp.Start), &out[i])
-		found |= 1 << uint(i)
+		for f := x.slotFields[s] &^ skip; f != 0; f &= f - 1 {
+			i := bits.TrailingZeros64(f)
+			out[i] = rules.Value{}
+			x.convert(&x.fields[i], line[sp.Start:sp.End], int(sp.Start), &out[i])
+			found |= 1 << uint(i)
+		}
 	}
 	for _, p := range x.parents {
 		if a.Got&(1<<uint(p.slot)) == 0 || !p.scan && cond != 0 {
