@@ -193,7 +193,11 @@ func (e *emitter) chunk(it *item) error {
 func (e *emitter) observe(res *result) {
 	for i := range res.recs {
 		rec := &res.recs[i]
-		e.rec = rules.StreamRecord{Line: rec.line, Offset: rec.off, Valid: rec.valid, Doc: rec.doc, Locate: rec.locate}
+		e.rec = rules.StreamRecord{Line: rec.line, Offset: rec.off, Valid: rec.valid}
+		if rec.doc > 0 {
+			d := &res.docs[rec.doc-1]
+			e.rec.Doc, e.rec.Locate = d.doc, d.locate
+		}
 		if e.src != nil {
 			e.rec.Source = e.src
 		}

@@ -82,6 +82,7 @@ type result struct {
 	envs []recEnv // one per envelope, in line order
 	vios []envelope.Violation
 	recs []streamRec // records for the stream rules
+	docs []streamDoc // the documents among recs (streamRec.doc)
 	vals []rules.Value
 	// dirty has a bit for each entry of vals' memory (up to its capacity)
 	// that may not be zero: what the extractor wrote there last. It
@@ -101,22 +102,32 @@ type recEnv struct {
 	v0, v1     int
 }
 
-// streamRec is one record for the stream rules: its line, the byte offset
-// of its first byte in the file (-1 for a document), its values in vals
-// (plan.fields order), whether it was denied already and whether the
-// schema accepted it (rules.StreamRecord.Valid).
+// streamRec is one record for the stream rules, in 32 bytes (the workers
+// write one per record and the emitter reads it on the other core): its
+// line, the byte offset of its first byte in the file (-1 for a document),
+// its values in vals (plan.fields order), for a document its entry in
+// result.docs (doc-1; 0 for a record of a JSON Lines file), whether it
+// was denied already and whether the schema accepted it
+// (rules.StreamRecord.Valid).
 type streamRec struct {
 	line   int
 	off    int64
 	v0     int
+	doc    int32
 	denied bool
 	valid  bool
-	doc    any                          // documents: the decoded JSON form
-	locate func(string) (line, col int) // documents: source positions
+}
+
+// streamDoc is what the stream rules get of a document besides its
+// values: its decoded JSON form and its source positions.
+type streamDoc struct {
+	doc    any
+	locate func(string) (line, col int)
 }
 
 func (r *result) reset() {
-	r.out, r.envs, r.vios, r.recs, r.vals, r.arena = r.out[:0], r.envs[:0], r.vios[:0], r.recs[:0], r.vals[:0], r.arena[:0]
+	clear(r.docs)
+	r.out, r.envs, r.vios, r.recs, r.vals, r.arena, r.docs = r.out[:0], r.envs[:0], r.vios[:0], r.recs[:0], r.vals[:0], r.arena[:0], r.docs[:0]
 	r.stats.reset()
 	r.skip = r.skip[:0]
 }
@@ -635,7 +646,8 @@ func (w *worker) extractDoc(it *item, vs []envelope.Violation, doc *rules.Doc) {
 	w.extract(it, it.file.plan, js, 0, envelope.HasErrors(vs), schemaAccepted(vs), nil)
 	res := &it.res
 	rec := &res.recs[len(res.recs)-1]
-	rec.doc, rec.locate = value, locate
+	res.docs = append(res.docs, streamDoc{doc: value, locate: locate})
+	rec.doc = int32(len(res.docs))
 	for i := rec.v0; i < len(res.vals); i++ {
 		res.vals[i].Column = 0 // offsets into the JSON form: use record.Locate
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/record"
@@ -215,4 +216,14 @@ func writeFile(t *testing.T, dir, name, data string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestStreamRecSize: a record's entry for the stream rules stays 32
+// bytes (the workers write one per record, the emitter reads it on the
+// other core); a document's decoded form and positions are in
+// result.docs.
+func TestStreamRecSize(t *testing.T) {
+	if n := unsafe.Sizeof(streamRec{}); n != 32 {
+		t.Fatalf("streamRec is %d bytes, want 32", n)
+	}
 }

@@ -239,3 +239,30 @@ func TestVermasRuleMetadata(t *testing.T) {
 		t.Errorf("%d vermas rules, want 26 per record and 21 across records", n)
 	}
 }
+
+// TestVermasEventIDLengthAndKnownTypes: the fast paths of VM002's length
+// (twelve ASCII characters) and VM003's known types agree with counting
+// runes and with the list of seed 000 "Event Types".
+func TestVermasEventIDLengthAndKnownTypes(t *testing.T) {
+	for _, c := range []struct {
+		id string
+		n  int
+	}{
+		{"evt-0DaBOThvysi5", 12}, {"evt-0DaBOThvysi", 11}, {"evt-0DaBOThvysi5x", 13}, {"evt-0DaBOThvysé", 11}, {"evt-0DaBOThvysié", 12},
+		{"evt-éééééééééééé", 12}, {"evt-ééééé12", 7}, {"evt-0DaBOThvy\xffi5", 12}, {"xyz", 12}, {"evt-", 0},
+	} {
+		if got := vermasEventIDLength(c.id); got != c.n {
+			t.Errorf("vermasEventIDLength(%q) = %d, want %d", c.id, got, c.n)
+		}
+	}
+	for _, k := range VermasEventTypes {
+		if !vermasKnownEventType(k) {
+			t.Errorf("%s is not known", k)
+		}
+	}
+	for _, k := range []string{"", "mail", "mail.sen", "mail.sent.x", "work_order.Created", "foo.bar"} {
+		if vermasKnownEventType(k) {
+			t.Errorf("%q is known", k)
+		}
+	}
+}

@@ -39,11 +39,21 @@ type AcceptFunc func(a *Acc, b []byte, i int) int
 
 // Acceptor is the acceptor of one kind and the JSON Pointers of its
 // capture slots: Fields[s] is the member whose value slot s records
-// (declared members outside arrays; of a member declared under
-// conditions, its own value but none inside it).
+// (declared members outside arrays, and the members that the declarations
+// under conditions of a member declare inside its value: the slots of
+// Cond).
 type Acceptor struct {
 	Func   AcceptFunc
 	Fields []string
+	// Cond has bit s set when slot s is a member inside the value of a
+	// member declared under conditions (a VerMAS event's /data/title,
+	// declared by the work_order.created event of seed 000 "Event
+	// Types"): it is recorded only when the declaration that holds for the
+	// record declares it (Acc.Decl has the bit of that member's slot), so
+	// its slot being empty does not mean the record lacks it unless
+	// Acc.Decl says that declaration read the value and Acc.Loose is
+	// false.
+	Cond uint64
 	// Names are the member names the kind's top-level object declares,
 	// under conditions too: a member of another name is undeclared (and
 	// recorded when Acc.Want names it).
@@ -89,6 +99,17 @@ type Acc struct {
 	// with its quotes).
 	Got   uint64
 	Spans [MaxCaptures]Span32
+	// Decl has bit s set when the last Accept read the value of the
+	// member of slot s, one declared under conditions, with a
+	// declaration that records the members it declares inside it (in
+	// slots of Acceptor.Cond).
+	Decl uint64
+	// Loose is set by Accept when the record has a member its definition
+	// does not declare where it is (Undeclared) or an object its
+	// definition does not type (Any): such a member may have the name of
+	// a slot of Acceptor.Cond that another declaration declares, so the
+	// slots of Acceptor.Cond are then not the whole truth.
+	Loose bool
 	// Want names undeclared members of the top-level object whose values
 	// the caller needs too (document rules that declare a member the
 	// kind's definition does not, e.g. a secret scan of every operator
@@ -121,20 +142,38 @@ type Acc struct {
 	scratch []byte
 	depth   int
 	conds   Dec // its buf and scratch, for Conds
-	// memo holds the conditions CondsFrom found for the last values of
-	// the single discriminators of a few CondSets (an idle STATE's event
-	// and its frames' modes, a VerMAS event's event_type: the same few
-	// values record after record), next the entry to replace.
-	memo [condMemos]condMemo
-	next uint8
+	// memo holds the conditions CondsFrom found for values of the
+	// single discriminators of CondSets (an idle STATE's event and its
+	// frames' modes, a VerMAS event's event_type: the same few values
+	// record after record, nineteen event types for VerMAS), each in the
+	// entry of a hash of its CondSet and value (condMemoSlot), in place
+	// of the one before it there; nil until the first use.
+	memo *[condMemos]condMemo
 }
 
-// condMemos is the size of Acc.memo; condMemoLen the longest value it
-// holds.
+// condMemos is the size of Acc.memo (a power of two); condMemoLen the
+// longest value it holds.
 const (
-	condMemos   = 4
+	condMemos   = 64
 	condMemoLen = 32
 )
+
+// condMemoSlot returns the entry of Acc.memo for the value v (at most
+// condMemoLen bytes) of the discriminator of cs.
+func condMemoSlot(cs *CondSet, v []byte) uint {
+	h := uint64(uintptr(unsafe.Pointer(cs)))>>4 ^ uint64(len(v))<<56
+	if len(v) >= 8 {
+		h ^= binary.LittleEndian.Uint64(v) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(v[len(v)-8:]), 29)
+	} else {
+		for i, c := range v {
+			h ^= uint64(c) << (8 * i)
+		}
+	}
+	return uint((h * 0x9e3779b97f4a7c15) >> (64 - condMemoBits))
+}
+
+// condMemoBits is the base-2 logarithm of condMemos.
+const condMemoBits = 6
 
 // condMemo is what CondsFrom found for a CondSet of one discriminator:
 // m, when the discriminator is absent (!found) or its value is val[:n].
@@ -158,7 +197,7 @@ const (
 // constraint of its kind): see the package's acceptor notes. It records the
 // declared members' spans in a.Spans and a.Got.
 func (a *Acc) Accept(acc *Acceptor, b []byte) bool {
-	a.Got = 0
+	a.Got, a.Decl, a.Loose = 0, 0, false
 	a.Wide = false
 	a.names = a.names[:0]
 	a.depth = 0
@@ -375,14 +414,14 @@ func (a *Acc) CondsFrom(b []byte, cs *CondSet, spans []Span32, found uint) uint6
 			return a.condsFrom(b, cs, spans, found)
 		}
 	}
-	for i := range a.memo {
-		if e := &a.memo[i]; e.cs == cs && e.found == (found&1 != 0) && string(e.val[:e.n]) == string(v) {
-			return e.m
-		}
+	if a.memo == nil {
+		a.memo = new([condMemos]condMemo)
+	}
+	e := &a.memo[condMemoSlot(cs, v)]
+	if e.cs == cs && e.found == (found&1 != 0) && string(e.val[:e.n]) == string(v) {
+		return e.m
 	}
 	m := a.condsFrom(b, cs, spans, found)
-	e := &a.memo[a.next%condMemos]
-	a.next++
 	e.cs, e.found, e.n, e.m = cs, found&1 != 0, uint8(copy(e.val[:], v)), m
 	return m
 }
@@ -442,6 +481,7 @@ func (a *Acc) Undeclared(b []byte, at, i int, name []byte, mark, mode int) int {
 	if !a.AddName(b, at+1, at+1+len(name), mark) {
 		return -1
 	}
+	a.Loose = true
 	j := a.Any(b, i)
 	if j >= 0 && a.depth == 1 {
 		for k, w := range a.Want {
@@ -756,6 +796,7 @@ func (a *Acc) Any(b []byte, i int) int {
 		j, _ := strEnd(b, i)
 		return j
 	case '{':
+		a.Loose = true
 		j, empty := a.Open(b, i)
 		if j < 0 || empty {
 			return j

@@ -224,6 +224,9 @@ func checkAccept(a *fast.Acc, d *fast.Dec, kind string, raw []byte, strict bool)
 		want, found := valueAt(raw, ptr)
 		got := a.Got&(1<<uint(s)) != 0
 		switch {
+		case found && !got && acc.Cond&(1<<uint(s)) != 0 && !condComplete(a, acc, ptr):
+			// A member of a conditional declaration's value that the
+			// declaration holding for this record does not record.
 		case got != found:
 			return accepted, clean, fmt.Sprintf("slot %d %s: recorded %v, present %v", s, ptr, got, found)
 		case got && string(raw[a.Spans[s].Start:a.Spans[s].End]) != string(want):
@@ -231,6 +234,22 @@ func checkAccept(a *fast.Acc, d *fast.Dec, kind string, raw []byte, strict bool)
 		}
 	}
 	return accepted, clean, ""
+}
+
+// condComplete reports whether the conditional slots under ptr's
+// ancestors hold every member there (fast.Acceptor.Cond): the record has
+// no undeclared member and a declaration under conditions that records
+// them read an ancestor.
+func condComplete(a *fast.Acc, acc *fast.Acceptor, ptr string) bool {
+	if a.Loose {
+		return false
+	}
+	for s, p := range acc.Fields {
+		if a.Decl&(1<<uint(s)) != 0 && strings.HasPrefix(ptr, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // valueAt returns the raw JSON value at a pointer of member names in raw

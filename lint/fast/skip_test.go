@@ -1,6 +1,7 @@
 package fast
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -47,12 +48,17 @@ func TestSkipString(t *testing.T) {
 
 // TestCondsFromMemo: the conditions CondsFrom gives from its memo are
 // those it computes anew, for the single discriminators of the idle,
-// VerMAS and operator CondSets and values that repeat, differ only past
-// the memo's length, escape, are absent or are not strings.
+// VerMAS and operator CondSets and values that repeat, share a memo
+// entry, differ only past the memo's length, escape, are absent or are
+// not strings.
 func TestCondsFromMemo(t *testing.T) {
 	vals := []string{`"STATE"`, `"DONE"`, `"ABORT"`, `"ANCHOR"`, `"STAT"`, `"grind"`, `"issue"`, `"loop"`, `"gr\u0069nd"`, `7`, `null`,
 		`"work_order.created"`, `"agent.idle"`, `"mail.sent"`, `"verify.verdict"`, `"process.completed"`,
 		`"` + strings.Repeat("x", condMemoLen) + `"`, `"` + strings.Repeat("x", condMemoLen-2) + `"`, `"` + strings.Repeat("x", condMemoLen-1) + `y"`, ``}
+	// More values than the memo has entries: they share entries.
+	for i := range 3 * condMemos {
+		vals = append(vals, fmt.Sprintf(`"work_order.t%d"`, i))
+	}
 	var sets []*CondSet
 	for _, cs := range []*CondSet{&conds0, &conds1, &conds4, &conds8} {
 		if len(cs.Fields) == 1 {

@@ -76,3 +76,63 @@ func BenchmarkVermas(b *testing.B) {
 		})
 	}
 }
+
+// TestCondSlots: a VerMAS event's acceptor records the members of data
+// that the declaration of its event type declares (Acceptor.Cond), notes
+// that declaration in Acc.Decl, and sets Acc.Loose when data has a member
+// the declaration does not declare (where another type's declaration
+// records a member of that name, which is then present but not recorded).
+func TestCondSlots(t *testing.T) {
+	acc := Acceptors["vermas/event"]
+	slot := func(p string) int {
+		for s, f := range acc.Fields {
+			if f == p {
+				return s
+			}
+		}
+		t.Fatalf("no slot for %s", p)
+		return -1
+	}
+	data, title, changed, agent := slot("/data"), slot("/data/title"), slot("/data/changes/title"), slot("/data/agent")
+	if acc.Cond&(1<<uint(data)) != 0 || acc.Cond&(1<<uint(title)) == 0 || acc.Cond&(1<<uint(changed)) == 0 {
+		t.Fatalf("Cond %#x: /data %d must not be conditional, /data/title %d and /data/changes/title %d must", acc.Cond, data, title, changed)
+	}
+	const head = `{"event_id":"evt-0DaBOThvysi5","timestamp":"2026-02-14T09:00:00.191Z","actor":"ceo",`
+	for _, c := range []struct {
+		rec         string
+		decl, loose bool
+		got, absent []int
+	}{
+		{head + `"event_type":"work_order.created","data":{"work_order_id":"wo-1","title":"T","issue_type":"bug","priority":0,"created_by":"ceo"}}`,
+			true, false, []int{title}, []int{changed, agent}},
+		{head + `"data":{"work_order_id":"wo-1","changes":{"title":"U"}},"event_type":"work_order.updated"}`,
+			true, false, []int{changed}, []int{title}},
+		{head + `"event_type":"work_order.assigned","data":{"work_order_id":"wo-1","agent":"a","assignment_path":"p","title":"T"}}`,
+			true, true, []int{agent}, []int{title}},
+		// No type's declaration holds: data's unconditional one ({...})
+		// reads it, as any value.
+		{head + `"event_type":"foo.bar","data":{"title":"T"}}`, true, true, nil, []int{title}},
+	} {
+		var a Acc
+		if !a.Accept(acc, []byte(c.rec)) {
+			t.Errorf("declined: %s", c.rec)
+			continue
+		}
+		if got := a.Decl&(1<<uint(data)) != 0; got != c.decl {
+			t.Errorf("Decl of /data %v, want %v: %s", got, c.decl, c.rec)
+		}
+		if a.Loose != c.loose {
+			t.Errorf("Loose %v, want %v: %s", a.Loose, c.loose, c.rec)
+		}
+		for _, s := range c.got {
+			if a.Got&(1<<uint(s)) == 0 {
+				t.Errorf("%s not recorded: %s", acc.Fields[s], c.rec)
+			}
+		}
+		for _, s := range c.absent {
+			if a.Got&(1<<uint(s)) != 0 {
+				t.Errorf("%s recorded: %s", acc.Fields[s], c.rec)
+			}
+		}
+	}
+}

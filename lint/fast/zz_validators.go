@@ -70,7 +70,7 @@ var Acceptors = map[string]*Acceptor{
 	"operator/watchdog":            {Func: a100, Fields: []string{"/schema_version", "/now", "/tasks"}, Names: []string{"schema_version", "now", "tasks"}, ElemNames: map[string][]string{"tasks": {"task_id", "status", "timeout_seconds", "last_heartbeat_at"}}},
 	"operator/worklog":             {Func: a101, Fields: []string{"/timestamp", "/run_id", "/task_id", "/actor", "/action", "/files_touched", "/decision", "/result", "/next_step", "/code", "/evidence", "/schema_version"}, Names: []string{"timestamp", "run_id", "task_id", "actor", "action", "files_touched", "decision", "result", "next_step", "code", "evidence", "schema_version"}},
 	"vermas/assignment":            {Func: a106, Fields: []string{"/type", "/reference_id"}, Names: []string{"type", "reference_id"}},
-	"vermas/event":                 {Func: a138, Fields: []string{"/event_id", "/event_type", "/timestamp", "/actor", "/correlation_id", "/caused_by", "/data"}, Names: []string{"event_id", "event_type", "timestamp", "actor", "correlation_id", "caused_by", "data"}},
+	"vermas/event":                 {Func: a138, Fields: []string{"/event_id", "/event_type", "/timestamp", "/actor", "/correlation_id", "/caused_by", "/data", "/data/work_order_id", "/data/title", "/data/description", "/data/issue_type", "/data/priority", "/data/created_by", "/data/changes", "/data/changes/title", "/data/changes/description", "/data/changes/status", "/data/changes/priority", "/data/changes/issue_type", "/data/changes/assignee", "/data/changes/labels", "/data/from_status", "/data/to_status", "/data/agent", "/data/assignment_path", "/data/reason", "/data/message_id", "/data/from", "/data/to", "/data/subject", "/data/message_type", "/data/recipient", "/data/reader", "/data/read_at", "/data/session_name", "/data/worktree", "/data/profile", "/data/assigned_work_order", "/data/found", "/data/response_ms", "/data/action", "/data/idle_since", "/data/last_activity", "/data/exit_code", "/data/process_id", "/data/template", "/data/step_id", "/data/status", "/data/summary", "/data/verdict", "/data/criteria_passed", "/data/criteria_failed", "/data/reasoning"}, Names: []string{"event_id", "event_type", "timestamp", "actor", "correlation_id", "caused_by", "data"}, Cond: 0x1fffffffffff80},
 	"vermas/message":               {Func: a142, Fields: []string{"/id", "/from", "/to", "/subject", "/body", "/message_type", "/timestamp", "/read_at", "/priority", "/metadata"}, Names: []string{"id", "from", "to", "subject", "body", "message_type", "timestamp", "read_at", "priority", "metadata"}},
 	"vermas/process":               {Func: a148, Fields: []string{"/id", "/template", "/work_order_id", "/state", "/created_at", "/steps"}, Names: []string{"id", "template", "work_order_id", "state", "created_at", "steps"}, ElemNames: map[string][]string{"steps": {"id", "status", "started_at", "completed_at"}}},
 	"vermas/route":                 {Func: a151, Fields: []string{"/prefix", "/path", "/factory"}, Names: []string{"prefix", "path", "factory"}},
@@ -6077,6 +6077,7 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a16)
+						a.Decl |= 1 << 2
 					} else {
 						k = a.Undeclared(b, j, k, []byte("run_id"), mark, OpenMembers)
 					}
@@ -6090,6 +6091,7 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a2)
+						a.Decl |= 1 << 3
 					} else {
 						k = a.Undeclared(b, j, k, []byte("updated_at"), mark, OpenMembers)
 					}
@@ -6103,10 +6105,13 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a21)
+						a.Decl |= 1 << 4
 					} else if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 4, a22)
+						a.Decl |= 1 << 4
 					} else if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 4, a22)
+						a.Decl |= 1 << 4
 					} else {
 						k = a.Undeclared(b, j, k, []byte("stack"), mark, OpenMembers)
 					}
@@ -6120,8 +6125,10 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 5, a23)
+						a.Decl |= 1 << 5
 					} else if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 5, a24)
+						a.Decl |= 1 << 5
 					} else {
 						k = a.Undeclared(b, j, k, []byte("reason"), mark, OpenMembers)
 					}
@@ -6135,8 +6142,10 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 6, a5)
+						a.Decl |= 1 << 6
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 6, a5)
+						a.Decl |= 1 << 6
 					} else {
 						k = a.Undeclared(b, j, k, []byte("goal"), mark, OpenMembers)
 					}
@@ -6150,8 +6159,10 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 7, a17)
+						a.Decl |= 1 << 7
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 7, a17)
+						a.Decl |= 1 << 7
 					} else {
 						k = a.Undeclared(b, j, k, []byte("mode"), mark, OpenMembers)
 					}
@@ -6165,8 +6176,10 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 8, a25)
+						a.Decl |= 1 << 8
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 8, a25)
+						a.Decl |= 1 << 8
 					} else {
 						k = a.Undeclared(b, j, k, []byte("iteration"), mark, OpenMembers)
 					}
@@ -6180,8 +6193,10 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 9, a5)
+						a.Decl |= 1 << 9
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 9, a5)
+						a.Decl |= 1 << 9
 					} else {
 						k = a.Undeclared(b, j, k, []byte("progress"), mark, OpenMembers)
 					}
@@ -6195,8 +6210,10 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 10, a5)
+						a.Decl |= 1 << 10
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 10, a5)
+						a.Decl |= 1 << 10
 					} else {
 						k = a.Undeclared(b, j, k, []byte("modified_files"), mark, OpenMembers)
 					}
@@ -6210,8 +6227,10 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 11, a5)
+						a.Decl |= 1 << 11
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 11, a5)
+						a.Decl |= 1 << 11
 					} else {
 						k = a.Undeclared(b, j, k, []byte("next_step"), mark, OpenMembers)
 					}
@@ -6225,8 +6244,10 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 12, a2)
+						a.Decl |= 1 << 12
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 12, a2)
+						a.Decl |= 1 << 12
 					} else {
 						k = a.Undeclared(b, j, k, []byte("timestamp"), mark, OpenMembers)
 					}
@@ -10516,12 +10537,16 @@ func a106(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 1, a103)
+						a.Decl |= 1 << 1
 					} else if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 1, a104)
+						a.Decl |= 1 << 1
 					} else if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 1, a105)
+						a.Decl |= 1 << 1
 					} else {
 						k = a.Field(b, k, &seen, 1, a5)
+						a.Decl |= 1 << 1
 					}
 					if k >= 0 {
 						a.Set(1, w, k)
@@ -10729,17 +10754,35 @@ func a113(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a103)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a110)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a110); k >= 0 {
+						a.Set(8, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a32)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+						a.Set(9, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a111)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a111); k >= 0 {
+						a.Set(10, w, k)
+					}
 				case 4:
-					k = a.Field(b, k, &seen, 4, a112)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
+						a.Set(11, w, k)
+					}
 				case 5:
-					k = a.Field(b, k, &seen, 5, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+						a.Set(12, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -10855,19 +10898,40 @@ func a115(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a110)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a110); k >= 0 {
+						a.Set(14, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.Set(15, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a114)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
+						a.Set(16, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a112)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a112); k >= 0 {
+						a.Set(17, w, k)
+					}
 				case 4:
-					k = a.Field(b, k, &seen, 4, a111)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a111); k >= 0 {
+						a.Set(18, w, k)
+					}
 				case 5:
-					k = a.Field(b, k, &seen, 5, a32)
+					w := k
+					if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+						a.Set(19, w, k)
+					}
 				case 6:
-					k = a.Field(b, k, &seen, 6, a44)
+					w := k
+					if k = a.Field(b, k, &seen, 6, a44); k >= 0 {
+						a.Set(20, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -10928,9 +10992,15 @@ func a116(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a103)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a115)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a115); k >= 0 {
+						a.Set(13, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11000,11 +11070,20 @@ func a117(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a103)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a114)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a114); k >= 0 {
+						a.Set(21, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a114)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
+						a.Set(22, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11072,11 +11151,20 @@ func a118(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a103)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(23, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+						a.Set(24, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11140,9 +11228,15 @@ func a119(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a103)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.Set(25, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11240,15 +11334,30 @@ func a121(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a104)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+						a.Set(26, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(27, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+						a.Set(28, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+						a.Set(29, w, k)
+					}
 				case 4:
-					k = a.Field(b, k, &seen, 4, a120)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a120); k >= 0 {
+						a.Set(30, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11312,9 +11421,15 @@ func a122(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a104)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+						a.Set(26, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(31, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11382,11 +11497,20 @@ func a123(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a104)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+						a.Set(26, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(32, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a2)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+						a.Set(33, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11462,13 +11586,25 @@ func a124(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+						a.Set(34, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.Set(35, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+						a.Set(36, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a103)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a103); k >= 0 {
+						a.Set(37, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11538,11 +11674,20 @@ func a125(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a51)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a51); k >= 0 {
+						a.Set(38, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a73)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a73); k >= 0 {
+						a.Set(39, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+						a.Set(40, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11600,7 +11745,10 @@ func a126(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a103)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+						a.Set(7, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11664,9 +11812,15 @@ func a127(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a2)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
+						a.Set(41, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.Set(42, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11730,9 +11884,15 @@ func a128(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+						a.Set(25, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a10)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a10); k >= 0 {
+						a.Set(43, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11802,11 +11962,20 @@ func a129(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a105)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+						a.Set(44, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(45, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a103)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a103); k >= 0 {
+						a.Set(7, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11870,9 +12039,15 @@ func a130(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a105)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+						a.Set(44, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(46, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -11958,11 +12133,20 @@ func a132(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a105)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+						a.Set(44, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(46, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a131)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a131); k >= 0 {
+						a.Set(47, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -12026,9 +12210,15 @@ func a133(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a105)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+						a.Set(44, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.Set(48, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -12092,9 +12282,15 @@ func a134(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a103)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a105)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a105); k >= 0 {
+						a.Set(44, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -12210,20 +12406,33 @@ func a137(a *Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a103)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 1:
 					w := k
 					if k = a.Field(b, k, &seen, 1, a135); k >= 0 {
+						a.Set(49, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a73)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a73); k >= 0 {
+						a.Set(50, w, k)
+					}
 				case 3:
 					v := k
-					k = a.Field(b, k, &seen, 3, a73)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a73); k >= 0 {
+						a.Set(51, w, k)
+					}
 					span3 = [2]int{v, k}
 				case 4:
-					k = a.Field(b, k, &seen, 4, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+						a.Set(52, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -12361,44 +12570,64 @@ func a138(a *Acc, b []byte, i int) int {
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 6, a113)
+						a.Decl |= 1 << 6
 					} else if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 6, a116)
+						a.Decl |= 1 << 6
 					} else if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 6, a117)
+						a.Decl |= 1 << 6
 					} else if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 6, a118)
+						a.Decl |= 1 << 6
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 6, a119)
+						a.Decl |= 1 << 6
 					} else if m&(1<<5) != 0 {
 						k = a.Field(b, k, &seen, 6, a121)
+						a.Decl |= 1 << 6
 					} else if m&(1<<6) != 0 {
 						k = a.Field(b, k, &seen, 6, a122)
+						a.Decl |= 1 << 6
 					} else if m&(1<<7) != 0 {
 						k = a.Field(b, k, &seen, 6, a123)
+						a.Decl |= 1 << 6
 					} else if m&(1<<8) != 0 {
 						k = a.Field(b, k, &seen, 6, a124)
+						a.Decl |= 1 << 6
 					} else if m&(1<<9) != 0 {
 						k = a.Field(b, k, &seen, 6, a125)
+						a.Decl |= 1 << 6
 					} else if m&(1<<10) != 0 {
 						k = a.Field(b, k, &seen, 6, a126)
+						a.Decl |= 1 << 6
 					} else if m&(1<<11) != 0 {
 						k = a.Field(b, k, &seen, 6, a127)
+						a.Decl |= 1 << 6
 					} else if m&(1<<12) != 0 {
 						k = a.Field(b, k, &seen, 6, a128)
+						a.Decl |= 1 << 6
 					} else if m&(1<<13) != 0 {
 						k = a.Field(b, k, &seen, 6, a129)
+						a.Decl |= 1 << 6
 					} else if m&(1<<14) != 0 {
 						k = a.Field(b, k, &seen, 6, a130)
+						a.Decl |= 1 << 6
 					} else if m&(1<<15) != 0 {
 						k = a.Field(b, k, &seen, 6, a132)
+						a.Decl |= 1 << 6
 					} else if m&(1<<16) != 0 {
 						k = a.Field(b, k, &seen, 6, a133)
+						a.Decl |= 1 << 6
 					} else if m&(1<<17) != 0 {
 						k = a.Field(b, k, &seen, 6, a134)
+						a.Decl |= 1 << 6
 					} else if m&(1<<18) != 0 {
 						k = a.Field(b, k, &seen, 6, a137)
+						a.Decl |= 1 << 6
 					} else {
 						k = a.Field(b, k, &seen, 6, a9)
+						a.Decl |= 1 << 6
 					}
 					if k >= 0 {
 						a.Set(6, w, k)

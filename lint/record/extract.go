@@ -44,16 +44,31 @@ type Extractor struct {
 	// member whose slot is in parents; nil: some field has neither.
 	slots []int
 	// parents are the captured top-level members that hold the fields of
-	// slot -1 (a VerMAS event's data, whose members the acceptor does not
-	// record): only their values are scanned.
+	// slot -1 and the fields of conditional slots (a VerMAS event's data,
+	// whose members the acceptor records only as the declaration of the
+	// event's type declares them): only their values are scanned.
 	parents []xparent
+	// cond has bit i set when field i is read from a conditional slot
+	// (under a parent with scan false).
+	cond uint64
+	// slotMask has bit s set for each slot of slots; slotFields[s] has
+	// bit i set for each field i read from slot s: captured visits only
+	// the slots the acceptor recorded.
+	slotMask   uint64
+	slotFields [fast.MaxCaptures]uint64
 }
 
 // xparent is a captured top-level member whose value is scanned for the
 // fields below it: its capture slot and its level of the fields' trie.
+// When no field below it has slot -1 (scan false), its fields are read
+// from their conditional slots (fast.Acceptor.Cond) instead, for a record
+// whose declaration under conditions read the member's value
+// (fast.Acc.Decl) and that has no member its definition does not declare
+// (fast.Acc.Loose): then a field without a slot is absent.
 type xparent struct {
 	slot int
 	node *xnode
+	scan bool
 }
 
 // fieldSlots sets x.slots (and x.parents) for the records of kind: per
@@ -69,21 +84,45 @@ func (x *Extractor) fieldSlots(kind string) {
 	}
 	slots := make([]int, len(x.fields))
 	var parents []xparent
+	var cond uint64
 	for i, f := range x.fields {
-		if slots[i] = slices.Index(acc.Fields, rules.Ptr(anySlice(f.tokens)...)); slots[i] >= 0 {
+		s := slices.Index(acc.Fields, rules.Ptr(anySlice(f.tokens)...))
+		if slots[i] = s; s >= 0 && acc.Cond&(1<<uint(s)) == 0 {
 			continue
 		}
 		p := slices.Index(acc.Fields, rules.Ptr(f.tokens[0]))
-		if p < 0 || len(f.tokens) < 2 {
+		if p < 0 || len(f.tokens) < 2 || acc.Cond&(1<<uint(p)) != 0 {
 			return
 		}
-		slots[i] = -1
-		if !slices.ContainsFunc(parents, func(x xparent) bool { return x.slot == p }) {
-			k := slices.Index(x.root.names, f.tokens[0])
-			parents = append(parents, xparent{slot: p, node: x.root.child[k]})
+		k := slices.IndexFunc(parents, func(x xparent) bool { return x.slot == p })
+		if k < 0 {
+			k = len(parents)
+			parents = append(parents, xparent{slot: p, node: x.root.child[slices.Index(x.root.names, f.tokens[0])]})
+		}
+		if s < 0 {
+			slots[i] = -1
+			parents[k].scan = true
+		} else {
+			cond |= 1 << uint(i)
 		}
 	}
-	x.slots, x.parents = slots, parents
+	// A field under a parent that is scanned anyway is found there.
+	for i, f := range x.fields {
+		if cond&(1<<uint(i)) == 0 {
+			continue
+		}
+		p := slices.Index(acc.Fields, rules.Ptr(f.tokens[0]))
+		if k := slices.IndexFunc(parents, func(x xparent) bool { return x.slot == p }); parents[k].scan {
+			slots[i], cond = -1, cond&^(1<<uint(i))
+		}
+	}
+	x.slots, x.parents, x.cond = slots, parents, cond
+	for i, s := range slots {
+		if s >= 0 {
+			x.slotMask |= 1 << uint(s)
+			x.slotFields[s] |= 1 << uint(i)
+		}
+	}
 }
 
 // captured sets the entries of out (len(x.fields) values) that the
@@ -92,17 +131,34 @@ func (x *Extractor) fieldSlots(kind string) {
 // as they are.
 func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) uint64 {
 	var found uint64
-	for i, s := range x.slots {
-		if s < 0 || a.Got&(1<<uint(s)) == 0 {
-			continue
-		}
-		sp := a.Spans[s]
-		out[i] = rules.Value{}
-		x.convert(&x.fields[i], line[sp.Start:sp.End], int(sp.Start), &out[i])
-		found |= 1 << uint(i)
+	// The conditional slots are read when every parent of such fields
+	// was read by a declaration that records them and the record has no
+	// undeclared member; otherwise those parents are scanned.
+	cond := x.cond
+	if cond != 0 && a.Loose {
+		cond = 0
 	}
 	for _, p := range x.parents {
-		if a.Got&(1<<uint(p.slot)) == 0 {
+		if !p.scan && a.Decl&(1<<uint(p.slot)) == 0 {
+			cond = 0
+		}
+	}
+	skip := uint64(0) // fields not read from their slots
+	if cond == 0 {
+		skip = x.cond
+	}
+	for g := a.Got & x.slotMask; g != 0; g &= g - 1 {
+		s := bits.TrailingZeros64(g)
+		sp := a.Spans[s]
+		for f := x.slotFields[s] &^ skip; f != 0; f &= f - 1 {
+			i := bits.TrailingZeros64(f)
+			out[i] = rules.Value{}
+			x.convert(&x.fields[i], line[sp.Start:sp.End], int(sp.Start), &out[i])
+			found |= 1 << uint(i)
+		}
+	}
+	for _, p := range x.parents {
+		if a.Got&(1<<uint(p.slot)) == 0 || !p.scan && cond != 0 {
 			continue
 		}
 		if sp := a.Spans[p.slot]; sp.End > sp.Start && line[sp.Start] == '{' {

@@ -123,6 +123,13 @@ func TestCapturedExtractAgrees(t *testing.T) {
 			`{"event_id":"evt-09YClTBznd7T","event_type":"process.created","timestamp":"2026-02-14T09:00:14.609Z","actor":"a","data":{"process_id":"proc-f82862fa","template":"worker-execute","work_order_id":"wo-78dde6e5"}}`,
 			r(inPlaceRead, `"data":{`, `"data":{"x":{"read_at":"no"}, `, 1),
 			`{"event_id":"evt-abc123def456","event_type":"foo.bar","timestamp":"2026-01-06T12:00:00.000Z","actor":"a","data":{"work_order_id":7,"changes":[1]}}`,
+			// Members that another type's declaration records (its
+			// conditional slots), here undeclared: found by a scan.
+			`{"event_id":"evt-abc123def456","event_type":"foo.bar","timestamp":"2026-01-06T12:00:00.000Z","actor":"a","data":{"work_order_id":"wo-1","title":"T","changes":{"title":"U"}}}`,
+			r(inPlaceRead, `"data":{`, `"data":{"work_order_id":"wo-1","process_id":"proc-1", `, 1),
+			r(inPlaceAssigned, `"data":{`, `"data":{"changes":{"status":"open","assignee":null},"read_at":"2026-01-06T12:00:00.000Z", `, 1),
+			r(inPlaceAssigned, `"correlation_id"`, `"x_note":1,"correlation_id"`, 1),
+			`{"event_id":"evt-0ANN0knXaxjo","event_type":"work_order.updated","timestamp":"2026-02-14T09:00:00.534Z","actor":"ceo","data":{"work_order_id":"wo-daa66d2c","changes":{"assignee":null,"status":"closed","title":"T","x":{"title":"no"}}}}`,
 		},
 	}
 	for kind, lines := range records {
@@ -142,6 +149,9 @@ func TestCapturedExtractAgrees(t *testing.T) {
 		x, scan := NewExtractor(kind, fields), NewExtractor("", fields)
 		if len(fields) < 3 || x.slots == nil {
 			t.Fatalf("%s: the stream rules' values are not read from the acceptor's spans", kind)
+		}
+		if kind == "vermas/event" && (x.cond == 0 || len(x.parents) != 1 || x.parents[0].scan) {
+			t.Fatalf("%s: data's members are not read from their conditional slots (cond %#x, parents %+v)", kind, x.cond, x.parents)
 		}
 		v := NewValidator(Options{}, nil)
 		got, want := make([]rules.Value, len(fields)), make([]rules.Value, len(fields))

@@ -150,7 +150,9 @@ func anySlice(ss []string) []any {
 // the top (fast.Acc.Want): want lists those members. A member of a
 // declared value that has no slot of its own (a member of such an
 // undeclared member) has slot -1 and anc, the index in tokens of its
-// nearest declared ancestor, from whose span flat reads it.
+// nearest declared ancestor, from whose span flat reads it; so has a
+// member whose slot only the declarations under conditions that declare
+// it fill (fast.Acceptor.Cond: a VerMAS event's /data/title).
 func captureSlots(kind string, tokens [][]string) (slots, anc []int, want []string) {
 	acc := fast.Acceptors[kind]
 	if acc == nil {
@@ -160,6 +162,9 @@ func captureSlots(kind string, tokens [][]string) (slots, anc []int, want []stri
 	for i, toks := range tokens {
 		anc[i] = -1
 		slots[i] = slices.Index(acc.Fields, rules.Ptr(anySlice(toks)...))
+		if slots[i] >= 0 && acc.Cond&(1<<uint(slots[i])) != 0 {
+			slots[i] = -1 // recorded under some conditions only: read from its ancestor
+		}
 		if slots[i] >= 0 {
 			continue
 		}

@@ -304,7 +304,7 @@ func (v *Validator) Digests() *rules.DigestMemo { return &v.digests }
 // TestCapturedLocateAgrees), otherwise by reading the record again.
 func (v *Validator) locate(raw []byte, ptr string) int64 {
 	if v.accepted && v.fast.accs != nil {
-		if s := slices.Index(v.fast.accs.Fields, ptr); s >= 0 && v.fast.acc.Got&(1<<uint(s)) != 0 {
+		if s := slices.Index(v.fast.accs.Fields, ptr); s >= 0 && v.fast.acc.Got&(1<<uint(s)) != 0 && v.fast.accs.Cond&(1<<uint(s)) == 0 {
 			return int64(v.fast.acc.Spans[s].Start)
 		}
 	}

@@ -28,6 +28,8 @@ type accGen struct {
 	// its top-level object whose arrays' objects it records for
 	// fast.Acc.WantElems (elemNames), by their index in its names.
 	rootElems map[string]int
+	// cond is fast.Acceptor.Cond of the kind kind generated last.
+	cond uint64
 }
 
 // elemRec says what a value's acceptor records for fast.Acc.WantElems:
@@ -45,14 +47,32 @@ var noRec = elemRec{top: -1}
 // slots assigns capture slots to member pointers of one kind.
 type slots struct {
 	fields []string
+	// cond has bit s set for the slots of members inside the value of a
+	// member declared under conditions (fast.Acceptor.Cond); inCond > 0
+	// while such a declaration's acceptor is generated.
+	cond   uint64
+	inCond int
 }
 
-// add returns the slot of pointer p, or -1 when every slot is taken.
+// add returns the slot of pointer p (the one it has already when two
+// declarations under conditions declare it), or -1 when every slot is
+// taken.
 func (s *slots) add(p string) int {
-	if s == nil || len(s.fields) >= maxCaptures {
+	if s == nil {
+		return -1
+	}
+	if s.inCond > 0 {
+		if k := slices.Index(s.fields, p); k >= 0 && s.cond&(1<<uint(k)) != 0 {
+			return k
+		}
+	}
+	if len(s.fields) >= maxCaptures {
 		return -1
 	}
 	s.fields = append(s.fields, p)
+	if s.inCond > 0 {
+		s.cond |= 1 << uint(len(s.fields)-1)
+	}
 	return len(s.fields) - 1
 }
 
@@ -96,7 +116,7 @@ func (ag *accGen) kind(t *Type, at where) (string, []string, []string, map[strin
 	}
 	s := &slots{}
 	fn, err := ag.value(t, "", s, false, at, noRec)
-	ag.rootElems = nil
+	ag.rootElems, ag.cond = nil, s.cond
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
@@ -358,6 +378,12 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	}
 	variants := map[string][]Variant{}
 	vfns := map[string][]string{}
+	// The declarations under conditions of a member that has a slot
+	// record the members they declare inside its value, in slots of
+	// fast.Acceptor.Cond (shared by the declarations that declare the
+	// same pointer); the branch that reads the value with one notes it in
+	// Acc.Decl (vdecl).
+	vdecl := map[string]bool{}
 	for _, n := range names {
 		if !o.CondDeclares(n) {
 			continue
@@ -367,11 +393,24 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 			return err
 		}
 		variants[n] = vs
+		var sub *slots
+		vptr := ""
+		if s != nil && !inCheck && slot[index[n]] >= 0 {
+			sub, vptr = s, ptr+"/"+escapePointer(n)
+			vdecl[n] = true
+		}
 		for _, v := range vs {
 			fn := ""
 			if v.Field != nil {
 				var err error
-				if fn, err = ag.value(v.Field.Type, "", nil, inCheck, at.field(n).variant(o, v), recTop(n)); err != nil {
+				if sub != nil {
+					sub.inCond++
+				}
+				fn, err = ag.value(v.Field.Type, vptr, sub, inCheck, at.field(n).variant(o, v), recTop(n))
+				if sub != nil {
+					sub.inCond--
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -508,6 +547,9 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 						continue
 					}
 					fmt.Fprintf(b, "\t\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, vfns[n][vi])
+					if vdecl[n] {
+						fmt.Fprintf(b, "\t\t\t\t\t\ta.Decl |= 1 << %d\n", slot[i])
+					}
 				}
 				b.WriteString("\t\t\t\t\t}\n")
 				if i < len(slot) && slot[i] >= 0 {

@@ -44,6 +44,7 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 		kind, fn      string
 		fields, names []string
 		elems         map[string][]string
+		cond          uint64
 	}
 	var accs []accEntry
 	for _, k := range m.Kinds {
@@ -51,7 +52,7 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: acceptor: %w", k.Name, err)
 		}
-		accs = append(accs, accEntry{k.Name, fn, fields, names, elems})
+		accs = append(accs, accEntry{k.Name, fn, fields, names, elems, ag.cond})
 	}
 	var out bytes.Buffer
 	from := "cue/*.cue"
@@ -90,6 +91,9 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 			fmt.Fprintf(&out, "%q", f)
 		}
 		out.WriteString("}")
+		if e.cond != 0 {
+			fmt.Fprintf(&out, ", Cond: %#x", e.cond)
+		}
 		if len(e.elems) > 0 {
 			out.WriteString(", ElemNames: map[string][]string{")
 			var ks []string

@@ -42,8 +42,8 @@ var Validators = map[string]func(*fast.Dec){
 // Acceptors maps each kind whose definition the acceptors support to its
 // acceptor, generated from the same CUE definition (accept.go).
 var Acceptors = map[string]*fast.Acceptor{
-	"test/anchor": {Func: a9, Fields: []string{"/schema", "/event", "/note", "/state", "/updated_at", "/goal", "/mode", "/iteration"}, Names: []string{"schema", "event", "note", "state", "updated_at", "goal", "mode", "iteration"}},
-	"test/event":  {Func: a29, Fields: []string{"/type", "/level", "/data", "/at", "/closed_at", "/extra"}, Names: []string{"type", "level", "data", "at", "closed_at", "extra"}},
+	"test/anchor": {Func: a9, Fields: []string{"/schema", "/event", "/note", "/state", "/updated_at", "/goal", "/mode", "/iteration", "/state/kind", "/state/iter", "/state/issue_id"}, Names: []string{"schema", "event", "note", "state", "updated_at", "goal", "mode", "iteration"}, Cond: 0x700},
+	"test/event":  {Func: a29, Fields: []string{"/type", "/level", "/data", "/at", "/closed_at", "/extra", "/data/id", "/data/title", "/data/n", "/data/lx", "/data/reason"}, Names: []string{"type", "level", "data", "at", "closed_at", "extra"}, Cond: 0x7c0},
 }
 
 var re0 = &fast.Regex{Src: "^[0-9]+/[0-9]+$"}
@@ -834,18 +834,27 @@ func a6(a *fast.Acc, b []byte, i int) int {
 				case 0:
 					w := k
 					if k = a.Field(b, k, &seen, 0, a4); k >= 0 {
+						a.Set(8, w, k)
 						ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a5)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+						a.Set(9, w, k)
+					}
 				case 2:
+					w := k
 					if !mk {
 						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a3)
+						a.Decl |= 1 << 10
 					} else {
 						k = a.Undeclared(b, j, k, []byte("issue_id"), mark, fast.NoMembers)
+					}
+					if k >= 0 {
+						a.Set(10, w, k)
 					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
@@ -1006,8 +1015,10 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 2, a3)
+						a.Decl |= 1 << 2
 					} else {
 						k = a.Field(b, k, &seen, 2, a2)
+						a.Decl |= 1 << 2
 					}
 					if k >= 0 {
 						a.Set(2, w, k)
@@ -1019,6 +1030,7 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a6)
+						a.Decl |= 1 << 3
 					} else {
 						k = a.Undeclared(b, j, k, []byte("state"), mark, fast.XMembers)
 					}
@@ -1032,6 +1044,7 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a2)
+						a.Decl |= 1 << 4
 					} else {
 						k = a.Undeclared(b, j, k, []byte("updated_at"), mark, fast.XMembers)
 					}
@@ -1045,6 +1058,7 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 5, a2)
+						a.Decl |= 1 << 5
 					} else {
 						k = a.Undeclared(b, j, k, []byte("goal"), mark, fast.XMembers)
 					}
@@ -1058,6 +1072,7 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 6, a7)
+						a.Decl |= 1 << 6
 					} else {
 						k = a.Undeclared(b, j, k, []byte("mode"), mark, fast.XMembers)
 					}
@@ -1071,6 +1086,7 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 7, a8)
+						a.Decl |= 1 << 7
 					} else {
 						k = a.Undeclared(b, j, k, []byte("iteration"), mark, fast.XMembers)
 					}
@@ -1313,13 +1329,25 @@ func a17(a *fast.Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a13)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a13); k >= 0 {
+						a.Set(6, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a14)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a14); k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a15)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a15); k >= 0 {
+						a.Set(8, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a16)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a16); k >= 0 {
+						a.Set(9, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -1405,11 +1433,20 @@ func a19(a *fast.Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a13)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a13); k >= 0 {
+						a.Set(6, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a14)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a14); k >= 0 {
+						a.Set(7, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a18)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a18); k >= 0 {
+						a.Set(8, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -1521,13 +1558,25 @@ func a22(a *fast.Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a20)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a20); k >= 0 {
+						a.Set(6, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(10, w, k)
+					}
 				case 2:
-					k = a.Field(b, k, &seen, 2, a16)
+					w := k
+					if k = a.Field(b, k, &seen, 2, a16); k >= 0 {
+						a.Set(9, w, k)
+					}
 				case 3:
-					k = a.Field(b, k, &seen, 3, a21)
+					w := k
+					if k = a.Field(b, k, &seen, 3, a21); k >= 0 {
+						a.Set(8, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -1591,9 +1640,15 @@ func a23(a *fast.Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a20)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a20); k >= 0 {
+						a.Set(6, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a3)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+						a.Set(10, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -1657,9 +1712,15 @@ func a24(a *fast.Acc, b []byte, i int) int {
 				}
 				switch f {
 				case 0:
-					k = a.Field(b, k, &seen, 0, a16)
+					w := k
+					if k = a.Field(b, k, &seen, 0, a16); k >= 0 {
+						a.Set(9, w, k)
+					}
 				case 1:
-					k = a.Field(b, k, &seen, 1, a21)
+					w := k
+					if k = a.Field(b, k, &seen, 1, a21); k >= 0 {
+						a.Set(8, w, k)
+					}
 				}
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
@@ -1873,16 +1934,22 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					}
 					if m&(1<<0) != 0 && m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 2, a17)
+						a.Decl |= 1 << 2
 					} else if m&(1<<0) != 0 && m&(1<<3) == 0 {
 						k = a.Field(b, k, &seen, 2, a19)
+						a.Decl |= 1 << 2
 					} else if m&(1<<1) != 0 && m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 2, a22)
+						a.Decl |= 1 << 2
 					} else if m&(1<<1) != 0 && m&(1<<3) == 0 {
 						k = a.Field(b, k, &seen, 2, a23)
+						a.Decl |= 1 << 2
 					} else if m&(1<<3) != 0 && m&(1<<0) == 0 && m&(1<<1) == 0 {
 						k = a.Field(b, k, &seen, 2, a24)
+						a.Decl |= 1 << 2
 					} else {
 						k = a.Field(b, k, &seen, 2, a12)
+						a.Decl |= 1 << 2
 					}
 					if k >= 0 {
 						a.Set(2, w, k)
@@ -1900,6 +1967,7 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 4, a25)
+						a.Decl |= 1 << 4
 					} else {
 						k = a.Undeclared(b, j, k, []byte("closed_at"), mark, fast.XMembers)
 					}
@@ -1913,8 +1981,10 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 5, a26)
+						a.Decl |= 1 << 5
 					} else if m&(1<<4) != 0 {
 						k = a.Field(b, k, &seen, 5, a2)
+						a.Decl |= 1 << 5
 					} else {
 						k = a.Undeclared(b, j, k, []byte("extra"), mark, fast.XMembers)
 					}
