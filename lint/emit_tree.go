@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"sync"
 
@@ -116,8 +118,9 @@ func (t *treeRender) render(b *treeBatch, v *record.Validator) {
 		for _, f := range fs[:g.nf] {
 			b.vs = append(b.vs, findingViolation(f, fs[0].Line))
 		}
+		checked := allChecked(fs[:g.nf])
 		fs = fs[g.nf:]
-		b.vs = b.vs[:n0+len(v.Fill(b.vs[n0:]))]
+		b.vs = b.vs[:n0+len(fillFindings(v, b.vs[n0:], checked))]
 		g.nv = len(b.vs) - n0
 		if g.nv > 0 {
 			b.out = t.e.p.renderRecord(b.out, g.f, g.line, b.vs[n0:])
@@ -162,7 +165,9 @@ func (t *treeRender) close() error {
 // (stable), or those of one document (line 0; fs[0].Line gives the
 // findings without a line theirs).
 func eachEnvelope(fs []rules.StreamFinding, fileOf func(string) *fileRun, fn func(f *fileRun, line int, fs []rules.StreamFinding) error) error {
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
+	if !slices.IsSortedFunc(fs, func(a, b rules.StreamFinding) int { return cmp.Compare(a.Line, b.Line) }) {
+		sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
+	}
 	for i := 0; i < len(fs); {
 		f := fileOf(fs[i].File)
 		doc := f.kind.Format != kind.FormatJSONL && f.kind.Format != ""

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/secrets"
 	"github.com/agentlint/agentlint/rules/internal/idtab"
 )
 
@@ -431,6 +432,8 @@ type spanRun struct {
 	byText     []traceSlot      // recent trace_ids by their hash (traceNumber)
 	byNum      []traceSlot      // recent trace_ids by their number (traceText)
 	extras     []map[string]any // the details of the findings of byNum's traces
+	clean      []bool           // whether byNum's traces hold no secret (traceText)
+	quoted     []byte           // traceText's quoted trace_id
 	noTrace    map[string]any   // the details of the findings without a trace_id
 	spans      *idtab.Table
 	hotMax     int    // spans in memory beyond which they go to disk: hotSpans (tests: fewer)
@@ -453,6 +456,7 @@ type spanRun struct {
 	// made for tailFiles files.
 	tail      string
 	tailFiles int
+	tailClean bool // no fixed text of the reasons holds a secret (report)
 }
 
 // spanRef is a parent_span_id not resolved when its record was read
@@ -542,27 +546,32 @@ func (s *spanRun) traceNumber(t []byte) uint32 {
 }
 
 // traceText returns the text of trace number tid (> 0), valid until the
-// next call, and the details of CL101's findings in that trace
+// next call, the details of CL101's findings in that trace
 // ({"trace_id": text}: a map shared by the findings of a trace in the
-// cache, never written; the engine copies a map it must change).
-func (s *spanRun) traceText(tid uint32) ([]byte, map[string]any) {
+// cache, never written; the engine copies a map it must change) and
+// whether neither the text nor its quoted form (appendQuote) holds a
+// secret (secrets.Scan).
+func (s *spanRun) traceText(tid uint32) ([]byte, map[string]any, bool) {
 	if s.byNum == nil {
 		s.byNum = make([]traceSlot, traceSlots)
 		s.extras = make([]map[string]any, traceSlots)
+		s.clean = make([]bool, traceSlots)
 	}
 	i := tid & (traceSlots - 1)
 	sl := &s.byNum[i]
 	if sl.n > 0 && sl.tid == tid {
-		return sl.text[:sl.n-1], s.extras[i]
+		return sl.text[:sl.n-1], s.extras[i], s.clean[i]
 	}
 	t := s.traces.At(tid)
 	extra := map[string]any{"trace_id": string(t)}
+	s.quoted = appendQuote(s.quoted[:0], t)
+	clean := !scans(extra["trace_id"].(string)) && !scans(string(s.quoted))
 	if len(t) <= len(sl.text) {
 		sl.tid, sl.n = tid, uint8(len(t)+1)
 		copy(sl.text[:], t)
-		s.extras[i] = extra
+		s.extras[i], s.clean[i] = extra, clean
 	}
-	return t, extra
+	return t, extra, clean
 }
 
 // spanSeeds make the placement of spans in their table unpredictable (no
@@ -1008,12 +1017,16 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 		s.tail = " in the " + plural(len(s.files), "collector log") +
 			" of this run (lint every log of the run together: per-agent and daily logs share traces)"
 		s.tailFiles = len(s.files)
+		s.tailClean = !scans(cl101Text1) && !scans(cl101Text2) && !scans(cl101NoTrace+s.tail) && !scans(s.tail)
 	}
 	// One buffer for the reason (it becomes the string), not a string per part.
 	var t []byte
 	var extra map[string]any
+	clean := s.tailClean
 	if tid > 0 {
-		t, extra = s.traceText(tid)
+		var tclean bool
+		t, extra, tclean = s.traceText(tid)
+		clean = clean && tclean
 	} else {
 		if s.noTrace == nil {
 			s.noTrace = map[string]any{"trace_id": ""}
@@ -1021,21 +1034,42 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 		extra = s.noTrace
 	}
 	b := make([]byte, 0, 64+len(parent)+len(t)+len(s.tail))
-	b = append(b, "parent_span_id "...)
+	b = append(b, cl101Text1...)
+	q := len(b)
 	b = appendQuote(b, parent)
-	b = append(b, " names no span_id of "...)
+	clean = clean && !scans(unsafe.String(unsafe.SliceData(b[q:]), len(b)-q))
 	if tid > 0 {
-		b = append(b, "trace_id "...)
+		b = append(b, cl101Text2...)
 		b = appendQuote(b, t)
 	} else {
-		b = append(b, "the events without a trace_id"...)
+		b = append(b, cl101NoTrace...)
 	}
 	b = append(b, s.tail...)
 	r.Report(StreamFinding{
 		File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id",
 		Reason: unsafe.String(unsafe.SliceData(b), len(b)), // b is not written again
-		Extra:  extra,
+		Extra:  extra, Checked: clean,
 	})
+}
+
+// The fixed texts of CL101's reason (report): cl101Text1, the quoted
+// parent, then cl101Text2 and the quoted trace_id or cl101NoTrace, then
+// the run's tail. Each value is quoted, and no secret pattern matches
+// across a '"' (secrets: every pattern's text is of bytes other than '"',
+// and an assignment's name and value end at the white space around the
+// quotes), so the reason holds a secret only when a fixed text or a
+// quoted value does: report scans those instead of the whole reason
+// (TestCL101CheckedReason).
+const (
+	cl101Text1   = "parent_span_id "
+	cl101Text2   = " names no span_id of trace_id "
+	cl101NoTrace = " names no span_id of the events without a trace_id"
+)
+
+// scans reports whether s holds secret material (secrets.Scan).
+func scans(s string) bool {
+	_, ok := secrets.Scan(s)
+	return ok
 }
 
 // appendQuote appends strconv.Quote of s: s itself between quotes when it

@@ -354,7 +354,10 @@ func (v *Validator) finish() {
 	v.vs = dropOff(v.vs)
 }
 
-func (v *Validator) fill(vs []envelope.Violation) {
+func (v *Validator) fill(vs []envelope.Violation) { v.fillAs(vs, true) }
+
+// fillAs is fill; redact false leaves the texts unscanned (FillChecked).
+func (v *Validator) fillAs(vs []envelope.Violation, redact bool) {
 	for i := range vs {
 		x := &vs[i]
 		r := rules.Lookup(x.Rule)
@@ -364,7 +367,7 @@ func (v *Validator) fill(vs []envelope.Violation) {
 		x.Code, x.Severity = r.Code, r.Severity
 		if v.opts.CountOnly {
 			x.Reason, x.Extra = "", nil
-		} else {
+		} else if redact {
 			v.redact(x)
 		}
 		switch v.opts.Severity[x.Rule] {
