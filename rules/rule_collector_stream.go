@@ -434,6 +434,8 @@ type spanRun struct {
 	extras     []map[string]any // the details of the findings of byNum's traces
 	clean      []bool           // whether byNum's traces hold no secret (traceText)
 	quoted     []byte           // traceText's quoted trace_id
+	span       [16]byte         // resolve's parent span_id (spanText)
+	text       []byte           // the slab CL101's reasons are cut from (report)
 	noTrace    map[string]any   // the details of the findings without a trace_id
 	spans      *idtab.Table
 	hotMax     int    // spans in memory beyond which they go to disk: hotSpans (tests: fewer)
@@ -564,8 +566,11 @@ func (s *spanRun) traceText(tid uint32) ([]byte, map[string]any, bool) {
 	}
 	t := s.traces.At(tid)
 	extra := map[string]any{"trace_id": string(t)}
-	s.quoted = appendQuote(s.quoted[:0], t)
-	clean := !scans(extra["trace_id"].(string)) && !scans(string(s.quoted))
+	clean := hexText(t)
+	if !clean {
+		s.quoted = appendQuote(s.quoted[:0], t)
+		clean = !scans(extra["trace_id"].(string)) && !scans(string(s.quoted))
+	}
 	if len(t) <= len(sl.text) {
 		sl.tid, sl.n = tid, uint8(len(t)+1)
 		copy(sl.text[:], t)
@@ -1000,7 +1005,7 @@ func (s *spanRun) resolve(p *spanRef, r *StreamReporter, dangle bool) {
 		return
 	}
 	if p.key[0] != refAtOffset && p.key[0] != 0 {
-		parent = spanText(&p.key) // a span entry's key
+		parent = spanText(s.span[:0], &p.key) // a span entry's key
 	}
 	s.report(p, tid, parent, r)
 }
@@ -1033,11 +1038,17 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 		}
 		extra = s.noTrace
 	}
-	b := make([]byte, 0, 64+len(parent)+len(t)+len(s.tail))
+	// The reasons are cut from slabs of reasonSlab bytes, one after the
+	// other, never written again.
+	need := 64 + len(parent) + len(t) + len(s.tail)
+	if cap(s.text)-len(s.text) < need {
+		s.text = make([]byte, 0, max(reasonSlab, need))
+	}
+	b := s.text[len(s.text):len(s.text)]
 	b = append(b, cl101Text1...)
 	q := len(b)
 	b = appendQuote(b, parent)
-	clean = clean && !scans(unsafe.String(unsafe.SliceData(b[q:]), len(b)-q))
+	clean = clean && (hexText(parent) || !scans(unsafe.String(unsafe.SliceData(b[q:]), len(b)-q)))
 	if tid > 0 {
 		b = append(b, cl101Text2...)
 		b = appendQuote(b, t)
@@ -1045,11 +1056,31 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 		b = append(b, cl101NoTrace...)
 	}
 	b = append(b, s.tail...)
+	if len(b) <= cap(s.text)-len(s.text) { // not moved out of the slab by append
+		s.text = s.text[:len(s.text)+len(b)]
+	}
 	r.Report(StreamFinding{
 		File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id",
 		Reason: unsafe.String(unsafe.SliceData(b), len(b)), // b is not written again
 		Extra:  extra, Checked: clean,
 	})
+}
+
+// reasonSlab is the size of the buffers CL101's reasons are cut from
+// (report): one allocation for a few hundred findings.
+const reasonSlab = 64 << 10
+
+// hexText reports whether b is made of lowercase hex digits only, as an
+// OpenTelemetry trace or span id: no secret pattern matches such a text or
+// its quoted form (each needs a byte of another kind: an upper-case letter,
+// '-', '_', 'x', 'y', '=' or ':'), so it need not be scanned.
+func hexText(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // The fixed texts of CL101's reason (report): cl101Text1, the quoted
@@ -1112,21 +1143,20 @@ func (s *spanRun) addRef(ref spanRef) {
 	*last = append(*last, ref)
 }
 
-// spanText returns the span_id of a 12-byte entry.
-func spanText(k *[3]uint32) []byte {
+// spanText appends the span_id of a 12-byte entry to dst.
+func spanText(dst []byte, k *[3]uint32) []byte {
 	var b [8]byte
 	binary.LittleEndian.PutUint32(b[:4], k[1])
 	binary.LittleEndian.PutUint32(b[4:], k[2])
 	tag := k[0] & 15
 	if tag == spanTagHex {
 		const hex = "0123456789abcdef"
-		out := make([]byte, 16)
-		for i, c := range b {
-			out[2*i], out[2*i+1] = hex[c>>4], hex[c&15]
+		for _, c := range b {
+			dst = append(dst, hex[c>>4], hex[c&15])
 		}
-		return out
+		return dst
 	}
-	return append([]byte(nil), b[:tag-1]...)
+	return append(dst, b[:tag-1]...)
 }
 
 // spanFile is CL101's state for one collector log: its records go to the
