@@ -403,8 +403,7 @@ func (c *collectorParentSpan) NewFile(file string, _ *Options) FileState {
 	if run == nil { // not bound (a test calling the registered value)
 		run = newSpanRun()
 	}
-	run.files = append(run.files, file)
-	run.srcs = append(run.srcs, nil)
+	run.addFile(file)
 	return &spanFile{run: run, file: uint32(len(run.files) - 1)}
 }
 
@@ -444,12 +443,17 @@ type spanRun struct {
 	long       *pagedStrings
 	pf         *pageFile // the pages of traces and long
 	files      []string
-	srcs       []Source    // by file: its records read again; nil: it cannot be
-	pending    [][]spanRef // blocks of chunk, in input order, after those of spill
-	spill      refSpill    // the oldest blocks of pending, on disk
-	chunk      int         // references a block of pending holds: refChunk (tests: fewer)
-	spillAfter int         // full blocks kept in memory before they go to spill: spillBlocks
-	pendKeys   []byte      // keys of pending long parents of files that cannot be read again
+	first      map[string]uint32 // by path: the index of its first file (addFile)
+	rank       []uint32          // by file: its rank in output order (addFile)
+	lastRef    spanRef           // the reference addRef added last
+	refs       int               // the references addRef added
+	unordered  bool              // they are not in output order (ordered)
+	srcs       []Source          // by file: its records read again; nil: it cannot be
+	pending    [][]spanRef       // blocks of chunk, in input order, after those of spill
+	spill      refSpill          // the oldest blocks of pending, on disk
+	chunk      int               // references a block of pending holds: refChunk (tests: fewer)
+	spillAfter int               // full blocks kept in memory before they go to spill: spillBlocks
+	pendKeys   []byte            // keys of pending long parents of files that cannot be read again
 	key        []byte
 	e          [3]uint32
 	vals       [3]Value
@@ -634,26 +638,30 @@ func spanKey(trace uint32, span []byte, e *[3]uint32) bool {
 
 // lowerHex decodes 2*len(dst) lowercase hex digits; false for anything else.
 func lowerHex(src, dst []byte) bool {
+	src = src[:2*len(dst)]
+	var bad byte
 	for i := range dst {
-		hi, ok1 := hexNibble(src[2*i])
-		lo, ok2 := hexNibble(src[2*i+1])
-		if !ok1 || !ok2 {
-			return false
-		}
+		hi, lo := lowerHexValue[src[2*i]], lowerHexValue[src[2*i+1]]
+		bad |= hi | lo
 		dst[i] = hi<<4 | lo
 	}
-	return true
+	return bad < 16
 }
 
-func hexNibble(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
+// lowerHexValue is the value of a lowercase hex digit, 0xff for any other
+// byte.
+var lowerHexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+	}
+	return t
+}()
 
 // longKey is the string key of a span that has no 12-byte entry: the
 // trace's number (4 bytes), then the span_id.
@@ -733,8 +741,8 @@ func (*spanRun) ReportsInOrder() {}
 // once (join).
 func (s *spanRun) Finish(r *StreamReporter) {
 	defer s.spill.close()
-	rank := s.fileRanks()
-	ordered, err := s.inOrder(rank)
+	rank, ordered := s.rank, !s.unordered
+	var err error
 	var dangling []uint64 // by reference, in input order: its 12-byte key names no span
 	if err == nil && s.disk.n > 0 {
 		dangling, err = s.join()
@@ -908,34 +916,33 @@ func mergeJoin(refs, spans *runScan, found func(off uint64)) {
 	}
 }
 
-// fileRanks returns the rank of each file in output order: the index of
-// the first file of the run with its path.
-func (s *spanRun) fileRanks() []uint32 {
-	first := make(map[string]uint32, len(s.files))
-	rank := make([]uint32, len(s.files))
-	for i, f := range s.files {
-		if _, ok := first[f]; !ok {
-			first[f] = uint32(i)
-		}
-		rank[i] = first[f]
+// addFile adds a file to the run: its rank in output order is the index
+// of the first file of the run with its path.
+func (s *spanRun) addFile(file string) {
+	if s.first == nil {
+		s.first = map[string]uint32{}
 	}
-	return rank
+	r, ok := s.first[file]
+	if !ok {
+		r = uint32(len(s.files))
+		s.first[file] = r
+	}
+	s.files = append(s.files, file)
+	s.srcs = append(s.srcs, nil)
+	s.rank = append(s.rank, r)
 }
 
-// inOrder reports whether the pending references are in output order: by
-// file rank, then line.
-func (s *spanRun) inOrder(rank []uint32) (bool, error) {
-	var last spanRef
-	first, ordered := true, true
-	err := s.eachRef(func(p *spanRef) {
-		if !first {
-			if ra, rb := rank[last.file], rank[p.file]; ra > rb || ra == rb && (last.file != p.file || last.line > p.line) {
-				ordered = false
-			}
+// ordered notes whether the references added so far are in output order
+// (by file rank, then line) as ref is added after the last one (addRef).
+func (s *spanRun) ordered(ref *spanRef) {
+	if s.refs > 0 {
+		last := &s.lastRef
+		if ra, rb := s.rank[last.file], s.rank[ref.file]; ra > rb || ra == rb && (last.file != ref.file || last.line > ref.line) {
+			s.unordered = true
 		}
-		first, last = false, *p
-	})
-	return ordered, err
+	}
+	s.refs++
+	s.lastRef = *ref
 }
 
 // eachRef calls fn with every pending reference, in input order: those of
@@ -1119,6 +1126,7 @@ func appendQuote(b, s []byte) []byte {
 
 // addRef queues a reference for the end of the run.
 func (s *spanRun) addRef(ref spanRef) {
+	s.ordered(&ref)
 	if n := len(s.pending); n == 0 || len(s.pending[n-1]) == s.chunk {
 		var reuse []spanRef
 		if n > s.spillAfter {
