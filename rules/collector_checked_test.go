@@ -82,3 +82,20 @@ func TestCL101CheckedReason(t *testing.T) {
 		t.Fatalf("%d checked, %d with a secret: the ids do not exercise both", checked, secret)
 	}
 }
+
+// TestCL010Checked: CL010's finding for an event type is Checked exactly
+// when neither its reason nor its namespace holds a secret, so that an
+// event type that names a token is still redacted by the engine.
+func TestCL010Checked(t *testing.T) {
+	for typ, want := range map[string]bool{
+		"decision.escalated": true,
+		"system.metrics":     true,
+		"decision.ghp_abcdefghijklmnopqrstuvwxyzabcdefghij": false, // a GitHub token's shape
+	} {
+		u := unknownTypeOf(typ)
+		_, inReason := secrets.Scan(u.reason)
+		if u.checked != want || u.checked == inReason {
+			t.Errorf("%s: checked %v, want %v (the reason holds a secret: %v)", typ, u.checked, want, inReason)
+		}
+	}
+}
