@@ -350,22 +350,26 @@ func (e *emitter) merged(f *fileRun, line, n int, denied, checked bool) error {
 
 // count adds to the run's Stats the filled violations vs of one envelope,
 // whose record was denied already when denied is true.
-func (e *emitter) count(vs []envelope.Violation, denied bool) {
+func (e *emitter) count(vs []envelope.Violation, denied bool) { countFound(&e.stats, vs, denied) }
+
+// countFound adds to st the filled violations vs of one envelope of
+// stream findings, whose record was denied already when denied is true.
+func countFound(st *Stats, vs []envelope.Violation, denied bool) {
 	for i := range vs {
 		v := &vs[i]
-		if e.stats.ByCode == nil {
-			e.stats.ByCode, e.stats.ByRule = map[string]int{}, map[string]int{}
+		if st.ByCode == nil {
+			st.ByCode, st.ByRule = map[string]int{}, map[string]int{}
 		}
-		e.stats.ByCode[string(v.Code)]++
-		e.stats.ByRule[v.Rule]++
+		st.ByCode[string(v.Code)]++
+		st.ByRule[v.Rule]++
 		if v.Severity == envelope.SeverityError {
-			e.stats.worse(v.Code)
+			st.worse(v.Code)
 			if !denied {
-				e.stats.Denied++
+				st.Denied++
 				denied = true
 			}
 		} else {
-			e.stats.Warnings++
+			st.Warnings++
 		}
 	}
 }

@@ -45,6 +45,7 @@ type treeBatch struct {
 	fs     []rules.StreamFinding
 	vs     []envelope.Violation
 	out    []byte
+	stats  Stats // the counts of vs (countFound), added to the run's in order
 	done   chan struct{}
 }
 
@@ -111,6 +112,7 @@ func (t *treeRender) submit() {
 func (t *treeRender) render(b *treeBatch, v *record.Validator) {
 	defer close(b.done)
 	b.vs, b.out = b.vs[:0], b.out[:0]
+	b.stats.reset()
 	fs := b.fs
 	for i := range b.groups {
 		g := &b.groups[i]
@@ -122,6 +124,7 @@ func (t *treeRender) render(b *treeBatch, v *record.Validator) {
 		fs = fs[g.nf:]
 		b.vs = b.vs[:n0+len(fillFindings(v, b.vs[n0:], checked))]
 		g.nv = len(b.vs) - n0
+		countFound(&b.stats, b.vs[n0:], false)
 		if g.nv > 0 {
 			b.out = t.e.p.renderRecord(b.out, g.f, g.line, b.vs[n0:])
 		}
@@ -134,11 +137,7 @@ func (t *treeRender) writeOldest() {
 	b := t.queue[0]
 	<-b.done
 	t.queue = t.queue[:copy(t.queue, t.queue[1:])]
-	vs := b.vs
-	for _, g := range b.groups {
-		t.e.count(vs[:g.nv], false)
-		vs = vs[g.nv:]
-	}
+	t.e.stats.Merge(&b.stats)
 	if t.err == nil && len(b.out) > 0 {
 		_, t.err = t.e.p.cfg.Out.Write(b.out)
 	}
