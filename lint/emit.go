@@ -256,10 +256,12 @@ func (e *emitter) merge(it *item) error {
 		}
 		denied := rec.denied
 		n := len(e.vs)
+		checked := true
 		for _, p := range e.found[k:j] {
 			e.vs = append(e.vs, findingViolation(p.f, rec.line))
+			checked = checked && p.f.Checked
 		}
-		if err := e.merged(it.file, rec.line, n, denied); err != nil {
+		if err := e.merged(it.file, rec.line, n, denied, checked); err != nil {
 			return err
 		}
 		k = j
@@ -314,10 +316,30 @@ func findingViolation(f rules.StreamFinding, line int) envelope.Violation {
 	return envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: f.Line, Column: f.Column, Reason: f.Reason, Extra: f.Extra}
 }
 
+// allChecked reports whether every finding of fs is Checked.
+func allChecked(fs []rules.StreamFinding) bool {
+	for i := range fs {
+		if !fs[i].Checked {
+			return false
+		}
+	}
+	return true
+}
+
+// fillFindings fills the violations vs of stream findings with v: without
+// scanning their texts for secrets when their rules did (checked).
+func fillFindings(v *record.Validator, vs []envelope.Violation, checked bool) []envelope.Violation {
+	if checked {
+		return v.FillChecked(vs)
+	}
+	return v.Fill(vs)
+}
+
 // merged fills, counts and writes the envelope of a record whose
-// violations e.vs[:n] were counted already and e.vs[n:] are stream findings.
-func (e *emitter) merged(f *fileRun, line, n int, denied bool) error {
-	e.vs = e.vs[:n+len(e.v.Fill(e.vs[n:]))] // Fill keeps what it keeps in place
+// violations e.vs[:n] were counted already and e.vs[n:] are stream findings
+// (checked: all of them rules.StreamFinding.Checked).
+func (e *emitter) merged(f *fileRun, line, n int, denied, checked bool) error {
+	e.vs = e.vs[:n+len(fillFindings(e.v, e.vs[n:], checked))] // Fill keeps what it keeps in place
 	e.count(e.vs[n:], denied)
 	if len(e.vs) == 0 || e.p.cfg.Quiet {
 		return nil
@@ -332,22 +354,26 @@ func (e *emitter) merged(f *fileRun, line, n int, denied bool) error {
 
 // count adds to the run's Stats the filled violations vs of one envelope,
 // whose record was denied already when denied is true.
-func (e *emitter) count(vs []envelope.Violation, denied bool) {
+func (e *emitter) count(vs []envelope.Violation, denied bool) { countFound(&e.stats, vs, denied) }
+
+// countFound adds to st the filled violations vs of one envelope of
+// stream findings, whose record was denied already when denied is true.
+func countFound(st *Stats, vs []envelope.Violation, denied bool) {
 	for i := range vs {
 		v := &vs[i]
-		if e.stats.ByCode == nil {
-			e.stats.ByCode, e.stats.ByRule = map[string]int{}, map[string]int{}
+		if st.ByCode == nil {
+			st.ByCode, st.ByRule = map[string]int{}, map[string]int{}
 		}
-		e.stats.ByCode[string(v.Code)]++
-		e.stats.ByRule[v.Rule]++
+		st.ByCode[string(v.Code)]++
+		st.ByRule[v.Rule]++
 		if v.Severity == envelope.SeverityError {
-			e.stats.worse(v.Code)
+			st.worse(v.Code)
 			if !denied {
-				e.stats.Denied++
+				st.Denied++
 				denied = true
 			}
 		} else {
-			e.stats.Warnings++
+			st.Warnings++
 		}
 	}
 }
@@ -442,7 +468,7 @@ func (e *emitter) findings(fs []rules.StreamFinding, fileOf func(string) *fileRu
 		for i := range fs {
 			e.vs = append(e.vs, findingViolation(fs[i], fs[0].Line))
 		}
-		return e.merged(f, line, 0, false)
+		return e.merged(f, line, 0, false, allChecked(fs))
 	})
 }
 
@@ -510,6 +536,16 @@ func (e *emitter) finishTree() error {
 func (e *emitter) streamTree(st rules.TreeState, rep *rules.StreamReporter, fileOf func(string) *fileRun) (err error) {
 	var group []rules.StreamFinding
 	var doc bool // group's file is a document: one envelope for the file
+	// The file of the last finding (most findings are of the file before).
+	var lastPath string
+	var lastFile *fileRun
+	fileOf0 := fileOf
+	fileOf = func(path string) *fileRun {
+		if lastFile == nil || path != lastPath {
+			lastPath, lastFile = path, fileOf0(path)
+		}
+		return lastFile
+	}
 	write := e.findings
 	if e.p.jobs > 1 && e.p.cfg.Render != nil && !e.p.cfg.Quiet {
 		// Rendered by Jobs goroutines, written here in order.
@@ -522,6 +558,10 @@ func (e *emitter) streamTree(st rules.TreeState, rep *rules.StreamReporter, file
 		write = func(fs []rules.StreamFinding, fileOf func(string) *fileRun) error {
 			if tr.err != nil {
 				return tr.err
+			}
+			if !doc { // the findings of one line: one envelope
+				tr.add(fileOf(fs[0].File), fs[0].Line, fs)
+				return nil
 			}
 			return eachEnvelope(fs, fileOf, func(f *fileRun, line int, fs []rules.StreamFinding) error {
 				tr.add(f, line, fs)

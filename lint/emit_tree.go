@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"sync"
 
@@ -43,6 +45,7 @@ type treeBatch struct {
 	fs     []rules.StreamFinding
 	vs     []envelope.Violation
 	out    []byte
+	stats  Stats // the counts of vs (countFound), added to the run's in order
 	done   chan struct{}
 }
 
@@ -109,6 +112,7 @@ func (t *treeRender) submit() {
 func (t *treeRender) render(b *treeBatch, v *record.Validator) {
 	defer close(b.done)
 	b.vs, b.out = b.vs[:0], b.out[:0]
+	b.stats.reset()
 	fs := b.fs
 	for i := range b.groups {
 		g := &b.groups[i]
@@ -116,9 +120,11 @@ func (t *treeRender) render(b *treeBatch, v *record.Validator) {
 		for _, f := range fs[:g.nf] {
 			b.vs = append(b.vs, findingViolation(f, fs[0].Line))
 		}
+		checked := allChecked(fs[:g.nf])
 		fs = fs[g.nf:]
-		b.vs = b.vs[:n0+len(v.Fill(b.vs[n0:]))]
+		b.vs = b.vs[:n0+len(fillFindings(v, b.vs[n0:], checked))]
 		g.nv = len(b.vs) - n0
+		countFound(&b.stats, b.vs[n0:], false)
 		if g.nv > 0 {
 			b.out = t.e.p.renderRecord(b.out, g.f, g.line, b.vs[n0:])
 		}
@@ -131,11 +137,7 @@ func (t *treeRender) writeOldest() {
 	b := t.queue[0]
 	<-b.done
 	t.queue = t.queue[:copy(t.queue, t.queue[1:])]
-	vs := b.vs
-	for _, g := range b.groups {
-		t.e.count(vs[:g.nv], false)
-		vs = vs[g.nv:]
-	}
+	t.e.stats.Merge(&b.stats)
 	if t.err == nil && len(b.out) > 0 {
 		_, t.err = t.e.p.cfg.Out.Write(b.out)
 	}
@@ -162,7 +164,9 @@ func (t *treeRender) close() error {
 // (stable), or those of one document (line 0; fs[0].Line gives the
 // findings without a line theirs).
 func eachEnvelope(fs []rules.StreamFinding, fileOf func(string) *fileRun, fn func(f *fileRun, line int, fs []rules.StreamFinding) error) error {
-	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
+	if !slices.IsSortedFunc(fs, func(a, b rules.StreamFinding) int { return cmp.Compare(a.Line, b.Line) }) {
+		sort.SliceStable(fs, func(i, j int) bool { return fs[i].Line < fs[j].Line })
+	}
 	for i := 0; i < len(fs); {
 		f := fileOf(fs[i].File)
 		doc := f.kind.Format != kind.FormatJSONL && f.kind.Format != ""

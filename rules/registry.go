@@ -429,6 +429,10 @@ type Finding struct {
 	Pointer string
 	Reason  string
 	Extra   map[string]any
+	// Checked says that the rule found no secret in Reason or in the
+	// strings of Extra (secrets.Scan): the engine fills the finding
+	// without scanning them again (StreamFinding.Checked).
+	Checked bool
 }
 
 // FirstPointer is the details key of the JSON Pointer of the first place a
@@ -470,11 +474,17 @@ func (r *Reporter) Report(pointer, reason string, extra map[string]any) {
 // not point into the record (constants, or strings the rule built): they
 // are kept as they are.
 func (r *Reporter) reportOwned(pointer, reason string, extra map[string]any) {
+	r.reportChecked(pointer, reason, extra, false)
+}
+
+// reportChecked is reportOwned for a finding whose reason and details the
+// rule scanned for secrets (checked: none; Finding.Checked).
+func (r *Reporter) reportChecked(pointer, reason string, extra map[string]any, checked bool) {
 	if r.hit != nil {
 		*r.hit = true
 		return
 	}
-	*r.out = append(*r.out, Finding{Rule: r.rule, Pointer: pointer, Reason: reason, Extra: extra})
+	*r.out = append(*r.out, Finding{Rule: r.rule, Pointer: pointer, Reason: reason, Extra: extra, Checked: checked})
 }
 
 // Reportf records a finding with a formatted reason.

@@ -66,7 +66,7 @@ func unknownEventType(d *Doc, r *Reporter) {
 		return
 	}
 	u := unknownTypeOf(t)
-	r.reportOwned("/event_type", u.reason, u.extra)
+	r.reportChecked("/event_type", u.reason, u.extra, u.checked)
 }
 
 // unknownTypes caches the reasons of CL010 by event type (near half of a
@@ -86,8 +86,9 @@ const unknownTypesMax = 512
 // and never written (the engine copies a finding's details before it
 // changes them).
 type unknownType struct {
-	reason string
-	extra  map[string]any
+	reason  string
+	extra   map[string]any
+	checked bool // neither the reason nor the namespace holds a secret (secrets.Scan)
 }
 
 // unknownTypeOf returns CL010's finding for event type t (in a known
@@ -102,6 +103,7 @@ func unknownTypeOf(t string) *unknownType {
 		reason: "unknown event type " + strconv.Quote(t) + " in namespace " + strconv.Quote(ns) + " (seed 004 lists 26 event types)" + ExtendHint(FamilyCollector),
 		extra:  map[string]any{"namespace": ns},
 	}
+	u.checked = !scans(u.reason) && !scans(ns)
 	if unknownTypesLen.Load() < unknownTypesMax {
 		if _, loaded := unknownTypes.LoadOrStore(t, u); !loaded {
 			unknownTypesLen.Add(1)

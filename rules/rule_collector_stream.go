@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/secrets"
 	"github.com/agentlint/agentlint/rules/internal/idtab"
 )
 
@@ -402,8 +403,7 @@ func (c *collectorParentSpan) NewFile(file string, _ *Options) FileState {
 	if run == nil { // not bound (a test calling the registered value)
 		run = newSpanRun()
 	}
-	run.files = append(run.files, file)
-	run.srcs = append(run.srcs, nil)
+	run.addFile(file)
 	return &spanFile{run: run, file: uint32(len(run.files) - 1)}
 }
 
@@ -431,6 +431,10 @@ type spanRun struct {
 	byText     []traceSlot      // recent trace_ids by their hash (traceNumber)
 	byNum      []traceSlot      // recent trace_ids by their number (traceText)
 	extras     []map[string]any // the details of the findings of byNum's traces
+	clean      []bool           // whether byNum's traces hold no secret (traceText)
+	quoted     []byte           // traceText's quoted trace_id
+	span       [16]byte         // resolve's parent span_id (spanText)
+	text       []byte           // the slab CL101's reasons are cut from (report)
 	noTrace    map[string]any   // the details of the findings without a trace_id
 	spans      *idtab.Table
 	hotMax     int    // spans in memory beyond which they go to disk: hotSpans (tests: fewer)
@@ -439,12 +443,17 @@ type spanRun struct {
 	long       *pagedStrings
 	pf         *pageFile // the pages of traces and long
 	files      []string
-	srcs       []Source    // by file: its records read again; nil: it cannot be
-	pending    [][]spanRef // blocks of chunk, in input order, after those of spill
-	spill      refSpill    // the oldest blocks of pending, on disk
-	chunk      int         // references a block of pending holds: refChunk (tests: fewer)
-	spillAfter int         // full blocks kept in memory before they go to spill: spillBlocks
-	pendKeys   []byte      // keys of pending long parents of files that cannot be read again
+	first      map[string]uint32 // by path: the index of its first file (addFile)
+	rank       []uint32          // by file: its rank in output order (addFile)
+	lastRef    spanRef           // the reference addRef added last
+	refs       int               // the references addRef added
+	unordered  bool              // they are not in output order (ordered)
+	srcs       []Source          // by file: its records read again; nil: it cannot be
+	pending    [][]spanRef       // blocks of chunk, in input order, after those of spill
+	spill      refSpill          // the oldest blocks of pending, on disk
+	chunk      int               // references a block of pending holds: refChunk (tests: fewer)
+	spillAfter int               // full blocks kept in memory before they go to spill: spillBlocks
+	pendKeys   []byte            // keys of pending long parents of files that cannot be read again
 	key        []byte
 	e          [3]uint32
 	vals       [3]Value
@@ -453,6 +462,7 @@ type spanRun struct {
 	// made for tailFiles files.
 	tail      string
 	tailFiles int
+	tailClean bool // no fixed text of the reasons holds a secret (report)
 }
 
 // spanRef is a parent_span_id not resolved when its record was read
@@ -542,27 +552,35 @@ func (s *spanRun) traceNumber(t []byte) uint32 {
 }
 
 // traceText returns the text of trace number tid (> 0), valid until the
-// next call, and the details of CL101's findings in that trace
+// next call, the details of CL101's findings in that trace
 // ({"trace_id": text}: a map shared by the findings of a trace in the
-// cache, never written; the engine copies a map it must change).
-func (s *spanRun) traceText(tid uint32) ([]byte, map[string]any) {
+// cache, never written; the engine copies a map it must change) and
+// whether neither the text nor its quoted form (appendQuote) holds a
+// secret (secrets.Scan).
+func (s *spanRun) traceText(tid uint32) ([]byte, map[string]any, bool) {
 	if s.byNum == nil {
 		s.byNum = make([]traceSlot, traceSlots)
 		s.extras = make([]map[string]any, traceSlots)
+		s.clean = make([]bool, traceSlots)
 	}
 	i := tid & (traceSlots - 1)
 	sl := &s.byNum[i]
 	if sl.n > 0 && sl.tid == tid {
-		return sl.text[:sl.n-1], s.extras[i]
+		return sl.text[:sl.n-1], s.extras[i], s.clean[i]
 	}
 	t := s.traces.At(tid)
 	extra := map[string]any{"trace_id": string(t)}
+	clean := hexText(t)
+	if !clean {
+		s.quoted = appendQuote(s.quoted[:0], t)
+		clean = !scans(extra["trace_id"].(string)) && !scans(string(s.quoted))
+	}
 	if len(t) <= len(sl.text) {
 		sl.tid, sl.n = tid, uint8(len(t)+1)
 		copy(sl.text[:], t)
-		s.extras[i] = extra
+		s.extras[i], s.clean[i] = extra, clean
 	}
-	return t, extra
+	return t, extra, clean
 }
 
 // spanSeeds make the placement of spans in their table unpredictable (no
@@ -620,26 +638,30 @@ func spanKey(trace uint32, span []byte, e *[3]uint32) bool {
 
 // lowerHex decodes 2*len(dst) lowercase hex digits; false for anything else.
 func lowerHex(src, dst []byte) bool {
+	src = src[:2*len(dst)]
+	var bad byte
 	for i := range dst {
-		hi, ok1 := hexNibble(src[2*i])
-		lo, ok2 := hexNibble(src[2*i+1])
-		if !ok1 || !ok2 {
-			return false
-		}
+		hi, lo := lowerHexValue[src[2*i]], lowerHexValue[src[2*i+1]]
+		bad |= hi | lo
 		dst[i] = hi<<4 | lo
 	}
-	return true
+	return bad < 16
 }
 
-func hexNibble(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
+// lowerHexValue is the value of a lowercase hex digit, 0xff for any other
+// byte.
+var lowerHexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+	}
+	return t
+}()
 
 // longKey is the string key of a span that has no 12-byte entry: the
 // trace's number (4 bytes), then the span_id.
@@ -719,8 +741,8 @@ func (*spanRun) ReportsInOrder() {}
 // once (join).
 func (s *spanRun) Finish(r *StreamReporter) {
 	defer s.spill.close()
-	rank := s.fileRanks()
-	ordered, err := s.inOrder(rank)
+	rank, ordered := s.rank, !s.unordered
+	var err error
 	var dangling []uint64 // by reference, in input order: its 12-byte key names no span
 	if err == nil && s.disk.n > 0 {
 		dangling, err = s.join()
@@ -894,34 +916,33 @@ func mergeJoin(refs, spans *runScan, found func(off uint64)) {
 	}
 }
 
-// fileRanks returns the rank of each file in output order: the index of
-// the first file of the run with its path.
-func (s *spanRun) fileRanks() []uint32 {
-	first := make(map[string]uint32, len(s.files))
-	rank := make([]uint32, len(s.files))
-	for i, f := range s.files {
-		if _, ok := first[f]; !ok {
-			first[f] = uint32(i)
-		}
-		rank[i] = first[f]
+// addFile adds a file to the run: its rank in output order is the index
+// of the first file of the run with its path.
+func (s *spanRun) addFile(file string) {
+	if s.first == nil {
+		s.first = map[string]uint32{}
 	}
-	return rank
+	r, ok := s.first[file]
+	if !ok {
+		r = uint32(len(s.files))
+		s.first[file] = r
+	}
+	s.files = append(s.files, file)
+	s.srcs = append(s.srcs, nil)
+	s.rank = append(s.rank, r)
 }
 
-// inOrder reports whether the pending references are in output order: by
-// file rank, then line.
-func (s *spanRun) inOrder(rank []uint32) (bool, error) {
-	var last spanRef
-	first, ordered := true, true
-	err := s.eachRef(func(p *spanRef) {
-		if !first {
-			if ra, rb := rank[last.file], rank[p.file]; ra > rb || ra == rb && (last.file != p.file || last.line > p.line) {
-				ordered = false
-			}
+// ordered notes whether the references added so far are in output order
+// (by file rank, then line) as ref is added after the last one (addRef).
+func (s *spanRun) ordered(ref *spanRef) {
+	if s.refs > 0 {
+		last := &s.lastRef
+		if ra, rb := s.rank[last.file], s.rank[ref.file]; ra > rb || ra == rb && (last.file != ref.file || last.line > ref.line) {
+			s.unordered = true
 		}
-		first, last = false, *p
-	})
-	return ordered, err
+	}
+	s.refs++
+	s.lastRef = *ref
 }
 
 // eachRef calls fn with every pending reference, in input order: those of
@@ -991,7 +1012,7 @@ func (s *spanRun) resolve(p *spanRef, r *StreamReporter, dangle bool) {
 		return
 	}
 	if p.key[0] != refAtOffset && p.key[0] != 0 {
-		parent = spanText(&p.key) // a span entry's key
+		parent = spanText(s.span[:0], &p.key) // a span entry's key
 	}
 	s.report(p, tid, parent, r)
 }
@@ -1008,34 +1029,85 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 		s.tail = " in the " + plural(len(s.files), "collector log") +
 			" of this run (lint every log of the run together: per-agent and daily logs share traces)"
 		s.tailFiles = len(s.files)
+		s.tailClean = !scans(cl101Text1) && !scans(cl101Text2) && !scans(cl101NoTrace+s.tail) && !scans(s.tail)
 	}
 	// One buffer for the reason (it becomes the string), not a string per part.
 	var t []byte
 	var extra map[string]any
+	clean := s.tailClean
 	if tid > 0 {
-		t, extra = s.traceText(tid)
+		var tclean bool
+		t, extra, tclean = s.traceText(tid)
+		clean = clean && tclean
 	} else {
 		if s.noTrace == nil {
 			s.noTrace = map[string]any{"trace_id": ""}
 		}
 		extra = s.noTrace
 	}
-	b := make([]byte, 0, 64+len(parent)+len(t)+len(s.tail))
-	b = append(b, "parent_span_id "...)
+	// The reasons are cut from slabs of reasonSlab bytes, one after the
+	// other, never written again.
+	need := 64 + len(parent) + len(t) + len(s.tail)
+	if cap(s.text)-len(s.text) < need {
+		s.text = make([]byte, 0, max(reasonSlab, need))
+	}
+	b := s.text[len(s.text):len(s.text)]
+	b = append(b, cl101Text1...)
+	q := len(b)
 	b = appendQuote(b, parent)
-	b = append(b, " names no span_id of "...)
+	clean = clean && (hexText(parent) || !scans(unsafe.String(unsafe.SliceData(b[q:]), len(b)-q)))
 	if tid > 0 {
-		b = append(b, "trace_id "...)
+		b = append(b, cl101Text2...)
 		b = appendQuote(b, t)
 	} else {
-		b = append(b, "the events without a trace_id"...)
+		b = append(b, cl101NoTrace...)
 	}
 	b = append(b, s.tail...)
+	if len(b) <= cap(s.text)-len(s.text) { // not moved out of the slab by append
+		s.text = s.text[:len(s.text)+len(b)]
+	}
 	r.Report(StreamFinding{
 		File: s.files[p.file], Line: int(p.line), Column: int(p.col), Pointer: "/correlation/parent_span_id",
 		Reason: unsafe.String(unsafe.SliceData(b), len(b)), // b is not written again
-		Extra:  extra,
+		Extra:  extra, Checked: clean,
 	})
+}
+
+// reasonSlab is the size of the buffers CL101's reasons are cut from
+// (report): one allocation for a few hundred findings.
+const reasonSlab = 64 << 10
+
+// hexText reports whether b is made of lowercase hex digits only, as an
+// OpenTelemetry trace or span id: no secret pattern matches such a text or
+// its quoted form (each needs a byte of another kind: an upper-case letter,
+// '-', '_', 'x', 'y', '=' or ':'), so it need not be scanned.
+func hexText(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// The fixed texts of CL101's reason (report): cl101Text1, the quoted
+// parent, then cl101Text2 and the quoted trace_id or cl101NoTrace, then
+// the run's tail. Each value is quoted, and no secret pattern matches
+// across a '"' (secrets: every pattern's text is of bytes other than '"',
+// and an assignment's name and value end at the white space around the
+// quotes), so the reason holds a secret only when a fixed text or a
+// quoted value does: report scans those instead of the whole reason
+// (TestCL101CheckedReason).
+const (
+	cl101Text1   = "parent_span_id "
+	cl101Text2   = " names no span_id of trace_id "
+	cl101NoTrace = " names no span_id of the events without a trace_id"
+)
+
+// scans reports whether s holds secret material (secrets.Scan).
+func scans(s string) bool {
+	_, ok := secrets.Scan(s)
+	return ok
 }
 
 // appendQuote appends strconv.Quote of s: s itself between quotes when it
@@ -1054,6 +1126,7 @@ func appendQuote(b, s []byte) []byte {
 
 // addRef queues a reference for the end of the run.
 func (s *spanRun) addRef(ref spanRef) {
+	s.ordered(&ref)
 	if n := len(s.pending); n == 0 || len(s.pending[n-1]) == s.chunk {
 		var reuse []spanRef
 		if n > s.spillAfter {
@@ -1078,21 +1151,20 @@ func (s *spanRun) addRef(ref spanRef) {
 	*last = append(*last, ref)
 }
 
-// spanText returns the span_id of a 12-byte entry.
-func spanText(k *[3]uint32) []byte {
+// spanText appends the span_id of a 12-byte entry to dst.
+func spanText(dst []byte, k *[3]uint32) []byte {
 	var b [8]byte
 	binary.LittleEndian.PutUint32(b[:4], k[1])
 	binary.LittleEndian.PutUint32(b[4:], k[2])
 	tag := k[0] & 15
 	if tag == spanTagHex {
 		const hex = "0123456789abcdef"
-		out := make([]byte, 16)
-		for i, c := range b {
-			out[2*i], out[2*i+1] = hex[c>>4], hex[c&15]
+		for _, c := range b {
+			dst = append(dst, hex[c>>4], hex[c&15])
 		}
-		return out
+		return dst
 	}
-	return append([]byte(nil), b[:tag-1]...)
+	return append(dst, b[:tag-1]...)
 }
 
 // spanFile is CL101's state for one collector log: its records go to the

@@ -171,6 +171,13 @@ type StreamFinding struct {
 	Pointer string
 	Reason  string
 	Extra   map[string]any
+	// Checked says that the rule made sure that Reason and the strings of
+	// Extra quote no secret (secrets.Scan finds none in each value they
+	// quote, and none can span a value and the text around it): the engine
+	// then fills the finding without scanning them again, which redacting
+	// them would leave unchanged. False: the engine redacts them
+	// (README, Codes and precedence: a secret is never echoed).
+	Checked bool
 }
 
 // StreamReporter collects the findings of one stream or tree check, under

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -22,6 +24,17 @@ import (
 type JSON struct {
 	W   io.Writer
 	buf []byte
+	// pre is the beginning of the last allowed record envelope
+	// AppendRecordVerdict wrote (its goroutines share it: read and
+	// replaced whole).
+	pre atomic.Pointer[recordPrefix]
+}
+
+// recordPrefix is the beginning of the envelope of an allowed record of
+// file, of kind, whose OK reason is ok: up to the kind's value.
+type recordPrefix struct {
+	file, kind, ok string
+	b              []byte
 }
 
 // Record implements Printer.
@@ -68,28 +81,45 @@ func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line
 		first = &vs[0]
 	}
 	if first == nil {
-		dst = append(dst, `{"allow":true,"code":`...)
-		dst = appendString(dst, string(envelope.OK))
-		dst = append(dst, `,"reason":`...)
-		dst = appendString(dst, okReason)
-		dst = append(dst, `,"details":{`...)
-	} else {
-		dst = append(dst, `{"allow":false,"code":`...)
-		dst = appendString(dst, string(first.Code))
-		dst = append(dst, `,"reason":`...)
-		dst = appendString(dst, first.Reason)
-		dst = append(dst, `,"details":{`...)
-		if first.Line > 0 {
-			line = first.Line
-			dst = append(dst, `"column":`...)
-			dst = appendInt(dst, first.Column)
-			dst = append(dst, ',')
+		// The same for every allowed record of a file (most envelopes).
+		pre := p.pre.Load()
+		if pre == nil || pre.file != file || pre.kind != kind || pre.ok != okReason {
+			pre = &recordPrefix{file: file, kind: kind, ok: okReason}
+			b := append([]byte(nil), `{"allow":true,"code":`...)
+			b = appendString(b, string(envelope.OK))
+			b = append(b, `,"reason":`...)
+			b = appendString(b, okReason)
+			b = append(b, `,"details":{"file":`...)
+			b = appendString(b, file)
+			b = append(b, `,"kind":`...)
+			pre.b = appendString(b, kind)
+			p.pre.Store(pre)
 		}
+		dst = append(dst, pre.b...)
+		return p.appendRecordRest(dst, nil, line, vs)
+	}
+	dst = append(dst, `{"allow":false,"code":`...)
+	dst = appendString(dst, string(first.Code))
+	dst = append(dst, `,"reason":`...)
+	dst = appendString(dst, first.Reason)
+	dst = append(dst, `,"details":{`...)
+	if first.Line > 0 {
+		line = first.Line
+		dst = append(dst, `"column":`...)
+		dst = appendInt(dst, first.Column)
+		dst = append(dst, ',')
 	}
 	dst = append(dst, `"file":`...)
 	dst = appendString(dst, file)
 	dst = append(dst, `,"kind":`...)
 	dst = appendString(dst, kind)
+	return p.appendRecordRest(dst, first, line, vs)
+}
+
+// appendRecordRest appends what follows the kind of a record envelope
+// (AppendRecordVerdict): its line, the first error's pointer and rule, and
+// the violations.
+func (*JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int, vs []envelope.Violation) []byte {
 	if line > 0 {
 		dst = append(dst, `,"line":`...)
 		dst = appendInt(dst, line)
@@ -241,16 +271,19 @@ const (
 	msb = 0x8080808080808080
 )
 
-// plain8 reports whether the eight bytes of s from i are printable ASCII
-// other than '"', '\\' and DEL (0x20-0x7e): bytes appendString copies as
-// they are. A byte is flagged when (x - 0x20) borrows (below 0x20), (x + 1)
-// reaches the top bit (0x7f), the top bit is set (from 0x80), or x XOR '"'
-// or x XOR '\\' has a zero byte.
-func plain8(s string, i int) bool {
+// escMask flags, with the top bit of its byte, each of the eight bytes of
+// s from i that appendString does not copy as it is: a byte outside
+// printable ASCII (0x20-0x7e), '"' or '\\'. A byte is flagged when
+// (x - 0x20) borrows (below 0x20), (x + 1) reaches the top bit (0x7f), the
+// top bit is set (from 0x80), or x XOR '"' or x XOR '\\' has a zero byte.
+// Every such byte is flagged, and the lowest flagged byte is one (a
+// borrow or carry only flags bytes above the byte it comes from); bytes
+// above it may be flagged without being such bytes.
+func escMask(s string, i int) uint64 {
 	x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
 	q := x ^ (lsb * '"')
 	b := x ^ (lsb * '\\')
-	return ((x-lsb*0x20)|(x+lsb)|x|(q-lsb)&^q|(b-lsb)&^b)&msb == 0
+	return ((x - lsb*0x20) | (x + lsb) | x | (q-lsb)&^q | (b-lsb)&^b) & msb
 }
 
 // appendString appends s as a JSON string exactly as encoding/json does with
@@ -259,14 +292,22 @@ func plain8(s string, i int) bool {
 // U+2029 as \u2028 and \u2029.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
+	start, n := 0, len(s)
+	for i := 0; i < n; {
 		// Eight bytes at a time over text that needs no escape (printable
 		// ASCII but '"', '\\' and DEL): most of what an envelope quotes.
-		for i+8 <= len(s) && plain8(s, i) {
-			i += 8
-		}
-		if i >= len(s) {
+		// A flagged run goes on at its first flagged byte, which needs an
+		// escape; fewer than eight bytes left are checked as the last
+		// eight of s, those before i shifted out (a byte flagged there may
+		// be one only because of a byte before i: then byte by byte).
+		if n-i >= 8 {
+			m := escMask(s, i)
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		} else if n >= 8 && escMask(s, n-8)>>(8*uint(i-(n-8))) == 0 {
 			break
 		}
 		if b := s[i]; b < utf8.RuneSelf {

@@ -115,6 +115,40 @@ func TestAppendStringPlainRuns(t *testing.T) {
 	}
 }
 
+// TestAppendStringPairs: two bytes that need an escape, or parts of a
+// multi-byte character, anywhere in strings of up to 20 bytes: the byte
+// after the first flagged one may be flagged only through a borrow or a
+// carry (escMask), and appendString must still escape exactly as
+// encoding/json does.
+func TestAppendStringPairs(t *testing.T) {
+	ref := func(s string) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		return string(escapeJSONControls(bytes.TrimSuffix(b.Bytes(), []byte{'\n'})))
+	}
+	special := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '#', '\\', ']', 0x7e, 0x7f, 0x80, 0x9f, 0xa0, 0xc2, 0xc3, 0xe2, 0xa8, 0xff}
+	for n := 2; n <= 20; n++ {
+		for p1 := 0; p1 < n; p1++ {
+			for p2 := p1 + 1; p2 < n; p2++ {
+				for _, c1 := range special {
+					for _, c2 := range special {
+						buf := []byte(strings.Repeat("a", n))
+						buf[p1], buf[p2] = c1, c2
+						s := string(buf)
+						if got, want := string(appendString(nil, s)), ref(s); got != want {
+							t.Fatalf("%q: got %s, want %s", s, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 func BenchmarkAppendString(b *testing.B) {
 	s := `parent_span_id "555b3ce7f8085272" names no span_id of trace_id "60fd0536d8e7947af329e77d3734a237" in the 1 collector log of this run (lint every log of the run together: per-agent and daily logs share traces)`
 	b.SetBytes(int64(len(s)))
@@ -134,6 +168,7 @@ func TestAppendRecordVerdictMatchesEnvelope(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	pick := func() string { return texts[r.IntN(len(texts))] }
 	var p JSON
+	var lastFile, lastKind, lastOK string
 	for i := 0; i < 2000; i++ {
 		var vs []envelope.Violation
 		for j := r.IntN(4); j >= 0; j-- {
@@ -148,6 +183,10 @@ func TestAppendRecordVerdictMatchesEnvelope(t *testing.T) {
 			vs = append(vs, v)
 		}
 		file, kind, ok, line := pick(), pick(), pick(), r.IntN(3)
+		if i > 0 && r.IntN(2) == 0 { // the file of the last case (AppendRecordVerdict keeps its beginning)
+			file, kind, ok = lastFile, lastKind, lastOK
+		}
+		lastFile, lastKind, lastOK = file, kind, ok
 		other := slices.Clone(vs)
 		d := map[string]any{"kind": kind, "file": file}
 		if line > 0 {

@@ -269,8 +269,11 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 			f.Extra["first_line"], _ = LineCol(raw, Locate(raw, p), line1)
 		}
 		v.vs = append(v.vs, envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: line, Column: col, Reason: f.Reason, Extra: f.Extra})
+		if f.Checked { // filled here, without scanning its texts again
+			v.fillAs(v.vs[len(v.vs)-1:], false)
+		}
 	}
-	v.fill(v.vs[n:])
+	v.fillFrom(n, fs)
 	v.vs = dropOff(v.vs)
 	envelope.Sort(v.vs)
 	if !valid {
@@ -355,7 +358,20 @@ func (v *Validator) finish() {
 	v.vs = dropOff(v.vs)
 }
 
-func (v *Validator) fill(vs []envelope.Violation) {
+func (v *Validator) fill(vs []envelope.Violation) { v.fillAs(vs, true) }
+
+// fillFrom fills v.vs[n:], the violations of the findings fs (in order,
+// CountOnly or not), but for those of Checked findings, filled already.
+func (v *Validator) fillFrom(n int, fs []rules.Finding) {
+	for i := range fs {
+		if !fs[i].Checked || v.opts.CountOnly {
+			v.fill(v.vs[n+i : n+i+1])
+		}
+	}
+}
+
+// fillAs is fill; redact false leaves the texts unscanned (FillChecked).
+func (v *Validator) fillAs(vs []envelope.Violation, redact bool) {
 	for i := range vs {
 		x := &vs[i]
 		r := v.lastRule
@@ -368,7 +384,7 @@ func (v *Validator) fill(vs []envelope.Violation) {
 		x.Code, x.Severity = r.Code, r.Severity
 		if v.opts.CountOnly {
 			x.Reason, x.Extra = "", nil
-		} else {
+		} else if redact {
 			v.redact(x)
 		}
 		if len(v.opts.Severity) == 0 {
