@@ -511,24 +511,59 @@ func scanPlain(b []byte, j int) int {
 // strEnd returns the index after the string literal at b[i] == '"' and
 // whether it has escapes, or -1 when it is not a valid JSON string
 // (control characters, invalid UTF-8, a bad escape, no closing quote).
-// Eight bytes at a time while they are printable ASCII without '"' and '\\'.
+// Eight bytes at a time while they are printable ASCII without '"' and '\\',
+// sixteen (plainRun16) past the first 32 when 48 bytes or more follow.
 func strEnd(b []byte, i int) (int, bool) {
 	// The common case first: printable ASCII up to the closing quote.
 	j := i + 1
+	var t uint64
+	if hasPlainRun16 && j+48 <= len(b) {
+		// The first 32 bytes eight at a time (most strings end there),
+		// then sixteen at a time.
+		if t = stops8(b[j:]); t != 0 {
+			goto stop
+		}
+		j += 8
+		if t = stops8(b[j:]); t != 0 {
+			goto stop
+		}
+		j += 8
+		if t = stops8(b[j:]); t != 0 {
+			goto stop
+		}
+		j += 8
+		if t = stops8(b[j:]); t != 0 {
+			goto stop
+		}
+		j += 8
+		j += plainRun16(&b[j], len(b)-j)
+		if j < len(b) && b[j] == '"' {
+			return j + 1, false
+		}
+	}
 	for j+8 <= len(b) {
-		x := binary.LittleEndian.Uint64(b[j:])
-		q := x ^ (lsb * '"')
-		s := x ^ (lsb * '\\')
-		if t := ((q-lsb)&^q | (s-lsb)&^s | (x-lsb*0x20)&^x | x) & msb; t != 0 {
-			j += bits.TrailingZeros64(t) >> 3
-			if b[j] == '"' {
-				return j + 1, false
-			}
-			break
+		if t = stops8(b[j:]); t != 0 {
+			goto stop
 		}
 		j += 8
 	}
 	return strRest(b, i, j)
+stop:
+	j += bits.TrailingZeros64(t) >> 3
+	if b[j] == '"' {
+		return j + 1, false
+	}
+	return strRest(b, i, j)
+}
+
+// stops8 reads the eight bytes at b[0:8] and returns a word whose lowest
+// set bit is the top bit of the first byte a string cannot hold as it is
+// (see scanPlain), or 0 when there is none.
+func stops8(b []byte) uint64 {
+	x := binary.LittleEndian.Uint64(b)
+	q := x ^ (lsb * '"')
+	s := x ^ (lsb * '\\')
+	return ((q-lsb)&^q | (s-lsb)&^s | (x-lsb*0x20)&^x | x) & msb
 }
 
 // strRest is strEnd from b[j], a byte of the string at b[i].

@@ -1,0 +1,78 @@
+package fast
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPlainRun16 holds plainRun16 (assembly on amd64) to plainRunGo: every
+// length up to 80, every byte that stops a run ('"', '\\', controls, 0x7f
+// and bytes >= 0x80, the bytes beside them) at every position, and random
+// texts; each buffer is cut from a larger one so that bytes past n differ.
+func TestPlainRun16(t *testing.T) {
+	stops := []byte{'"', '\\', 0, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xc3, 0xff, 'a', '!', '#', '[', ']', 0x5b, 0x5d}
+	buf := make([]byte, 128)
+	for n := 0; n <= 80; n++ {
+		for at := 0; at < n; at++ {
+			for _, c := range stops {
+				for k := range buf {
+					buf[k] = 'x'
+				}
+				buf[at] = c
+				buf[n] = '"' // past the end: must not be read as a stop
+				b := buf[:n]
+				want := plainRunGo(b)
+				var got int
+				if n > 0 {
+					got = plainRun16(&b[0], n)
+				}
+				if got != want {
+					t.Fatalf("plainRun16(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(16, 16))
+	alphabet := []byte("abc XYZ019_-\"\\\x01\x1f\x7f\x80\xe2\xff")
+	for r := 0; r < 100000; r++ {
+		n := 1 + rng.IntN(100)
+		b := make([]byte, n)
+		for k := range b {
+			if rng.IntN(16) == 0 {
+				b[k] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				b[k] = 'a' + byte(rng.IntN(26))
+			}
+		}
+		if got, want := plainRun16(&b[0], n), plainRunGo(b); got != want {
+			t.Fatalf("plainRun16(%q) = %d, want %d", b, got, want)
+		}
+	}
+}
+
+// TestStrEndLong holds strEnd on strings of every length to 80 (the
+// sixteen-byte path past the first 32) to the byte-by-byte strRest,
+// with a stop byte at every position.
+func TestStrEndLong(t *testing.T) {
+	for n := 0; n <= 80; n++ {
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{'"', '\\', 0x01, 0xc3, 0xff, 'n'} {
+				b := make([]byte, 0, n+4)
+				b = append(b, '"')
+				for k := 0; k < n; k++ {
+					if k == at {
+						b = append(b, c)
+					} else {
+						b = append(b, 'q')
+					}
+				}
+				b = append(b, '"', ',', ' ')
+				gj, ge := strEnd(b, 0)
+				wj, we := strRest(b, 0, 1)
+				if gj != wj || ge != we {
+					t.Fatalf("strEnd(%q) = %d, %v, want %d, %v", b, gj, ge, wj, we)
+				}
+			}
+		}
+	}
+}
