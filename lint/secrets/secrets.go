@@ -14,7 +14,11 @@
 // never echoed: name the pattern and the pointer instead").
 package secrets
 
-import "strings"
+import (
+	"encoding/binary"
+	"strings"
+	"unsafe"
+)
 
 // Pattern describes one kind of secret that Scan recognizes.
 //
@@ -61,21 +65,35 @@ var triggerClass = func() (t [256]uint8) {
 	return t
 }()
 
-// triggers returns the union of the trigger classes of the bytes of s:
-// one table lookup a byte, four bytes a step.
+// triggers returns the union of the trigger classes of the bytes of s.
+// Eight bytes at a time, words of lower-case letters and spaces (most of
+// prose, and of no class) are passed over whole; the bytes of any other
+// word are looked up one by one.
 func triggers(s string) uint8 {
-	var m0, m1, m2, m3 uint8
+	var m uint8
 	i := 0
-	for ; i+4 <= len(s); i += 4 {
-		m0 |= triggerClass[s[i]]
-		m1 |= triggerClass[s[i+1]]
-		m2 |= triggerClass[s[i+2]]
-		m3 |= triggerClass[s[i+3]]
+	for ; i+8 <= len(s); i += 8 {
+		if !lowerOrSpace8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+			m |= triggerClass[s[i]] | triggerClass[s[i+1]] | triggerClass[s[i+2]] | triggerClass[s[i+3]] |
+				triggerClass[s[i+4]] | triggerClass[s[i+5]] | triggerClass[s[i+6]] | triggerClass[s[i+7]]
+		}
 	}
 	for ; i < len(s); i++ {
-		m0 |= triggerClass[s[i]]
+		m |= triggerClass[s[i]]
 	}
-	return m0 | m1 | m2 | m3
+	return m
+}
+
+// lowerOrSpace8 reports whether each of the eight bytes of x is 'a'-'z'
+// or ' '. For a byte below 0x80, adding 0x1f (0x05) sets its top bit
+// exactly when it is at least 'a' (above 'z'), and no sum carries into
+// the next byte; a byte of 0x80 or more is neither.
+func lowerOrSpace8(x uint64) bool {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	lower := (x + lsb*(0x80-'a')) &^ (x + lsb*(0x80-'z'-1))
+	sp := x ^ (lsb * ' ')
+	space := ^((sp&^msb + lsb*0x7f) | sp) // top bit set where the byte is ' '
+	return x&msb == 0 && (lower|space)&msb == msb
 }
 
 var detectors = [...]detector{

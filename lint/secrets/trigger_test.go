@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -60,7 +61,7 @@ func TestTriggersNecessary(t *testing.T) {
 // TestTriggersOfBytes checks the classes triggers gives, at every length
 // the unrolled loop and its tail read.
 func TestTriggersOfBytes(t *testing.T) {
-	for n := 0; n < 12; n++ {
+	for n := 0; n < 20; n++ {
 		for at := 0; at < n; at++ {
 			for c, want := range map[byte]uint8{'A': trigA, 'I': trigI, 'K': trigKS, 'S': trigKS, '-': trigDash, '_': trigUnder, 'J': trigJ, '=': trigSep, ':': trigSep, 'a': 0, 'k': 0} {
 				s := []byte(strings.Repeat("x", n))
@@ -68,6 +69,21 @@ func TestTriggersOfBytes(t *testing.T) {
 				if got := triggers(string(s)); got != want {
 					t.Errorf("triggers(%q) = %#x, want %#x", s, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestLowerOrSpace8 holds lowerOrSpace8 to its definition for every byte
+// at every position of a word of lower-case letters and spaces.
+func TestLowerOrSpace8(t *testing.T) {
+	for at := 0; at < 8; at++ {
+		for c := 0; c < 256; c++ {
+			w := []byte("ab z yq ")
+			w[at] = byte(c)
+			want := c == ' ' || ('a' <= c && c <= 'z')
+			if got := lowerOrSpace8(binary.LittleEndian.Uint64(w)); got != want {
+				t.Errorf("lowerOrSpace8(%q) = %v, want %v", w, got, want)
 			}
 		}
 	}
