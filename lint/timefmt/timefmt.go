@@ -20,6 +20,7 @@ import (
 	"encoding/binary"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // stamp is a syntactically and range-checked RFC 3339 date-time.
@@ -283,22 +284,29 @@ func isHex(c byte) bool {
 // events (cue/README.md, collector). No braces, "urn:uuid:" prefix
 // or surrounding white space.
 func IsUUID(s string) bool {
-	if len(s) != 36 {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	for i := 0; i < 36; i++ {
-		switch i {
-		case 8, 13, 18, 23:
-			if s[i] != '-' {
-				return false
-			}
-		default:
-			if !isHex(s[i]) {
-				return false
-			}
-		}
-	}
-	return true
+	// The 32 hex digits as four words, eight at a time.
+	b := unsafe.Slice(unsafe.StringData(s), 36)
+	le := binary.LittleEndian
+	return hex8(le.Uint64(b[0:])) &&
+		hex8(uint64(le.Uint32(b[9:]))|uint64(le.Uint32(b[14:]))<<32) &&
+		hex8(uint64(le.Uint32(b[19:]))|uint64(le.Uint32(b[24:]))<<32) &&
+		hex8(le.Uint64(b[28:]))
+}
+
+// hex8 reports whether each of the eight bytes of x is a hex digit of
+// either case. For a byte below 0x80, adding 0x80-c sets its top bit
+// exactly when the byte is at least c, and no sum carries into the next
+// byte; setting bit 5 folds 'A'-'F' onto 'a'-'f' and moves no other byte
+// there.
+func hex8(x uint64) bool {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	digit := (x + lsb*(0x80-'0')) &^ (x + lsb*(0x80-'9'-1))
+	y := x | lsb*0x20
+	letter := (y + lsb*(0x80-'a')) &^ (y + lsb*(0x80-'f'-1))
+	return x&msb == 0 && (digit|letter)&msb == msb
 }
 
 // IsCanonicalUUIDLayout is IsUUID. The operator family uses it to warn about
