@@ -76,3 +76,35 @@ func TestStrEndLong(t *testing.T) {
 		}
 	}
 }
+
+// TestHexDash36Words holds matchHexDash36, which reads eight bytes at a
+// time, to the byte table it replaced: every byte at every position of a
+// run id, and lengths around 36.
+func TestHexDash36Words(t *testing.T) {
+	ref := func(b []byte) bool {
+		if len(b) != 36 {
+			return false
+		}
+		for _, c := range b {
+			if notHexDash[c] != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	const id = "3f56dc4d-35cf-4F97-925c-0b04a6fe8bf4"
+	for at := 0; at < 36; at++ {
+		for c := 0; c < 256; c++ {
+			b := []byte(id)
+			b[at] = byte(c)
+			if got, want := matchHexDash36(b), ref(b); got != want {
+				t.Fatalf("matchHexDash36(%q) = %v, want %v", b, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"", id[:35], id + "0", "------------------------------------"} {
+		if got, want := matchHexDash36([]byte(s)), ref([]byte(s)); got != want {
+			t.Errorf("matchHexDash36(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
