@@ -127,6 +127,29 @@ type Acc struct {
 	// values record after record), next the entry to replace.
 	memo [condMemos]condMemo
 	next uint8
+	// elems holds, per index of an element of a recorded array (below
+	// elemMemos), the last such element MemoElem saw accepted.
+	elems [elemMemos]elemMemo
+}
+
+// elemMemos is the number of elements of an array MemoElem remembers (the
+// first ones); maxMemoElem the longest element it keeps.
+const (
+	elemMemos   = 4
+	maxMemoElem = 1024
+)
+
+// elemMemo is an element of an array that an element acceptor accepted
+// (MemoElem): its text, its acceptor (its func value; nil: none), the state
+// the acceptance depended on (nesting depth, Strict, the array being
+// recorded), and what it did besides: its entries of Elems (offsets from
+// the element's start) and whether it set Wide.
+type elemMemo struct {
+	fn           unsafe.Pointer
+	depth, top   int
+	strict, wide bool
+	text         []byte
+	elems        []ElemSpan
 }
 
 // condMemos is the size of Acc.memo; condMemoLen the longest value it
@@ -318,6 +341,51 @@ func (a *Acc) BeginElems(top int) bool {
 	}
 	a.elemTop = top
 	return true
+}
+
+// MemoElem accepts the element at b[i] of an array, its n-th (from 0),
+// with fn: it returns the index after the element, or -1. When the bytes at b[i] begin with the text of the n-th
+// element that fn last accepted, at the same nesting depth, with the same
+// Strict and for the same recording (BeginElems), it returns what fn
+// returned then, without reading the element again: fn's result depends
+// on the element's text and that state only, and an element's acceptor
+// changes nothing of the Acc but Elems (ElemMember) and Wide, which it
+// does again. The objects of the idle stack repeat so from record to
+// record (a frame's iter changes, the frames below it mostly do not).
+func (a *Acc) MemoElem(b []byte, i, n int, fn AcceptFunc) int {
+	if n >= elemMemos {
+		return fn(a, b, i)
+	}
+	id := *(*unsafe.Pointer)(unsafe.Pointer(&fn)) // the function's identity
+	m := &a.elems[n]
+	if m.fn == id && m.depth == a.depth && m.top == a.elemTop && m.strict == a.Strict &&
+		len(b)-i >= len(m.text) && string(b[i:i+len(m.text)]) == string(m.text) {
+		a.Wide = a.Wide || m.wide
+		for _, e := range m.elems {
+			e.Start += int32(i)
+			e.End += int32(i)
+			a.Elems = append(a.Elems, e)
+		}
+		return i + len(m.text)
+	}
+	depth, top, wide, e0 := a.depth, a.elemTop, a.Wide, len(a.Elems)
+	a.Wide = false
+	k := fn(a, b, i)
+	w := a.Wide
+	a.Wide = wide || w
+	if k < 0 || k-i > maxMemoElem || a.depth != depth || a.elemTop != top {
+		m.fn = nil
+		return k
+	}
+	m.fn, m.depth, m.top, m.strict, m.wide = id, depth, top, a.Strict, w
+	m.text = append(m.text[:0], b[i:k]...)
+	m.elems = m.elems[:0]
+	for _, e := range a.Elems[e0:] {
+		e.Start -= int32(i)
+		e.End -= int32(i)
+		m.elems = append(m.elems, e)
+	}
+	return k
 }
 
 // EndElems ends the recording BeginElems started.

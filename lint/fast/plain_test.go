@@ -108,3 +108,58 @@ func TestHexDash36Words(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoElemState: MemoElem answers from its memo only for the same
+// text, index, acceptor, depth, Strict and recording, and then does what
+// the acceptor did to Wide and Elems again (shifted to where the element
+// is now).
+func TestMemoElemState(t *testing.T) {
+	calls := 0
+	fn := func(a *Acc, b []byte, i int) int {
+		calls++
+		if a.Strict {
+			return -1
+		}
+		j, _ := a.Num(b, i)
+		a.ElemMember(0, i, j)
+		return j
+	}
+	other := func(a *Acc, b []byte, i int) int { calls++; return i + 1 }
+	a := &Acc{WantElems: 1}
+	step := func(name string, b string, i, n int, f AcceptFunc, wantK int, wantWide bool, wantCalls int) {
+		t.Helper()
+		calls, a.Wide, a.Elems = 0, false, a.Elems[:0]
+		k := a.MemoElem([]byte(b), i, n, f)
+		if k != wantK || a.Wide != wantWide || calls != wantCalls {
+			t.Fatalf("%s: MemoElem = %d, wide %v, %d calls; want %d, %v, %d", name, k, a.Wide, calls, wantK, wantWide, wantCalls)
+		}
+		if a.elemTop >= 0 && k >= 0 && f != nil && calls <= 1 && len(a.Elems) > 0 {
+			if e := a.Elems[len(a.Elems)-1]; int(e.Start) != i || int(e.End) != k {
+				t.Fatalf("%s: recorded [%d,%d), want [%d,%d)", name, e.Start, e.End, i, k)
+			}
+		}
+	}
+	a.BeginElems(0)
+	step("first", "[1e5,2]", 1, 0, fn, 4, true, 1)
+	step("again", "[1e5,2]", 1, 0, fn, 4, true, 0)
+	step("moved", "[[ 1e5,2]", 3, 0, fn, 6, true, 0)
+	step("other index", "[1e5,2]", 1, 1, fn, 4, true, 1)
+	step("other acceptor", "[1e5,2]", 1, 0, other, 2, false, 1)
+	step("text", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	step("text again", "[1e6,2]", 1, 0, fn, 4, true, 0)
+	a.depth = 3
+	step("depth", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	a.depth = 0
+	step("depth back", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	a.Strict = true
+	step("strict", "[1e6,2]", 1, 0, fn, -1, false, 1)
+	a.Strict = false
+	step("after a decline", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	a.EndElems()
+	step("not recording", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	if len(a.Elems) != 0 {
+		t.Fatalf("not recording: %d Elems recorded", len(a.Elems))
+	}
+	step("not recording again", "[1e6,2]", 1, 0, fn, 4, true, 0)
+	step("beyond the memo", "[1e6,2]", 1, elemMemos, fn, 4, true, 1)
+}

@@ -5842,7 +5842,7 @@ func a21(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a20(a, b, j)
+				k := a.MemoElem(b, j, n, a20)
 				if k < 0 {
 					return -1
 				}
@@ -7317,7 +7317,7 @@ func a53(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a52(a, b, j)
+				k := a.MemoElem(b, j, n, a52)
 				if k < 0 {
 					return -1
 				}
@@ -7446,7 +7446,7 @@ func a56(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a55(a, b, j)
+				k := a.MemoElem(b, j, n, a55)
 				if k < 0 {
 					return -1
 				}
@@ -7854,7 +7854,7 @@ func a62(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a61(a, b, j)
+				k := a.MemoElem(b, j, n, a61)
 				if k < 0 {
 					return -1
 				}
@@ -7965,7 +7965,7 @@ func a64(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a63(a, b, j)
+				k := a.MemoElem(b, j, n, a63)
 				if k < 0 {
 					return -1
 				}
@@ -8121,7 +8121,7 @@ func a67(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a66(a, b, j)
+				k := a.MemoElem(b, j, n, a66)
 				if k < 0 {
 					return -1
 				}
@@ -8232,7 +8232,7 @@ func a69(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a68(a, b, j)
+				k := a.MemoElem(b, j, n, a68)
 				if k < 0 {
 					return -1
 				}
@@ -8427,7 +8427,7 @@ func a71(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a52(a, b, j)
+				k := a.MemoElem(b, j, n, a52)
 				if k < 0 {
 					return -1
 				}
@@ -8692,7 +8692,7 @@ func a75(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a74(a, b, j)
+				k := a.MemoElem(b, j, n, a74)
 				if k < 0 {
 					return -1
 				}
@@ -8763,7 +8763,7 @@ func a77(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a52(a, b, j)
+				k := a.MemoElem(b, j, n, a52)
 				if k < 0 {
 					return -1
 				}
@@ -8802,7 +8802,7 @@ func a78(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a66(a, b, j)
+				k := a.MemoElem(b, j, n, a66)
 				if k < 0 {
 					return -1
 				}
@@ -9082,7 +9082,7 @@ func a81(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a80(a, b, j)
+				k := a.MemoElem(b, j, n, a80)
 				if k < 0 {
 					return -1
 				}
@@ -9121,7 +9121,7 @@ func a82(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a52(a, b, j)
+				k := a.MemoElem(b, j, n, a52)
 				if k < 0 {
 					return -1
 				}
@@ -9232,7 +9232,7 @@ func a84(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a83(a, b, j)
+				k := a.MemoElem(b, j, n, a83)
 				if k < 0 {
 					return -1
 				}
@@ -9466,7 +9466,7 @@ func a88(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a87(a, b, j)
+				k := a.MemoElem(b, j, n, a87)
 				if k < 0 {
 					return -1
 				}
@@ -9606,7 +9606,7 @@ func a91(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a90(a, b, j)
+				k := a.MemoElem(b, j, n, a90)
 				if k < 0 {
 					return -1
 				}
@@ -10087,7 +10087,7 @@ func a99(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a98(a, b, j)
+				k := a.MemoElem(b, j, n, a98)
 				if k < 0 {
 					return -1
 				}
@@ -12812,7 +12812,7 @@ func a147(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a146(a, b, j)
+				k := a.MemoElem(b, j, n, a146)
 				if k < 0 {
 					return -1
 				}
@@ -13188,7 +13188,7 @@ func a154(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a153(a, b, j)
+				k := a.MemoElem(b, j, n, a153)
 				if k < 0 {
 					return -1
 				}
@@ -13434,7 +13434,7 @@ func a158(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a157(a, b, j)
+				k := a.MemoElem(b, j, n, a157)
 				if k < 0 {
 					return -1
 				}
