@@ -148,6 +148,7 @@ type elemMemo struct {
 	fn           unsafe.Pointer
 	depth, top   int
 	strict, wide bool
+	misses       uint8 // since the last hit
 	text         []byte
 	elems        []ElemSpan
 }
@@ -361,6 +362,7 @@ func (a *Acc) MemoElem(b []byte, i, n int, fn AcceptFunc) int {
 	if m.fn == id && m.depth == a.depth && m.top == a.elemTop && m.strict == a.Strict &&
 		len(b)-i >= len(m.text) && string(b[i:i+len(m.text)]) == string(m.text) {
 		a.Wide = a.Wide || m.wide
+		m.misses = 0
 		for _, e := range m.elems {
 			e.Start += int32(i)
 			e.End += int32(i)
@@ -375,6 +377,13 @@ func (a *Acc) MemoElem(b []byte, i, n int, fn AcceptFunc) int {
 	a.Wide = wide || w
 	if k < 0 || k-i > maxMemoElem || a.depth != depth || a.elemTop != top {
 		m.fn = nil
+		return k
+	}
+	if m.misses++; m.misses > 1 && m.misses&3 != 0 {
+		// An element that changes record after record (an idle frame
+		// whose iter grows): remembered on every fourth miss only, so
+		// that the memo catches it when it settles, without copying it
+		// each time. What the memo holds stays true.
 		return k
 	}
 	m.fn, m.depth, m.top, m.strict, m.wide = id, depth, top, a.Strict, w

@@ -112,7 +112,7 @@ func TestHexDash36Words(t *testing.T) {
 // TestMemoElemState: MemoElem answers from its memo only for the same
 // text, index, acceptor, depth, Strict and recording, and then does what
 // the acceptor did to Wide and Elems again (shifted to where the element
-// is now).
+// is now); after two misses in a row it remembers every fourth element.
 func TestMemoElemState(t *testing.T) {
 	calls := 0
 	fn := func(a *Acc, b []byte, i int) int {
@@ -145,16 +145,18 @@ func TestMemoElemState(t *testing.T) {
 	step("moved", "[[ 1e5,2]", 3, 0, fn, 6, true, 0)
 	step("other index", "[1e5,2]", 1, 1, fn, 4, true, 1)
 	step("other acceptor", "[1e5,2]", 1, 0, other, 2, false, 1)
-	step("text", "[1e6,2]", 1, 0, fn, 4, true, 1)
-	step("text again", "[1e6,2]", 1, 0, fn, 4, true, 0)
-	a.depth = 3
-	step("depth", "[1e6,2]", 1, 0, fn, 4, true, 1)
-	a.depth = 0
-	step("depth back", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	step("text", "[1e6,2]", 1, 0, fn, 4, true, 1)               // second miss in a row: not remembered
+	step("text again", "[1e6,2]", 1, 0, fn, 4, true, 1)         // third
+	step("text a fourth time", "[1e6,2]", 1, 0, fn, 4, true, 1) // fourth: remembered
+	step("text remembered", "[1e6,2]", 1, 0, fn, 4, true, 0)
 	a.Strict = true
 	step("strict", "[1e6,2]", 1, 0, fn, -1, false, 1)
 	a.Strict = false
 	step("after a decline", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	a.depth = 3
+	step("depth", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	a.depth = 0
+	step("depth back", "[1e6,2]", 1, 0, fn, 4, true, 0)
 	a.EndElems()
 	step("not recording", "[1e6,2]", 1, 0, fn, 4, true, 1)
 	if len(a.Elems) != 0 {
