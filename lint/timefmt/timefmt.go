@@ -218,6 +218,42 @@ func UnixNano(s string) (ns int64, ok bool) {
 	return sec*1e9 + int64(st.nsec), true
 }
 
+// Minutes remembers the minute of the last date-time of Millis24's shape
+// that its UnixNano read (its first 17 bytes, YYYY-MM-DDThh:mm:, and that
+// minute's UnixNano), so that the next one of the same minute, as the
+// timestamps of one log mostly are, is read from its last seven bytes.
+// The zero value is ready; not safe for concurrent use.
+type Minutes struct {
+	prefix [17]byte
+	ns     int64 // UnixNano of prefix + "00.000Z"; valid when ok
+	ok     bool
+}
+
+// UnixNano is the package's UnixNano of s, read through the memo.
+func (m *Minutes) UnixNano(s string) (ns int64, ok bool) {
+	if len(s) != 24 {
+		return UnixNano(s)
+	}
+	if m.ok && s[:17] == string(m.prefix[:]) {
+		// ss.sssZ: the same checks as millis24 and parse for these bytes.
+		sec, ok1 := digits2(s, 17)
+		ms1, ok2 := digits2(s, 20)
+		ms2 := s[22] - '0'
+		if ok1 && ok2 && ms2 <= 9 && s[19] == '.' && (s[23] == 'Z' || s[23] == 'z') && sec <= 59 {
+			return m.ns + int64(sec)*1e9 + int64(ms1*10+int(ms2))*1e6, true
+		}
+	}
+	ns, ok = UnixNano(s)
+	if _, shaped := millis24String(s); ok && shaped { // the minute of s, valid: remember it
+		sec, _ := digits2(s, 17)
+		ms1, _ := digits2(s, 20)
+		m.ns = ns - int64(sec)*1e9 - int64(ms1*10+int(s[22]-'0'))*1e6
+		copy(m.prefix[:], s[:17])
+		m.ok = true
+	}
+	return ns, ok
+}
+
 // daysFromCivil is the number of days from 1970-01-01 to year-month-day
 // of the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
 func daysFromCivil(y, m, d int) int64 {
