@@ -782,10 +782,17 @@ func Bounds(raw []byte, bs []Bound) bool {
 	}
 	for i := range bs {
 		b := &bs[i]
-		if isInt && x == b.Num && plainIntLit(b.Lit) {
-			// Both exact integers, equal: what Holds finds comparing the
-			// literals.
-			if !holdsCmp(b.Op, 0) {
+		if isInt && plainIntLit(b.Lit) {
+			// Both exact integers: float64 compares them exactly, as
+			// Holds would, which compares the literals when they are
+			// equal.
+			c := 0
+			if x < b.Num {
+				c = -1
+			} else if x > b.Num {
+				c = 1
+			}
+			if !holdsCmp(b.Op, c) {
 				return false
 			}
 			continue
