@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -348,10 +349,8 @@ func (fr *idleElemFrame) append(dst []byte, flags *uint8) ([]byte, bool) {
 		return append(dst, 0), true
 	}
 	id := fr.id[1 : len(fr.id)-1]
-	for _, c := range id {
-		if c == '\\' {
-			return dst, false
-		}
+	if bytes.IndexByte(id, '\\') >= 0 {
+		return dst, false
 	}
 	var b [17]byte
 	b[0] = 1

@@ -14,7 +14,7 @@ import (
 
 func checkRunIDLayout(d *Doc, r *Reporter) {
 	id, ok := d.DocStr("/run_id")
-	if !ok || !timefmt.IsRunID(id) || timefmt.IsCanonicalUUIDLayout(id) {
+	if !ok || timefmt.IsCanonicalUUIDLayout(id) || !timefmt.IsRunID(id) {
 		return // absent or not matching the regex: schema rule OP003
 	}
 	r.Reportf(Ptr("run_id"), map[string]any{"run_id": id},

@@ -149,6 +149,30 @@ type Acc struct {
 	// entry of a hash of its CondSet and value (condMemoSlot), in place
 	// of the one before it there; nil until the first use.
 	memo *[condMemos]condMemo
+	// elems holds, per index of an element of a recorded array (below
+	// elemMemos), the last such element MemoElem saw accepted.
+	elems [elemMemos]elemMemo
+}
+
+// elemMemos is the number of elements of an array MemoElem remembers (the
+// first ones); maxMemoElem the longest element it keeps.
+const (
+	elemMemos   = 4
+	maxMemoElem = 1024
+)
+
+// elemMemo is an element of an array that an element acceptor accepted
+// (MemoElem): its text, its acceptor (its func value; nil: none), the state
+// the acceptance depended on (nesting depth, Strict, the array being
+// recorded), and what it did besides: its entries of Elems (offsets from
+// the element's start) and whether it set Wide.
+type elemMemo struct {
+	fn           unsafe.Pointer
+	depth, top   int
+	strict, wide bool
+	misses       uint8 // since the last hit
+	text         []byte
+	elems        []ElemSpan
 }
 
 // condMemos is the size of Acc.memo (a power of two); condMemoLen the
@@ -359,6 +383,59 @@ func (a *Acc) BeginElems(top int) bool {
 	return true
 }
 
+// MemoElem accepts the element at b[i] of an array, its n-th (from 0),
+// with fn: it returns the index after the element, or -1. When the bytes at b[i] begin with the text of the n-th
+// element that fn last accepted, at the same nesting depth, with the same
+// Strict and for the same recording (BeginElems), it returns what fn
+// returned then, without reading the element again: fn's result depends
+// on the element's text and that state only, and an element's acceptor
+// changes nothing of the Acc but Elems (ElemMember) and Wide, which it
+// does again. The objects of the idle stack repeat so from record to
+// record (a frame's iter changes, the frames below it mostly do not).
+func (a *Acc) MemoElem(b []byte, i, n int, fn AcceptFunc) int {
+	if n >= elemMemos {
+		return fn(a, b, i)
+	}
+	id := *(*unsafe.Pointer)(unsafe.Pointer(&fn)) // the function's identity
+	m := &a.elems[n]
+	if m.fn == id && m.depth == a.depth && m.top == a.elemTop && m.strict == a.Strict &&
+		len(b)-i >= len(m.text) && string(b[i:i+len(m.text)]) == string(m.text) {
+		a.Wide = a.Wide || m.wide
+		m.misses = 0
+		for _, e := range m.elems {
+			e.Start += int32(i)
+			e.End += int32(i)
+			a.Elems = append(a.Elems, e)
+		}
+		return i + len(m.text)
+	}
+	depth, top, wide, e0 := a.depth, a.elemTop, a.Wide, len(a.Elems)
+	a.Wide = false
+	k := fn(a, b, i)
+	w := a.Wide
+	a.Wide = wide || w
+	if k < 0 || k-i > maxMemoElem || a.depth != depth || a.elemTop != top {
+		m.fn = nil
+		return k
+	}
+	if m.misses++; m.misses > 1 && m.misses&3 != 0 {
+		// An element that changes record after record (an idle frame
+		// whose iter grows): remembered on every fourth miss only, so
+		// that the memo catches it when it settles, without copying it
+		// each time. What the memo holds stays true.
+		return k
+	}
+	m.fn, m.depth, m.top, m.strict, m.wide = id, depth, top, a.Strict, w
+	m.text = append(m.text[:0], b[i:k]...)
+	m.elems = m.elems[:0]
+	for _, e := range a.Elems[e0:] {
+		e.Start -= int32(i)
+		e.End -= int32(i)
+		m.elems = append(m.elems, e)
+	}
+	return k
+}
+
 // EndElems ends the recording BeginElems started.
 func (a *Acc) EndElems() { a.elemTop = -1 }
 
@@ -551,24 +628,59 @@ func scanPlain(b []byte, j int) int {
 // strEnd returns the index after the string literal at b[i] == '"' and
 // whether it has escapes, or -1 when it is not a valid JSON string
 // (control characters, invalid UTF-8, a bad escape, no closing quote).
-// Eight bytes at a time while they are printable ASCII without '"' and '\\'.
+// Eight bytes at a time while they are printable ASCII without '"' and '\\',
+// sixteen (plainRun16) past the first 32 when 48 bytes or more follow.
 func strEnd(b []byte, i int) (int, bool) {
 	// The common case first: printable ASCII up to the closing quote.
 	j := i + 1
+	var t uint64
+	if hasPlainRun16 && j+48 <= len(b) {
+		// The first 32 bytes eight at a time (most strings end there),
+		// then sixteen at a time.
+		if t = stops8(b[j:]); t != 0 {
+			goto stop
+		}
+		j += 8
+		if t = stops8(b[j:]); t != 0 {
+			goto stop
+		}
+		j += 8
+		if t = stops8(b[j:]); t != 0 {
+			goto stop
+		}
+		j += 8
+		if t = stops8(b[j:]); t != 0 {
+			goto stop
+		}
+		j += 8
+		j += plainRun16(&b[j], len(b)-j)
+		if j < len(b) && b[j] == '"' {
+			return j + 1, false
+		}
+	}
 	for j+8 <= len(b) {
-		x := binary.LittleEndian.Uint64(b[j:])
-		q := x ^ (lsb * '"')
-		s := x ^ (lsb * '\\')
-		if t := ((q-lsb)&^q | (s-lsb)&^s | (x-lsb*0x20)&^x | x) & msb; t != 0 {
-			j += bits.TrailingZeros64(t) >> 3
-			if b[j] == '"' {
-				return j + 1, false
-			}
-			break
+		if t = stops8(b[j:]); t != 0 {
+			goto stop
 		}
 		j += 8
 	}
 	return strRest(b, i, j)
+stop:
+	j += bits.TrailingZeros64(t) >> 3
+	if b[j] == '"' {
+		return j + 1, false
+	}
+	return strRest(b, i, j)
+}
+
+// stops8 reads the eight bytes at b[0:8] and returns a word whose lowest
+// set bit is the top bit of the first byte a string cannot hold as it is
+// (see scanPlain), or 0 when there is none.
+func stops8(b []byte) uint64 {
+	x := binary.LittleEndian.Uint64(b)
+	q := x ^ (lsb * '"')
+	s := x ^ (lsb * '\\')
+	return ((q-lsb)&^q | (s-lsb)&^s | (x-lsb*0x20)&^x | x) & msb
 }
 
 // strRest is strEnd from b[j], a byte of the string at b[i].
@@ -710,10 +822,17 @@ func Bounds(raw []byte, bs []Bound) bool {
 	}
 	for i := range bs {
 		b := &bs[i]
-		if isInt && x == b.Num && plainIntLit(b.Lit) {
-			// Both exact integers, equal: what Holds finds comparing the
-			// literals.
-			if !holdsCmp(b.Op, 0) {
+		if isInt && plainIntLit(b.Lit) {
+			// Both exact integers: float64 compares them exactly, as
+			// Holds would, which compares the literals when they are
+			// equal.
+			c := 0
+			if x < b.Num {
+				c = -1
+			} else if x > b.Num {
+				c = 1
+			}
+			if !holdsCmp(b.Op, c) {
 				return false
 			}
 			continue

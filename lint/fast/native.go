@@ -1,6 +1,10 @@
 package fast
 
-import "github.com/agentlint/agentlint/lint/timefmt"
+import (
+	"encoding/binary"
+
+	"github.com/agentlint/agentlint/lint/timefmt"
+)
 
 // Natives maps the source of a regular expression of cue/*.cue to a
 // hand-written matcher that accepts exactly the same byte strings, for the
@@ -373,9 +377,21 @@ func matchHexDash36(b []byte) bool {
 	if len(b) != 36 {
 		return false
 	}
-	var bad byte
-	for _, c := range b {
-		bad |= notHexDash[c]
-	}
-	return bad == 0
+	le := binary.LittleEndian
+	return hexDash8(le.Uint64(b[0:])) && hexDash8(le.Uint64(b[8:])) && hexDash8(le.Uint64(b[16:])) &&
+		hexDash8(le.Uint64(b[24:])) && hexDash8(le.Uint64(b[28:]))
+}
+
+// hexDash8 reports whether each of the eight bytes of x is a hex digit of
+// either case or '-'. For a byte below 0x80, adding 0x80-c sets its top
+// bit exactly when the byte is at least c, and no sum carries into the
+// next byte; setting bit 5 folds 'A'-'F' onto 'a'-'f' and moves no other
+// byte there.
+func hexDash8(x uint64) bool {
+	digit := (x + lsb*(0x80-'0')) &^ (x + lsb*(0x80-'9'-1))
+	y := x | lsb*0x20
+	letter := (y + lsb*(0x80-'a')) &^ (y + lsb*(0x80-'f'-1))
+	d := x ^ (lsb * '-')
+	dash := ^((d&^msb + lsb*0x7f) | d)
+	return x&msb == 0 && (digit|letter|dash)&msb == msb
 }

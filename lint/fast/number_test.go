@@ -86,8 +86,8 @@ func TestCompareNumbersAllocs(t *testing.T) {
 	}
 }
 
-// TestBoundsAgreesWithHolds: Bounds, which decides an integer equal to an
-// integer bound without comparing literals, agrees with Bound.Holds for
+// TestBoundsAgreesWithHolds: Bounds, which decides an integer against an
+// integer bound by float64 alone, agrees with Bound.Holds for
 // integers, decimals and numbers beyond float64 against bounds whose
 // literals are integers, decimals, exponents and numbers float64 rounds.
 func TestBoundsAgreesWithHolds(t *testing.T) {

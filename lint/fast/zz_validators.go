@@ -5842,7 +5842,7 @@ func a21(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a20(a, b, j)
+				k := a.MemoElem(b, j, n, a20)
 				if k < 0 {
 					return -1
 				}
@@ -7338,7 +7338,7 @@ func a53(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a52(a, b, j)
+				k := a.MemoElem(b, j, n, a52)
 				if k < 0 {
 					return -1
 				}
@@ -7467,7 +7467,7 @@ func a56(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a55(a, b, j)
+				k := a.MemoElem(b, j, n, a55)
 				if k < 0 {
 					return -1
 				}
@@ -7875,7 +7875,7 @@ func a62(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a61(a, b, j)
+				k := a.MemoElem(b, j, n, a61)
 				if k < 0 {
 					return -1
 				}
@@ -7986,7 +7986,7 @@ func a64(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a63(a, b, j)
+				k := a.MemoElem(b, j, n, a63)
 				if k < 0 {
 					return -1
 				}
@@ -8142,7 +8142,7 @@ func a67(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a66(a, b, j)
+				k := a.MemoElem(b, j, n, a66)
 				if k < 0 {
 					return -1
 				}
@@ -8253,7 +8253,7 @@ func a69(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a68(a, b, j)
+				k := a.MemoElem(b, j, n, a68)
 				if k < 0 {
 					return -1
 				}
@@ -8448,7 +8448,7 @@ func a71(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a52(a, b, j)
+				k := a.MemoElem(b, j, n, a52)
 				if k < 0 {
 					return -1
 				}
@@ -8713,7 +8713,7 @@ func a75(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a74(a, b, j)
+				k := a.MemoElem(b, j, n, a74)
 				if k < 0 {
 					return -1
 				}
@@ -8784,7 +8784,7 @@ func a77(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a52(a, b, j)
+				k := a.MemoElem(b, j, n, a52)
 				if k < 0 {
 					return -1
 				}
@@ -8823,7 +8823,7 @@ func a78(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a66(a, b, j)
+				k := a.MemoElem(b, j, n, a66)
 				if k < 0 {
 					return -1
 				}
@@ -9103,7 +9103,7 @@ func a81(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a80(a, b, j)
+				k := a.MemoElem(b, j, n, a80)
 				if k < 0 {
 					return -1
 				}
@@ -9142,7 +9142,7 @@ func a82(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a52(a, b, j)
+				k := a.MemoElem(b, j, n, a52)
 				if k < 0 {
 					return -1
 				}
@@ -9253,7 +9253,7 @@ func a84(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a83(a, b, j)
+				k := a.MemoElem(b, j, n, a83)
 				if k < 0 {
 					return -1
 				}
@@ -9487,7 +9487,7 @@ func a88(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a87(a, b, j)
+				k := a.MemoElem(b, j, n, a87)
 				if k < 0 {
 					return -1
 				}
@@ -9627,7 +9627,7 @@ func a91(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a90(a, b, j)
+				k := a.MemoElem(b, j, n, a90)
 				if k < 0 {
 					return -1
 				}
@@ -10108,7 +10108,7 @@ func a99(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a98(a, b, j)
+				k := a.MemoElem(b, j, n, a98)
 				if k < 0 {
 					return -1
 				}
@@ -13041,7 +13041,7 @@ func a147(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a146(a, b, j)
+				k := a.MemoElem(b, j, n, a146)
 				if k < 0 {
 					return -1
 				}
@@ -13417,7 +13417,7 @@ func a154(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a153(a, b, j)
+				k := a.MemoElem(b, j, n, a153)
 				if k < 0 {
 					return -1
 				}
@@ -13663,7 +13663,7 @@ func a158(a *Acc, b []byte, i int) int {
 				if rec {
 					a.ElemStart(b, j)
 				}
-				k := a157(a, b, j)
+				k := a.MemoElem(b, j, n, a157)
 				if k < 0 {
 					return -1
 				}

@@ -38,7 +38,8 @@ type Extractor struct {
 	// field of a rules.DigestField type whose value is there is copied
 	// from it instead of being made again.
 	Digests *rules.DigestMemo
-	buf     []byte // scratch for member names with escapes
+	buf     []byte          // scratch for member names with escapes
+	minutes timefmt.Minutes // the last minute of a date-time read
 	// slots are, per field, the capture slot of the kind's acceptor that
 	// holds its value (fieldSlots), or -1 for a field under a top-level
 	// member whose slot is in parents; nil: some field has neither.
@@ -441,7 +442,7 @@ func (x *Extractor) convert(f *xfield, raw []byte, off int, v *rules.Value) {
 		}
 		v.Type, v.Str = rules.ValueString, s
 		if f.typ == rules.FieldTime && len(s) > 0 {
-			if ns, ok := timefmt.UnixNano(unsafe.String(&s[0], len(s))); ok {
+			if ns, ok := x.minutes.UnixNano(unsafe.String(&s[0], len(s))); ok {
 				v.Type, v.Time = rules.ValueTime, ns
 			}
 		}

@@ -263,6 +263,11 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 					return "", err
 				}
 				elem = fn + "(a, b, j)"
+				if recObjs {
+					// Objects that repeat from record to record
+					// (fast.Acc.MemoElem).
+					elem = "a.MemoElem(b, j, n, " + fn + ")"
+				}
 			}
 			fmt.Fprintf(&b, "\t\tj, empty := a.Open(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n\t\tn := 0\n")
 			start := ""

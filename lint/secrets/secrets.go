@@ -14,7 +14,11 @@
 // never echoed: name the pattern and the pointer instead").
 package secrets
 
-import "strings"
+import (
+	"encoding/binary"
+	"strings"
+	"unsafe"
+)
 
 // Pattern describes one kind of secret that Scan recognizes.
 //
@@ -35,6 +39,61 @@ type Pattern struct {
 type detector struct {
 	Pattern
 	match func(string) bool
+	// needs are the trigger classes (trigger) of bytes the pattern cannot
+	// match without: Scan skips the matcher when s lacks one of them.
+	needs uint8
+}
+
+// Trigger classes: each bit stands for bytes one of the patterns needs
+// (the 'A', 'I' and 'K' or 'S' of AKIA/ASIA; the '-' of sk-, xoxb- and
+// -----BEGIN; the '_' of ghp_ and github_pat_; the 'J' of eyJ; the '=' or
+// ':' of an assignment).
+const (
+	trigA uint8 = 1 << iota
+	trigI
+	trigKS
+	trigDash
+	trigUnder
+	trigJ
+	trigSep
+)
+
+// triggerClass maps a byte to its trigger class bits.
+var triggerClass = func() (t [256]uint8) {
+	t['A'], t['I'], t['K'], t['S'] = trigA, trigI, trigKS, trigKS
+	t['-'], t['_'], t['J'], t['='], t[':'] = trigDash, trigUnder, trigJ, trigSep, trigSep
+	return t
+}()
+
+// triggers returns the union of the trigger classes of the bytes of s.
+// Eight bytes at a time, words of lower-case letters and spaces (most of
+// prose, and of no class) are passed over whole; the bytes of any other
+// word are looked up one by one.
+func triggers(s string) uint8 {
+	var m uint8
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if !lowerOrSpace8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+			m |= triggerClass[s[i]] | triggerClass[s[i+1]] | triggerClass[s[i+2]] | triggerClass[s[i+3]] |
+				triggerClass[s[i+4]] | triggerClass[s[i+5]] | triggerClass[s[i+6]] | triggerClass[s[i+7]]
+		}
+	}
+	for ; i < len(s); i++ {
+		m |= triggerClass[s[i]]
+	}
+	return m
+}
+
+// lowerOrSpace8 reports whether each of the eight bytes of x is 'a'-'z'
+// or ' '. For a byte below 0x80, adding 0x1f (0x05) sets its top bit
+// exactly when it is at least 'a' (above 'z'), and no sum carries into
+// the next byte; a byte of 0x80 or more is neither.
+func lowerOrSpace8(x uint64) bool {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	lower := (x + lsb*(0x80-'a')) &^ (x + lsb*(0x80-'z'-1))
+	sp := x ^ (lsb * ' ')
+	space := ^((sp&^msb + lsb*0x7f) | sp) // top bit set where the byte is ' '
+	return x&msb == 0 && (lower|space)&msb == msb
 }
 
 var detectors = [...]detector{
@@ -42,42 +101,42 @@ var detectors = [...]detector{
 		Name:    "aws_access_key_id",
 		Summary: "AWS access key id: AKIA or ASIA followed by exactly 16 upper-case letters or digits, as a whole word",
 		Example: "AKIAIOSFODNN7EXAMPLE",
-	}, matchAWS},
+	}, matchAWS, trigA | trigI | trigKS},
 	{Pattern{
 		Name:    "openai_api_key",
 		Summary: "OpenAI API key: sk- (including sk-proj-) followed by at least 20 of [A-Za-z0-9_-], but not sk-ant-",
 		Example: "sk-proj-EXAMPLEexample000000000000",
-	}, matchOpenAI},
+	}, matchOpenAI, trigDash},
 	{Pattern{
 		Name:    "anthropic_api_key",
 		Summary: "Anthropic API key: sk-ant- followed by at least 20 of [A-Za-z0-9_-]",
 		Example: "sk-ant-api03-EXAMPLEexample000000000000",
-	}, matchAnthropic},
+	}, matchAnthropic, trigDash},
 	{Pattern{
 		Name:    "github_token",
 		Summary: "GitHub token: ghp_/gho_/ghu_/ghs_/ghr_ followed by at least 36 letters or digits, or github_pat_ followed by at least 22 of [A-Za-z0-9_]",
 		Example: "ghp_EXAMPLE00000000000000000000000000000",
-	}, matchGitHub},
+	}, matchGitHub, trigUnder},
 	{Pattern{
 		Name:    "slack_token",
 		Summary: "Slack token: xoxb-/xoxp-/xoxa-/xoxr-/xoxs- followed by at least 10 of [A-Za-z0-9-], one of them a digit",
 		Example: "xoxb-000000000000-000000000000-EXAMPLEexample",
-	}, matchSlack},
+	}, matchSlack, trigDash},
 	{Pattern{
 		Name:    "private_key_block",
 		Summary: "PEM private key header: -----BEGIN [label ]PRIVATE KEY----- (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP ... BLOCK)",
 		Example: "-----BEGIN RSA PRIVATE KEY-----",
-	}, matchPrivateKey},
+	}, matchPrivateKey, trigDash},
 	{Pattern{
 		Name:    "jwt",
 		Summary: "JSON Web Token: three dot-separated base64url segments of at least 10 characters each, the first starting with eyJ",
 		Example: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJleGFtcGxlIn0.RVhBTVBMRS1zaWduYXR1cmU",
-	}, matchJWT},
+	}, matchJWT, trigJ},
 	{Pattern{
 		Name:    "secret_assignment",
 		Summary: "a key, secret, token, password, passwd or api_key name, then = or :, then a secret-looking value of at least 8 characters that is not a placeholder",
 		Example: "DB_PASSWORD=Tr0ub4dor-EXAMPLE",
-	}, matchAssignment},
+	}, matchAssignment, trigSep},
 }
 
 // Patterns lists the patterns Scan recognizes, in match order: specific token
@@ -101,8 +160,9 @@ var Patterns = func() []Pattern {
 // nothing matches. The matched text itself is never returned. Scan does not
 // allocate and runs in time linear in len(s).
 func Scan(s string) (pattern string, ok bool) {
+	m := triggers(s) // a pattern whose bytes s lacks cannot match: prose has few
 	for i := range detectors {
-		if detectors[i].match(s) {
+		if detectors[i].needs&^m == 0 && detectors[i].match(s) {
 			return detectors[i].Name, true
 		}
 	}

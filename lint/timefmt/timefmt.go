@@ -20,6 +20,7 @@ import (
 	"encoding/binary"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // stamp is a syntactically and range-checked RFC 3339 date-time.
@@ -217,6 +218,42 @@ func UnixNano(s string) (ns int64, ok bool) {
 	return sec*1e9 + int64(st.nsec), true
 }
 
+// Minutes remembers the minute of the last date-time of Millis24's shape
+// that its UnixNano read (its first 17 bytes, YYYY-MM-DDThh:mm:, and that
+// minute's UnixNano), so that the next one of the same minute, as the
+// timestamps of one log mostly are, is read from its last seven bytes.
+// The zero value is ready; not safe for concurrent use.
+type Minutes struct {
+	prefix [17]byte
+	ns     int64 // UnixNano of prefix + "00.000Z"; valid when ok
+	ok     bool
+}
+
+// UnixNano is the package's UnixNano of s, read through the memo.
+func (m *Minutes) UnixNano(s string) (ns int64, ok bool) {
+	if len(s) != 24 {
+		return UnixNano(s)
+	}
+	if m.ok && s[:17] == string(m.prefix[:]) {
+		// ss.sssZ: the same checks as millis24 and parse for these bytes.
+		sec, ok1 := digits2(s, 17)
+		ms1, ok2 := digits2(s, 20)
+		ms2 := s[22] - '0'
+		if ok1 && ok2 && ms2 <= 9 && s[19] == '.' && (s[23] == 'Z' || s[23] == 'z') && sec <= 59 {
+			return m.ns + int64(sec)*1e9 + int64(ms1*10+int(ms2))*1e6, true
+		}
+	}
+	ns, ok = UnixNano(s)
+	if _, shaped := millis24String(s); ok && shaped { // the minute of s, valid: remember it
+		sec, _ := digits2(s, 17)
+		ms1, _ := digits2(s, 20)
+		m.ns = ns - int64(sec)*1e9 - int64(ms1*10+int(s[22]-'0'))*1e6
+		copy(m.prefix[:], s[:17])
+		m.ok = true
+	}
+	return ns, ok
+}
+
 // daysFromCivil is the number of days from 1970-01-01 to year-month-day
 // of the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
 func daysFromCivil(y, m, d int) int64 {
@@ -283,22 +320,29 @@ func isHex(c byte) bool {
 // events (cue/README.md, collector). No braces, "urn:uuid:" prefix
 // or surrounding white space.
 func IsUUID(s string) bool {
-	if len(s) != 36 {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	for i := 0; i < 36; i++ {
-		switch i {
-		case 8, 13, 18, 23:
-			if s[i] != '-' {
-				return false
-			}
-		default:
-			if !isHex(s[i]) {
-				return false
-			}
-		}
-	}
-	return true
+	// The 32 hex digits as four words, eight at a time.
+	b := unsafe.Slice(unsafe.StringData(s), 36)
+	le := binary.LittleEndian
+	return hex8(le.Uint64(b[0:])) &&
+		hex8(uint64(le.Uint32(b[9:]))|uint64(le.Uint32(b[14:]))<<32) &&
+		hex8(uint64(le.Uint32(b[19:]))|uint64(le.Uint32(b[24:]))<<32) &&
+		hex8(le.Uint64(b[28:]))
+}
+
+// hex8 reports whether each of the eight bytes of x is a hex digit of
+// either case. For a byte below 0x80, adding 0x80-c sets its top bit
+// exactly when the byte is at least c, and no sum carries into the next
+// byte; setting bit 5 folds 'A'-'F' onto 'a'-'f' and moves no other byte
+// there.
+func hex8(x uint64) bool {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	digit := (x + lsb*(0x80-'0')) &^ (x + lsb*(0x80-'9'-1))
+	y := x | lsb*0x20
+	letter := (y + lsb*(0x80-'a')) &^ (y + lsb*(0x80-'f'-1))
+	return x&msb == 0 && (digit|letter)&msb == msb
 }
 
 // IsCanonicalUUIDLayout is IsUUID. The operator family uses it to warn about

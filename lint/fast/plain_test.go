@@ -1,0 +1,167 @@
+package fast
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPlainRun16 holds plainRun16 (assembly on amd64) to plainRunGo: every
+// length up to 80, every byte that stops a run ('"', '\\', controls, 0x7f
+// and bytes >= 0x80, the bytes beside them) at every position, and random
+// texts; each buffer is cut from a larger one so that bytes past n differ.
+func TestPlainRun16(t *testing.T) {
+	stops := []byte{'"', '\\', 0, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xc3, 0xff, 'a', '!', '#', '[', ']', 0x5b, 0x5d}
+	buf := make([]byte, 128)
+	for n := 0; n <= 80; n++ {
+		for at := 0; at < n; at++ {
+			for _, c := range stops {
+				for k := range buf {
+					buf[k] = 'x'
+				}
+				buf[at] = c
+				buf[n] = '"' // past the end: must not be read as a stop
+				b := buf[:n]
+				want := plainRunGo(b)
+				var got int
+				if n > 0 {
+					got = plainRun16(&b[0], n)
+				}
+				if got != want {
+					t.Fatalf("plainRun16(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(16, 16))
+	alphabet := []byte("abc XYZ019_-\"\\\x01\x1f\x7f\x80\xe2\xff")
+	for r := 0; r < 100000; r++ {
+		n := 1 + rng.IntN(100)
+		b := make([]byte, n)
+		for k := range b {
+			if rng.IntN(16) == 0 {
+				b[k] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				b[k] = 'a' + byte(rng.IntN(26))
+			}
+		}
+		if got, want := plainRun16(&b[0], n), plainRunGo(b); got != want {
+			t.Fatalf("plainRun16(%q) = %d, want %d", b, got, want)
+		}
+	}
+}
+
+// TestStrEndLong holds strEnd on strings of every length to 80 (the
+// sixteen-byte path past the first 32) to the byte-by-byte strRest,
+// with a stop byte at every position.
+func TestStrEndLong(t *testing.T) {
+	for n := 0; n <= 80; n++ {
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{'"', '\\', 0x01, 0xc3, 0xff, 'n'} {
+				b := make([]byte, 0, n+4)
+				b = append(b, '"')
+				for k := 0; k < n; k++ {
+					if k == at {
+						b = append(b, c)
+					} else {
+						b = append(b, 'q')
+					}
+				}
+				b = append(b, '"', ',', ' ')
+				gj, ge := strEnd(b, 0)
+				wj, we := strRest(b, 0, 1)
+				if gj != wj || ge != we {
+					t.Fatalf("strEnd(%q) = %d, %v, want %d, %v", b, gj, ge, wj, we)
+				}
+			}
+		}
+	}
+}
+
+// TestHexDash36Words holds matchHexDash36, which reads eight bytes at a
+// time, to the byte table it replaced: every byte at every position of a
+// run id, and lengths around 36.
+func TestHexDash36Words(t *testing.T) {
+	ref := func(b []byte) bool {
+		if len(b) != 36 {
+			return false
+		}
+		for _, c := range b {
+			if notHexDash[c] != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	const id = "3f56dc4d-35cf-4F97-925c-0b04a6fe8bf4"
+	for at := 0; at < 36; at++ {
+		for c := 0; c < 256; c++ {
+			b := []byte(id)
+			b[at] = byte(c)
+			if got, want := matchHexDash36(b), ref(b); got != want {
+				t.Fatalf("matchHexDash36(%q) = %v, want %v", b, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"", id[:35], id + "0", "------------------------------------"} {
+		if got, want := matchHexDash36([]byte(s)), ref([]byte(s)); got != want {
+			t.Errorf("matchHexDash36(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestMemoElemState: MemoElem answers from its memo only for the same
+// text, index, acceptor, depth, Strict and recording, and then does what
+// the acceptor did to Wide and Elems again (shifted to where the element
+// is now); after two misses in a row it remembers every fourth element.
+func TestMemoElemState(t *testing.T) {
+	calls := 0
+	fn := func(a *Acc, b []byte, i int) int {
+		calls++
+		if a.Strict {
+			return -1
+		}
+		j, _ := a.Num(b, i)
+		a.ElemMember(0, i, j)
+		return j
+	}
+	other := func(a *Acc, b []byte, i int) int { calls++; return i + 1 }
+	a := &Acc{WantElems: 1}
+	step := func(name string, b string, i, n int, f AcceptFunc, wantK int, wantWide bool, wantCalls int) {
+		t.Helper()
+		calls, a.Wide, a.Elems = 0, false, a.Elems[:0]
+		k := a.MemoElem([]byte(b), i, n, f)
+		if k != wantK || a.Wide != wantWide || calls != wantCalls {
+			t.Fatalf("%s: MemoElem = %d, wide %v, %d calls; want %d, %v, %d", name, k, a.Wide, calls, wantK, wantWide, wantCalls)
+		}
+		if a.elemTop >= 0 && k >= 0 && f != nil && calls <= 1 && len(a.Elems) > 0 {
+			if e := a.Elems[len(a.Elems)-1]; int(e.Start) != i || int(e.End) != k {
+				t.Fatalf("%s: recorded [%d,%d), want [%d,%d)", name, e.Start, e.End, i, k)
+			}
+		}
+	}
+	a.BeginElems(0)
+	step("first", "[1e5,2]", 1, 0, fn, 4, true, 1)
+	step("again", "[1e5,2]", 1, 0, fn, 4, true, 0)
+	step("moved", "[[ 1e5,2]", 3, 0, fn, 6, true, 0)
+	step("other index", "[1e5,2]", 1, 1, fn, 4, true, 1)
+	step("other acceptor", "[1e5,2]", 1, 0, other, 2, false, 1)
+	step("text", "[1e6,2]", 1, 0, fn, 4, true, 1)               // second miss in a row: not remembered
+	step("text again", "[1e6,2]", 1, 0, fn, 4, true, 1)         // third
+	step("text a fourth time", "[1e6,2]", 1, 0, fn, 4, true, 1) // fourth: remembered
+	step("text remembered", "[1e6,2]", 1, 0, fn, 4, true, 0)
+	a.Strict = true
+	step("strict", "[1e6,2]", 1, 0, fn, -1, false, 1)
+	a.Strict = false
+	step("after a decline", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	a.depth = 3
+	step("depth", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	a.depth = 0
+	step("depth back", "[1e6,2]", 1, 0, fn, 4, true, 0)
+	a.EndElems()
+	step("not recording", "[1e6,2]", 1, 0, fn, 4, true, 1)
+	if len(a.Elems) != 0 {
+		t.Fatalf("not recording: %d Elems recorded", len(a.Elems))
+	}
+	step("not recording again", "[1e6,2]", 1, 0, fn, 4, true, 0)
+	step("beyond the memo", "[1e6,2]", 1, elemMemos, fn, 4, true, 1)
+}
