@@ -1,7 +1,6 @@
 package fast_test
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -66,6 +65,6 @@ func TestMemoElemAgrees(t *testing.T) {
 		}
 	}
 	if hits == 0 {
-		t.Fatal(fmt.Sprint("no record accepted with a repeated frame: the test does not reach the memo"))
+		t.Fatal("no record accepted with a repeated frame: the test does not reach the memo")
 	}
 }
