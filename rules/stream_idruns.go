@@ -152,19 +152,9 @@ func (d *idRuns) write(ents []idEntry) bool {
 	}
 	sortEntries(ents)
 	d.filter(ents)
-	w, ok := d.create(len(ents))
-	if ok {
-		for _, e := range ents {
-			w.put(e)
-		}
-	}
-	r, ok := w.close()
-	if !ok {
-		d.failed = true
+	if !d.writeRun(ents) {
 		return false
 	}
-	d.runs = append(d.runs, r)
-	d.n += len(ents)
 	for len(d.runs) >= 2 && d.runs[len(d.runs)-2].n < 2*d.runs[len(d.runs)-1].n {
 		if !d.merge() {
 			break
@@ -393,4 +383,24 @@ func (d *idRuns) free() {
 		d.bloom.Free()
 	}
 	*d = idRuns{dirName: d.dirName}
+}
+
+// writeRun writes ents (in key order) as a new run at the end of d.runs
+// and counts them; false, with d.failed set, when the run cannot be
+// written.
+func (d *idRuns) writeRun(ents []idEntry) bool {
+	w, ok := d.create(len(ents))
+	if ok {
+		for _, e := range ents {
+			w.put(e)
+		}
+	}
+	r, ok := w.close()
+	if !ok {
+		d.failed = true
+		return false
+	}
+	d.runs = append(d.runs, r)
+	d.n += len(ents)
+	return true
 }

@@ -42,19 +42,9 @@ func (d *idRuns) addSorted(ents []idEntry, fan int) bool {
 // addRun writes ents (in key order) as a new run, then merges the last
 // fan runs while they are of about the same size.
 func (d *idRuns) addRun(ents []idEntry, fan int) bool {
-	w, ok := d.create(len(ents))
-	if ok {
-		for _, e := range ents {
-			w.put(e)
-		}
-	}
-	r, ok := w.close()
-	if !ok {
-		d.failed = true
+	if !d.writeRun(ents) {
 		return false
 	}
-	d.runs = append(d.runs, r)
-	d.n += len(ents)
 	for n := len(d.runs); n >= fan && d.runs[n-fan].n < 2*d.runs[n-1].n; n = len(d.runs) {
 		if !d.mergeTail(fan) {
 			break
