@@ -1,7 +1,7 @@
 package fast
 
 import (
-	"encoding/binary"
+	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
@@ -302,32 +302,8 @@ func daysIn(month, year int) int {
 	return 31
 }
 
-// matchUUID reports whether b is 8-4-4-4-12 hex digits.
-func matchUUID(b []byte) bool {
-	if len(b) != 36 || b[8] != '-' || b[13] != '-' || b[18] != '-' || b[23] != '-' {
-		return false
-	}
-	_ = b[35]
-	return notHex[b[0]]|notHex[b[1]]|notHex[b[2]]|notHex[b[3]]|notHex[b[4]]|notHex[b[5]]|notHex[b[6]]|notHex[b[7]]|
-		notHex[b[9]]|notHex[b[10]]|notHex[b[11]]|notHex[b[12]]|
-		notHex[b[14]]|notHex[b[15]]|notHex[b[16]]|notHex[b[17]]|
-		notHex[b[19]]|notHex[b[20]]|notHex[b[21]]|notHex[b[22]]|
-		notHex[b[24]]|notHex[b[25]]|notHex[b[26]]|notHex[b[27]]|notHex[b[28]]|notHex[b[29]]|
-		notHex[b[30]]|notHex[b[31]]|notHex[b[32]]|notHex[b[33]]|notHex[b[34]]|notHex[b[35]] == 0
-}
-
-// notHex is 0 for an ASCII hex digit of either case and 1 for every other
-// byte; notHexDash is the same with '-' a digit.
-var notHex, notHexDash = func() (t, u [256]byte) {
-	for c := range t {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			t[c] = 1
-		}
-		u[c] = t[c]
-	}
-	u['-'] = 0
-	return t, u
-}()
+// matchUUID reports whether b is 8-4-4-4-12 hex digits (timefmt.IsUUID).
+func matchUUID(b []byte) bool { return timefmt.IsUUID(unsafe.String(unsafe.SliceData(b), len(b))) }
 
 // matchCollectorEventType reports whether b is one of seed 004's six
 // namespaces, a dot and one or more of [a-z_].
@@ -372,26 +348,8 @@ func matchSemver(b []byte) bool {
 }
 
 // matchHexDash36 reports whether b is 36 hex digits and dashes in any order
-// (seed 001's run id pattern; the canonical layout is a warning, OP004).
+// (seed 001's run id pattern, timefmt.IsRunID; the canonical layout is a
+// warning, OP004).
 func matchHexDash36(b []byte) bool {
-	if len(b) != 36 {
-		return false
-	}
-	le := binary.LittleEndian
-	return hexDash8(le.Uint64(b[0:])) && hexDash8(le.Uint64(b[8:])) && hexDash8(le.Uint64(b[16:])) &&
-		hexDash8(le.Uint64(b[24:])) && hexDash8(le.Uint64(b[28:]))
-}
-
-// hexDash8 reports whether each of the eight bytes of x is a hex digit of
-// either case or '-'. For a byte below 0x80, adding 0x80-c sets its top
-// bit exactly when the byte is at least c, and no sum carries into the
-// next byte; setting bit 5 folds 'A'-'F' onto 'a'-'f' and moves no other
-// byte there.
-func hexDash8(x uint64) bool {
-	digit := (x + lsb*(0x80-'0')) &^ (x + lsb*(0x80-'9'-1))
-	y := x | lsb*0x20
-	letter := (y + lsb*(0x80-'a')) &^ (y + lsb*(0x80-'f'-1))
-	d := x ^ (lsb * '-')
-	dash := ^((d&^msb + lsb*0x7f) | d)
-	return x&msb == 0 && (digit|letter|dash)&msb == msb
+	return timefmt.IsRunID(unsafe.String(unsafe.SliceData(b), len(b)))
 }

@@ -77,8 +77,8 @@ func TestStrEndLong(t *testing.T) {
 	}
 }
 
-// TestHexDash36Words holds matchHexDash36, which reads eight bytes at a
-// time, to the byte table it replaced: every byte at every position of a
+// TestHexDash36Words holds matchHexDash36 (timefmt.IsRunID), which reads
+// eight bytes at a time, to the byte class of the pattern: every byte at every position of a
 // run id, and lengths around 36.
 func TestHexDash36Words(t *testing.T) {
 	ref := func(b []byte) bool {
@@ -86,7 +86,7 @@ func TestHexDash36Words(t *testing.T) {
 			return false
 		}
 		for _, c := range b {
-			if notHexDash[c] != 0 {
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
 				return false
 			}
 		}

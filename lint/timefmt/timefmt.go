@@ -309,10 +309,6 @@ func Offset(s string) (seconds int, ok bool) {
 	return st.offset, true
 }
 
-func isHex(c byte) bool {
-	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
-}
-
 // IsUUID reports whether s is a UUID in the canonical textual layout: 36
 // bytes, hex digits of either case in groups of 8-4-4-4-12 separated by '-'
 // ("3f56dc4d-35cf-4f97-925c-0b04a6fe8bf4"). The version and variant digits
@@ -333,16 +329,35 @@ func IsUUID(s string) bool {
 }
 
 // hex8 reports whether each of the eight bytes of x is a hex digit of
-// either case. For a byte below 0x80, adding 0x80-c sets its top bit
-// exactly when the byte is at least c, and no sum carries into the next
-// byte; setting bit 5 folds 'A'-'F' onto 'a'-'f' and moves no other byte
-// there.
+// either case.
 func hex8(x uint64) bool {
-	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	digit := (x + lsb*(0x80-'0')) &^ (x + lsb*(0x80-'9'-1))
-	y := x | lsb*0x20
-	letter := (y + lsb*(0x80-'a')) &^ (y + lsb*(0x80-'f'-1))
-	return x&msb == 0 && (digit|letter)&msb == msb
+	return x&msb8 == 0 && hexDigits8(x) == msb8
+}
+
+// hexDash8 reports whether each of the eight bytes of x is a hex digit of
+// either case or '-' (seed 001's run_id class).
+func hexDash8(x uint64) bool {
+	d := x ^ (lsb8 * '-')
+	dash := ^((d&^msb8 + lsb8*0x7f) | d) & msb8 // the top bit of each byte that is '-'
+	return x&msb8 == 0 && hexDigits8(x)|dash == msb8
+}
+
+// lsb8 and msb8 are the low and the top bit of each byte of a word.
+const (
+	lsb8 = 0x0101010101010101
+	msb8 = 0x8080808080808080
+)
+
+// hexDigits8 returns the top bit of each byte of x that is a hex digit of
+// either case, for x without a byte of 0x80 or more. Adding 0x80-c to a
+// byte below 0x80 sets its top bit exactly when the byte is at least c,
+// and no sum carries into the next byte; setting bit 5 folds 'A'-'F' onto
+// 'a'-'f' and moves no other byte there.
+func hexDigits8(x uint64) uint64 {
+	digit := (x + lsb8*(0x80-'0')) &^ (x + lsb8*(0x80-'9'-1))
+	y := x | lsb8*0x20
+	letter := (y + lsb8*(0x80-'a')) &^ (y + lsb8*(0x80-'f'-1))
+	return (digit | letter) & msb8
 }
 
 // IsCanonicalUUIDLayout is IsUUID. The operator family uses it to warn about
@@ -351,23 +366,19 @@ func hex8(x uint64) bool {
 // 8-4-4-4-12 layout is a warning").
 func IsCanonicalUUIDLayout(s string) bool { return IsUUID(s) }
 
-// isRunIDByte is the class [0-9a-fA-F-].
-func isRunIDByte(c byte) bool { return isHex(c) || c == '-' }
-
 // IsRunID reports whether s matches seed 001's run_id regex
 // ^[0-9a-fA-F-]{36}$ ("Identifier Rules"): exactly 36 bytes, each a hex
 // digit or '-', in any arrangement. Unlike Python's '$', a trailing newline
-// is not allowed.
+// is not allowed. The 36 bytes are read as five words (the last two
+// overlap).
 func IsRunID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		if !isRunIDByte(s[i]) {
-			return false
-		}
-	}
-	return true
+	b := unsafe.Slice(unsafe.StringData(s), 36)
+	le := binary.LittleEndian
+	return hexDash8(le.Uint64(b[0:])) && hexDash8(le.Uint64(b[8:])) && hexDash8(le.Uint64(b[16:])) &&
+		hexDash8(le.Uint64(b[24:])) && hexDash8(le.Uint64(b[28:]))
 }
 
 // IsTaskID reports whether s matches seed 001's task_id regex

@@ -55,3 +55,8 @@ func TestIsUUIDWords(t *testing.T) {
 		}
 	}
 }
+
+// isHex is the byte model of a hex digit of either case.
+func isHex(c byte) bool {
+	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
+}
