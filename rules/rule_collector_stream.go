@@ -744,7 +744,7 @@ func (s *spanRun) Finish(r *StreamReporter) {
 	rank, ordered := s.rank, !s.unordered
 	var err error
 	var dangling []uint64 // by reference, in input order: its 12-byte key names no span
-	if err == nil && s.disk.n > 0 {
+	if s.disk.n > 0 {
 		dangling, err = s.join()
 	}
 	// decided reports whether the reference of index i was resolved by

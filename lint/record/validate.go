@@ -269,9 +269,6 @@ func (v *Validator) record(kind, file string, raw []byte, line1 int, keep, inLog
 			f.Extra["first_line"], _ = LineCol(raw, Locate(raw, p), line1)
 		}
 		v.vs = append(v.vs, envelope.Violation{Rule: f.Rule, Pointer: f.Pointer, Line: line, Column: col, Reason: f.Reason, Extra: f.Extra})
-		if f.Checked { // filled here, without scanning its texts again
-			v.fillAs(v.vs[len(v.vs)-1:], false)
-		}
 	}
 	v.fillFrom(n, fs)
 	v.vs = dropOff(v.vs)
@@ -360,13 +357,11 @@ func (v *Validator) finish() {
 
 func (v *Validator) fill(vs []envelope.Violation) { v.fillAs(vs, true) }
 
-// fillFrom fills v.vs[n:], the violations of the findings fs (in order,
-// CountOnly or not), but for those of Checked findings, filled already.
+// fillFrom fills v.vs[n:], the violations of the findings fs (in order):
+// the texts of a Checked finding are not scanned for secrets again.
 func (v *Validator) fillFrom(n int, fs []rules.Finding) {
 	for i := range fs {
-		if !fs[i].Checked || v.opts.CountOnly {
-			v.fill(v.vs[n+i : n+i+1])
-		}
+		v.fillAs(v.vs[n+i:n+i+1], !fs[i].Checked)
 	}
 }
 
