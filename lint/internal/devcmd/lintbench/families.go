@@ -5,12 +5,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentlint/agentlint/lint/bench"
@@ -282,11 +284,21 @@ func checkMix(summary []byte, mix bench.Mix, n int) string {
 }
 
 // measureOnce runs a command once: its wall time, peak RSS and last line of
-// output. Exit status 0 and 1 are results, others errors.
+// output. Exit status 0 and 1 are results, others errors. The command's
+// standard output goes to a file (on tmpfs when /dev/shm is there), as
+// `agentlint lint . > report.jsonl` would, not to a pipe this harness
+// reads: the collector's 473 MB of findings read through a pipe cost this
+// process CPU on the cores the measured command runs on. Only the file's
+// last line (the summary) is read, after the command has ended.
 func measureOnce(bin string, args ...string) (measurement, error) {
-	var out lastLine
+	out, err := os.CreateTemp(outDir(), "lintbench-out-*")
+	if err != nil {
+		return measurement{}, err
+	}
+	defer os.Remove(out.Name())
+	defer out.Close()
 	cmd := exec.Command(bin, args...)
-	cmd.Stdout = &out
+	cmd.Stdout = out
 	cmd.Stderr = os.Stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -295,7 +307,7 @@ func measureOnce(bin string, args ...string) (measurement, error) {
 	hwm := make(chan int64, 1)
 	done := make(chan struct{})
 	go func() { hwm <- pollHWM(cmd.Process.Pid, done) }()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	wall := time.Since(start)
 	close(done)
 	peak := <-hwm
@@ -305,5 +317,40 @@ func measureOnce(bin string, args ...string) (measurement, error) {
 	if peak == 0 {
 		peak = maxRSS(cmd.ProcessState)
 	}
-	return measurement{wall: wall, rssKiB: peak, summary: out.line()}, nil
+	last, err := fileLastLine(out)
+	if err != nil {
+		return measurement{}, err
+	}
+	return measurement{wall: wall, rssKiB: peak, summary: last}, nil
+}
+
+// outDir is where measureOnce writes a command's output: /dev/shm when it
+// is a writable directory (memory, no disk writes behind the run), else
+// the system's temporary directory.
+var outDir = sync.OnceValue(func() string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if f, err := os.CreateTemp("/dev/shm", "lintbench-probe-*"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "/dev/shm"
+		}
+	}
+	return os.TempDir()
+})
+
+// fileLastLine returns the last non-empty line of f, read from its end
+// (at most the last 1 MiB: a summary envelope is far shorter).
+func fileLastLine(f *os.File) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := max(st.Size()-1<<20, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return nil, err
+	}
+	var l lastLine
+	l.Write(buf)
+	return l.line(), nil
 }
