@@ -226,13 +226,24 @@ func (s *recordIDs) free() {
 }
 
 // lineMarks finds the line of an earlier record of a file from its byte
-// offset: it keeps the line and offset of every 32nd record (16 bytes) and
-// counts the newlines between the nearest mark and the record.
+// offset: it keeps the line and offset of every markEvery-th record (16
+// bytes each, in pages of markPage marks, so that the marks never move
+// and their memory grows by one page at a time, never by a doubled copy)
+// and counts the newlines between the nearest mark and the record.
 type lineMarks struct {
-	marks []lineMark
+	pages [][]lineMark
+	n     int // marks in pages
 	seen  int
 	buf   []byte
 }
+
+// markEvery is the number of records between two marks: a lookup reads
+// at most the bytes of that many records once (lineAt), and a million
+// records keep 250 KiB of marks.
+const markEvery = 64
+
+// markPage is the number of marks of one page (64 KiB).
+const markPage = 4096
 
 // lineMark is the line of the record at a byte offset.
 type lineMark struct {
@@ -240,24 +251,32 @@ type lineMark struct {
 	line int
 }
 
-// note counts rec, marking it when it is the 32nd since the last mark;
-// call it for every record of the file, in order.
+// note counts rec, marking it when it is the markEvery-th since the last
+// mark; call it for every record of the file, in order.
 func (m *lineMarks) note(rec *StreamRecord) {
-	if m.seen%32 == 0 && rec.Offset >= 0 {
-		m.marks = append(m.marks, lineMark{off: rec.Offset, line: rec.Line})
+	if m.seen%markEvery == 0 && rec.Offset >= 0 {
+		if m.n%markPage == 0 {
+			m.pages = append(m.pages, make([]lineMark, 0, markPage))
+		}
+		p := &m.pages[len(m.pages)-1]
+		*p = append(*p, lineMark{off: rec.Offset, line: rec.Line})
+		m.n++
 	}
 	m.seen++
 }
+
+// mark returns the i-th mark.
+func (m *lineMarks) mark(i int) lineMark { return m.pages[i/markPage][i%markPage] }
 
 // lineAt returns the line of the record at off of src: the line of the
 // nearest mark at or before it plus the newlines between them (0 when no
 // mark precedes it).
 func (m *lineMarks) lineAt(src Source, off int64) int {
-	i := sort.Search(len(m.marks), func(i int) bool { return m.marks[i].off > off }) - 1
+	i := sort.Search(m.n, func(i int) bool { return m.mark(i).off > off }) - 1
 	if i < 0 {
 		return 0
 	}
-	mk := m.marks[i]
+	mk := m.mark(i)
 	if m.buf == nil {
 		m.buf = make([]byte, 32<<10)
 	}

@@ -183,3 +183,44 @@ func TestRecordIDsLost(t *testing.T) {
 		t.Errorf("%d findings, want 1 naming the lost ids: %v", len(got), got)
 	}
 }
+
+// TestLineMarksPages: the line of every record is found from its offset,
+// blank lines counted, before and after a page of marks fills (more than
+// markEvery*markPage records).
+func TestLineMarksPages(t *testing.T) {
+	var data bytes.Buffer
+	var marks lineMarks
+	type at struct {
+		off  int64
+		line int
+	}
+	var recs []at
+	line := 1
+	for i := range markEvery*markPage + 3*markEvery + 5 {
+		if i%7 == 3 {
+			data.WriteString("\n")
+			line++
+		}
+		recs = append(recs, at{int64(data.Len()), line})
+		marks.note(&StreamRecord{Line: line, Offset: int64(data.Len())})
+		fmt.Fprintf(&data, `{"n":%d}`+"\n", i)
+		line++
+	}
+	if len(marks.pages) != 2 {
+		t.Fatalf("%d pages of marks, want 2", len(marks.pages))
+	}
+	for i := range marks.n {
+		if mk, r := marks.mark(i), recs[i*markEvery]; mk.off != r.off || mk.line != r.line {
+			t.Fatalf("mark %d: %+v, want record %d's %+v", i, mk, i*markEvery, r)
+		}
+	}
+	src := &memSource{data: data.Bytes()}
+	for i, r := range recs {
+		if i%101 != 0 && i%markEvery > 1 && i < len(recs)-markEvery {
+			continue
+		}
+		if got := marks.lineAt(src, r.off); got != r.line {
+			t.Fatalf("record %d at %d: line %d, want %d", i, r.off, got, r.line)
+		}
+	}
+}
