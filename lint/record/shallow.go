@@ -50,6 +50,10 @@ type docPlan struct {
 	flatElems []rules.FlatElems // flat's rules.Flat.Elems, per tokens entry, reused
 	raws      [][]byte          // flat's values by tokens entry, reused: those of isAnc only
 	isAnc     []bool            // per tokens entry: the anc of another entry
+	// direct: every value has a slot of its own (none is read from an
+	// ancestor) and none is an array of recorded objects, so flat only
+	// copies the spans the acceptor recorded (flatDirect).
+	direct bool
 	// inPlace: every enabled rule reads the values in place (rules.Rule.InPlace).
 	inPlace bool
 	// whole: the kind is a JSON document (kind.FormatJSON) read shallowly,
@@ -95,6 +99,7 @@ func (v *Validator) plan(kind string) *docPlan {
 		if inPlace && p.slots != nil {
 			p.wantElems, p.elemOf, p.elemNames = elemArrays(kind, p.tokens)
 			p.flatElems = make([]rules.FlatElems, len(p.tokens))
+			p.direct = p.elemOf == nil && !slices.ContainsFunc(p.slots, func(s int) bool { return s < 0 })
 		}
 		k := kindpkg.Lookup(kind)
 		p.whole = k != nil && k.Format == kindpkg.FormatJSON
@@ -240,6 +245,9 @@ const maxWant = 8
 // where the kind does not type it (an undeclared member of a stack frame),
 // and notes in fast.Acc.Wide a record that may hold one.
 func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
+	if p.direct && !a.Wide {
+		return p.flatDirect(raw, a), true
+	}
 	p.flats, p.elems = p.flats[:0], p.elems[:0]
 	if p.raws == nil {
 		p.raws, p.isAnc = make([][]byte, len(p.slots)), make([]bool, len(p.slots))
@@ -281,6 +289,27 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 		}
 	}
 	return p.flats, true
+}
+
+// flatDirect is flat for a plan whose values all have slots of their own
+// (direct) and a record without wide numbers: the spans the acceptor
+// recorded, in the plan's order.
+func (p *docPlan) flatDirect(raw []byte, a *fast.Acc) []rules.Flat {
+	if cap(p.flats) < len(p.slots) {
+		p.flats = make([]rules.Flat, len(p.slots))
+	}
+	fl, k := p.flats[:len(p.slots)], 0
+	got := a.Got
+	for i, s := range p.slots {
+		if got&(1<<uint(s)) == 0 {
+			continue
+		}
+		sp := &a.Spans[s]
+		fl[k] = rules.Flat{Pointer: p.ptrs[i], Raw: raw[sp.Start:sp.End]}
+		k++
+	}
+	p.flats = fl[:k]
+	return p.flats
 }
 
 // scannedFlat is flat for a record its kind's acceptor declined (a value
