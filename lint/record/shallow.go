@@ -54,6 +54,12 @@ type docPlan struct {
 	// ancestor) and none is an array of recorded objects, so flat only
 	// copies the spans the acceptor recorded (flatDirect).
 	direct bool
+	// flatsGot is the set of slots (of slotMask) whose values p.flats
+	// held last, in p.slots order, when flatDirect made it (flatsOK): a
+	// record with the same set only replaces their Raw.
+	flatsGot, slotMask uint64
+	flatsOK            bool
+	flatsSlots         []int // the slots of p.flats' entries, in order
 	// inPlace: every enabled rule reads the values in place (rules.Rule.InPlace).
 	inPlace bool
 	// whole: the kind is a JSON document (kind.FormatJSON) read shallowly,
@@ -100,6 +106,11 @@ func (v *Validator) plan(kind string) *docPlan {
 			p.wantElems, p.elemOf, p.elemNames = elemArrays(kind, p.tokens)
 			p.flatElems = make([]rules.FlatElems, len(p.tokens))
 			p.direct = p.elemOf == nil && !slices.ContainsFunc(p.slots, func(s int) bool { return s < 0 })
+			for _, s := range p.slots {
+				if s >= 0 {
+					p.slotMask |= 1 << uint(s)
+				}
+			}
 		}
 		k := kindpkg.Lookup(kind)
 		p.whole = k != nil && k.Format == kindpkg.FormatJSON
@@ -248,6 +259,7 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 	if p.direct && !a.Wide {
 		return p.flatDirect(raw, a), true
 	}
+	p.flatsOK = false
 	p.flats, p.elems = p.flats[:0], p.elems[:0]
 	if p.raws == nil {
 		p.raws, p.isAnc = make([][]byte, len(p.slots)), make([]bool, len(p.slots))
@@ -295,20 +307,35 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 // (direct) and a record without wide numbers: the spans the acceptor
 // recorded, in the plan's order.
 func (p *docPlan) flatDirect(raw []byte, a *fast.Acc) []rules.Flat {
+	got := a.Got & p.slotMask
+	if p.flatsOK && got == p.flatsGot {
+		// The same members as the last record (most records of a kind):
+		// only their values change.
+		fl := p.flats
+		for k, s := range p.flatsSlots[:len(fl)] {
+			sp := &a.Spans[s]
+			fl[k].Raw = raw[sp.Start:sp.End]
+		}
+		return fl
+	}
 	if cap(p.flats) < len(p.slots) {
 		p.flats = make([]rules.Flat, len(p.slots))
 	}
+	if len(p.flatsSlots) < len(p.slots) {
+		p.flatsSlots = make([]int, len(p.slots))
+	}
 	fl, k := p.flats[:len(p.slots)], 0
-	got := a.Got
 	for i, s := range p.slots {
 		if got&(1<<uint(s)) == 0 {
 			continue
 		}
 		sp := &a.Spans[s]
 		fl[k] = rules.Flat{Pointer: p.ptrs[i], Raw: raw[sp.Start:sp.End]}
+		p.flatsSlots[k] = s
 		k++
 	}
 	p.flats = fl[:k]
+	p.flatsGot, p.flatsOK = got, true
 	return p.flats
 }
 
@@ -320,6 +347,7 @@ func (p *docPlan) flatDirect(raw []byte, a *fast.Acc) []rules.Flat {
 // record is well-formed JSON (the validator found no syntax error), so no
 // member name in it repeats.
 func (p *docPlan) scannedFlat(raw []byte) ([]rules.Flat, bool) {
+	p.flatsOK = false
 	p.flats = p.flats[:0]
 	p.x.Arena = p.x.Arena[:0]
 	p.x.extract(raw, p.vals)
