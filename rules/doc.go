@@ -233,12 +233,21 @@ func flatValue(fs []Flat) map[string]any {
 // during the Check only; the Reporter copies what findings keep.
 func (d *Doc) DocStr(ptr string) (string, bool) {
 	if d.Value == nil && d.Flat != nil {
+		ip := d.ip
+		if ip != nil && ip.strPtr == ptr && ptr != "" {
+			return ip.str, ip.strOK
+		}
+		s, ok := "", false
 		for i := range d.Flat {
 			if d.Flat[i].Pointer == ptr {
-				return flatString(d.Flat[i].Raw)
+				s, ok = flatString(d.Flat[i].Raw)
+				break
 			}
 		}
-		return "", false
+		if ip != nil {
+			ip.strPtr, ip.str, ip.strOK = ptr, s, ok
+		}
+		return s, ok
 	}
 	toks, ok := PointerTokens(ptr)
 	if !ok || len(toks) == 0 {

@@ -250,10 +250,15 @@ type inPlaceState struct {
 	hit    bool
 	op     opFlat // the operator rules' values (opFlatOf)
 	digest []byte // scratch of idleDigestFromElems
+	// str is the answer of the record's last Doc.DocStr, for the pointer
+	// strPtr ("": none): several rules of a kind read the same string
+	// (a VerMAS event's event_type).
+	strPtr, str string
+	strOK       bool
 }
 
 // reset forgets the values of the last record (its buffers are kept).
-func (s *inPlaceState) reset() { s.op.done = false }
+func (s *inPlaceState) reset() { s.op.done, s.strPtr = false, "" }
 
 // maxKept bounds the elements of a buffer kept from one record to the
 // next: a larger one (a ledger of ten thousand tasks the replayer
@@ -261,7 +266,11 @@ func (s *inPlaceState) reset() { s.op.done = false }
 const maxKept = 1024
 
 // release drops the buffers of the last record that exceed maxKept.
-func (s *inPlaceState) release() { s.op.release() }
+func (s *inPlaceState) release() {
+	if s.op.done { // otherwise no buffer grew since the last release
+		s.op.release()
+	}
+}
 
 // ipState returns the in-place state of d: the Runner's, or one of its own
 // when its rules are called without a Runner.

@@ -149,13 +149,26 @@ func vermasASCII12(s string) bool {
 }
 
 func vermasKnownEventType(t string) bool {
-	for _, k := range VermasEventTypes {
+	if len(t) >= len(vermasTypesByLen) {
+		return false
+	}
+	for _, k := range vermasTypesByLen[len(t)] {
 		if k == t {
 			return true
 		}
 	}
 	return false
 }
+
+// vermasTypesByLen is VermasEventTypes by length (none is longer than
+// 31 bytes), so that vermasKnownEventType compares a type only with those
+// of its length.
+var vermasTypesByLen = func() (by [32][]string) {
+	for _, k := range VermasEventTypes {
+		by[len(k)] = append(by[len(k)], k)
+	}
+	return by
+}()
 
 // vermasEventTypeForm reports whether t matches VM005's pattern
 // ^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$ (cue/vermas.cue).

@@ -260,7 +260,8 @@ func TestVermasEventIDLengthAndKnownTypes(t *testing.T) {
 			t.Errorf("%s is not known", k)
 		}
 	}
-	for _, k := range []string{"", "mail", "mail.sen", "mail.sent.x", "work_order.Created", "foo.bar"} {
+	for _, k := range []string{"", "mail", "mail.sen", "mail.sent.x", "work_order.Created", "foo.bar", "mail.send", "mail.reads", "agent.workinG",
+		"work_order.status_changed.and.more.than.31"} {
 		if vermasKnownEventType(k) {
 			t.Errorf("%q is known", k)
 		}

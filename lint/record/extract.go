@@ -57,6 +57,7 @@ type Extractor struct {
 	// the slots the acceptor recorded.
 	slotMask   uint64
 	slotFields [fast.MaxCaptures]uint64
+	strs       uint64 // bit i set when field i is a rules.FieldString
 }
 
 // xparent is a captured top-level member whose value is scanned for the
@@ -151,11 +152,19 @@ func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) uint64
 	for g := a.Got & x.slotMask; g != 0; g &= g - 1 {
 		s := bits.TrailingZeros64(g)
 		sp := a.Spans[s]
+		raw := line[sp.Start:sp.End]
 		for f := x.slotFields[s] &^ skip; f != 0; f &= f - 1 {
 			i := bits.TrailingZeros64(f)
-			out[i] = rules.Value{}
-			x.convert(&x.fields[i], line[sp.Start:sp.End], int(sp.Start), &out[i])
 			found |= 1 << uint(i)
+			if x.strs&(1<<uint(i)) != 0 && len(raw) >= 2 && raw[0] == '"' {
+				// convert's most common case, one write of the value.
+				if s := raw[1 : len(raw)-1]; bytes.IndexByte(s, '\\') < 0 {
+					out[i] = rules.Value{Type: rules.ValueString, Str: s, Column: int(sp.Start) + 1}
+					continue
+				}
+			}
+			out[i] = rules.Value{}
+			x.convert(&x.fields[i], raw, int(sp.Start), &out[i])
 		}
 	}
 	for _, p := range x.parents {
@@ -275,6 +284,9 @@ func NewExtractor(kindName string, fields []rules.Field) *Extractor {
 		toks, _ := rules.PointerTokens(f.Pointer)
 		x.fields = append(x.fields, xfield{tokens: toks, typ: f.Type, digest: f.Type.Digest()})
 		x.all |= 1 << uint(i)
+		if f.Type == rules.FieldString {
+			x.strs |= 1 << uint(i)
+		}
 		x.root.add(toks, 1<<uint(i))
 	}
 	x.root.index()

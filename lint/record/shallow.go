@@ -50,6 +50,16 @@ type docPlan struct {
 	flatElems []rules.FlatElems // flat's rules.Flat.Elems, per tokens entry, reused
 	raws      [][]byte          // flat's values by tokens entry, reused: those of isAnc only
 	isAnc     []bool            // per tokens entry: the anc of another entry
+	// direct: every value has a slot of its own (none is read from an
+	// ancestor) and none is an array of recorded objects, so flat only
+	// copies the spans the acceptor recorded (flatDirect).
+	direct bool
+	// flatsGot is the set of slots (of slotMask) whose values p.flats
+	// held last, in p.slots order, when flatDirect made it (flatsOK): a
+	// record with the same set only replaces their Raw.
+	flatsGot, slotMask uint64
+	flatsOK            bool
+	flatsSlots         []int // the slots of p.flats' entries, in order
 	// inPlace: every enabled rule reads the values in place (rules.Rule.InPlace).
 	inPlace bool
 	// whole: the kind is a JSON document (kind.FormatJSON) read shallowly,
@@ -95,6 +105,12 @@ func (v *Validator) plan(kind string) *docPlan {
 		if inPlace && p.slots != nil {
 			p.wantElems, p.elemOf, p.elemNames = elemArrays(kind, p.tokens)
 			p.flatElems = make([]rules.FlatElems, len(p.tokens))
+			p.direct = p.elemOf == nil && !slices.ContainsFunc(p.slots, func(s int) bool { return s < 0 })
+			for _, s := range p.slots {
+				if s >= 0 {
+					p.slotMask |= 1 << uint(s)
+				}
+			}
 		}
 		k := kindpkg.Lookup(kind)
 		p.whole = k != nil && k.Format == kindpkg.FormatJSON
@@ -240,6 +256,10 @@ const maxWant = 8
 // where the kind does not type it (an undeclared member of a stack frame),
 // and notes in fast.Acc.Wide a record that may hold one.
 func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
+	if p.direct && !a.Wide {
+		return p.flatDirect(raw, a), true
+	}
+	p.flatsOK = false
 	p.flats, p.elems = p.flats[:0], p.elems[:0]
 	if p.raws == nil {
 		p.raws, p.isAnc = make([][]byte, len(p.slots)), make([]bool, len(p.slots))
@@ -283,6 +303,42 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 	return p.flats, true
 }
 
+// flatDirect is flat for a plan whose values all have slots of their own
+// (direct) and a record without wide numbers: the spans the acceptor
+// recorded, in the plan's order.
+func (p *docPlan) flatDirect(raw []byte, a *fast.Acc) []rules.Flat {
+	got := a.Got & p.slotMask
+	if p.flatsOK && got == p.flatsGot {
+		// The same members as the last record (most records of a kind):
+		// only their values change.
+		fl := p.flats
+		for k, s := range p.flatsSlots[:len(fl)] {
+			sp := &a.Spans[s]
+			fl[k].Raw = raw[sp.Start:sp.End]
+		}
+		return fl
+	}
+	if cap(p.flats) < len(p.slots) {
+		p.flats = make([]rules.Flat, len(p.slots))
+	}
+	if len(p.flatsSlots) < len(p.slots) {
+		p.flatsSlots = make([]int, len(p.slots))
+	}
+	fl, k := p.flats[:len(p.slots)], 0
+	for i, s := range p.slots {
+		if got&(1<<uint(s)) == 0 {
+			continue
+		}
+		sp := &a.Spans[s]
+		fl[k] = rules.Flat{Pointer: p.ptrs[i], Raw: raw[sp.Start:sp.End]}
+		p.flatsSlots[k] = s
+		k++
+	}
+	p.flats = fl[:k]
+	p.flatsGot, p.flatsOK = got, true
+	return p.flats
+}
+
 // scannedFlat is flat for a record its kind's acceptor declined (a value
 // the schema rejects, a string with an escape): the declared values found
 // by one scan of the record (the extractor, which reads member names as
@@ -291,6 +347,7 @@ func (p *docPlan) flat(raw []byte, a *fast.Acc) ([]rules.Flat, bool) {
 // record is well-formed JSON (the validator found no syntax error), so no
 // member name in it repeats.
 func (p *docPlan) scannedFlat(raw []byte) ([]rules.Flat, bool) {
+	p.flatsOK = false
 	p.flats = p.flats[:0]
 	p.x.Arena = p.x.Arena[:0]
 	p.x.extract(raw, p.vals)

@@ -29,6 +29,9 @@ const (
 	bloomK    = 8  // bits set per hash
 )
 
+// Add sets the bloomK bits unrolled: it must be changed with bloomK.
+var _ = [1]struct{}{}[bloomK-8]
+
 // NewBloom returns an empty filter planned for n hashes (at least 1):
 // bloomBits bits each, rounded up to whole 64-byte blocks.
 func NewBloom(n int) *Bloom {
@@ -73,19 +76,28 @@ func bit(x uint32, i int) uint32 {
 // Add adds hash h (64 bits, at least 26 of them random in each half).
 func (f *Bloom) Add(h uint64) {
 	w, x := f.block(h)
-	for i := range bloomK {
-		p := bit(x, i)
-		w[p>>5] |= 1 << (p & 31)
-	}
+	b := (*[bucketWords]uint32)(w)
+	// The bloomK bits of bit(x, 0..7), unrolled.
+	p0, p1, p2, p3 := bit(x, 0), bit(x, 1), bit(x, 2), bit(x, 3)
+	p4, p5, p6, p7 := bit(x, 4), bit(x, 5), bit(x, 6), bit(x, 7)
+	b[p0>>5&15] |= 1 << (p0 & 31)
+	b[p1>>5&15] |= 1 << (p1 & 31)
+	b[p2>>5&15] |= 1 << (p2 & 31)
+	b[p3>>5&15] |= 1 << (p3 & 31)
+	b[p4>>5&15] |= 1 << (p4 & 31)
+	b[p5>>5&15] |= 1 << (p5 & 31)
+	b[p6>>5&15] |= 1 << (p6 & 31)
+	b[p7>>5&15] |= 1 << (p7 & 31)
 	f.n++
 }
 
 // Has reports whether h may have been added (false: it was not).
 func (f *Bloom) Has(h uint64) bool {
 	w, x := f.block(h)
+	b := (*[bucketWords]uint32)(w)
 	for i := range bloomK {
 		p := bit(x, i)
-		if w[p>>5]&(1<<(p&31)) == 0 {
+		if b[p>>5&15]&(1<<(p&31)) == 0 {
 			return false
 		}
 	}

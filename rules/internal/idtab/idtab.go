@@ -221,6 +221,9 @@ func (c *Cursor) Next() []uint32 {
 }
 
 func empty(e []uint32) bool {
+	if len(e) == 3 { // three-word entries (recordIDs, pagedStrings): no loop
+		return e[0]|e[1]|e[2] == 0
+	}
 	var x uint32
 	for _, v := range e {
 		x |= v
