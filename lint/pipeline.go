@@ -525,7 +525,7 @@ func (w *worker) flag(it *item, n int, vs []envelope.Violation) {
 	if len(vs) == 0 {
 		return
 	}
-	res.stats.Add(vs)
+	res.stats.addPartial(vs)
 	e := recEnv{line: n, v0: len(res.vios), start: len(res.out)}
 	res.vios = append(res.vios, vs...)
 	e.v1 = len(res.vios)

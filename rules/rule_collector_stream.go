@@ -78,36 +78,51 @@ var collectorTrace = []string{
 }
 
 // uuidKey returns the 128-bit value of a UUID in the 8-4-4-4-12 layout
-// (hex digits of either case); ok is false for anything else.
+// (hex digits of either case); ok is false for anything else. The 32
+// digits are decoded eight at a time (hex8).
 func uuidKey(s []byte) (k [16]byte, ok bool) {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return k, false
 	}
-	var bad byte
-	for i, p := range uuidDigits {
-		hi, lo := hexValue[s[p]], hexValue[s[p+1]]
-		bad |= hi | lo
-		k[i] = hi<<4 | lo
-	}
-	return k, bad < 16
+	a, okA := hex8(binary.LittleEndian.Uint64(s), true)
+	b, okB := hex8(uint64(binary.LittleEndian.Uint32(s[9:]))|uint64(binary.LittleEndian.Uint32(s[14:]))<<32, true)
+	c, okC := hex8(uint64(binary.LittleEndian.Uint32(s[19:]))|uint64(binary.LittleEndian.Uint32(s[24:]))<<32, true)
+	d, okD := hex8(binary.LittleEndian.Uint64(s[28:]), true)
+	binary.LittleEndian.PutUint32(k[0:], a)
+	binary.LittleEndian.PutUint32(k[4:], b)
+	binary.LittleEndian.PutUint32(k[8:], c)
+	binary.LittleEndian.PutUint32(k[12:], d)
+	return k, okA && okB && okC && okD
 }
 
-// uuidDigits are the offsets of the 16 digit pairs of a UUID's text.
-var uuidDigits = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
-
-// hexValue is the value of a hex digit of either case, 0xff for any other byte.
-var hexValue = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
+// hex8 decodes eight hex digits (of either case when upper is true, else
+// lowercase), the first in the low byte of x, into the four bytes they
+// spell, the first in the low byte of the result; ok is false when a byte
+// is not such a digit. Each byte is tested and decoded
+// in its lane of the word: no carry or borrow crosses a lane, as every
+// byte is below 0x80 when they are tested.
+func hex8(x uint64, upper bool) (uint32, bool) {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	// inRange has the high bit of each byte of y (every byte < 0x80) set
+	// when it is in [lo, hi].
+	inRange := func(y uint64, lo, hi uint64) uint64 {
+		return (y + (0x80-lo)*ones) & ((0x80+hi)*ones - y) & high
 	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c - '0')
+	digit := inRange(x, '0', '9')
+	fold := uint64(0)
+	if upper {
+		fold = 0x20 * ones // 'A'-'F' and 'a'-'f' only become 'a'-'f'
 	}
-	for c := 'a'; c <= 'f'; c++ {
-		t[c], t[c-'a'+'A'] = byte(c-'a'+10), byte(c-'a'+10)
-	}
-	return t
-}()
+	letter := inRange(x|fold, 'a', 'f')
+	ok := x&high == 0 && digit|letter == high
+	// A digit's value is its low nibble, a letter's its low nibble + 9.
+	v := x&(0x0f*ones) + (letter>>7)*9
+	// Byte 2i+1's nibble goes under byte 2i's, then the pairs together.
+	v = (v&0x000f000f000f000f)<<4 | (v&0x0f000f000f000f00)>>8
+	v = (v | v>>8) & 0x0000ffff0000ffff
+	v = (v | v>>16) & 0xffffffff
+	return uint32(v), ok
+}
 
 // collectorDupID is the stream check of CL100.
 type collectorDupID struct{}
@@ -619,49 +634,25 @@ func spanKey(trace uint32, span []byte, e *[3]uint32) bool {
 	if trace > spanMaxTrace {
 		return false
 	}
-	var b [8]byte
-	var tag uint32
 	switch {
 	case len(span) <= 8:
+		var b [8]byte
 		copy(b[:], span)
-		tag = uint32(len(span)) + 1
-	case len(span) == 16 && lowerHex(span, b[:]):
-		tag = spanTagHex
-	default:
-		return false
+		e[0] = trace<<4 | (uint32(len(span)) + 1)
+		e[1] = binary.LittleEndian.Uint32(b[:4])
+		e[2] = binary.LittleEndian.Uint32(b[4:])
+		return true
+	case len(span) == 16:
+		lo, okLo := hex8(binary.LittleEndian.Uint64(span), false)
+		hi, okHi := hex8(binary.LittleEndian.Uint64(span[8:]), false)
+		if !okLo || !okHi {
+			return false
+		}
+		e[0], e[1], e[2] = trace<<4|spanTagHex, lo, hi
+		return true
 	}
-	e[0] = trace<<4 | tag
-	e[1] = binary.LittleEndian.Uint32(b[:4])
-	e[2] = binary.LittleEndian.Uint32(b[4:])
-	return true
+	return false
 }
-
-// lowerHex decodes 2*len(dst) lowercase hex digits; false for anything else.
-func lowerHex(src, dst []byte) bool {
-	src = src[:2*len(dst)]
-	var bad byte
-	for i := range dst {
-		hi, lo := lowerHexValue[src[2*i]], lowerHexValue[src[2*i+1]]
-		bad |= hi | lo
-		dst[i] = hi<<4 | lo
-	}
-	return bad < 16
-}
-
-// lowerHexValue is the value of a lowercase hex digit, 0xff for any other
-// byte.
-var lowerHexValue = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c - '0')
-	}
-	for c := 'a'; c <= 'f'; c++ {
-		t[c] = byte(c - 'a' + 10)
-	}
-	return t
-}()
 
 // longKey is the string key of a span that has no 12-byte entry: the
 // trace's number (4 bytes), then the span_id.
@@ -1114,14 +1105,34 @@ func scans(s string) bool {
 // is printable ASCII without '"' or '\\' (ids: hex, UUIDs, names), else
 // strconv.AppendQuote's form.
 func appendQuote(b, s []byte) []byte {
-	for _, c := range s {
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, string(s))
-		}
+	if !plainText(s) {
+		return strconv.AppendQuote(b, string(s))
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// plainText reports whether s is printable ASCII without '"' or '\\'
+// (strconv.Quote leaves it as it is): eight bytes at a time, then byte by
+// byte.
+func plainText(s []byte) bool {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	// zero has a high bit set when a byte of v is 0 (exact as to whether
+	// any is).
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & high }
+	for ; len(s) >= 8; s = s[8:] {
+		x := binary.LittleEndian.Uint64(s)
+		if (x|(x-0x20*ones)|(x+0x01*ones))&high != 0 || zero(x^0x22*ones)|zero(x^0x5c*ones) != 0 {
+			return false
+		}
+	}
+	for _, c := range s {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // addRef queues a reference for the end of the run.
