@@ -188,7 +188,7 @@ type collectorDupIDState struct {
 type uuidRef struct {
 	k         [16]byte
 	h         uint64 // uuidEntryHash of k (Flush)
-	off       int64 // the record's byte offset; -1: it cannot be read again
+	off       int64  // the record's byte offset; -1: it cannot be read again
 	line, col int32
 	text      uint32 // the event_id as written: texts[text:text+36]
 }
