@@ -198,7 +198,10 @@ func (c *Cursor) Put(e []uint32) []uint32 {
 		return t.Insert(c.h, e)
 	}
 	dst := s.slot(c.b, c.k, uint32(t.w))
-	copy(dst, e)
+	e = e[:len(dst)]
+	for i := range dst { // a few words: no call to memmove
+		dst[i] = e[i]
+	}
 	s.n++
 	t.n++
 	c.done = true
@@ -369,10 +372,14 @@ func (t *Table) Each(fn func(e []uint32)) {
 	for i := range t.m.shards {
 		s := &t.m.shards[i]
 		for b := uint32(0); b < s.nb; b++ {
+			// A bucket's entries are its first slots (an entry goes to the
+			// first empty slot of its sequence, and none is removed).
 			for k := uint32(0); k < t.per; k++ {
-				if e := s.slot(b, k, w); !empty(e) {
-					fn(e)
+				e := s.slot(b, k, w)
+				if empty(e) {
+					break
 				}
+				fn(e)
 			}
 		}
 	}
