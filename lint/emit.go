@@ -378,6 +378,25 @@ func countFound(st *Stats, vs []envelope.Violation, denied bool) {
 	}
 }
 
+// countPartial is countFound of one envelope's violations vs for a
+// partial Stats (a batch's), which only Merge reads.
+func countPartial(st *Stats, vs []envelope.Violation) {
+	denied := false
+	for i := range vs {
+		v := &vs[i]
+		st.tally(v)
+		if v.Severity == envelope.SeverityError {
+			st.worse(v.Code)
+			if !denied {
+				st.Denied++
+				denied = true
+			}
+		} else {
+			st.Warnings++
+		}
+	}
+}
+
 // write renders or emits one envelope.
 func (e *emitter) write(env envelope.Envelope) error {
 	if e.p.cfg.Quiet {

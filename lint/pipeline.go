@@ -359,7 +359,11 @@ type worker struct {
 	pre []envelope.Violation // the line's own violations (AL006, AL007, AL008)
 	vs  []envelope.Violation // reused for violations the worker finds itself
 	xs  map[*streamPlan]*record.Extractor
-	off int64 // byte offset in the file of the record being validated
+	// The plan extract used last and its extractor (the records of a
+	// file share one): no map lookup per record.
+	xPlan *streamPlan
+	x     *record.Extractor
+	off   int64 // byte offset in the file of the record being validated
 }
 
 var bom = []byte("\ufeff")
@@ -525,7 +529,7 @@ func (w *worker) flag(it *item, n int, vs []envelope.Violation) {
 	if len(vs) == 0 {
 		return
 	}
-	res.stats.Add(vs)
+	res.stats.addPartial(vs)
 	e := recEnv{line: n, v0: len(res.vios), start: len(res.out)}
 	res.vios = append(res.vios, vs...)
 	e.v1 = len(res.vios)
@@ -573,10 +577,13 @@ func schemaAccepted(vs []envelope.Violation) bool {
 // are where it recorded them, record.Validator.Captured).
 func (w *worker) extract(it *item, plan *streamPlan, text []byte, n int, denied, valid bool, acc *fast.Acc) {
 	res := &it.res
-	x := w.xs[plan]
-	if x == nil {
-		x = record.NewExtractor(plan.kind, plan.fields)
-		w.xs[plan] = x
+	x := w.x
+	if plan != w.xPlan {
+		if x = w.xs[plan]; x == nil {
+			x = record.NewExtractor(plan.kind, plan.fields)
+			w.xs[plan] = x
+		}
+		w.xPlan, w.x = plan, x
 	}
 	v0 := len(res.vals)
 	k := len(plan.fields)

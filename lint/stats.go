@@ -35,6 +35,62 @@ type Stats struct {
 	// logs (counted by CL101's check). Set by Lint after the last file; nil
 	// when no log had one.
 	Groups map[string]int
+	// found counts the violations of a partial Stats (a chunk's, a batch's)
+	// by code and rule until Merge adds them to ByCode and ByRule: a few
+	// pairs, counted without hashing a string per violation.
+	found []foundCount
+}
+
+// foundCount is the number of violations of one code and rule (Stats.found).
+type foundCount struct {
+	code envelope.Code
+	rule string
+	n    int
+}
+
+// foundMax bounds Stats.found: beyond it, violations are counted in the
+// maps directly.
+const foundMax = 32
+
+// tally counts v by code and rule: in found while it has room, else in
+// the maps.
+func (s *Stats) tally(v *envelope.Violation) {
+	for i := range s.found {
+		if f := &s.found[i]; f.rule == v.Rule && f.code == v.Code {
+			f.n++
+			return
+		}
+	}
+	if len(s.found) < foundMax {
+		s.found = append(s.found, foundCount{code: v.Code, rule: v.Rule, n: 1})
+		return
+	}
+	if s.ByCode == nil {
+		s.ByCode, s.ByRule = map[string]int{}, map[string]int{}
+	}
+	s.ByCode[string(v.Code)]++
+	s.ByRule[v.Rule]++
+}
+
+// addPartial is Add for a partial Stats, which only Merge reads: the
+// violations are counted by code and rule in found.
+func (s *Stats) addPartial(vs []envelope.Violation) {
+	denied := false
+	for i := range vs {
+		v := &vs[i]
+		s.tally(v)
+		if v.Severity == envelope.SeverityError {
+			if !denied {
+				s.worse(v.Code)
+			}
+			denied = true
+		} else {
+			s.Warnings++
+		}
+	}
+	if denied {
+		s.Denied++
+	}
 }
 
 // Add counts the violations of one verdict (sorted, so the first error is
@@ -93,14 +149,21 @@ func (s *Stats) Merge(o *Stats) {
 	for k, n := range o.ByRule {
 		s.ByRule[k] += n
 	}
+	if len(o.found) > 0 && s.ByCode == nil {
+		s.ByCode, s.ByRule = map[string]int{}, map[string]int{}
+	}
+	for _, f := range o.found {
+		s.ByCode[string(f.code)] += f.n
+		s.ByRule[f.rule] += f.n
+	}
 }
 
 // reset clears s for reuse, keeping its maps.
 func (s *Stats) reset() {
-	byCode, byRule := s.ByCode, s.ByRule
+	byCode, byRule, found := s.ByCode, s.ByRule, s.found[:0]
 	clear(byCode)
 	clear(byRule)
-	*s = Stats{ByCode: byCode, ByRule: byRule}
+	*s = Stats{ByCode: byCode, ByRule: byRule, found: found}
 }
 
 // Summary returns the summary envelope (README, Codes and precedence): it allows

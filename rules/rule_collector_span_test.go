@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -221,5 +222,55 @@ func TestAppendQuote(t *testing.T) {
 				t.Fatalf("appendQuote(%q) = %s, want %s", s, got, want)
 			}
 		}
+	}
+}
+
+// TestSpanKeyEveryByte: a 16-byte span_id has a 12-byte key exactly when
+// each of its bytes is a lowercase hex digit, and the key spells it back
+// (spanText); a span_id of at most 8 bytes always has one.
+func TestSpanKeyEveryByte(t *testing.T) {
+	base := []byte("0123456789abcdef")
+	for i := range base {
+		for c := 0; c < 256; c++ {
+			s := append([]byte(nil), base...)
+			s[i] = byte(c)
+			var e [3]uint32
+			ok := spanKey(7, s, &e)
+			want := '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
+			if ok != want {
+				t.Fatalf("spanKey(%q) ok=%v, want %v", s, ok, want)
+			}
+			if ok && (e[0] != 7<<4|spanTagHex || string(spanText(nil, &e)) != string(s)) {
+				t.Fatalf("spanKey(%q) = %x, spelled %q", s, e, spanText(nil, &e))
+			}
+		}
+	}
+	for _, s := range []string{"", "a", "span-001", "ABCDEF01", "\x00\xff"} {
+		var e [3]uint32
+		if !spanKey(3, []byte(s), &e) || string(spanText(nil, &e)) != s {
+			t.Fatalf("spanKey(%q) = %x, spelled %q", s, e, spanText(nil, &e))
+		}
+	}
+}
+
+// TestAppendQuoteEdges: CL101's quoting is strconv.Quote's for texts of every
+// length with each byte at the edges of what needs escaping, anywhere in
+// the text (the eight-byte words and the tail).
+func TestAppendQuoteEdges(t *testing.T) {
+	edges := []byte{0x00, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 0x7e, 0x7f, 0x80, 0xc3, 0xa9, 0xff, 'a'}
+	for n := 0; n <= 24; n++ {
+		for i := 0; i < n; i++ {
+			for _, c := range edges {
+				s := []byte(strings.Repeat("a", n))
+				s[i] = c
+				if got, want := string(appendQuote([]byte("x"), s)), "x"+strconv.Quote(string(s)); got != want {
+					t.Fatalf("appendQuote(%q) = %s, want %s", s, got, want)
+				}
+			}
+		}
+	}
+	s := []byte("0123456789abcdef0123")
+	if got := string(appendQuote(nil, s)); got != strconv.Quote(string(s)) {
+		t.Fatalf("appendQuote(%q) = %s", s, got)
 	}
 }

@@ -78,36 +78,51 @@ var collectorTrace = []string{
 }
 
 // uuidKey returns the 128-bit value of a UUID in the 8-4-4-4-12 layout
-// (hex digits of either case); ok is false for anything else.
+// (hex digits of either case); ok is false for anything else. The 32
+// digits are decoded eight at a time (hex8).
 func uuidKey(s []byte) (k [16]byte, ok bool) {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return k, false
 	}
-	var bad byte
-	for i, p := range uuidDigits {
-		hi, lo := hexValue[s[p]], hexValue[s[p+1]]
-		bad |= hi | lo
-		k[i] = hi<<4 | lo
-	}
-	return k, bad < 16
+	a, okA := hex8(binary.LittleEndian.Uint64(s), true)
+	b, okB := hex8(uint64(binary.LittleEndian.Uint32(s[9:]))|uint64(binary.LittleEndian.Uint32(s[14:]))<<32, true)
+	c, okC := hex8(uint64(binary.LittleEndian.Uint32(s[19:]))|uint64(binary.LittleEndian.Uint32(s[24:]))<<32, true)
+	d, okD := hex8(binary.LittleEndian.Uint64(s[28:]), true)
+	binary.LittleEndian.PutUint32(k[0:], a)
+	binary.LittleEndian.PutUint32(k[4:], b)
+	binary.LittleEndian.PutUint32(k[8:], c)
+	binary.LittleEndian.PutUint32(k[12:], d)
+	return k, okA && okB && okC && okD
 }
 
-// uuidDigits are the offsets of the 16 digit pairs of a UUID's text.
-var uuidDigits = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
-
-// hexValue is the value of a hex digit of either case, 0xff for any other byte.
-var hexValue = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
+// hex8 decodes eight hex digits (of either case when upper is true, else
+// lowercase), the first in the low byte of x, into the four bytes they
+// spell, the first in the low byte of the result; ok is false when a byte
+// is not such a digit. Each byte is tested and decoded
+// in its lane of the word: no carry or borrow crosses a lane, as every
+// byte is below 0x80 when they are tested.
+func hex8(x uint64, upper bool) (uint32, bool) {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	// inRange has the high bit of each byte of y (every byte < 0x80) set
+	// when it is in [lo, hi].
+	inRange := func(y uint64, lo, hi uint64) uint64 {
+		return (y + (0x80-lo)*ones) & ((0x80+hi)*ones - y) & high
 	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c - '0')
+	digit := inRange(x, '0', '9')
+	fold := uint64(0)
+	if upper {
+		fold = 0x20 * ones // 'A'-'F' and 'a'-'f' only become 'a'-'f'
 	}
-	for c := 'a'; c <= 'f'; c++ {
-		t[c], t[c-'a'+'A'] = byte(c-'a'+10), byte(c-'a'+10)
-	}
-	return t
-}()
+	letter := inRange(x|fold, 'a', 'f')
+	ok := x&high == 0 && digit|letter == high
+	// A digit's value is its low nibble, a letter's its low nibble + 9.
+	v := x&(0x0f*ones) + (letter>>7)*9
+	// Byte 2i+1's nibble goes under byte 2i's, then the pairs together.
+	v = (v&0x000f000f000f000f)<<4 | (v&0x0f000f000f000f00)>>8
+	v = (v | v>>8) & 0x0000ffff0000ffff
+	v = (v | v>>16) & 0xffffffff
+	return uint32(v), ok
+}
 
 // collectorDupID is the stream check of CL100.
 type collectorDupID struct{}
@@ -172,7 +187,8 @@ type collectorDupIDState struct {
 // uuidRef is an event_id of the current batch, decided by Flush.
 type uuidRef struct {
 	k         [16]byte
-	off       int64 // the record's byte offset; -1: it cannot be read again
+	h         uint64 // uuidEntryHash of k (Flush)
+	off       int64  // the record's byte offset; -1: it cannot be read again
 	line, col int32
 	text      uint32 // the event_id as written: texts[text:text+36]
 }
@@ -195,10 +211,11 @@ func uuidEntryHash(e []uint32) uint64 {
 	return idtab.Hash(uint64(e[0])|uint64(e[1])<<32, uint64(e[2])|uint64(e[3])<<32)
 }
 
-// firstUUID records the UUID k of the record on line, at byte offset off
-// of a file that can be read again (-1 otherwise), and returns the line of
-// its first occurrence and whether that was an earlier record.
-func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, bool) {
+// firstUUID records the UUID k (of hash h: uuidEntryHash) of the record
+// on line, at byte offset off of a file that can be read again (-1
+// otherwise), and returns the line of its first occurrence and whether
+// that was an earlier record.
+func (s *collectorDupIDState) firstUUID(k *[16]byte, h uint64, line int, off int64) (int, bool) {
 	if *k == ([16]byte{}) {
 		if s.nilLine > 0 {
 			return s.nilLine, true
@@ -207,7 +224,6 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, 
 		return line, false
 	}
 	uuidWords(k, s.e[:4])
-	h := uuidEntryHash(s.e[:])
 	var cu idtab.Cursor
 	if s.uuids.Len() > 0 {
 		cu = s.uuids.Probe(h)
@@ -222,11 +238,8 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, 
 	// them by the same key, with the offset and line in one word.
 	key := h &^ 15
 	co := s.offs.Probe(key)
-	if s.offs.Len() > 0 {
-		for e := co.Next(); e != nil; e = co.Next() {
-			if e[1]&^15 != uint32(key) || e[2] != uint32(key>>32) {
-				continue
-			}
+	if s.offs.Len() > 0 { // an entry's word 3, its line, is not 0
+		for e := co.Seek(1, 3, ^uint32(15), uint32(key), uint32(key>>32)); e != nil; e = co.Seek(1, 3, ^uint32(15), uint32(key), uint32(key>>32)) {
 			if off := int64(e[0]) | int64(e[1]&15)<<32 - 1; s.is(off, k) {
 				return int(e[3]), true
 			}
@@ -238,7 +251,7 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, line int, off int64) (int, 
 			return first, true
 		}
 	}
-	if s.src != nil && off >= 0 && off < offMax && line <= lineMax {
+	if s.src != nil && off >= 0 && off < offMax && line > 0 && line <= lineMax { // line > 0: Seek's nonzero word
 		o := uint64(off + 1)
 		s.e[0], s.e[1], s.e[2], s.e[3] = uint32(o), uint32(o>>32)|uint32(key), uint32(key>>32), uint32(line)
 		co.Put(s.e[:4])
@@ -276,7 +289,7 @@ func (s *collectorDupIDState) spill() {
 		s.hotMax = int(^uint(0) >> 1)
 		return
 	}
-	s.offs.Free()
+	s.offs.Clear()
 	s.offs.Reserve(s.hotMax)
 }
 
@@ -320,7 +333,8 @@ func (s *collectorDupIDState) Flush(r *StreamReporter) {
 	var e [4]uint32
 	for i := range s.batch {
 		uuidWords(&s.batch[i].k, e[:])
-		h := idtab.Hash(uint64(e[0])|uint64(e[1])<<32, uint64(e[2])|uint64(e[3])<<32)
+		h := uuidEntryHash(e[:])
+		s.batch[i].h = h
 		if p := s.uuids.Line(h); p != nil {
 			s.lines = append(s.lines, p)
 		}
@@ -334,7 +348,7 @@ func (s *collectorDupIDState) Flush(r *StreamReporter) {
 	s.sink += idtab.LoadLines(&s.lines)
 	for i := range s.batch {
 		u := &s.batch[i]
-		if first, dup := s.firstUUID(&u.k, int(u.line), u.off); dup {
+		if first, dup := s.firstUUID(&u.k, u.h, int(u.line), u.off); dup {
 			s.report(r, int(u.line), int(u.col), s.texts[u.text:u.text+36], first)
 		}
 	}
@@ -436,6 +450,7 @@ type spanRun struct {
 	span       [16]byte         // resolve's parent span_id (spanText)
 	text       []byte           // the slab CL101's reasons are cut from (report)
 	noTrace    map[string]any   // the details of the findings without a trace_id
+	cleanCache []cleanSlot      // parentClean's answers by short span_id
 	spans      *idtab.Table
 	hotMax     int    // spans in memory beyond which they go to disk: hotSpans (tests: fewer)
 	disk       idRuns // the older spans: key runKey(spanHash), off the entry's first word
@@ -619,49 +634,25 @@ func spanKey(trace uint32, span []byte, e *[3]uint32) bool {
 	if trace > spanMaxTrace {
 		return false
 	}
-	var b [8]byte
-	var tag uint32
 	switch {
 	case len(span) <= 8:
+		var b [8]byte
 		copy(b[:], span)
-		tag = uint32(len(span)) + 1
-	case len(span) == 16 && lowerHex(span, b[:]):
-		tag = spanTagHex
-	default:
-		return false
+		e[0] = trace<<4 | (uint32(len(span)) + 1)
+		e[1] = binary.LittleEndian.Uint32(b[:4])
+		e[2] = binary.LittleEndian.Uint32(b[4:])
+		return true
+	case len(span) == 16:
+		lo, okLo := hex8(binary.LittleEndian.Uint64(span), false)
+		hi, okHi := hex8(binary.LittleEndian.Uint64(span[8:]), false)
+		if !okLo || !okHi {
+			return false
+		}
+		e[0], e[1], e[2] = trace<<4|spanTagHex, lo, hi
+		return true
 	}
-	e[0] = trace<<4 | tag
-	e[1] = binary.LittleEndian.Uint32(b[:4])
-	e[2] = binary.LittleEndian.Uint32(b[4:])
-	return true
+	return false
 }
-
-// lowerHex decodes 2*len(dst) lowercase hex digits; false for anything else.
-func lowerHex(src, dst []byte) bool {
-	src = src[:2*len(dst)]
-	var bad byte
-	for i := range dst {
-		hi, lo := lowerHexValue[src[2*i]], lowerHexValue[src[2*i+1]]
-		bad |= hi | lo
-		dst[i] = hi<<4 | lo
-	}
-	return bad < 16
-}
-
-// lowerHexValue is the value of a lowercase hex digit, 0xff for any other
-// byte.
-var lowerHexValue = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = byte(c - '0')
-	}
-	for c := 'a'; c <= 'f'; c++ {
-		t[c] = byte(c - 'a' + 10)
-	}
-	return t
-}()
 
 // longKey is the string key of a span that has no 12-byte entry: the
 // trace's number (4 bytes), then the span_id.
@@ -678,16 +669,19 @@ func (s *spanRun) has(trace uint32, span []byte) bool {
 	return s.hasEntry(&s.e)
 }
 
-func (s *spanRun) hasEntry(k *[3]uint32) bool {
-	c := s.spans.Probe(spanHash(k))
+func (s *spanRun) hasEntry(k *[3]uint32) bool { return s.hasEntryHash(k, spanHash(k)) }
+
+// hasEntryHash is hasEntry of k, whose spanHash is h.
+func (s *spanRun) hasEntryHash(k *[3]uint32, h uint64) bool {
+	c := s.spans.Probe(h)
 	return findSpan(&c, k)
 }
 
 // findSpan reports whether the probe sequence c holds the span entry k; it
 // leaves c at the end of the sequence when it does not (for Cursor.Put).
 func findSpan(c *idtab.Cursor, k *[3]uint32) bool {
-	for e := c.Next(); e != nil; e = c.Next() {
-		if e[0] == k[0] && e[1] == k[1] && e[2] == k[2] {
+	for e := c.Seek(0, 0, ^uint32(0), k[0], k[1]); e != nil; e = c.Seek(0, 0, ^uint32(0), k[0], k[1]) {
+		if e[2] == k[2] {
 			return true
 		}
 	}
@@ -723,7 +717,7 @@ func (s *spanRun) spillSpans() {
 		s.hotMax = int(^uint(0) >> 1)
 		return
 	}
-	s.spans.Free()
+	s.spans.Clear()
 	s.spans.Reserve(s.hotMax)
 }
 
@@ -1055,7 +1049,7 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 	b = append(b, cl101Text1...)
 	q := len(b)
 	b = appendQuote(b, parent)
-	clean = clean && (hexText(parent) || !scans(unsafe.String(unsafe.SliceData(b[q:]), len(b)-q)))
+	clean = clean && s.parentClean(p, parent, b[q:])
 	if tid > 0 {
 		b = append(b, cl101Text2...)
 		b = appendQuote(b, t)
@@ -1072,6 +1066,41 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 		Extra:  extra, Checked: clean,
 	})
 }
+
+// parentClean reports whether neither the parent span_id of p nor its
+// quoted form holds a secret (secrets.Scan of quoted): lowercase hex
+// never does (hexText); the answers for the other span_ids that fit a
+// 12-byte key (a few distinct texts, "span-001", name most references)
+// are kept in a direct-mapped cache by key.
+func (s *spanRun) parentClean(p *spanRef, parent, quoted []byte) bool {
+	tag := p.key[0] & 15
+	if p.key[0] == refAtOffset || p.key[0] == 0 {
+		return hexText(parent) || !scans(unsafe.String(unsafe.SliceData(quoted), len(quoted)))
+	}
+	if tag == spanTagHex {
+		return true
+	}
+	if s.cleanCache == nil {
+		s.cleanCache = make([]cleanSlot, cleanSlots)
+	}
+	sl := &s.cleanCache[mix64(uint64(p.key[1])|uint64(p.key[2])<<32^uint64(tag))&(cleanSlots-1)]
+	if sl.tag == tag && sl.w1 == p.key[1] && sl.w2 == p.key[2] {
+		return sl.clean
+	}
+	clean := hexText(parent) || !scans(unsafe.String(unsafe.SliceData(quoted), len(quoted)))
+	*sl = cleanSlot{tag: tag, w1: p.key[1], w2: p.key[2], clean: clean}
+	return clean
+}
+
+// cleanSlot is a slot of spanRun.cleanCache: a short span_id's key (tag
+// 1-9; 0: empty) and whether its text is clean (parentClean).
+type cleanSlot struct {
+	tag, w1, w2 uint32
+	clean       bool
+}
+
+// cleanSlots is the size of spanRun.cleanCache (a power of two).
+const cleanSlots = 1 << 10
 
 // reasonSlab is the size of the buffers CL101's reasons are cut from
 // (report): one allocation for a few hundred findings.
@@ -1114,14 +1143,34 @@ func scans(s string) bool {
 // is printable ASCII without '"' or '\\' (ids: hex, UUIDs, names), else
 // strconv.AppendQuote's form.
 func appendQuote(b, s []byte) []byte {
-	for _, c := range s {
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, string(s))
-		}
+	if !plainText(s) {
+		return strconv.AppendQuote(b, string(s))
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// plainText reports whether s is printable ASCII without '"' or '\\'
+// (strconv.Quote leaves it as it is): eight bytes at a time, then byte by
+// byte.
+func plainText(s []byte) bool {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	// zero has a high bit set when a byte of v is 0 (exact as to whether
+	// any is).
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & high }
+	for ; len(s) >= 8; s = s[8:] {
+		x := binary.LittleEndian.Uint64(s)
+		if (x|(x-0x20*ones)|(x+0x01*ones))&high != 0 || zero(x^0x22*ones)|zero(x^0x5c*ones) != 0 {
+			return false
+		}
+	}
+	for _, c := range s {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // addRef queues a reference for the end of the run.
@@ -1191,6 +1240,7 @@ type spanFile struct {
 // the addition of its span.
 type spanOp struct {
 	parent, span            [3]uint32
+	hParent, hSpan          uint64 // their spanHash (Flush)
 	line, col               uint32
 	hasParent, long, hasSpn bool
 }
@@ -1261,12 +1311,14 @@ func (f *spanFile) Flush(*StreamReporter) {
 	for i := range f.batch {
 		op := &f.batch[i]
 		if op.hasParent {
-			if p := s.spans.Line(spanHash(&op.parent)); p != nil {
+			op.hParent = spanHash(&op.parent)
+			if p := s.spans.Line(op.hParent); p != nil {
 				f.lines = append(f.lines, p)
 			}
 		}
 		if op.hasSpn {
-			if p := s.spans.Line(spanHash(&op.span)); p != nil {
+			op.hSpan = spanHash(&op.span)
+			if p := s.spans.Line(op.hSpan); p != nil {
 				f.lines = append(f.lines, p)
 			}
 		}
@@ -1274,13 +1326,13 @@ func (f *spanFile) Flush(*StreamReporter) {
 	f.sink += idtab.LoadLines(&f.lines)
 	for i := range f.batch {
 		op := &f.batch[i]
-		if op.long || op.hasParent && !s.hasEntry(&op.parent) {
+		if op.long || op.hasParent && !s.hasEntryHash(&op.parent, op.hParent) {
 			// Not seen yet: the parent may be later in this log or in
 			// another log of the run; decided after the last file.
 			s.addRef(spanRef{file: f.file, line: op.line, col: op.col, key: op.parent})
 		}
 		if op.hasSpn {
-			if c := s.spans.Probe(spanHash(&op.span)); !findSpan(&c, &op.span) {
+			if c := s.spans.Probe(op.hSpan); !findSpan(&c, &op.span) {
 				s.put(&c, &op.span)
 			}
 		}

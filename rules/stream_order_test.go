@@ -3,6 +3,7 @@ package rules
 import (
 	hexpkg "encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -44,6 +45,32 @@ func TestUUIDKeyEveryByte(t *testing.T) {
 			if err != nil || string(k[:]) != string(want) {
 				t.Fatalf("uuidKey(%q) = %x, want %x", s, k, want)
 			}
+		}
+	}
+}
+
+// TestUUIDKeyRandom: UUIDs of random digits, with now and then a few
+// random bytes in place of digits, decode as encoding/hex does (several
+// bad bytes in one word must not hide each other).
+func TestUUIDKeyRandom(t *testing.T) {
+	const digits = "0123456789abcdefABCDEF"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 200000; n++ {
+		s := []byte("00000000-0000-0000-0000-000000000000")
+		for i := range s {
+			if s[i] != '-' {
+				s[i] = digits[rng.IntN(len(digits))]
+			}
+		}
+		for bad := rng.IntN(4); bad > 0 && n%2 == 0; bad-- {
+			if i := rng.IntN(len(s)); s[i] != '-' {
+				s[i] = byte(rng.IntN(256))
+			}
+		}
+		want, err := hexpkg.DecodeString(strings.ReplaceAll(string(s), "-", ""))
+		k, ok := uuidKey(s)
+		if ok != (err == nil) || ok && string(k[:]) != string(want) {
+			t.Fatalf("uuidKey(%q) = %x %v, want %x %v", s, k, ok, want, err)
 		}
 	}
 }

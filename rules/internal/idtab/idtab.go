@@ -116,6 +116,18 @@ func (t *Table) Free() {
 	t.n = 0
 }
 
+// Clear empties the table and keeps its memory (each shard its size):
+// for a table refilled to about the same size, as when its entries went
+// to disk, instead of Free and Reserve.
+func (t *Table) Clear() {
+	for i := range t.m.shards {
+		s := &t.m.shards[i]
+		clear(s.words)
+		s.n = 0
+	}
+	t.n = 0
+}
+
 func (m *mem) free() {
 	for i := range m.shards {
 		s := &m.shards[i]
@@ -186,7 +198,10 @@ func (c *Cursor) Put(e []uint32) []uint32 {
 		return t.Insert(c.h, e)
 	}
 	dst := s.slot(c.b, c.k, uint32(t.w))
-	copy(dst, e)
+	e = e[:len(dst)]
+	for i := range dst { // a few words: no call to memmove
+		dst[i] = e[i]
+	}
 	s.n++
 	t.n++
 	c.done = true
@@ -218,6 +233,46 @@ func (c *Cursor) Next() []uint32 {
 		}
 	}
 	return e
+}
+
+// Seek is Next until an entry whose word at, masked by mask, is k0 and
+// whose word at+1 is k1 (at+1 < W): it returns that entry, or nil when the
+// sequence reaches an empty slot (where Put then inserts). Word nz of
+// every entry of the table must be nonzero (an empty slot is one whose
+// word nz is 0). One loop over the bucket's words, for the lookups that
+// compare a key of two words.
+func (c *Cursor) Seek(at, nz int, mask, k0, k1 uint32) []uint32 {
+	if c.done {
+		return nil
+	}
+	s := c.s
+	w, per, words := uint32(c.t.w), c.t.per, s.words
+	a0, a1, z := uint32(at), uint32(at+1), uint32(nz)
+	b, k := c.b, c.k
+	for {
+		// The bucket as an array: its words indexed below 16 (k*w+w <=
+		// 16), masked so that the compiler drops the bounds checks.
+		ws := (*[bucketWords]uint32)(words[b*bucketWords:])
+		for i := k * w; k < per; k, i = k+1, i+w {
+			if ws[(i+z)&(bucketWords-1)] == 0 {
+				c.b, c.k, c.done = b, k, true
+				return nil
+			}
+			if ws[(i+a0)&(bucketWords-1)]&mask == k0 && ws[(i+a1)&(bucketWords-1)] == k1 {
+				if c.b, c.k = b, k+1; c.k == per {
+					c.k = 0
+					if c.b++; c.b == s.nb {
+						c.b = 0
+					}
+				}
+				return ws[i : i+w : i+w]
+			}
+		}
+		k = 0
+		if b++; b == s.nb {
+			b = 0
+		}
+	}
 }
 
 func empty(e []uint32) bool {
@@ -320,10 +375,14 @@ func (t *Table) Each(fn func(e []uint32)) {
 	for i := range t.m.shards {
 		s := &t.m.shards[i]
 		for b := uint32(0); b < s.nb; b++ {
+			// A bucket's entries are its first slots (an entry goes to the
+			// first empty slot of its sequence, and none is removed).
 			for k := uint32(0); k < t.per; k++ {
-				if e := s.slot(b, k, w); !empty(e) {
-					fn(e)
+				e := s.slot(b, k, w)
+				if empty(e) {
+					break
 				}
+				fn(e)
 			}
 		}
 	}

@@ -102,3 +102,84 @@ func TestReserve(t *testing.T) {
 		}
 	}
 }
+
+// TestSeekAgreesWithMap is TestTableAgreesWithMap through Seek, on entries
+// of 3 and 4 words whose key is two words (the first of them masked:
+// its low 4 bits are not key) at offsets 0 and 1, with colliding
+// hashes (few home buckets) so that sequences cross buckets and wrap, a
+// key that matches an entry's masked words but not its last one
+// (Seek goes on past it), and Put where Seek stopped.
+func TestSeekAgreesWithMap(t *testing.T) {
+	for _, w := range []int{3, 4} {
+		for at := 0; at+1 < w-1; at++ {
+			at, w := at, w
+			t.Run(fmt.Sprint(w, at), func(t *testing.T) {
+				keyOf := func(e []uint32) uint64 { return uint64(e[at]&^15) | uint64(e[at+1])<<32 }
+				hash := func(e []uint32) uint64 { return Hash(keyOf(e)%997, 0) }
+				tab := New(w, hash)
+				defer tab.Free()
+				ref := map[[2]uint64]uint32{}
+				r := rand.New(rand.NewPCG(3, uint64(w)))
+				for i := 1; i <= 100000; i++ {
+					e := make([]uint32, w)
+					e[at] = uint32(r.IntN(300)) << 4
+					e[at+1] = uint32(r.IntN(50))
+					e[at] |= uint32(r.IntN(16)) // not key: masked out
+					e[w-1] = uint32(r.IntN(3)) + 1
+					key := keyOf(e)
+					c := tab.Probe(Hash(key%997, 0))
+					var got []uint32
+					for x := c.Seek(at, w-1, ^uint32(15), e[at]&^15, e[at+1]); x != nil; x = c.Seek(at, w-1, ^uint32(15), e[at]&^15, e[at+1]) {
+						if keyOf(x) != key {
+							t.Fatalf("Seek returned %v for key %x", x, key)
+						}
+						if x[w-1] == e[w-1] {
+							got = x
+							break
+						}
+					}
+					want, ok := ref[[2]uint64{key, uint64(e[w-1])}]
+					if (got != nil) != ok || ok && got[0] != want && at != 0 {
+						t.Fatalf("entry %v: table %v, map %d %v", e, got, want, ok)
+					}
+					if !ok {
+						if at != 0 {
+							e[0] = uint32(i)
+						}
+						ref[[2]uint64{key, uint64(e[w-1])}] = e[0]
+						c.Put(e)
+					}
+				}
+				if tab.Len() != len(ref) {
+					t.Fatalf("Len %d, want %d", tab.Len(), len(ref))
+				}
+			})
+		}
+	}
+}
+
+// TestClear: a cleared table holds nothing, keeps its memory, and takes
+// the same entries again.
+func TestClear(t *testing.T) {
+	hash := func(e []uint32) uint64 { return Hash(uint64(e[0]), 0) }
+	tab := New(3, hash)
+	defer tab.Free()
+	tab.Reserve(5000)
+	for round := 0; round < 3; round++ {
+		for k := uint32(1); k <= 5000; k++ {
+			c := tab.Probe(Hash(uint64(k), 0))
+			if e := c.Seek(0, 0, ^uint32(0), k, 7); e != nil {
+				t.Fatalf("round %d: key %d present before its insertion", round, k)
+			}
+			c.Put([]uint32{k, 7, uint32(round)})
+		}
+		if tab.Len() != 5000 {
+			t.Fatalf("round %d: Len %d", round, tab.Len())
+		}
+		before := tab.Bytes()
+		tab.Clear()
+		if tab.Len() != 0 || tab.Bytes() != before {
+			t.Fatalf("round %d: after Clear, Len %d, %d -> %d bytes", round, tab.Len(), before, tab.Bytes())
+		}
+	}
+}
