@@ -605,16 +605,16 @@ const (
 // scanPlain returns the index of the first byte at or after b[j] that a
 // string cannot hold as it is ('"', '\\', a control character or a byte
 // of a multi-byte UTF-8 sequence), or len(b). It reads eight bytes at a
-// time: each of the four tests below sets the top bit of every byte it
-// matches, and may set it in bytes above a match (a borrow) but never
-// below the first one, so the lowest bit set is the first special byte.
+// time: each of the four tests below (stops8's) sets the top bit of every
+// byte it matches, and may set it in bytes that are special themselves or
+// above a match (a borrow) but never below the first one, so the lowest
+// bit set is the first special byte.
 func scanPlain(b []byte, j int) int {
 	for j+8 <= len(b) {
 		x := binary.LittleEndian.Uint64(b[j:])
 		q := x ^ (lsb * '"')
 		s := x ^ (lsb * '\\')
-		t := ((q-lsb)&^q | (s-lsb)&^s | (x-lsb*0x20)&^x | x) & msb
-		if t != 0 {
+		if t := ((q - lsb) | (s - lsb) | (x - lsb*0x20) | x) & msb; t != 0 { // stops8's test
 			return j + bits.TrailingZeros64(t)/8
 		}
 		j += 8
@@ -676,11 +676,17 @@ stop:
 // stops8 reads the eight bytes at b[0:8] and returns a word whose lowest
 // set bit is the top bit of the first byte a string cannot hold as it is
 // (see scanPlain), or 0 when there is none.
+//
+// It is scanPlain's test without its three masks: a byte of q or s at
+// 0x81 or more, whose top bit the subtraction leaves set, and a byte of x
+// at 0xa0 or more, which stays at 0x80 or more, are bytes >= 0x80, stops
+// themselves, that the last term tests anyway; and a borrow comes only
+// from a byte that is a stop too, into the bytes above it.
 func stops8(b []byte) uint64 {
 	x := binary.LittleEndian.Uint64(b)
 	q := x ^ (lsb * '"')
 	s := x ^ (lsb * '\\')
-	return ((q-lsb)&^q | (s-lsb)&^s | (x-lsb*0x20)&^x | x) & msb
+	return ((q - lsb) | (s - lsb) | (x - lsb*0x20) | x) & msb
 }
 
 // strRest is strEnd from b[j], a byte of the string at b[i].
@@ -735,6 +741,32 @@ func (a *Acc) Str(b []byte, i int) (int, []byte) {
 		return -1, nil
 	}
 	return j, a.scratch
+}
+
+// QuoteStr returns the index after the first '"' after b[i] (a '"') and
+// the bytes between the two, or -1 when there is none. It reads the
+// string as JSON only when the caller's check of the bytes passes and
+// implies that they are plain (printable ASCII but '"' and '\\': a JSON
+// string holds them as they are, and then the first '"' closes it), e.g.
+// a date-time's pattern or an enum of such words: that check is then the
+// whole check of the string; otherwise the caller reads it with Str.
+// Eight bytes at a time, testing for '"' only.
+func QuoteStr(b []byte, i int) (int, []byte) {
+	j := i + 1
+	for j+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[j:]) ^ (lsb * '"')
+		if t := (x - lsb) &^ x & msb; t != 0 {
+			j += bits.TrailingZeros64(t) >> 3
+			return j + 1, b[i+1 : j]
+		}
+		j += 8
+	}
+	for ; j < len(b); j++ {
+		if b[j] == '"' {
+			return j + 1, b[i+1 : j]
+		}
+	}
+	return -1, nil
 }
 
 // SkipStr reads the string at b[i] == '"' whose content no constraint

@@ -4764,6 +4764,11 @@ func v181(d *Dec) {
 func a0(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re0.Match(s) && re1.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -4783,6 +4788,11 @@ func a0(a *Acc, b []byte, i int) int {
 func a1(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re2.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -4813,6 +4823,11 @@ func a1(a *Acc, b []byte, i int) int {
 func a2(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re3.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -4867,6 +4882,11 @@ func a3(a *Acc, b []byte, i int) int {
 func a4(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re4.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -4974,6 +4994,12 @@ func a5(a *Acc, b []byte, i int) int {
 func a6(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "mcp", "hook":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -4992,6 +5018,12 @@ func a6(a *Acc, b []byte, i int) int {
 func a7(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "started", "thinking", "tool_use", "progress", "waiting", "blocked", "completed", "error":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5547,6 +5579,11 @@ func a15(a *Acc, b []byte, i int) int {
 func a16(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re5.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5566,6 +5603,12 @@ func a16(a *Acc, b []byte, i int) int {
 func a17(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "loop", "grind", "issue":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5907,6 +5950,12 @@ func a22(a *Acc, b []byte, i int) int {
 func a23(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "COMPLETE", "MAX_ITERATIONS", "NO_MORE_ISSUES", "MAX_ISSUES":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5925,6 +5974,12 @@ func a23(a *Acc, b []byte, i int) int {
 func a24(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "USER_CANCELLED":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5945,6 +6000,11 @@ func a24(a *Acc, b []byte, i int) int {
 func a25(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re7.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6321,6 +6381,11 @@ func a26(a *Acc, b []byte, i int) int {
 func a27(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re8.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6339,6 +6404,11 @@ func a27(a *Acc, b []byte, i int) int {
 func a28(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re9.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6355,6 +6425,12 @@ func a28(a *Acc, b []byte, i int) int {
 func a29(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "heartbeat", "task_start", "task_result", "error", "info":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6505,6 +6581,12 @@ func a30(a *Acc, b []byte, i int) int {
 func a31(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "idle", "busy", "error", "offline":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6680,6 +6762,11 @@ func a34(a *Acc, b []byte, i int) int {
 func a35(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re10.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6703,6 +6790,11 @@ func a35(a *Acc, b []byte, i int) int {
 func a36(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re11.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6719,6 +6811,12 @@ func a36(a *Acc, b []byte, i int) int {
 func a37(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "assignment":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6774,6 +6872,11 @@ func a38(a *Acc, b []byte, i int) int {
 func a39(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re12.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6806,6 +6909,12 @@ func a40(a *Acc, b []byte, i int) int {
 func a41(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "parallelizable", "serial":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7027,6 +7136,12 @@ func a48(a *Acc, b []byte, i int) int {
 func a49(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "low", "normal", "high", "critical":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7366,6 +7481,12 @@ func a53(a *Acc, b []byte, i int) int {
 func a54(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "file", "note", "command", "constraint":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7495,6 +7616,12 @@ func a56(a *Acc, b []byte, i int) int {
 func a57(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "subagent_result_v1":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7662,6 +7789,12 @@ func a58(a *Acc, b []byte, i int) int {
 func a59(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "todo", "in_progress", "blocked", "done", "failed", "canceled":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7683,6 +7816,11 @@ func a59(a *Acc, b []byte, i int) int {
 func a60(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re11.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -8017,6 +8155,12 @@ func a64(a *Acc, b []byte, i int) int {
 func a65(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -9375,6 +9519,12 @@ func a85(a *Acc, b []byte, i int) int {
 func a86(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "done", "blocked", "failed":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -9515,6 +9665,12 @@ func a88(a *Acc, b []byte, i int) int {
 func a89(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "pass", "fail":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -9690,6 +9846,12 @@ func a92(a *Acc, b []byte, i int) int {
 func a93(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "pass":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10395,6 +10557,12 @@ func a101(a *Acc, b []byte, i int) int {
 func a102(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "work_order", "mail", "process":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10426,6 +10594,11 @@ func a102(a *Acc, b []byte, i int) int {
 func a103(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re13.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10447,6 +10620,11 @@ func a103(a *Acc, b []byte, i int) int {
 func a104(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re14.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10470,6 +10648,11 @@ func a104(a *Acc, b []byte, i int) int {
 func a105(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re15.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10586,6 +10769,11 @@ func a106(a *Acc, b []byte, i int) int {
 func a107(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re17.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10602,6 +10790,11 @@ func a107(a *Acc, b []byte, i int) int {
 func a108(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re16.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10618,6 +10811,11 @@ func a108(a *Acc, b []byte, i int) int {
 func a109(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re17.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10658,6 +10856,12 @@ func a110(a *Acc, b []byte, i int) int {
 func a111(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "task", "bug", "feature", "epic", "merge-request":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10815,6 +11019,12 @@ func a113(a *Acc, b []byte, i int) int {
 func a114(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "open", "in_progress", "assigned", "closed":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -11265,6 +11475,12 @@ func a119(a *Acc, b []byte, i int) int {
 func a120(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12076,6 +12292,12 @@ func a130(a *Acc, b []byte, i int) int {
 func a131(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "completed", "failed", "skipped":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12319,6 +12541,12 @@ func a134(a *Acc, b []byte, i int) int {
 func a135(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "PASS", "FAIL":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12667,6 +12895,12 @@ func a138(a *Acc, b []byte, i int) int {
 func a139(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12690,6 +12924,11 @@ func a139(a *Acc, b []byte, i int) int {
 func a140(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re3.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12708,6 +12947,12 @@ func a140(a *Acc, b []byte, i int) int {
 func a141(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "urgent", "normal", "low":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12884,6 +13129,11 @@ func a142(a *Acc, b []byte, i int) int {
 func a143(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re13.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12902,6 +13152,12 @@ func a143(a *Acc, b []byte, i int) int {
 func a144(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "ready", "active", "archive":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12920,6 +13176,12 @@ func a144(a *Acc, b []byte, i int) int {
 func a145(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -13183,6 +13445,11 @@ func a148(a *Acc, b []byte, i int) int {
 func a149(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i); j >= 0 {
+			if re18.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1

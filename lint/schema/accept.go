@@ -4,8 +4,10 @@ package schema
 
 import (
 	"fmt"
+	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/agentlint/agentlint/lint/fast"
 )
@@ -183,6 +185,43 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 	if t.Kinds&fast.KString != 0 {
 		b.WriteString("\tcase '\"':\n")
 		if t.Enum != nil || len(t.Patterns) > 0 || t.MinRunes >= 0 || t.MaxRunes >= 0 {
+			if plainLeaf(t) {
+				// Every string the leaf allows is printable ASCII
+				// without '"' and '\\' (plainLeaf): the text up to the
+				// next '"' is the whole string when it passes the
+				// checks (fast.QuoteStr); otherwise the string is read
+				// as JSON below.
+				fmt.Fprintf(&b, "\t\tif j, s := %sQuoteStr(b, i); j >= 0 {\n", q)
+				if t.Enum != nil {
+					b.WriteString("\t\t\tswitch string(s) {\n\t\t\tcase ")
+					for k, e := range t.Enum {
+						if k > 0 {
+							b.WriteString(", ")
+						}
+						fmt.Fprintf(&b, "%q", e)
+					}
+					b.WriteString(":\n")
+				}
+				var conds []string
+				switch {
+				case t.MinRunes == 1 && t.MaxRunes < 0:
+					conds = append(conds, "len(s) != 0")
+				case t.MinRunes >= 0 || t.MaxRunes >= 0:
+					conds = append(conds, fmt.Sprintf("%sRunesOK(s, %d, %d)", q, t.MinRunes, t.MaxRunes))
+				}
+				for _, p := range t.Patterns {
+					conds = append(conds, ag.g.regex(p)+".Match(s)")
+				}
+				if len(conds) > 0 {
+					fmt.Fprintf(&b, "\t\t\tif %s {\n\t\t\t\treturn j\n\t\t\t}\n", strings.Join(conds, " && "))
+				} else {
+					b.WriteString("\t\t\treturn j\n")
+				}
+				if t.Enum != nil {
+					b.WriteString("\t\t\t}\n")
+				}
+				b.WriteString("\t\t}\n")
+			}
 			// What Dec.checkString checks, written out for this leaf.
 			b.WriteString("\t\tj, s := a.Str(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n")
 			if t.Enum != nil {
@@ -647,4 +686,98 @@ func isToken(q, tok string) string {
 // escapePointer escapes a JSON Pointer reference token (RFC 6901).
 func escapePointer(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// plainLeaf reports whether every string the string constraints of t allow
+// is made of plain bytes only (printable ASCII but '"' and '\\', the bytes
+// a JSON string holds as they are): every value of its enum is, or one of
+// its patterns only matches such strings (plainPattern).
+func plainLeaf(t *Type) bool {
+	if t.Enum != nil {
+		all := true
+		for _, e := range t.Enum {
+			all = all && plainText(e)
+		}
+		if all {
+			return true
+		}
+	}
+	for _, p := range t.Patterns {
+		if plainPattern(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainText reports whether s is made of plain bytes only (plainLeaf).
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainByte(rune(s[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func plainByte(r rune) bool { return r >= 0x20 && r < 0x7f && r != '"' && r != '\\' }
+
+// plainPattern reports whether the RE2 pattern src (as regexp compiles it)
+// matches only texts made of plain bytes: it is anchored at both ends (^ and
+// $ around the whole pattern) and between them has only literals and
+// character classes of plain bytes (case-folded too), in concatenations,
+// alternations, groups and repetitions. False when it does not parse.
+func plainPattern(src string) bool {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+		return false
+	}
+	subs := re.Sub
+	if subs[0].Op != syntax.OpBeginText || subs[len(subs)-1].Op != syntax.OpEndText {
+		return false
+	}
+	for _, sub := range subs[1 : len(subs)-1] {
+		if !plainRe(sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainRe reports whether every text re matches is made of plain bytes,
+// without anchors or assertions inside.
+func plainRe(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpEmptyMatch:
+		return true
+	case syntax.OpLiteral:
+		// A case-folded literal ([Tt] parses as T, folded) matches every
+		// rune of its folding orbit (k: K and the Kelvin sign).
+		for _, r := range re.Rune {
+			if !plainByte(r) {
+				return false
+			}
+			for f := unicode.SimpleFold(r); re.Flags&syntax.FoldCase != 0 && f != r; f = unicode.SimpleFold(f) {
+				if !plainByte(f) {
+					return false
+				}
+			}
+		}
+		return true
+	case syntax.OpCharClass:
+		for k := 0; k+1 < len(re.Rune); k += 2 {
+			if !plainByte(re.Rune[k]) || !plainByte(re.Rune[k+1]) || re.Rune[k] <= '"' && re.Rune[k+1] >= '"' || re.Rune[k] <= '\\' && re.Rune[k+1] >= '\\' {
+				return false
+			}
+		}
+		return true
+	case syntax.OpConcat, syntax.OpAlternate, syntax.OpCapture, syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		for _, sub := range re.Sub {
+			if !plainRe(sub) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

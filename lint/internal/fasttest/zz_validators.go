@@ -702,6 +702,12 @@ func a0(a *fast.Acc, b []byte, i int) int {
 func a1(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "STATE", "DONE", "ABORT":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -755,6 +761,12 @@ func a3(a *fast.Acc, b []byte, i int) int {
 func a4(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "loop", "issue":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -891,6 +903,12 @@ func a6(a *fast.Acc, b []byte, i int) int {
 func a7(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "loop", "grind":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -909,6 +927,11 @@ func a7(a *fast.Acc, b []byte, i int) int {
 func a8(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i); j >= 0 {
+			if re0.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -1140,6 +1163,11 @@ func a9(a *fast.Acc, b []byte, i int) int {
 func a10(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i); j >= 0 {
+			if re1.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -1156,6 +1184,12 @@ func a10(a *fast.Acc, b []byte, i int) int {
 func a11(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "x", "y", "z":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -1218,6 +1252,11 @@ func a12(a *fast.Acc, b []byte, i int) int {
 func a13(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i); j >= 0 {
+			if re2.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -1749,6 +1788,11 @@ func a24(a *fast.Acc, b []byte, i int) int {
 func a25(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i); j >= 0 {
+			if re4.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -1778,6 +1822,12 @@ func a26(a *fast.Acc, b []byte, i int) int {
 func a27(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i); j >= 0 {
+			switch string(s) {
+			case "yes":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1

@@ -1,0 +1,75 @@
+//go:build cueengine || devtools
+
+package schema
+
+import (
+	"regexp"
+	"testing"
+)
+
+// TestPlainPattern: the patterns whose matches are plain bytes only, and
+// those that are not (unanchored, any character, a quote, a backslash or
+// a control character in a class, a case-folded k or s).
+func TestPlainPattern(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want bool
+	}{
+		{`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}$`, true},
+		{`^(lifecycle|activity)\.[a-z_]+$`, true},
+		{`^[0-9]{4}-[0-9]{2}[Tt][0-9]{2}([Zz]|\+00:00)$`, true},
+		{`^(T-[0-9]+|[0-9a-fA-F-]{36})$`, true},
+		{`^[ -!#-\[\]-~]*$`, true},
+		{`^a?$`, true},
+		{`^/`, false},      // open end
+		{`[a-z]+$`, false}, // open start
+		{`^(/|[A-Za-z]:[\\/])`, false},
+		{`^[a-z]+$|^x$`, false}, // anchors inside an alternation
+		{`^.+$`, false},
+		{`^[^a]$`, false},
+		{`^[ -~]$`, false}, // holds '"' and '\\'
+		{`^a"b$`, false},
+		{`^a\\b$`, false},
+		{`^a\tb$`, false},
+		{`^é$`, false},
+		{`^(?i)ok$`, false}, // k folds to the Kelvin sign
+		{`^(?i)ab$`, true},
+		{`^(?m)ab$`, false}, // $ at a line end
+		{`^ab\b$`, false},
+		{`^[`, false},
+	} {
+		if got := plainPattern(c.src); got != c.want {
+			t.Errorf("plainPattern(%q) = %v, want %v", c.src, got, c.want)
+		}
+		// What plainPattern promises, on a few texts with one stop byte.
+		if c.want {
+			re := regexp.MustCompile(c.src)
+			for _, s := range []string{"a\"", "\\", "a\x01", "\u212a", "é", "T\"", "0\\"} {
+				if re.MatchString(s) {
+					t.Errorf("%q matches %q", c.src, s)
+				}
+			}
+		}
+	}
+}
+
+// TestPlainLeaf: a leaf is plain when its enum is or one of its patterns
+// is.
+func TestPlainLeaf(t *testing.T) {
+	for _, c := range []struct {
+		t    Type
+		want bool
+	}{
+		{Type{Enum: []string{"a", "b-c"}}, true},
+		{Type{Enum: []string{"a", "b\"c"}}, false},
+		{Type{Enum: []string{"a", "é"}}, false},
+		{Type{Enum: []string{"a", "é"}, Patterns: []string{`^[a-z]$`}}, true},
+		{Type{Patterns: []string{`^/`, `^[a-z/]+$`}}, true},
+		{Type{Patterns: []string{`^/`}}, false},
+		{Type{MinRunes: 1}, false},
+	} {
+		if got := plainLeaf(&c.t); got != c.want {
+			t.Errorf("plainLeaf(%+v) = %v, want %v", c.t, got, c.want)
+		}
+	}
+}
