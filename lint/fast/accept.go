@@ -289,16 +289,13 @@ func Is(b []byte, i int, tok string) bool {
 	return len(b)-i >= len(tok) && string(b[i:i+len(tok)]) == tok
 }
 
-// Is16 is Is for a token of n bytes, 8 to 16, given as its first and its
-// last eight bytes in little-endian order (two loads, two comparisons).
-func Is16(b []byte, i, n int, first, last uint64) bool {
-	return len(b)-i >= n && binary.LittleEndian.Uint64(b[i:]) == first && binary.LittleEndian.Uint64(b[i+n-8:]) == last
-}
-
-// Is8 is Is for a token of n bytes, 1 to 8, given as its bytes in
-// little-endian order; the text must hold eight bytes from i.
-func Is8(b []byte, i, n int, tok uint64) bool {
-	return len(b)-i >= 8 && binary.LittleEndian.Uint64(b[i:])&(1<<(8*uint(n))-1) == tok
+// Load64 returns the eight bytes at b[i:i+8] in little-endian order (a
+// member name's first eight bytes, compared with a name token's as one
+// word).
+func Load64(b []byte, i int) uint64 {
+	b = b[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // Next reads what follows a member or an element at b[i]: white space,

@@ -5131,18 +5131,19 @@ func a11(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 12, 0x616e5f6c6f6f7422, 0x3a22656d616e5f6c) /* "tool_name": */ {
+						if w0 == 0x616e5f6c6f6f7422 && Load64(b, j+4) == 0x3a22656d616e5f6c /* "tool_name": */ {
 							f, k = 0, SkipWS(b, j+12)
-						} else if Is16(b, j, 13, 0x6e695f6c6f6f7422, 0x3a227475706e695f) /* "tool_input": */ {
+						} else if w0 == 0x6e695f6c6f6f7422 && Load64(b, j+5) == 0x3a227475706e695f /* "tool_input": */ {
 							f, k = 1, SkipWS(b, j+13)
-						} else if Is16(b, j, 14, 0x65725f6c6f6f7422, 0x3a22746c75736572) /* "tool_result": */ {
+						} else if w0 == 0x65725f6c6f6f7422 && Load64(b, j+6) == 0x3a22746c75736572 /* "tool_result": */ {
 							f, k = 2, SkipWS(b, j+14)
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x6f69746172756422, 0x3a22736d5f6e6f69) /* "duration_ms": */ {
+						if w0 == 0x6f69746172756422 && Load64(b, j+6) == 0x3a22736d5f6e6f69 /* "duration_ms": */ {
 							f, k = 3, SkipWS(b, j+14)
 						}
 					}
@@ -5218,14 +5219,15 @@ func a12(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'h':
-						if Is16(b, j, 12, 0x79745f6b6f6f6822, 0x3a22657079745f6b) /* "hook_type": */ {
+						if w0 == 0x79745f6b6f6f6822 && Load64(b, j+4) == 0x3a22657079745f6b /* "hook_type": */ {
 							f, k = 0, SkipWS(b, j+12)
 						}
 					case 'r':
-						if Is16(b, j, 14, 0x7961705f77617222, 0x3a2264616f6c7961) /* "raw_payload": */ {
+						if w0 == 0x7961705f77617222 && Load64(b, j+6) == 0x3a2264616f6c7961 /* "raw_payload": */ {
 							f, k = 1, SkipWS(b, j+14)
 						}
 					}
@@ -5287,22 +5289,23 @@ func a13(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 11, 0x695f656361727422, 0x3a2264695f656361) /* "trace_id": */ {
+						if w0 == 0x695f656361727422 && Load64(b, j+3) == 0x3a2264695f656361 /* "trace_id": */ {
 							f, k = 0, SkipWS(b, j+11)
 						}
 					case 's':
-						if Is16(b, j, 10, 0x64695f6e61707322, 0x3a2264695f6e6170) /* "span_id": */ {
+						if w0 == 0x64695f6e61707322 && Load64(b, j+2) == 0x3a2264695f6e6170 /* "span_id": */ {
 							f, k = 1, SkipWS(b, j+10)
 						}
 					case 'p':
-						if Is(b, j, "\"parent_span_id\":") {
+						if j+17 <= len(b) && w0 == 0x5f746e6572617022 && Load64(b, j+8) == 0x2264695f6e617073 && Load64(b, j+9) == 0x3a2264695f6e6170 /* "parent_span_id": */ {
 							f, k = 2, SkipWS(b, j+17)
 						}
 					case 'r':
-						if Is16(b, j, 16, 0x67615f746f6f7222, 0x3a2264695f746e65) /* "root_agent_id": */ {
+						if w0 == 0x67615f746f6f7222 && Load64(b, j+8) == 0x3a2264695f746e65 /* "root_agent_id": */ {
 							f, k = 3, SkipWS(b, j+16)
 						}
 					}
@@ -5378,52 +5381,53 @@ func a14(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'v':
-						if Is16(b, j, 10, 0x6e6f697372657622, 0x3a226e6f69737265) /* "version": */ {
+						if w0 == 0x6e6f697372657622 && Load64(b, j+2) == 0x3a226e6f69737265 /* "version": */ {
 							f, k = 0, SkipWS(b, j+10)
 						}
 					case 'e':
-						if Is16(b, j, 13, 0x745f746e65766522, 0x3a22657079745f74) /* "event_type": */ {
+						if w0 == 0x745f746e65766522 && Load64(b, j+5) == 0x3a22657079745f74 /* "event_type": */ {
 							f, k = 1, SkipWS(b, j+13)
-						} else if Is16(b, j, 11, 0x695f746e65766522, 0x3a2264695f746e65) /* "event_id": */ {
+						} else if w0 == 0x695f746e65766522 && Load64(b, j+3) == 0x3a2264695f746e65 /* "event_id": */ {
 							f, k = 4, SkipWS(b, j+11)
 						}
 					case 't':
-						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
+						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
 							f, k = 2, SkipWS(b, j+12)
-						} else if Is8(b, j, 7, 0x3a226c6f6f7422) /* "tool": */ {
+						} else if w0&0xffffffffffffff == 0x3a226c6f6f7422 /* "tool": */ {
 							f, k = 10, SkipWS(b, j+7)
 						}
 					case 'a':
-						if Is16(b, j, 11, 0x695f746e65676122, 0x3a2264695f746e65) /* "agent_id": */ {
+						if w0 == 0x695f746e65676122 && Load64(b, j+3) == 0x3a2264695f746e65 /* "agent_id": */ {
 							f, k = 3, SkipWS(b, j+11)
 						}
 					case 's':
-						if Is16(b, j, 13, 0x6e6f697373657322, 0x3a2264695f6e6f69) /* "session_id": */ {
+						if w0 == 0x6e6f697373657322 && Load64(b, j+5) == 0x3a2264695f6e6f69 /* "session_id": */ {
 							f, k = 5, SkipWS(b, j+13)
-						} else if Is16(b, j, 9, 0x22656372756f7322, 0x3a22656372756f73) /* "source": */ {
+						} else if w0 == 0x22656372756f7322 && Load64(b, j+1) == 0x3a22656372756f73 /* "source": */ {
 							f, k = 6, SkipWS(b, j+9)
-						} else if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						} else if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 7, SkipWS(b, j+9)
 						}
 					case 'm':
-						if Is16(b, j, 10, 0x6567617373656d22, 0x3a22656761737365) /* "message": */ {
+						if w0 == 0x6567617373656d22 && Load64(b, j+2) == 0x3a22656761737365 /* "message": */ {
 							f, k = 8, SkipWS(b, j+10)
-						} else if Is16(b, j, 11, 0x7461646174656d22, 0x3a22617461646174) /* "metadata": */ {
+						} else if w0 == 0x7461646174656d22 && Load64(b, j+3) == 0x3a22617461646174 /* "metadata": */ {
 							f, k = 13, SkipWS(b, j+11)
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x736572676f727022, 0x3a2273736572676f) /* "progress": */ {
+						if w0 == 0x736572676f727022 && Load64(b, j+3) == 0x3a2273736572676f /* "progress": */ {
 							f, k = 9, SkipWS(b, j+11)
 						}
 					case 'h':
-						if Is8(b, j, 7, 0x3a226b6f6f6822) /* "hook": */ {
+						if w0&0xffffffffffffff == 0x3a226b6f6f6822 /* "hook": */ {
 							f, k = 11, SkipWS(b, j+7)
 						}
 					case 'c':
-						if Is16(b, j, 14, 0x616c6572726f6322, 0x3a226e6f6974616c) /* "correlation": */ {
+						if w0 == 0x616c6572726f6322 && Load64(b, j+6) == 0x3a226e6f6974616c /* "correlation": */ {
 							f, k = 12, SkipWS(b, j+14)
 						}
 					}
@@ -5676,38 +5680,39 @@ func a20(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							f, k = 0, SkipWS(b, j+5)
-						} else if Is8(b, j, 7, 0x3a227265746922) /* "iter": */ {
+						} else if w0&0xffffffffffffff == 0x3a227265746922 /* "iter": */ {
 							f, k = 2, SkipWS(b, j+7)
-						} else if Is16(b, j, 11, 0x695f657573736922, 0x3a2264695f657573) /* "issue_id": */ {
+						} else if w0 == 0x695f657573736922 && Load64(b, j+3) == 0x3a2264695f657573 /* "issue_id": */ {
 							f, k = 6, SkipWS(b, j+11)
 						}
 					case 'm':
-						if Is8(b, j, 7, 0x3a2265646f6d22) /* "mode": */ {
+						if w0&0xffffffffffffff == 0x3a2265646f6d22 /* "mode": */ {
 							f, k = 1, SkipWS(b, j+7)
-						} else if Is8(b, j, 6, 0x3a2278616d22) /* "max": */ {
+						} else if w0&0xffffffffffff == 0x3a2278616d22 /* "max": */ {
 							f, k = 3, SkipWS(b, j+6)
 						}
 					case 'p':
-						if Is16(b, j, 14, 0x5f74706d6f727022, 0x3a22656c69665f74) /* "prompt_file": */ {
+						if w0 == 0x5f74706d6f727022 && Load64(b, j+6) == 0x3a22656c69665f74 /* "prompt_file": */ {
 							f, k = 4, SkipWS(b, j+14)
 						}
 					case 'f':
-						if Is16(b, j, 9, 0x227265746c696622, 0x3a227265746c6966) /* "filter": */ {
+						if w0 == 0x227265746c696622 && Load64(b, j+1) == 0x3a227265746c6966 /* "filter": */ {
 							f, k = 5, SkipWS(b, j+9)
 						}
 					case 'w':
-						if Is16(b, j, 16, 0x6572746b726f7722, 0x3a22687461705f65) /* "worktree_path": */ {
+						if w0 == 0x6572746b726f7722 && Load64(b, j+8) == 0x3a22687461705f65 /* "worktree_path": */ {
 							f, k = 7, SkipWS(b, j+16)
 						}
 					case 'b':
-						if Is16(b, j, 9, 0x2268636e61726222, 0x3a2268636e617262) /* "branch": */ {
+						if w0 == 0x2268636e61726222 && Load64(b, j+1) == 0x3a2268636e617262 /* "branch": */ {
 							f, k = 8, SkipWS(b, j+9)
-						} else if Is16(b, j, 11, 0x65725f6573616222, 0x3a226665725f6573) /* "base_ref": */ {
+						} else if w0 == 0x65725f6573616222 && Load64(b, j+3) == 0x3a226665725f6573 /* "base_ref": */ {
 							f, k = 9, SkipWS(b, j+11)
 						}
 					}
@@ -6034,52 +6039,53 @@ func a26(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is16(b, j, 9, 0x22616d6568637322, 0x3a22616d65686373) /* "schema": */ {
+						if w0 == 0x22616d6568637322 && Load64(b, j+1) == 0x3a22616d65686373 /* "schema": */ {
 							f, k = 0, SkipWS(b, j+9)
-						} else if Is16(b, j, 8, 0x3a226b6361747322, 0x3a226b6361747322) /* "stack": */ {
+						} else if w0 == 0x3a226b6361747322 /* "stack": */ {
 							f, k = 4, SkipWS(b, j+8)
 						}
 					case 'e':
-						if Is16(b, j, 8, 0x3a22746e65766522, 0x3a22746e65766522) /* "event": */ {
+						if w0 == 0x3a22746e65766522 /* "event": */ {
 							f, k = 1, SkipWS(b, j+8)
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							f, k = 2, SkipWS(b, j+9)
-						} else if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+						} else if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
 							f, k = 5, SkipWS(b, j+9)
 						}
 					case 'u':
-						if Is16(b, j, 13, 0x6465746164707522, 0x3a2274615f646574) /* "updated_at": */ {
+						if w0 == 0x6465746164707522 && Load64(b, j+5) == 0x3a2274615f646574 /* "updated_at": */ {
 							f, k = 3, SkipWS(b, j+13)
 						}
 					case 'g':
-						if Is8(b, j, 7, 0x3a226c616f6722) /* "goal": */ {
+						if w0&0xffffffffffffff == 0x3a226c616f6722 /* "goal": */ {
 							f, k = 6, SkipWS(b, j+7)
 						}
 					case 'm':
-						if Is8(b, j, 7, 0x3a2265646f6d22) /* "mode": */ {
+						if w0&0xffffffffffffff == 0x3a2265646f6d22 /* "mode": */ {
 							f, k = 7, SkipWS(b, j+7)
-						} else if Is(b, j, "\"modified_files\":") {
+						} else if j+17 <= len(b) && w0 == 0x65696669646f6d22 && Load64(b, j+8) == 0x2273656c69665f64 && Load64(b, j+9) == 0x3a2273656c69665f /* "modified_files": */ {
 							f, k = 10, SkipWS(b, j+17)
 						}
 					case 'i':
-						if Is16(b, j, 12, 0x6974617265746922, 0x3a226e6f69746172) /* "iteration": */ {
+						if w0 == 0x6974617265746922 && Load64(b, j+4) == 0x3a226e6f69746172 /* "iteration": */ {
 							f, k = 8, SkipWS(b, j+12)
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x736572676f727022, 0x3a2273736572676f) /* "progress": */ {
+						if w0 == 0x736572676f727022 && Load64(b, j+3) == 0x3a2273736572676f /* "progress": */ {
 							f, k = 9, SkipWS(b, j+11)
 						}
 					case 'n':
-						if Is16(b, j, 12, 0x74735f7478656e22, 0x3a22706574735f74) /* "next_step": */ {
+						if w0 == 0x74735f7478656e22 && Load64(b, j+4) == 0x3a22706574735f74 /* "next_step": */ {
 							f, k = 11, SkipWS(b, j+12)
 						}
 					case 't':
-						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
+						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
 							f, k = 12, SkipWS(b, j+12)
 						}
 					}
@@ -6458,32 +6464,33 @@ func a30(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is8(b, j, 5, 0x3a22737422) /* "ts": */ {
+						if w0&0xffffffffff == 0x3a22737422 /* "ts": */ {
 							f, k = 0, SkipWS(b, j+5)
-						} else if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						} else if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 4, SkipWS(b, j+10)
 						}
 					case 'a':
-						if Is16(b, j, 8, 0x3a22746e65676122, 0x3a22746e65676122) /* "agent": */ {
+						if w0 == 0x3a22746e65676122 /* "agent": */ {
 							f, k = 1, SkipWS(b, j+8)
 						}
 					case 's':
-						if Is16(b, j, 13, 0x6e6f697373657322, 0x3a2264695f6e6f69) /* "session_id": */ {
+						if w0 == 0x6e6f697373657322 && Load64(b, j+5) == 0x3a2264695f6e6f69 /* "session_id": */ {
 							f, k = 2, SkipWS(b, j+13)
-						} else if Is16(b, j, 9, 0x22656372756f7322, 0x3a22656372756f73) /* "source": */ {
+						} else if w0 == 0x22656372756f7322 && Load64(b, j+1) == 0x3a22656372756f73 /* "source": */ {
 							f, k = 5, SkipWS(b, j+9)
-						} else if Is16(b, j, 10, 0x7972616d6d757322, 0x3a227972616d6d75) /* "summary": */ {
+						} else if w0 == 0x7972616d6d757322 && Load64(b, j+2) == 0x3a227972616d6d75 /* "summary": */ {
 							f, k = 6, SkipWS(b, j+10)
 						}
 					case 'e':
-						if Is16(b, j, 8, 0x3a22746e65766522, 0x3a22746e65766522) /* "event": */ {
+						if w0 == 0x3a22746e65766522 /* "event": */ {
 							f, k = 3, SkipWS(b, j+8)
 						}
 					case 'd':
-						if Is8(b, j, 7, 0x3a226174616422) /* "data": */ {
+						if w0&0xffffffffffffff == 0x3a226174616422 /* "data": */ {
 							f, k = 7, SkipWS(b, j+7)
 						}
 					}
@@ -6632,24 +6639,25 @@ func a33(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'a':
-						if Is16(b, j, 8, 0x3a22746e65676122, 0x3a22746e65676122) /* "agent": */ {
+						if w0 == 0x3a22746e65676122 /* "agent": */ {
 							f, k = 0, SkipWS(b, j+8)
 						}
 					case 's':
-						if Is16(b, j, 8, 0x3a22657461747322, 0x3a22657461747322) /* "state": */ {
+						if w0 == 0x3a22657461747322 /* "state": */ {
 							f, k = 1, SkipWS(b, j+8)
-						} else if Is16(b, j, 13, 0x6e6f697373657322, 0x3a2264695f6e6f69) /* "session_id": */ {
+						} else if w0 == 0x6e6f697373657322 && Load64(b, j+5) == 0x3a2264695f6e6f69 /* "session_id": */ {
 							f, k = 4, SkipWS(b, j+13)
 						}
 					case 'l':
-						if Is(b, j, "\"last_heartbeat\":") {
+						if j+17 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x2274616562747261 && Load64(b, j+9) == 0x3a22746165627472 /* "last_heartbeat": */ {
 							f, k = 2, SkipWS(b, j+17)
-						} else if Is16(b, j, 15, 0x61745f7473616c22, 0x3a2264695f6b7361) /* "last_task_id": */ {
+						} else if w0 == 0x61745f7473616c22 && Load64(b, j+7) == 0x3a2264695f6b7361 /* "last_task_id": */ {
 							f, k = 3, SkipWS(b, j+15)
-						} else if Is16(b, j, 13, 0x72655f7473616c22, 0x3a22726f7272655f) /* "last_error": */ {
+						} else if w0 == 0x72655f7473616c22 && Load64(b, j+5) == 0x3a22726f7272655f /* "last_error": */ {
 							f, k = 5, SkipWS(b, j+13)
 						}
 					}
@@ -7171,36 +7179,37 @@ func a50(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 0, SkipWS(b, j+10)
-						} else if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+						} else if w0 == 0x3a22656c74697422 /* "title": */ {
 							f, k = 1, SkipWS(b, j+8)
-						} else if Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
+						} else if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
 							f, k = 2, SkipWS(b, j+7)
-						} else if Is(b, j, "\"timeout_seconds\":") {
+						} else if j+18 <= len(b) && w0 == 0x74756f656d697422 && Load64(b, j+8) == 0x73646e6f6365735f && Load64(b, j+10) == 0x3a2273646e6f6365 /* "timeout_seconds": */ {
 							f, k = 8, SkipWS(b, j+18)
 						}
 					case 'd':
-						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
+						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
 							f, k = 3, SkipWS(b, j+15)
 						}
 					case 'l':
-						if Is16(b, j, 13, 0x63735f6b636f6c22, 0x3a2265706f63735f) /* "lock_scope": */ {
+						if w0 == 0x63735f6b636f6c22 && Load64(b, j+5) == 0x3a2265706f63735f /* "lock_scope": */ {
 							f, k = 4, SkipWS(b, j+13)
 						}
 					case 'f':
-						if Is(b, j, "\"forbidden_scope\":") {
+						if j+18 <= len(b) && w0 == 0x64646962726f6622 && Load64(b, j+8) == 0x65706f63735f6e65 && Load64(b, j+10) == 0x3a2265706f63735f /* "forbidden_scope": */ {
 							f, k = 5, SkipWS(b, j+18)
 						}
 					case 'a':
-						if Is(b, j, "\"acceptance_criteria\":") {
+						if j+22 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x746972635f65636e && Load64(b, j+14) == 0x3a22616972657469 /* "acceptance_criteria": */ {
 							f, k = 6, SkipWS(b, j+22)
 						}
 					case 'w':
-						if Is16(b, j, 15, 0x676f6c6b726f7722, 0x3a22687461705f67) /* "worklog_path": */ {
+						if w0 == 0x676f6c6b726f7722 && Load64(b, j+7) == 0x3a22687461705f67 /* "worklog_path": */ {
 							f, k = 7, SkipWS(b, j+15)
 						}
 					case 'h':
@@ -7208,7 +7217,7 @@ func a50(a *Acc, b []byte, i int) int {
 							f, k = 9, SkipWS(b, j+29)
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
 							f, k = 10, SkipWS(b, j+11)
 						}
 					}
@@ -7366,18 +7375,19 @@ func a52(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 0, SkipWS(b, j+10)
 						}
 					case 'r':
-						if Is16(b, j, 11, 0x6372756f73657222, 0x3a22656372756f73) /* "resource": */ {
+						if w0 == 0x6372756f73657222 && Load64(b, j+3) == 0x3a22656372756f73 /* "resource": */ {
 							f, k = 1, SkipWS(b, j+11)
 						}
 					case 'a':
-						if Is16(b, j, 9, 0x2265766974636122, 0x3a22657669746361) /* "active": */ {
+						if w0 == 0x2265766974636122 && Load64(b, j+1) == 0x3a22657669746361 /* "active": */ {
 							f, k = 2, SkipWS(b, j+9)
 						}
 					}
@@ -7514,14 +7524,15 @@ func a55(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'k':
-						if Is8(b, j, 7, 0x3a22646e696b22) /* "kind": */ {
+						if w0&0xffffffffffffff == 0x3a22646e696b22 /* "kind": */ {
 							f, k = 0, SkipWS(b, j+7)
 						}
 					case 'v':
-						if Is16(b, j, 8, 0x3a2265756c617622, 0x3a2265756c617622) /* "value": */ {
+						if w0 == 0x3a2265756c617622 /* "value": */ {
 							f, k = 1, SkipWS(b, j+8)
 						}
 					}
@@ -7649,38 +7660,39 @@ func a58(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							f, k = 0, SkipWS(b, j+17)
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							f, k = 1, SkipWS(b, j+9)
 						} else if Is(b, j, "\"required_output_schema\":") {
 							f, k = 8, SkipWS(b, j+25)
 						}
 					case 'g':
-						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
+						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
 							f, k = 2, SkipWS(b, j+15)
-						} else if Is(b, j, "\"global_objective\":") {
+						} else if j+19 <= len(b) && w0 == 0x5f6c61626f6c6722 && Load64(b, j+8) == 0x76697463656a626f && Load64(b, j+11) == 0x3a22657669746365 /* "global_objective": */ {
 							f, k = 4, SkipWS(b, j+19)
 						}
 					case 'p':
-						if Is16(b, j, 14, 0x5f74656b63617022, 0x3a22657079745f74) /* "packet_type": */ {
+						if w0 == 0x5f74656b63617022 && Load64(b, j+6) == 0x3a22657079745f74 /* "packet_type": */ {
 							f, k = 3, SkipWS(b, j+14)
 						}
 					case 't':
-						if Is8(b, j, 7, 0x3a226b73617422) /* "task": */ {
+						if w0&0xffffffffffffff == 0x3a226b73617422 /* "task": */ {
 							f, k = 5, SkipWS(b, j+7)
 						}
 					case 'a':
-						if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
+						if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							f, k = 6, SkipWS(b, j+15)
 						}
 					case 'c':
-						if Is(b, j, "\"context_package\":") {
+						if j+18 <= len(b) && w0 == 0x747865746e6f6322 && Load64(b, j+8) == 0x6567616b6361705f && Load64(b, j+10) == 0x3a226567616b6361 /* "context_package": */ {
 							f, k = 7, SkipWS(b, j+18)
 						}
 					}
@@ -7850,28 +7862,29 @@ func a61(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 0, SkipWS(b, j+10)
-						} else if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+						} else if w0 == 0x3a22656c74697422 /* "title": */ {
 							f, k = 1, SkipWS(b, j+8)
-						} else if Is(b, j, "\"timeout_seconds\":") {
+						} else if j+18 <= len(b) && w0 == 0x74756f656d697422 && Load64(b, j+8) == 0x73646e6f6365735f && Load64(b, j+10) == 0x3a2273646e6f6365 /* "timeout_seconds": */ {
 							f, k = 5, SkipWS(b, j+18)
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 2, SkipWS(b, j+9)
 						}
 					case 'o':
-						if Is16(b, j, 8, 0x3a2272656e776f22, 0x3a2272656e776f22) /* "owner": */ {
+						if w0 == 0x3a2272656e776f22 /* "owner": */ {
 							f, k = 3, SkipWS(b, j+8)
 						}
 					case 'l':
-						if Is16(b, j, 13, 0x63735f6b636f6c22, 0x3a2265706f63735f) /* "lock_scope": */ {
+						if w0 == 0x63735f6b636f6c22 && Load64(b, j+5) == 0x3a2265706f63735f /* "lock_scope": */ {
 							f, k = 4, SkipWS(b, j+13)
-						} else if Is(b, j, "\"last_heartbeat_at\":") {
+						} else if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
 							f, k = 8, SkipWS(b, j+20)
 						}
 					case 'h':
@@ -7879,11 +7892,11 @@ func a61(a *Acc, b []byte, i int) int {
 							f, k = 6, SkipWS(b, j+29)
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
 							f, k = 7, SkipWS(b, j+11)
 						}
 					case 'd':
-						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
+						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
 							f, k = 9, SkipWS(b, j+15)
 						}
 					}
@@ -8050,14 +8063,15 @@ func a63(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 0, SkipWS(b, j+10)
 						}
 					case 'd':
-						if Is(b, j, "\"depends_on_task_id\":") {
+						if j+21 <= len(b) && w0 == 0x73646e6570656422 && Load64(b, j+8) == 0x6b7361745f6e6f5f && Load64(b, j+13) == 0x3a2264695f6b7361 /* "depends_on_task_id": */ {
 							f, k = 1, SkipWS(b, j+21)
 						}
 					}
@@ -8190,22 +8204,23 @@ func a66(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 0, SkipWS(b, j+10)
 						}
 					case 'c':
-						if Is8(b, j, 7, 0x3a2265646f6322) /* "code": */ {
+						if w0&0xffffffffffffff == 0x3a2265646f6322 /* "code": */ {
 							f, k = 1, SkipWS(b, j+7)
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
 							f, k = 2, SkipWS(b, j+9)
 						}
 					case 'd':
-						if Is16(b, j, 10, 0x736c696174656422, 0x3a22736c69617465) /* "details": */ {
+						if w0 == 0x736c696174656422 && Load64(b, j+2) == 0x3a22736c69617465 /* "details": */ {
 							f, k = 3, SkipWS(b, j+10)
 						}
 					}
@@ -8323,14 +8338,15 @@ func a68(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 0, SkipWS(b, j+10)
 						}
 					case 'c':
-						if Is16(b, j, 11, 0x6972657469726322, 0x3a22616972657469) /* "criteria": */ {
+						if w0 == 0x6972657469726322 && Load64(b, j+3) == 0x3a22616972657469 /* "criteria": */ {
 							f, k = 1, SkipWS(b, j+11)
 						}
 					}
@@ -8434,42 +8450,43 @@ func a70(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							f, k = 0, SkipWS(b, j+17)
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							f, k = 1, SkipWS(b, j+9)
 						}
 					case 'g':
-						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
+						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
 							f, k = 2, SkipWS(b, j+15)
 						}
 					case 'o':
-						if Is16(b, j, 12, 0x697463656a626f22, 0x3a22657669746365) /* "objective": */ {
+						if w0 == 0x697463656a626f22 && Load64(b, j+4) == 0x3a22657669746365 /* "objective": */ {
 							f, k = 3, SkipWS(b, j+12)
-						} else if Is16(b, j, 16, 0x6c625f6e65706f22, 0x3a227372656b636f) /* "open_blockers": */ {
+						} else if w0 == 0x6c625f6e65706f22 && Load64(b, j+8) == 0x3a227372656b636f /* "open_blockers": */ {
 							f, k = 8, SkipWS(b, j+16)
 						}
 					case 'c':
-						if Is16(b, j, 14, 0x617274736e6f6322, 0x3a2273746e696172) /* "constraints": */ {
+						if w0 == 0x617274736e6f6322 && Load64(b, j+6) == 0x3a2273746e696172 /* "constraints": */ {
 							f, k = 4, SkipWS(b, j+14)
 						}
 					case 'l':
-						if Is16(b, j, 9, 0x2272656764656c22, 0x3a2272656764656c) /* "ledger": */ {
+						if w0 == 0x2272656764656c22 && Load64(b, j+1) == 0x3a2272656764656c /* "ledger": */ {
 							f, k = 5, SkipWS(b, j+9)
 						}
 					case 'a':
-						if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
+						if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							f, k = 6, SkipWS(b, j+15)
-						} else if Is(b, j, "\"acceptance_targets\":") {
+						} else if j+21 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x677261745f65636e && Load64(b, j+13) == 0x3a22737465677261 /* "acceptance_targets": */ {
 							f, k = 9, SkipWS(b, j+21)
 						}
 					case 'd':
-						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
+						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
 							f, k = 7, SkipWS(b, j+15)
 						}
 					}
@@ -8629,14 +8646,15 @@ func a72(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							f, k = 0, SkipWS(b, j+17)
 						}
 					case 'l':
-						if Is16(b, j, 8, 0x3a22736b636f6c22, 0x3a22736b636f6c22) /* "locks": */ {
+						if w0 == 0x3a22736b636f6c22 /* "locks": */ {
 							f, k = 1, SkipWS(b, j+8)
 						}
 					}
@@ -8721,34 +8739,35 @@ func a74(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 0, SkipWS(b, j+10)
-						} else if Is16(b, j, 12, 0x6f5f64656d697422, 0x3a2274756f5f6465) /* "timed_out": */ {
+						} else if w0 == 0x6f5f64656d697422 && Load64(b, j+4) == 0x3a2274756f5f6465 /* "timed_out": */ {
 							f, k = 6, SkipWS(b, j+12)
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 1, SkipWS(b, j+9)
 						}
 					case 'o':
-						if Is16(b, j, 8, 0x3a2272656e776f22, 0x3a2272656e776f22) /* "owner": */ {
+						if w0 == 0x3a2272656e776f22 /* "owner": */ {
 							f, k = 2, SkipWS(b, j+8)
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
 							f, k = 3, SkipWS(b, j+9)
-						} else if Is(b, j, "\"retry_after_ms\":") {
+						} else if j+17 <= len(b) && w0 == 0x615f797274657222 && Load64(b, j+8) == 0x22736d5f72657466 && Load64(b, j+9) == 0x3a22736d5f726574 /* "retry_after_ms": */ {
 							f, k = 7, SkipWS(b, j+17)
 						}
 					case 'd':
-						if Is16(b, j, 11, 0x695f61746c656422, 0x3a2264695f61746c) /* "delta_id": */ {
+						if w0 == 0x695f61746c656422 && Load64(b, j+3) == 0x3a2264695f61746c /* "delta_id": */ {
 							f, k = 4, SkipWS(b, j+11)
 						}
 					case 'l':
-						if Is(b, j, "\"last_heartbeat_at\":") {
+						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
 							f, k = 5, SkipWS(b, j+20)
 						}
 					}
@@ -9004,36 +9023,37 @@ func a79(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							f, k = 0, SkipWS(b, j+17)
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							f, k = 1, SkipWS(b, j+9)
 						}
 					case 'g':
-						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
+						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
 							f, k = 2, SkipWS(b, j+15)
 						}
 					case 'l':
-						if Is16(b, j, 15, 0x5f72656764656c22, 0x3a2261746c65645f) /* "ledger_delta": */ {
+						if w0 == 0x5f72656764656c22 && Load64(b, j+7) == 0x3a2261746c65645f /* "ledger_delta": */ {
 							f, k = 3, SkipWS(b, j+15)
 						}
 					case 'a':
-						if Is16(b, j, 14, 0x6d6e676973736122, 0x3a2273746e656d6e) /* "assignments": */ {
+						if w0 == 0x6d6e676973736122 && Load64(b, j+6) == 0x3a2273746e656d6e /* "assignments": */ {
 							f, k = 4, SkipWS(b, j+14)
-						} else if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
+						} else if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							f, k = 5, SkipWS(b, j+15)
 						}
 					case 'b':
-						if Is16(b, j, 11, 0x72656b636f6c6222, 0x3a227372656b636f) /* "blockers": */ {
+						if w0 == 0x72656b636f6c6222 && Load64(b, j+3) == 0x3a227372656b636f /* "blockers": */ {
 							f, k = 6, SkipWS(b, j+11)
 						}
 					case 'n':
-						if Is16(b, j, 15, 0x63615f7478656e22, 0x3a22736e6f697463) /* "next_actions": */ {
+						if w0 == 0x63615f7478656e22 && Load64(b, j+7) == 0x3a22736e6f697463 /* "next_actions": */ {
 							f, k = 7, SkipWS(b, j+15)
 						}
 					}
@@ -9140,26 +9160,27 @@ func a80(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 0, SkipWS(b, j+10)
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 1, SkipWS(b, j+9)
 						}
 					case 'o':
-						if Is16(b, j, 8, 0x3a2272656e776f22, 0x3a2272656e776f22) /* "owner": */ {
+						if w0 == 0x3a2272656e776f22 /* "owner": */ {
 							f, k = 2, SkipWS(b, j+8)
 						}
 					case 'd':
-						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
+						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
 							f, k = 3, SkipWS(b, j+15)
 						}
 					case 'l':
-						if Is(b, j, "\"last_heartbeat_at\":") {
+						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
 							f, k = 4, SkipWS(b, j+20)
 						}
 					}
@@ -9323,14 +9344,15 @@ func a83(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 0, SkipWS(b, j+10)
 						}
 					case 'e':
-						if Is16(b, j, 13, 0x745f746e65766522, 0x3a22657079745f74) /* "event_type": */ {
+						if w0 == 0x745f746e65766522 && Load64(b, j+5) == 0x3a22657079745f74 /* "event_type": */ {
 							f, k = 1, SkipWS(b, j+13)
 						}
 					}
@@ -9434,22 +9456,23 @@ func a85(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							f, k = 0, SkipWS(b, j+17)
 						}
 					case 'l':
-						if Is16(b, j, 9, 0x2272656764656c22, 0x3a2272656764656c) /* "ledger": */ {
+						if w0 == 0x2272656764656c22 && Load64(b, j+1) == 0x3a2272656764656c /* "ledger": */ {
 							f, k = 1, SkipWS(b, j+9)
 						}
 					case 'a':
-						if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
+						if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							f, k = 2, SkipWS(b, j+15)
 						}
 					case 'e':
-						if Is16(b, j, 9, 0x2273746e65766522, 0x3a2273746e657665) /* "events": */ {
+						if w0 == 0x2273746e65766522 && Load64(b, j+1) == 0x3a2273746e657665 /* "events": */ {
 							f, k = 3, SkipWS(b, j+9)
 						}
 					}
@@ -9552,18 +9575,19 @@ func a87(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'r':
-						if Is16(b, j, 11, 0x6372756f73657222, 0x3a22656372756f73) /* "resource": */ {
+						if w0 == 0x6372756f73657222 && Load64(b, j+3) == 0x3a22656372756f73 /* "resource": */ {
 							f, k = 0, SkipWS(b, j+11)
 						}
 					case 'a':
-						if Is16(b, j, 9, 0x226e6f6974636122, 0x3a226e6f69746361) /* "action": */ {
+						if w0 == 0x226e6f6974636122 && Load64(b, j+1) == 0x3a226e6f69746361 /* "action": */ {
 							f, k = 1, SkipWS(b, j+9)
 						}
 					case 'e':
-						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
+						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
 							f, k = 2, SkipWS(b, j+11)
 						}
 					}
@@ -9698,18 +9722,19 @@ func a90(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'c':
-						if Is16(b, j, 12, 0x6972657469726322, 0x3a226e6f69726574) /* "criterion": */ {
+						if w0 == 0x6972657469726322 && Load64(b, j+4) == 0x3a226e6f69726574 /* "criterion": */ {
 							f, k = 0, SkipWS(b, j+12)
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 1, SkipWS(b, j+9)
 						}
 					case 'e':
-						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
+						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
 							f, k = 2, SkipWS(b, j+11)
 						}
 					}
@@ -9879,14 +9904,15 @@ func a94(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 0, SkipWS(b, j+9)
 						}
 					case 'e':
-						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
+						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
 							f, k = 1, SkipWS(b, j+11)
 						}
 					}
@@ -9982,36 +10008,37 @@ func a96(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							f, k = 0, SkipWS(b, j+17)
-						} else if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						} else if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 4, SkipWS(b, j+9)
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							f, k = 1, SkipWS(b, j+9)
 						}
 					case 'g':
-						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
+						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
 							f, k = 2, SkipWS(b, j+15)
 						}
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 3, SkipWS(b, j+10)
 						}
 					case 'c':
-						if Is16(b, j, 10, 0x7365676e61686322, 0x3a227365676e6168) /* "changes": */ {
+						if w0 == 0x7365676e61686322 && Load64(b, j+2) == 0x3a227365676e6168 /* "changes": */ {
 							f, k = 5, SkipWS(b, j+10)
 						}
 					case 'a':
-						if Is(b, j, "\"acceptance_check\":") {
+						if j+19 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x636568635f65636e && Load64(b, j+11) == 0x3a226b636568635f /* "acceptance_check": */ {
 							f, k = 6, SkipWS(b, j+19)
 						}
 					case 'w':
-						if Is16(b, j, 15, 0x676f6c6b726f7722, 0x3a22687461705f67) /* "worklog_path": */ {
+						if w0 == 0x676f6c6b726f7722 && Load64(b, j+7) == 0x3a22687461705f67 /* "worklog_path": */ {
 							f, k = 7, SkipWS(b, j+15)
 						}
 					case 'n':
@@ -10159,20 +10186,21 @@ func a98(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 0, SkipWS(b, j+10)
-						} else if Is(b, j, "\"timeout_seconds\":") {
+						} else if j+18 <= len(b) && w0 == 0x74756f656d697422 && Load64(b, j+8) == 0x73646e6f6365735f && Load64(b, j+10) == 0x3a2273646e6f6365 /* "timeout_seconds": */ {
 							f, k = 2, SkipWS(b, j+18)
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 1, SkipWS(b, j+9)
 						}
 					case 'l':
-						if Is(b, j, "\"last_heartbeat_at\":") {
+						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
 							f, k = 3, SkipWS(b, j+20)
 						}
 					}
@@ -10307,18 +10335,19 @@ func a100(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							f, k = 0, SkipWS(b, j+17)
 						}
 					case 'n':
-						if Is8(b, j, 6, 0x3a22776f6e22) /* "now": */ {
+						if w0&0xffffffffffff == 0x3a22776f6e22 /* "now": */ {
 							f, k = 1, SkipWS(b, j+6)
 						}
 					case 't':
-						if Is16(b, j, 8, 0x3a22736b73617422, 0x3a22736b73617422) /* "tasks": */ {
+						if w0 == 0x3a22736b73617422 /* "tasks": */ {
 							f, k = 2, SkipWS(b, j+8)
 						}
 					}
@@ -10390,48 +10419,49 @@ func a101(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
+						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
 							f, k = 0, SkipWS(b, j+12)
-						} else if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
+						} else if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							f, k = 2, SkipWS(b, j+10)
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							f, k = 1, SkipWS(b, j+9)
-						} else if Is16(b, j, 9, 0x22746c7573657222, 0x3a22746c75736572) /* "result": */ {
+						} else if w0 == 0x22746c7573657222 && Load64(b, j+1) == 0x3a22746c75736572 /* "result": */ {
 							f, k = 7, SkipWS(b, j+9)
 						}
 					case 'a':
-						if Is16(b, j, 8, 0x3a22726f74636122, 0x3a22726f74636122) /* "actor": */ {
+						if w0 == 0x3a22726f74636122 /* "actor": */ {
 							f, k = 3, SkipWS(b, j+8)
-						} else if Is16(b, j, 9, 0x226e6f6974636122, 0x3a226e6f69746361) /* "action": */ {
+						} else if w0 == 0x226e6f6974636122 && Load64(b, j+1) == 0x3a226e6f69746361 /* "action": */ {
 							f, k = 4, SkipWS(b, j+9)
 						}
 					case 'f':
-						if Is16(b, j, 16, 0x745f73656c696622, 0x3a2264656863756f) /* "files_touched": */ {
+						if w0 == 0x745f73656c696622 && Load64(b, j+8) == 0x3a2264656863756f /* "files_touched": */ {
 							f, k = 5, SkipWS(b, j+16)
 						}
 					case 'd':
-						if Is16(b, j, 11, 0x6f69736963656422, 0x3a226e6f69736963) /* "decision": */ {
+						if w0 == 0x6f69736963656422 && Load64(b, j+3) == 0x3a226e6f69736963 /* "decision": */ {
 							f, k = 6, SkipWS(b, j+11)
 						}
 					case 'n':
-						if Is16(b, j, 12, 0x74735f7478656e22, 0x3a22706574735f74) /* "next_step": */ {
+						if w0 == 0x74735f7478656e22 && Load64(b, j+4) == 0x3a22706574735f74 /* "next_step": */ {
 							f, k = 8, SkipWS(b, j+12)
 						}
 					case 'c':
-						if Is8(b, j, 7, 0x3a2265646f6322) /* "code": */ {
+						if w0&0xffffffffffffff == 0x3a2265646f6322 /* "code": */ {
 							f, k = 9, SkipWS(b, j+7)
 						}
 					case 'e':
-						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
+						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
 							f, k = 10, SkipWS(b, j+11)
 						}
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							f, k = 11, SkipWS(b, j+17)
 						}
 					}
@@ -10682,14 +10712,15 @@ func a106(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
+						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
 							f, k = 0, SkipWS(b, j+7)
 						}
 					case 'r':
-						if Is16(b, j, 15, 0x6e65726566657222, 0x3a2264695f65636e) /* "reference_id": */ {
+						if w0 == 0x6e65726566657222 && Load64(b, j+7) == 0x3a2264695f65636e /* "reference_id": */ {
 							f, k = 1, SkipWS(b, j+15)
 						}
 					}
@@ -10908,30 +10939,31 @@ func a113(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							f, k = 0, SkipWS(b, j+16)
 						}
 					case 't':
-						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+						if w0 == 0x3a22656c74697422 /* "title": */ {
 							f, k = 1, SkipWS(b, j+8)
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
+						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
 							f, k = 2, SkipWS(b, j+14)
 						}
 					case 'i':
-						if Is16(b, j, 13, 0x745f657573736922, 0x3a22657079745f65) /* "issue_type": */ {
+						if w0 == 0x745f657573736922 && Load64(b, j+5) == 0x3a22657079745f65 /* "issue_type": */ {
 							f, k = 3, SkipWS(b, j+13)
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
 							f, k = 4, SkipWS(b, j+11)
 						}
 					case 'c':
-						if Is16(b, j, 13, 0x6465746165726322, 0x3a2279625f646574) /* "created_by": */ {
+						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2279625f646574 /* "created_by": */ {
 							f, k = 5, SkipWS(b, j+13)
 						}
 					}
@@ -11052,34 +11084,35 @@ func a115(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+						if w0 == 0x3a22656c74697422 /* "title": */ {
 							f, k = 0, SkipWS(b, j+8)
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
+						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
 							f, k = 1, SkipWS(b, j+14)
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 2, SkipWS(b, j+9)
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
 							f, k = 3, SkipWS(b, j+11)
 						}
 					case 'i':
-						if Is16(b, j, 13, 0x745f657573736922, 0x3a22657079745f65) /* "issue_type": */ {
+						if w0 == 0x745f657573736922 && Load64(b, j+5) == 0x3a22657079745f65 /* "issue_type": */ {
 							f, k = 4, SkipWS(b, j+13)
 						}
 					case 'a':
-						if Is16(b, j, 11, 0x656e676973736122, 0x3a2265656e676973) /* "assignee": */ {
+						if w0 == 0x656e676973736122 && Load64(b, j+3) == 0x3a2265656e676973 /* "assignee": */ {
 							f, k = 5, SkipWS(b, j+11)
 						}
 					case 'l':
-						if Is16(b, j, 9, 0x22736c6562616c22, 0x3a22736c6562616c) /* "labels": */ {
+						if w0 == 0x22736c6562616c22 && Load64(b, j+1) == 0x3a22736c6562616c /* "labels": */ {
 							f, k = 6, SkipWS(b, j+9)
 						}
 					}
@@ -11176,14 +11209,15 @@ func a116(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							f, k = 0, SkipWS(b, j+16)
 						}
 					case 'c':
-						if Is16(b, j, 10, 0x7365676e61686322, 0x3a227365676e6168) /* "changes": */ {
+						if w0 == 0x7365676e61686322 && Load64(b, j+2) == 0x3a227365676e6168 /* "changes": */ {
 							f, k = 1, SkipWS(b, j+10)
 						}
 					}
@@ -11248,18 +11282,19 @@ func a117(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							f, k = 0, SkipWS(b, j+16)
 						}
 					case 'f':
-						if Is16(b, j, 14, 0x74735f6d6f726622, 0x3a22737574617473) /* "from_status": */ {
+						if w0 == 0x74735f6d6f726622 && Load64(b, j+6) == 0x3a22737574617473 /* "from_status": */ {
 							f, k = 1, SkipWS(b, j+14)
 						}
 					case 't':
-						if Is16(b, j, 12, 0x746174735f6f7422, 0x3a22737574617473) /* "to_status": */ {
+						if w0 == 0x746174735f6f7422 && Load64(b, j+4) == 0x3a22737574617473 /* "to_status": */ {
 							f, k = 2, SkipWS(b, j+12)
 						}
 					}
@@ -11331,16 +11366,17 @@ func a118(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							f, k = 0, SkipWS(b, j+16)
 						}
 					case 'a':
-						if Is16(b, j, 8, 0x3a22746e65676122, 0x3a22746e65676122) /* "agent": */ {
+						if w0 == 0x3a22746e65676122 /* "agent": */ {
 							f, k = 1, SkipWS(b, j+8)
-						} else if Is(b, j, "\"assignment_path\":") {
+						} else if j+18 <= len(b) && w0 == 0x6d6e676973736122 && Load64(b, j+8) == 0x687461705f746e65 && Load64(b, j+10) == 0x3a22687461705f74 /* "assignment_path": */ {
 							f, k = 2, SkipWS(b, j+18)
 						}
 					}
@@ -11412,14 +11448,15 @@ func a119(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							f, k = 0, SkipWS(b, j+16)
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
 							f, k = 1, SkipWS(b, j+9)
 						}
 					}
@@ -11508,24 +11545,25 @@ func a121(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'm':
-						if Is16(b, j, 13, 0x6567617373656d22, 0x3a2264695f656761) /* "message_id": */ {
+						if w0 == 0x6567617373656d22 && Load64(b, j+5) == 0x3a2264695f656761 /* "message_id": */ {
 							f, k = 0, SkipWS(b, j+13)
-						} else if Is16(b, j, 15, 0x6567617373656d22, 0x3a22657079745f65) /* "message_type": */ {
+						} else if w0 == 0x6567617373656d22 && Load64(b, j+7) == 0x3a22657079745f65 /* "message_type": */ {
 							f, k = 4, SkipWS(b, j+15)
 						}
 					case 'f':
-						if Is8(b, j, 7, 0x3a226d6f726622) /* "from": */ {
+						if w0&0xffffffffffffff == 0x3a226d6f726622 /* "from": */ {
 							f, k = 1, SkipWS(b, j+7)
 						}
 					case 't':
-						if Is8(b, j, 5, 0x3a226f7422) /* "to": */ {
+						if w0&0xffffffffff == 0x3a226f7422 /* "to": */ {
 							f, k = 2, SkipWS(b, j+5)
 						}
 					case 's':
-						if Is16(b, j, 10, 0x7463656a62757322, 0x3a227463656a6275) /* "subject": */ {
+						if w0 == 0x7463656a62757322 && Load64(b, j+2) == 0x3a227463656a6275 /* "subject": */ {
 							f, k = 3, SkipWS(b, j+10)
 						}
 					}
@@ -11611,14 +11649,15 @@ func a122(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'm':
-						if Is16(b, j, 13, 0x6567617373656d22, 0x3a2264695f656761) /* "message_id": */ {
+						if w0 == 0x6567617373656d22 && Load64(b, j+5) == 0x3a2264695f656761 /* "message_id": */ {
 							f, k = 0, SkipWS(b, j+13)
 						}
 					case 'r':
-						if Is16(b, j, 12, 0x6569706963657222, 0x3a22746e65697069) /* "recipient": */ {
+						if w0 == 0x6569706963657222 && Load64(b, j+4) == 0x3a22746e65697069 /* "recipient": */ {
 							f, k = 1, SkipWS(b, j+12)
 						}
 					}
@@ -11683,16 +11722,17 @@ func a123(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'm':
-						if Is16(b, j, 13, 0x6567617373656d22, 0x3a2264695f656761) /* "message_id": */ {
+						if w0 == 0x6567617373656d22 && Load64(b, j+5) == 0x3a2264695f656761 /* "message_id": */ {
 							f, k = 0, SkipWS(b, j+13)
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2272656461657222, 0x3a22726564616572) /* "reader": */ {
+						if w0 == 0x2272656461657222 && Load64(b, j+1) == 0x3a22726564616572 /* "reader": */ {
 							f, k = 1, SkipWS(b, j+9)
-						} else if Is16(b, j, 10, 0x74615f6461657222, 0x3a2274615f646165) /* "read_at": */ {
+						} else if w0 == 0x74615f6461657222 && Load64(b, j+2) == 0x3a2274615f646165 /* "read_at": */ {
 							f, k = 2, SkipWS(b, j+10)
 						}
 					}
@@ -11764,22 +11804,23 @@ func a124(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is16(b, j, 15, 0x6e6f697373657322, 0x3a22656d616e5f6e) /* "session_name": */ {
+						if w0 == 0x6e6f697373657322 && Load64(b, j+7) == 0x3a22656d616e5f6e /* "session_name": */ {
 							f, k = 0, SkipWS(b, j+15)
 						}
 					case 'w':
-						if Is16(b, j, 11, 0x6572746b726f7722, 0x3a22656572746b72) /* "worktree": */ {
+						if w0 == 0x6572746b726f7722 && Load64(b, j+3) == 0x3a22656572746b72 /* "worktree": */ {
 							f, k = 1, SkipWS(b, j+11)
 						}
 					case 'p':
-						if Is16(b, j, 10, 0x656c69666f727022, 0x3a22656c69666f72) /* "profile": */ {
+						if w0 == 0x656c69666f727022 && Load64(b, j+2) == 0x3a22656c69666f72 /* "profile": */ {
 							f, k = 2, SkipWS(b, j+10)
 						}
 					case 'a':
-						if Is(b, j, "\"assigned_work_order\":") {
+						if j+22 <= len(b) && w0 == 0x656e676973736122 && Load64(b, j+8) == 0x6f5f6b726f775f64 && Load64(b, j+14) == 0x3a22726564726f5f /* "assigned_work_order": */ {
 							f, k = 3, SkipWS(b, j+22)
 						}
 					}
@@ -11858,18 +11899,19 @@ func a125(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'f':
-						if Is16(b, j, 8, 0x3a22646e756f6622, 0x3a22646e756f6622) /* "found": */ {
+						if w0 == 0x3a22646e756f6622 /* "found": */ {
 							f, k = 0, SkipWS(b, j+8)
 						}
 					case 'r':
-						if Is16(b, j, 14, 0x736e6f7073657222, 0x3a22736d5f65736e) /* "response_ms": */ {
+						if w0 == 0x736e6f7073657222 && Load64(b, j+6) == 0x3a22736d5f65736e /* "response_ms": */ {
 							f, k = 1, SkipWS(b, j+14)
 						}
 					case 'a':
-						if Is16(b, j, 9, 0x226e6f6974636122, 0x3a226e6f69746361) /* "action": */ {
+						if w0 == 0x226e6f6974636122 && Load64(b, j+1) == 0x3a226e6f69746361 /* "action": */ {
 							f, k = 2, SkipWS(b, j+9)
 						}
 					}
@@ -11941,10 +11983,11 @@ func a126(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							f, k = 0, SkipWS(b, j+16)
 						}
 					}
@@ -12002,14 +12045,15 @@ func a127(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is16(b, j, 13, 0x69735f656c646922, 0x3a2265636e69735f) /* "idle_since": */ {
+						if w0 == 0x69735f656c646922 && Load64(b, j+5) == 0x3a2265636e69735f /* "idle_since": */ {
 							f, k = 0, SkipWS(b, j+13)
 						}
 					case 'l':
-						if Is16(b, j, 16, 0x63615f7473616c22, 0x3a22797469766974) /* "last_activity": */ {
+						if w0 == 0x63615f7473616c22 && Load64(b, j+8) == 0x3a22797469766974 /* "last_activity": */ {
 							f, k = 1, SkipWS(b, j+16)
 						}
 					}
@@ -12074,14 +12118,15 @@ func a128(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'r':
-						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
 							f, k = 0, SkipWS(b, j+9)
 						}
 					case 'e':
-						if Is16(b, j, 12, 0x6f635f7469786522, 0x3a2265646f635f74) /* "exit_code": */ {
+						if w0 == 0x6f635f7469786522 && Load64(b, j+4) == 0x3a2265646f635f74 /* "exit_code": */ {
 							f, k = 1, SkipWS(b, j+12)
 						}
 					}
@@ -12146,18 +12191,19 @@ func a129(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'p':
-						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
+						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
 							f, k = 0, SkipWS(b, j+13)
 						}
 					case 't':
-						if Is16(b, j, 11, 0x74616c706d657422, 0x3a226574616c706d) /* "template": */ {
+						if w0 == 0x74616c706d657422 && Load64(b, j+3) == 0x3a226574616c706d /* "template": */ {
 							f, k = 1, SkipWS(b, j+11)
 						}
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							f, k = 2, SkipWS(b, j+16)
 						}
 					}
@@ -12229,14 +12275,15 @@ func a130(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'p':
-						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
+						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
 							f, k = 0, SkipWS(b, j+13)
 						}
 					case 's':
-						if Is16(b, j, 10, 0x64695f7065747322, 0x3a2264695f706574) /* "step_id": */ {
+						if w0 == 0x64695f7065747322 && Load64(b, j+2) == 0x3a2264695f706574 /* "step_id": */ {
 							f, k = 1, SkipWS(b, j+10)
 						}
 					}
@@ -12325,16 +12372,17 @@ func a132(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'p':
-						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
+						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
 							f, k = 0, SkipWS(b, j+13)
 						}
 					case 's':
-						if Is16(b, j, 10, 0x64695f7065747322, 0x3a2264695f706574) /* "step_id": */ {
+						if w0 == 0x64695f7065747322 && Load64(b, j+2) == 0x3a2264695f706574 /* "step_id": */ {
 							f, k = 1, SkipWS(b, j+10)
-						} else if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						} else if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 2, SkipWS(b, j+9)
 						}
 					}
@@ -12406,14 +12454,15 @@ func a133(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'p':
-						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
+						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
 							f, k = 0, SkipWS(b, j+13)
 						}
 					case 's':
-						if Is16(b, j, 10, 0x7972616d6d757322, 0x3a227972616d6d75) /* "summary": */ {
+						if w0 == 0x7972616d6d757322 && Load64(b, j+2) == 0x3a227972616d6d75 /* "summary": */ {
 							f, k = 1, SkipWS(b, j+10)
 						}
 					}
@@ -12478,14 +12527,15 @@ func a134(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							f, k = 0, SkipWS(b, j+16)
 						}
 					case 'p':
-						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
+						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
 							f, k = 1, SkipWS(b, j+13)
 						}
 					}
@@ -12592,24 +12642,25 @@ func a137(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							f, k = 0, SkipWS(b, j+16)
 						}
 					case 'v':
-						if Is16(b, j, 10, 0x7463696472657622, 0x3a22746369647265) /* "verdict": */ {
+						if w0 == 0x7463696472657622 && Load64(b, j+2) == 0x3a22746369647265 /* "verdict": */ {
 							f, k = 1, SkipWS(b, j+10)
 						}
 					case 'c':
-						if Is(b, j, "\"criteria_passed\":") {
+						if j+18 <= len(b) && w0 == 0x6972657469726322 && Load64(b, j+8) == 0x6465737361705f61 && Load64(b, j+10) == 0x3a22646573736170 /* "criteria_passed": */ {
 							f, k = 2, SkipWS(b, j+18)
-						} else if Is(b, j, "\"criteria_failed\":") {
+						} else if j+18 <= len(b) && w0 == 0x6972657469726322 && Load64(b, j+8) == 0x64656c6961665f61 && Load64(b, j+10) == 0x3a2264656c696166 /* "criteria_failed": */ {
 							f, k = 3, SkipWS(b, j+18)
 						}
 					case 'r':
-						if Is16(b, j, 12, 0x696e6f7361657222, 0x3a22676e696e6f73) /* "reasoning": */ {
+						if w0 == 0x696e6f7361657222 && Load64(b, j+4) == 0x3a22676e696e6f73 /* "reasoning": */ {
 							f, k = 4, SkipWS(b, j+12)
 						}
 					}
@@ -12709,30 +12760,31 @@ func a138(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'e':
-						if Is16(b, j, 11, 0x695f746e65766522, 0x3a2264695f746e65) /* "event_id": */ {
+						if w0 == 0x695f746e65766522 && Load64(b, j+3) == 0x3a2264695f746e65 /* "event_id": */ {
 							f, k = 0, SkipWS(b, j+11)
-						} else if Is16(b, j, 13, 0x745f746e65766522, 0x3a22657079745f74) /* "event_type": */ {
+						} else if w0 == 0x745f746e65766522 && Load64(b, j+5) == 0x3a22657079745f74 /* "event_type": */ {
 							f, k = 1, SkipWS(b, j+13)
 						}
 					case 't':
-						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
+						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
 							f, k = 2, SkipWS(b, j+12)
 						}
 					case 'a':
-						if Is16(b, j, 8, 0x3a22726f74636122, 0x3a22726f74636122) /* "actor": */ {
+						if w0 == 0x3a22726f74636122 /* "actor": */ {
 							f, k = 3, SkipWS(b, j+8)
 						}
 					case 'c':
-						if Is(b, j, "\"correlation_id\":") {
+						if j+17 <= len(b) && w0 == 0x616c6572726f6322 && Load64(b, j+8) == 0x2264695f6e6f6974 && Load64(b, j+9) == 0x3a2264695f6e6f69 /* "correlation_id": */ {
 							f, k = 4, SkipWS(b, j+17)
-						} else if Is16(b, j, 12, 0x5f64657375616322, 0x3a2279625f646573) /* "caused_by": */ {
+						} else if w0 == 0x5f64657375616322 && Load64(b, j+4) == 0x3a2279625f646573 /* "caused_by": */ {
 							f, k = 5, SkipWS(b, j+12)
 						}
 					case 'd':
-						if Is8(b, j, 7, 0x3a226174616422) /* "data": */ {
+						if w0&0xffffffffffffff == 0x3a226174616422 /* "data": */ {
 							f, k = 6, SkipWS(b, j+7)
 						}
 					}
@@ -12982,42 +13034,43 @@ func a142(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							f, k = 0, SkipWS(b, j+5)
 						}
 					case 'f':
-						if Is8(b, j, 7, 0x3a226d6f726622) /* "from": */ {
+						if w0&0xffffffffffffff == 0x3a226d6f726622 /* "from": */ {
 							f, k = 1, SkipWS(b, j+7)
 						}
 					case 't':
-						if Is8(b, j, 5, 0x3a226f7422) /* "to": */ {
+						if w0&0xffffffffff == 0x3a226f7422 /* "to": */ {
 							f, k = 2, SkipWS(b, j+5)
-						} else if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
+						} else if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
 							f, k = 6, SkipWS(b, j+12)
 						}
 					case 's':
-						if Is16(b, j, 10, 0x7463656a62757322, 0x3a227463656a6275) /* "subject": */ {
+						if w0 == 0x7463656a62757322 && Load64(b, j+2) == 0x3a227463656a6275 /* "subject": */ {
 							f, k = 3, SkipWS(b, j+10)
 						}
 					case 'b':
-						if Is8(b, j, 7, 0x3a2279646f6222) /* "body": */ {
+						if w0&0xffffffffffffff == 0x3a2279646f6222 /* "body": */ {
 							f, k = 4, SkipWS(b, j+7)
 						}
 					case 'm':
-						if Is16(b, j, 15, 0x6567617373656d22, 0x3a22657079745f65) /* "message_type": */ {
+						if w0 == 0x6567617373656d22 && Load64(b, j+7) == 0x3a22657079745f65 /* "message_type": */ {
 							f, k = 5, SkipWS(b, j+15)
-						} else if Is16(b, j, 11, 0x7461646174656d22, 0x3a22617461646174) /* "metadata": */ {
+						} else if w0 == 0x7461646174656d22 && Load64(b, j+3) == 0x3a22617461646174 /* "metadata": */ {
 							f, k = 9, SkipWS(b, j+11)
 						}
 					case 'r':
-						if Is16(b, j, 10, 0x74615f6461657222, 0x3a2274615f646165) /* "read_at": */ {
+						if w0 == 0x74615f6461657222 && Load64(b, j+2) == 0x3a2274615f646165 /* "read_at": */ {
 							f, k = 7, SkipWS(b, j+10)
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
 							f, k = 8, SkipWS(b, j+11)
 						}
 					}
@@ -13209,20 +13262,21 @@ func a146(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							f, k = 0, SkipWS(b, j+5)
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 1, SkipWS(b, j+9)
-						} else if Is16(b, j, 13, 0x6465747261747322, 0x3a2274615f646574) /* "started_at": */ {
+						} else if w0 == 0x6465747261747322 && Load64(b, j+5) == 0x3a2274615f646574 /* "started_at": */ {
 							f, k = 2, SkipWS(b, j+13)
 						}
 					case 'c':
-						if Is16(b, j, 15, 0x74656c706d6f6322, 0x3a2274615f646574) /* "completed_at": */ {
+						if w0 == 0x74656c706d6f6322 && Load64(b, j+7) == 0x3a2274615f646574 /* "completed_at": */ {
 							f, k = 3, SkipWS(b, j+15)
 						}
 					}
@@ -13340,28 +13394,29 @@ func a148(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							f, k = 0, SkipWS(b, j+5)
 						}
 					case 't':
-						if Is16(b, j, 11, 0x74616c706d657422, 0x3a226574616c706d) /* "template": */ {
+						if w0 == 0x74616c706d657422 && Load64(b, j+3) == 0x3a226574616c706d /* "template": */ {
 							f, k = 1, SkipWS(b, j+11)
 						}
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							f, k = 2, SkipWS(b, j+16)
 						}
 					case 's':
-						if Is16(b, j, 8, 0x3a22657461747322, 0x3a22657461747322) /* "state": */ {
+						if w0 == 0x3a22657461747322 /* "state": */ {
 							f, k = 3, SkipWS(b, j+8)
-						} else if Is16(b, j, 8, 0x3a22737065747322, 0x3a22737065747322) /* "steps": */ {
+						} else if w0 == 0x3a22737065747322 /* "steps": */ {
 							f, k = 5, SkipWS(b, j+8)
 						}
 					case 'c':
-						if Is16(b, j, 13, 0x6465746165726322, 0x3a2274615f646574) /* "created_at": */ {
+						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2274615f646574 /* "created_at": */ {
 							f, k = 4, SkipWS(b, j+13)
 						}
 					}
@@ -13491,16 +13546,17 @@ func a151(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'p':
-						if Is16(b, j, 9, 0x2278696665727022, 0x3a22786966657270) /* "prefix": */ {
+						if w0 == 0x2278696665727022 && Load64(b, j+1) == 0x3a22786966657270 /* "prefix": */ {
 							f, k = 0, SkipWS(b, j+9)
-						} else if Is8(b, j, 7, 0x3a226874617022) /* "path": */ {
+						} else if w0&0xffffffffffffff == 0x3a226874617022 /* "path": */ {
 							f, k = 1, SkipWS(b, j+7)
 						}
 					case 'f':
-						if Is16(b, j, 10, 0x79726f7463616622, 0x3a2279726f746361) /* "factory": */ {
+						if w0 == 0x79726f7463616622 && Load64(b, j+2) == 0x3a2279726f746361 /* "factory": */ {
 							f, k = 2, SkipWS(b, j+10)
 						}
 					}
@@ -13588,22 +13644,23 @@ func a153(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							f, k = 0, SkipWS(b, j+5)
 						}
 					case 't':
-						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+						if w0 == 0x3a22656c74697422 /* "title": */ {
 							f, k = 1, SkipWS(b, j+8)
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
+						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
 							f, k = 2, SkipWS(b, j+14)
 						}
 					case 'n':
-						if Is16(b, j, 8, 0x3a22736465656e22, 0x3a22736465656e22) /* "needs": */ {
+						if w0 == 0x3a22736465656e22 /* "needs": */ {
 							f, k = 3, SkipWS(b, j+8)
 						}
 					}
@@ -13724,22 +13781,23 @@ func a155(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 11, 0x74616c706d657422, 0x3a226574616c706d) /* "template": */ {
+						if w0 == 0x74616c706d657422 && Load64(b, j+3) == 0x3a226574616c706d /* "template": */ {
 							f, k = 0, SkipWS(b, j+11)
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
+						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
 							f, k = 1, SkipWS(b, j+14)
 						}
 					case 'v':
-						if Is16(b, j, 10, 0x6e6f697372657622, 0x3a226e6f69737265) /* "version": */ {
+						if w0 == 0x6e6f697372657622 && Load64(b, j+2) == 0x3a226e6f69737265 /* "version": */ {
 							f, k = 2, SkipWS(b, j+10)
 						}
 					case 's':
-						if Is16(b, j, 8, 0x3a22737065747322, 0x3a22737065747322) /* "steps": */ {
+						if w0 == 0x3a22737065747322 /* "steps": */ {
 							f, k = 3, SkipWS(b, j+8)
 						}
 					}
@@ -13836,20 +13894,21 @@ func a157(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'd':
-						if Is16(b, j, 16, 0x73646e6570656422, 0x3a2264695f6e6f5f) /* "depends_on_id": */ {
+						if w0 == 0x73646e6570656422 && Load64(b, j+8) == 0x3a2264695f6e6f5f /* "depends_on_id": */ {
 							f, k = 0, SkipWS(b, j+16)
 						}
 					case 't':
-						if Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
+						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
 							f, k = 1, SkipWS(b, j+7)
 						}
 					case 'c':
-						if Is16(b, j, 13, 0x6465746165726322, 0x3a2274615f646574) /* "created_at": */ {
+						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2274615f646574 /* "created_at": */ {
 							f, k = 2, SkipWS(b, j+13)
-						} else if Is16(b, j, 13, 0x6465746165726322, 0x3a2279625f646574) /* "created_by": */ {
+						} else if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2279625f646574 /* "created_by": */ {
 							f, k = 3, SkipWS(b, j+13)
 						}
 					}
@@ -13967,52 +14026,53 @@ func a159(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							f, k = 0, SkipWS(b, j+5)
-						} else if Is16(b, j, 13, 0x745f657573736922, 0x3a22657079745f65) /* "issue_type": */ {
+						} else if w0 == 0x745f657573736922 && Load64(b, j+5) == 0x3a22657079745f65 /* "issue_type": */ {
 							f, k = 5, SkipWS(b, j+13)
 						}
 					case 't':
-						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+						if w0 == 0x3a22656c74697422 /* "title": */ {
 							f, k = 1, SkipWS(b, j+8)
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
+						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
 							f, k = 2, SkipWS(b, j+14)
-						} else if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
+						} else if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
 							f, k = 10, SkipWS(b, j+15)
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
 							f, k = 3, SkipWS(b, j+9)
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
 							f, k = 4, SkipWS(b, j+11)
 						}
 					case 'c':
-						if Is16(b, j, 13, 0x6465746165726322, 0x3a2274615f646574) /* "created_at": */ {
+						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2274615f646574 /* "created_at": */ {
 							f, k = 6, SkipWS(b, j+13)
-						} else if Is16(b, j, 13, 0x6465746165726322, 0x3a2279625f646574) /* "created_by": */ {
+						} else if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2279625f646574 /* "created_by": */ {
 							f, k = 8, SkipWS(b, j+13)
 						}
 					case 'u':
-						if Is16(b, j, 13, 0x6465746164707522, 0x3a2274615f646574) /* "updated_at": */ {
+						if w0 == 0x6465746164707522 && Load64(b, j+5) == 0x3a2274615f646574 /* "updated_at": */ {
 							f, k = 7, SkipWS(b, j+13)
 						}
 					case 'a':
-						if Is16(b, j, 11, 0x656e676973736122, 0x3a2265656e676973) /* "assignee": */ {
+						if w0 == 0x656e676973736122 && Load64(b, j+3) == 0x3a2265656e676973 /* "assignee": */ {
 							f, k = 9, SkipWS(b, j+11)
 						}
 					case 'l':
-						if Is16(b, j, 9, 0x22736c6562616c22, 0x3a22736c6562616c) /* "labels": */ {
+						if w0 == 0x22736c6562616c22 && Load64(b, j+1) == 0x3a22736c6562616c /* "labels": */ {
 							f, k = 11, SkipWS(b, j+9)
 						}
 					case 'm':
-						if Is16(b, j, 11, 0x7461646174656d22, 0x3a22617461646174) /* "metadata": */ {
+						if w0 == 0x7461646174656d22 && Load64(b, j+3) == 0x3a22617461646174 /* "metadata": */ {
 							f, k = 12, SkipWS(b, j+11)
 						}
 					}

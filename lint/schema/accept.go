@@ -533,7 +533,12 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		byFirst[c] = append(byFirst[c], i)
 	}
 	if len(firsts) > 0 {
-		b.WriteString("\t\t\t\tif j+1 < len(b) {\n\t\t\t\t\tswitch b[j+1] {\n")
+		// The first eight bytes of the member are read once (w0): its
+		// second byte is the name's first, and they are the first
+		// eight bytes of any name token compared with. Sixteen bytes
+		// at least must follow (a token's last eight bytes are read
+		// without another length check); Member reads the others.
+		fmt.Fprintf(b, "\t\t\t\tif j+16 <= len(b) {\n\t\t\t\t\tw0 := %sLoad64(b, j)\n\t\t\t\t\tswitch byte(w0 >> 8) {\n", q)
 		for _, c := range firsts {
 			fmt.Fprintf(b, "\t\t\t\t\tcase %q:\n", c)
 			for n, i := range byFirst[c] {
@@ -663,9 +668,11 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	return nil
 }
 
-// isToken is the Go condition that b holds tok at j: two 8-byte
-// comparisons for tokens of 8 to 16 bytes, one masked comparison for
-// shorter ones, a string comparison for longer ones.
+// isToken is the Go condition that b holds tok at j, where w0 holds the
+// eight bytes at j and sixteen bytes at least follow j: a masked
+// comparison of w0 for tokens of up to 8 bytes, and one more 8-byte
+// comparison for tokens of up to 16, two more (after a length check) for
+// tokens of up to 24, a string comparison for longer ones.
 func isToken(q, tok string) string {
 	le := func(s string) uint64 {
 		var x uint64
@@ -676,9 +683,13 @@ func isToken(q, tok string) string {
 	}
 	switch n := len(tok); {
 	case n < 8:
-		return fmt.Sprintf("%sIs8(b, j, %d, %#x) /* %s */", q, n, le(tok), tok)
+		return fmt.Sprintf("w0&%#x == %#x /* %s */", uint64(1)<<(8*uint(n))-1, le(tok), tok)
+	case n == 8:
+		return fmt.Sprintf("w0 == %#x /* %s */", le(tok), tok)
 	case n <= 16:
-		return fmt.Sprintf("%sIs16(b, j, %d, %#x, %#x) /* %s */", q, n, le(tok[:8]), le(tok[n-8:]), tok)
+		return fmt.Sprintf("w0 == %#x && %sLoad64(b, j+%d) == %#x /* %s */", le(tok[:8]), q, n-8, le(tok[n-8:]), tok)
+	case n <= 24:
+		return fmt.Sprintf("j+%d <= len(b) && w0 == %#x && %sLoad64(b, j+8) == %#x && %sLoad64(b, j+%d) == %#x /* %s */", n, le(tok[:8]), q, le(tok[8:16]), q, n-8, le(tok[n-8:]), tok)
 	}
 	return fmt.Sprintf("%sIs(b, j, %q)", q, tok)
 }

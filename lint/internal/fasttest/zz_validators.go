@@ -814,16 +814,17 @@ func a6(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := fast.Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'k':
-						if fast.Is8(b, j, 7, 0x3a22646e696b22) /* "kind": */ {
+						if w0&0xffffffffffffff == 0x3a22646e696b22 /* "kind": */ {
 							f, k = 0, fast.SkipWS(b, j+7)
 						}
 					case 'i':
-						if fast.Is8(b, j, 7, 0x3a227265746922) /* "iter": */ {
+						if w0&0xffffffffffffff == 0x3a227265746922 /* "iter": */ {
 							f, k = 1, fast.SkipWS(b, j+7)
-						} else if fast.Is16(b, j, 11, 0x695f657573736922, 0x3a2264695f657573) /* "issue_id": */ {
+						} else if w0 == 0x695f657573736922 && fast.Load64(b, j+3) == 0x3a2264695f657573 /* "issue_id": */ {
 							f, k = 2, fast.SkipWS(b, j+11)
 						}
 					}
@@ -961,36 +962,37 @@ func a9(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := fast.Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 's':
-						if fast.Is16(b, j, 9, 0x22616d6568637322, 0x3a22616d65686373) /* "schema": */ {
+						if w0 == 0x22616d6568637322 && fast.Load64(b, j+1) == 0x3a22616d65686373 /* "schema": */ {
 							f, k = 0, fast.SkipWS(b, j+9)
-						} else if fast.Is16(b, j, 8, 0x3a22657461747322, 0x3a22657461747322) /* "state": */ {
+						} else if w0 == 0x3a22657461747322 /* "state": */ {
 							f, k = 3, fast.SkipWS(b, j+8)
 						}
 					case 'e':
-						if fast.Is16(b, j, 8, 0x3a22746e65766522, 0x3a22746e65766522) /* "event": */ {
+						if w0 == 0x3a22746e65766522 /* "event": */ {
 							f, k = 1, fast.SkipWS(b, j+8)
 						}
 					case 'n':
-						if fast.Is8(b, j, 7, 0x3a2265746f6e22) /* "note": */ {
+						if w0&0xffffffffffffff == 0x3a2265746f6e22 /* "note": */ {
 							f, k = 2, fast.SkipWS(b, j+7)
 						}
 					case 'u':
-						if fast.Is16(b, j, 13, 0x6465746164707522, 0x3a2274615f646574) /* "updated_at": */ {
+						if w0 == 0x6465746164707522 && fast.Load64(b, j+5) == 0x3a2274615f646574 /* "updated_at": */ {
 							f, k = 4, fast.SkipWS(b, j+13)
 						}
 					case 'g':
-						if fast.Is8(b, j, 7, 0x3a226c616f6722) /* "goal": */ {
+						if w0&0xffffffffffffff == 0x3a226c616f6722 /* "goal": */ {
 							f, k = 5, fast.SkipWS(b, j+7)
 						}
 					case 'm':
-						if fast.Is8(b, j, 7, 0x3a2265646f6d22) /* "mode": */ {
+						if w0&0xffffffffffffff == 0x3a2265646f6d22 /* "mode": */ {
 							f, k = 6, fast.SkipWS(b, j+7)
 						}
 					case 'i':
-						if fast.Is16(b, j, 12, 0x6974617265746922, 0x3a226e6f69746172) /* "iteration": */ {
+						if w0 == 0x6974617265746922 && fast.Load64(b, j+4) == 0x3a226e6f69746172 /* "iteration": */ {
 							f, k = 7, fast.SkipWS(b, j+12)
 						}
 					}
@@ -1330,22 +1332,23 @@ func a17(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := fast.Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							f, k = 0, fast.SkipWS(b, j+5)
 						}
 					case 't':
-						if fast.Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+						if w0 == 0x3a22656c74697422 /* "title": */ {
 							f, k = 1, fast.SkipWS(b, j+8)
 						}
 					case 'n':
-						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
+						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
 							f, k = 2, fast.SkipWS(b, j+4)
 						}
 					case 'l':
-						if fast.Is8(b, j, 5, 0x3a22786c22) /* "lx": */ {
+						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
 							f, k = 3, fast.SkipWS(b, j+5)
 						}
 					}
@@ -1440,18 +1443,19 @@ func a19(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := fast.Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							f, k = 0, fast.SkipWS(b, j+5)
 						}
 					case 't':
-						if fast.Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
+						if w0 == 0x3a22656c74697422 /* "title": */ {
 							f, k = 1, fast.SkipWS(b, j+8)
 						}
 					case 'n':
-						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
+						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
 							f, k = 2, fast.SkipWS(b, j+4)
 						}
 					}
@@ -1559,22 +1563,23 @@ func a22(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := fast.Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							f, k = 0, fast.SkipWS(b, j+5)
 						}
 					case 'r':
-						if fast.Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && fast.Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
 							f, k = 1, fast.SkipWS(b, j+9)
 						}
 					case 'l':
-						if fast.Is8(b, j, 5, 0x3a22786c22) /* "lx": */ {
+						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
 							f, k = 2, fast.SkipWS(b, j+5)
 						}
 					case 'n':
-						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
+						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
 							f, k = 3, fast.SkipWS(b, j+4)
 						}
 					}
@@ -1653,14 +1658,15 @@ func a23(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := fast.Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							f, k = 0, fast.SkipWS(b, j+5)
 						}
 					case 'r':
-						if fast.Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && fast.Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
 							f, k = 1, fast.SkipWS(b, j+9)
 						}
 					}
@@ -1725,14 +1731,15 @@ func a24(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := fast.Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'l':
-						if fast.Is8(b, j, 5, 0x3a22786c22) /* "lx": */ {
+						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
 							f, k = 0, fast.SkipWS(b, j+5)
 						}
 					case 'n':
-						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
+						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
 							f, k = 1, fast.SkipWS(b, j+4)
 						}
 					}
@@ -1855,10 +1862,11 @@ func a28(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := fast.Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 'o':
-						if fast.Is8(b, j, 5, 0x3a226b6f22) /* "ok": */ {
+						if w0&0xffffffffff == 0x3a226b6f22 /* "ok": */ {
 							f, k = 0, fast.SkipWS(b, j+5)
 						}
 					}
@@ -1915,30 +1923,31 @@ func a29(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					w0 := fast.Load64(b, j)
+					switch byte(w0 >> 8) {
 					case 't':
-						if fast.Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
+						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
 							f, k = 0, fast.SkipWS(b, j+7)
 						}
 					case 'l':
-						if fast.Is16(b, j, 8, 0x3a226c6576656c22, 0x3a226c6576656c22) /* "level": */ {
+						if w0 == 0x3a226c6576656c22 /* "level": */ {
 							f, k = 1, fast.SkipWS(b, j+8)
 						}
 					case 'd':
-						if fast.Is8(b, j, 7, 0x3a226174616422) /* "data": */ {
+						if w0&0xffffffffffffff == 0x3a226174616422 /* "data": */ {
 							f, k = 2, fast.SkipWS(b, j+7)
 						}
 					case 'a':
-						if fast.Is8(b, j, 5, 0x3a22746122) /* "at": */ {
+						if w0&0xffffffffff == 0x3a22746122 /* "at": */ {
 							f, k = 3, fast.SkipWS(b, j+5)
 						}
 					case 'c':
-						if fast.Is16(b, j, 12, 0x5f6465736f6c6322, 0x3a2274615f646573) /* "closed_at": */ {
+						if w0 == 0x5f6465736f6c6322 && fast.Load64(b, j+4) == 0x3a2274615f646573 /* "closed_at": */ {
 							f, k = 4, fast.SkipWS(b, j+12)
 						}
 					case 'e':
-						if fast.Is16(b, j, 8, 0x3a22617274786522, 0x3a22617274786522) /* "extra": */ {
+						if w0 == 0x3a22617274786522 /* "extra": */ {
 							f, k = 5, fast.SkipWS(b, j+8)
 						}
 					}
