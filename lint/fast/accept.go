@@ -367,6 +367,17 @@ func (a *Acc) Field(b []byte, i int, seen *uint64, bit uint, fn AcceptFunc) int 
 	return fn(a, b, i)
 }
 
+// FieldStr is Field for a member whose value may be any string: it
+// returns the index after the string at b[i], or -1 (also when the value
+// is not a string).
+func (a *Acc) FieldStr(b []byte, i int, seen *uint64, bit uint) int {
+	if uint(i) >= uint(len(b)) || *seen&(1<<bit) != 0 || b[i] != '"' {
+		return -1
+	}
+	*seen |= 1 << bit
+	return SkipStr(b, i)
+}
+
 // BeginElems starts recording in Elems the objects of the array that is
 // the value of top-level member top (its index in the Acceptor's Names),
 // when WantElems wants them; it reports whether it does. The acceptor of
@@ -557,7 +568,7 @@ func (a *Acc) Undeclared(b []byte, at, i int, name []byte, mark, mode int) int {
 	}
 	a.Loose = true
 	j := a.Any(b, i)
-	if j >= 0 && a.depth == 1 {
+	if j >= 0 && a.depth == 1 && len(a.Want) > 0 {
 		for k, w := range a.Want {
 			if w == string(name) {
 				a.Set(MaxCaptures-1-k, i, j)
@@ -580,7 +591,7 @@ func (a *Acc) AddName(b []byte, i, j, mark int) bool {
 	}
 	name := b[i:j]
 	for _, r := range a.names[mark:] {
-		if string(b[r.Start:r.End]) == string(name) {
+		if int(r.End-r.Start) == len(name) && string(b[r.Start:r.End]) == string(name) {
 			return false
 		}
 	}
@@ -608,7 +619,7 @@ const (
 // bit set is the first special byte.
 func scanPlain(b []byte, j int) int {
 	for j+8 <= len(b) {
-		x := binary.LittleEndian.Uint64(b[j:])
+		x := Load64(b, j)
 		q := x ^ (lsb * '"')
 		s := x ^ (lsb * '\\')
 		if t := ((q - lsb) | (s - lsb) | (x - lsb*0x20) | x) & msb; t != 0 { // stops8's test
@@ -630,42 +641,44 @@ func scanPlain(b []byte, j int) int {
 func strEnd(b []byte, i int) (int, bool) {
 	// The common case first: printable ASCII up to the closing quote.
 	j := i + 1
-	var t uint64
 	if hasPlainRun16 && j+48 <= len(b) {
-		// The first 32 bytes eight at a time (most strings end there),
-		// then sixteen at a time.
-		if t = stops8(b[j:]); t != 0 {
-			goto stop
+		// The first 32 bytes eight at a time (most strings end there;
+		// w's fixed length spares the bounds checks), then sixteen at a
+		// time.
+		w := b[j : j+32 : j+32]
+		k := 0
+		t := stops8(w[0:8])
+		if t == 0 {
+			k, t = 8, stops8(w[8:16])
+			if t == 0 {
+				k, t = 16, stops8(w[16:24])
+				if t == 0 {
+					k, t = 24, stops8(w[24:32])
+				}
+			}
 		}
-		j += 8
-		if t = stops8(b[j:]); t != 0 {
-			goto stop
+		if t != 0 {
+			j += k + bits.TrailingZeros64(t)>>3
+			if b[j] == '"' {
+				return j + 1, false
+			}
+			return strRest(b, i, j)
 		}
-		j += 8
-		if t = stops8(b[j:]); t != 0 {
-			goto stop
-		}
-		j += 8
-		if t = stops8(b[j:]); t != 0 {
-			goto stop
-		}
-		j += 8
+		j += 32
 		j += plainRun16(&b[j], len(b)-j)
 		if j < len(b) && b[j] == '"' {
 			return j + 1, false
 		}
 	}
 	for j+8 <= len(b) {
-		if t = stops8(b[j:]); t != 0 {
-			goto stop
+		if t := stops8(b[j : j+8]); t != 0 {
+			j += bits.TrailingZeros64(t) >> 3
+			if b[j] == '"' {
+				return j + 1, false
+			}
+			return strRest(b, i, j)
 		}
 		j += 8
-	}
-	return strRest(b, i, j)
-stop:
-	j += bits.TrailingZeros64(t) >> 3
-	if b[j] == '"' {
-		return j + 1, false
 	}
 	return strRest(b, i, j)
 }
@@ -751,7 +764,7 @@ func (a *Acc) Str(b []byte, i int) (int, []byte) {
 func QuoteStr(b []byte, i int) (int, []byte) {
 	j := i + 1
 	for j+8 <= len(b) {
-		x := binary.LittleEndian.Uint64(b[j:]) ^ (lsb * '"')
+		x := Load64(b, j) ^ (lsb * '"')
 		if t := (x - lsb) &^ x & msb; t != 0 {
 			j += bits.TrailingZeros64(t) >> 3
 			return j + 1, b[i+1 : j]

@@ -5136,15 +5136,35 @@ func a11(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x616e5f6c6f6f7422 && Load64(b, j+4) == 0x3a22656d616e5f6c /* "tool_name": */ {
-							f, k = 0, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+								a.Set(14, w, k)
+							}
+							goto next
 						} else if w0 == 0x6e695f6c6f6f7422 && Load64(b, j+5) == 0x3a227475706e695f /* "tool_input": */ {
-							f, k = 1, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
+								a.Set(15, w, k)
+							}
+							goto next
 						} else if w0 == 0x65725f6c6f6f7422 && Load64(b, j+6) == 0x3a22746c75736572 /* "tool_result": */ {
-							f, k = 2, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+								a.Set(16, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x6f69746172756422 && Load64(b, j+6) == 0x3a22736d5f6e6f69 /* "duration_ms": */ {
-							f, k = 3, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a10); k >= 0 {
+								a.Set(17, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -5167,7 +5187,7 @@ func a11(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
 						a.Set(14, w, k)
 					}
 				case 1:
@@ -5177,7 +5197,7 @@ func a11(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
 						a.Set(16, w, k)
 					}
 				case 3:
@@ -5186,6 +5206,7 @@ func a11(a *Acc, b []byte, i int) int {
 						a.Set(17, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -5224,11 +5245,21 @@ func a12(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'h':
 						if w0 == 0x79745f6b6f6f6822 && Load64(b, j+4) == 0x3a22657079745f6b /* "hook_type": */ {
-							f, k = 0, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+								a.Set(18, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x7961705f77617222 && Load64(b, j+6) == 0x3a2264616f6c7961 /* "raw_payload": */ {
-							f, k = 1, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
+								a.Set(19, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -5247,7 +5278,7 @@ func a12(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
 						a.Set(18, w, k)
 					}
 				case 1:
@@ -5256,6 +5287,7 @@ func a12(a *Acc, b []byte, i int) int {
 						a.Set(19, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -5294,19 +5326,39 @@ func a13(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x695f656361727422 && Load64(b, j+3) == 0x3a2264695f656361 /* "trace_id": */ {
-							f, k = 0, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+								a.Set(20, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x64695f6e61707322 && Load64(b, j+2) == 0x3a2264695f6e6170 /* "span_id": */ {
-							f, k = 1, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.Set(21, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if j+17 <= len(b) && w0 == 0x5f746e6572617022 && Load64(b, j+8) == 0x2264695f6e617073 && Load64(b, j+9) == 0x3a2264695f6e6170 /* "parent_span_id": */ {
-							f, k = 2, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+								a.Set(22, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x67615f746f6f7222 && Load64(b, j+8) == 0x3a2264695f746e65 /* "root_agent_id": */ {
-							f, k = 3, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+								a.Set(23, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -5329,25 +5381,26 @@ func a13(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
 						a.Set(20, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.Set(21, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
 						a.Set(22, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 						a.Set(23, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -5386,49 +5439,119 @@ func a14(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'v':
 						if w0 == 0x6e6f697372657622 && Load64(b, j+2) == 0x3a226e6f69737265 /* "version": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x745f746e65766522 && Load64(b, j+5) == 0x3a22657079745f74 /* "event_type": */ {
-							f, k = 1, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						} else if w0 == 0x695f746e65766522 && Load64(b, j+3) == 0x3a2264695f746e65 /* "event_id": */ {
-							f, k = 4, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a4); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
-							f, k = 2, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						} else if w0&0xffffffffffffff == 0x3a226c6f6f7422 /* "tool": */ {
-							f, k = 10, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 10, a11); k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x695f746e65676122 && Load64(b, j+3) == 0x3a2264695f746e65 /* "agent_id": */ {
-							f, k = 3, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x6e6f697373657322 && Load64(b, j+5) == 0x3a2264695f6e6f69 /* "session_id": */ {
-							f, k = 5, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						} else if w0 == 0x22656372756f7322 && Load64(b, j+1) == 0x3a22656372756f73 /* "source": */ {
-							f, k = 6, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 6, a6); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						} else if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 7, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a7); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'm':
 						if w0 == 0x6567617373656d22 && Load64(b, j+2) == 0x3a22656761737365 /* "message": */ {
-							f, k = 8, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 8); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						} else if w0 == 0x7461646174656d22 && Load64(b, j+3) == 0x3a22617461646174 /* "metadata": */ {
-							f, k = 13, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 13, a9); k >= 0 {
+								a.Set(13, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x736572676f727022 && Load64(b, j+3) == 0x3a2273736572676f /* "progress": */ {
-							f, k = 9, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 9, a8); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'h':
 						if w0&0xffffffffffffff == 0x3a226b6f6f6822 /* "hook": */ {
-							f, k = 11, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 11, a12); k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x616c6572726f6322 && Load64(b, j+6) == 0x3a226e6f6974616c /* "correlation": */ {
-							f, k = 12, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 12, a13); k >= 0 {
+								a.Set(12, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -5496,7 +5619,7 @@ func a14(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
@@ -5511,7 +5634,7 @@ func a14(a *Acc, b []byte, i int) int {
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 8); k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
@@ -5540,6 +5663,7 @@ func a14(a *Acc, b []byte, i int) int {
 						a.Set(13, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -5685,35 +5809,121 @@ func a20(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
+							k = SkipWS(b, j+5)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						} else if w0&0xffffffffffffff == 0x3a227265746922 /* "iter": */ {
-							f, k = 2, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a18); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						} else if w0 == 0x695f657573736922 && Load64(b, j+3) == 0x3a2264695f657573 /* "issue_id": */ {
-							f, k = 6, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
+									a.ElemMember(6, w, k)
+								}
+							} else {
+								k = a.Undeclared(b, j, k, []byte("issue_id"), mark, OpenMembers)
+							}
+							goto next
 						}
 					case 'm':
 						if w0&0xffffffffffffff == 0x3a2265646f6d22 /* "mode": */ {
-							f, k = 1, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a17); k >= 0 {
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						} else if w0&0xffffffffffff == 0x3a2278616d22 /* "max": */ {
-							f, k = 3, SkipWS(b, j+6)
+							k = SkipWS(b, j+6)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a18); k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x5f74706d6f727022 && Load64(b, j+6) == 0x3a22656c69665f74 /* "prompt_file": */ {
-							f, k = 4, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a19); k >= 0 {
+								a.ElemMember(4, w, k)
+							}
+							goto next
 						}
 					case 'f':
 						if w0 == 0x227265746c696622 && Load64(b, j+1) == 0x3a227265746c6966 /* "filter": */ {
-							f, k = 5, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+									a.ElemMember(5, w, k)
+								}
+							} else {
+								k = a.Undeclared(b, j, k, []byte("filter"), mark, OpenMembers)
+							}
+							goto next
 						}
 					case 'w':
 						if w0 == 0x6572746b726f7722 && Load64(b, j+8) == 0x3a22687461705f65 /* "worktree_path": */ {
-							f, k = 7, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								if k = a.Field(b, k, &seen, 7, a19); k >= 0 {
+									a.ElemMember(7, w, k)
+								}
+							} else {
+								k = a.Undeclared(b, j, k, []byte("worktree_path"), mark, OpenMembers)
+							}
+							goto next
 						}
 					case 'b':
 						if w0 == 0x2268636e61726222 && Load64(b, j+1) == 0x3a2268636e617262 /* "branch": */ {
-							f, k = 8, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
+									a.ElemMember(8, w, k)
+								}
+							} else {
+								k = a.Undeclared(b, j, k, []byte("branch"), mark, OpenMembers)
+							}
+							goto next
 						} else if w0 == 0x65725f6573616222 && Load64(b, j+3) == 0x3a226665725f6573 /* "base_ref": */ {
-							f, k = 9, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								if k = a.Field(b, k, &seen, 9, a5); k >= 0 {
+									a.ElemMember(9, w, k)
+								}
+							} else {
+								k = a.Undeclared(b, j, k, []byte("base_ref"), mark, OpenMembers)
+							}
+							goto next
 						}
 					}
 				}
@@ -5748,7 +5958,7 @@ func a20(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
@@ -5833,6 +6043,7 @@ func a20(a *Acc, b []byte, i int) int {
 						k = a.Undeclared(b, j, k, []byte("base_ref"), mark, OpenMembers)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -6044,49 +6255,244 @@ func a26(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if w0 == 0x22616d6568637322 && Load64(b, j+1) == 0x3a22616d65686373 /* "schema": */ {
-							f, k = 0, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a15); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						} else if w0 == 0x3a226b6361747322 /* "stack": */ {
-							f, k = 4, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 4, a21)
+								a.Decl |= 1 << 4
+							} else if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 4, a22)
+								a.Decl |= 1 << 4
+							} else if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 4, a22)
+								a.Decl |= 1 << 4
+							} else {
+								k = a.Undeclared(b, j, k, []byte("stack"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x3a22746e65766522 /* "event": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.Set(1, w, k)
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
-							f, k = 2, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 2, a16)
+								a.Decl |= 1 << 2
+							} else {
+								k = a.Undeclared(b, j, k, []byte("run_id"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						} else if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
-							f, k = 5, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 5, a23)
+								a.Decl |= 1 << 5
+							} else if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 5, a24)
+								a.Decl |= 1 << 5
+							} else {
+								k = a.Undeclared(b, j, k, []byte("reason"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'u':
 						if w0 == 0x6465746164707522 && Load64(b, j+5) == 0x3a2274615f646574 /* "updated_at": */ {
-							f, k = 3, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 3, a2)
+								a.Decl |= 1 << 3
+							} else {
+								k = a.Undeclared(b, j, k, []byte("updated_at"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'g':
 						if w0&0xffffffffffffff == 0x3a226c616f6722 /* "goal": */ {
-							f, k = 6, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 6, a5)
+								a.Decl |= 1 << 6
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 6, a5)
+								a.Decl |= 1 << 6
+							} else {
+								k = a.Undeclared(b, j, k, []byte("goal"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'm':
 						if w0&0xffffffffffffff == 0x3a2265646f6d22 /* "mode": */ {
-							f, k = 7, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 7, a17)
+								a.Decl |= 1 << 7
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 7, a17)
+								a.Decl |= 1 << 7
+							} else {
+								k = a.Undeclared(b, j, k, []byte("mode"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						} else if j+17 <= len(b) && w0 == 0x65696669646f6d22 && Load64(b, j+8) == 0x2273656c69665f64 && Load64(b, j+9) == 0x3a2273656c69665f /* "modified_files": */ {
-							f, k = 10, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 10, a5)
+								a.Decl |= 1 << 10
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 10, a5)
+								a.Decl |= 1 << 10
+							} else {
+								k = a.Undeclared(b, j, k, []byte("modified_files"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 'i':
 						if w0 == 0x6974617265746922 && Load64(b, j+4) == 0x3a226e6f69746172 /* "iteration": */ {
-							f, k = 8, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 8, a25)
+								a.Decl |= 1 << 8
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 8, a25)
+								a.Decl |= 1 << 8
+							} else {
+								k = a.Undeclared(b, j, k, []byte("iteration"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x736572676f727022 && Load64(b, j+3) == 0x3a2273736572676f /* "progress": */ {
-							f, k = 9, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 9, a5)
+								a.Decl |= 1 << 9
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 9, a5)
+								a.Decl |= 1 << 9
+							} else {
+								k = a.Undeclared(b, j, k, []byte("progress"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if w0 == 0x74735f7478656e22 && Load64(b, j+4) == 0x3a22706574735f74 /* "next_step": */ {
-							f, k = 11, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 11, a5)
+								a.Decl |= 1 << 11
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 11, a5)
+								a.Decl |= 1 << 11
+							} else {
+								k = a.Undeclared(b, j, k, []byte("next_step"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
-							f, k = 12, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 12, a2)
+								a.Decl |= 1 << 12
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 12, a2)
+								a.Decl |= 1 << 12
+							} else {
+								k = a.Undeclared(b, j, k, []byte("timestamp"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(12, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -6132,7 +6538,7 @@ func a26(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.Set(1, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
@@ -6321,6 +6727,7 @@ func a26(a *Acc, b []byte, i int) int {
 						a.Set(12, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -6469,29 +6876,69 @@ func a30(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0&0xffffffffff == 0x3a22737422 /* "ts": */ {
-							f, k = 0, SkipWS(b, j+5)
+							k = SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						} else if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 4, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x3a22746e65676122 /* "agent": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a27); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x6e6f697373657322 && Load64(b, j+5) == 0x3a2264695f6e6f69 /* "session_id": */ {
-							f, k = 2, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a28); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						} else if w0 == 0x22656372756f7322 && Load64(b, j+1) == 0x3a22656372756f73 /* "source": */ {
-							f, k = 5, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						} else if w0 == 0x7972616d6d757322 && Load64(b, j+2) == 0x3a227972616d6d75 /* "summary": */ {
-							f, k = 6, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 6); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x3a22746e65766522 /* "event": */ {
-							f, k = 3, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a29); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0&0xffffffffffffff == 0x3a226174616422 /* "data": */ {
-							f, k = 7, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a9); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -6542,17 +6989,17 @@ func a30(a *Acc, b []byte, i int) int {
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 6); k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
@@ -6561,6 +7008,7 @@ func a30(a *Acc, b []byte, i int) int {
 						a.Set(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -6644,21 +7092,51 @@ func a33(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'a':
 						if w0 == 0x3a22746e65676122 /* "agent": */ {
-							f, k = 0, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a27); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x3a22657461747322 /* "state": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a31); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						} else if w0 == 0x6e6f697373657322 && Load64(b, j+5) == 0x3a2264695f6e6f69 /* "session_id": */ {
-							f, k = 4, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a28); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if j+17 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x2274616562747261 && Load64(b, j+9) == 0x3a22746165627472 /* "last_heartbeat": */ {
-							f, k = 2, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						} else if w0 == 0x61745f7473616c22 && Load64(b, j+7) == 0x3a2264695f6b7361 /* "last_task_id": */ {
-							f, k = 3, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						} else if w0 == 0x72655f7473616c22 && Load64(b, j+5) == 0x3a22726f7272655f /* "last_error": */ {
-							f, k = 5, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -6700,7 +7178,7 @@ func a33(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
@@ -6714,6 +7192,7 @@ func a33(a *Acc, b []byte, i int) int {
 						a.Set(5, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -7184,41 +7663,100 @@ func a50(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						} else if w0 == 0x3a22656c74697422 /* "title": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a40); k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						} else if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
-							f, k = 2, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a41); k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						} else if j+18 <= len(b) && w0 == 0x74756f656d697422 && Load64(b, j+8) == 0x73646e6f6365735f && Load64(b, j+10) == 0x3a2273646e6f6365 /* "timeout_seconds": */ {
-							f, k = 8, SkipWS(b, j+18)
+							k = SkipWS(b, j+18)
+							v := k
+							w := k
+							if k = a.Field(b, k, &seen, 8, a47); k >= 0 {
+								a.Set(17, w, k)
+							}
+							span8 = [2]int{v, k}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
-							f, k = 3, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
+								a.Set(12, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0 == 0x63735f6b636f6c22 && Load64(b, j+5) == 0x3a2265706f63735f /* "lock_scope": */ {
-							f, k = 4, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a43); k >= 0 {
+								a.Set(13, w, k)
+							}
+							goto next
 						}
 					case 'f':
 						if j+18 <= len(b) && w0 == 0x64646962726f6622 && Load64(b, j+8) == 0x65706f63735f6e65 && Load64(b, j+10) == 0x3a2265706f63735f /* "forbidden_scope": */ {
-							f, k = 5, SkipWS(b, j+18)
+							k = SkipWS(b, j+18)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
+								a.Set(14, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if j+22 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x746972635f65636e && Load64(b, j+14) == 0x3a22616972657469 /* "acceptance_criteria": */ {
-							f, k = 6, SkipWS(b, j+22)
+							k = SkipWS(b, j+22)
+							w := k
+							if k = a.Field(b, k, &seen, 6, a45); k >= 0 {
+								a.Set(15, w, k)
+							}
+							goto next
 						}
 					case 'w':
 						if w0 == 0x676f6c6b726f7722 && Load64(b, j+7) == 0x3a22687461705f67 /* "worklog_path": */ {
-							f, k = 7, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
+								a.Set(16, w, k)
+							}
+							goto next
 						}
 					case 'h':
 						if Is(b, j, "\"heartbeat_interval_seconds\":") {
-							f, k = 9, SkipWS(b, j+29)
+							k = SkipWS(b, j+29)
+							v := k
+							w := k
+							if k = a.Field(b, k, &seen, 9, a48); k >= 0 {
+								a.Set(18, w, k)
+							}
+							span9 = [2]int{v, k}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
-							f, k = 10, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 10, a49); k >= 0 {
+								a.Set(19, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7313,6 +7851,7 @@ func a50(a *Acc, b []byte, i int) int {
 						a.Set(19, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -7380,15 +7919,30 @@ func a52(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x6372756f73657222 && Load64(b, j+3) == 0x3a22656372756f73 /* "resource": */ {
-							f, k = 1, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x2265766974636122 && Load64(b, j+1) == 0x3a22657669746361 /* "active": */ {
-							f, k = 2, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a51); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7414,7 +7968,7 @@ func a52(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
@@ -7423,6 +7977,7 @@ func a52(a *Acc, b []byte, i int) int {
 						a.ElemMember(2, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -7529,11 +8084,21 @@ func a55(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'k':
 						if w0&0xffffffffffffff == 0x3a22646e696b22 /* "kind": */ {
-							f, k = 0, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a54); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'v':
 						if w0 == 0x3a2265756c617622 /* "value": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7557,10 +8122,11 @@ func a55(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -7665,35 +8231,80 @@ func a58(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
-							f, k = 0, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						} else if Is(b, j, "\"required_output_schema\":") {
-							f, k = 8, SkipWS(b, j+25)
+							k = SkipWS(b, j+25)
+							w := k
+							if k = a.Field(b, k, &seen, 8, a57); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'g':
 						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
-							f, k = 2, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						} else if j+19 <= len(b) && w0 == 0x5f6c61626f6c6722 && Load64(b, j+8) == 0x76697463656a626f && Load64(b, j+11) == 0x3a22657669746365 /* "global_objective": */ {
-							f, k = 4, SkipWS(b, j+19)
+							k = SkipWS(b, j+19)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a38); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x5f74656b63617022 && Load64(b, j+6) == 0x3a22657079745f74 /* "packet_type": */ {
-							f, k = 3, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a37); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0&0xffffffffffffff == 0x3a226b73617422 /* "task": */ {
-							f, k = 5, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a50); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
-							f, k = 6, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if j+18 <= len(b) && w0 == 0x747865746e6f6322 && Load64(b, j+8) == 0x6567616b6361705f && Load64(b, j+10) == 0x3a226567616b6361 /* "context_package": */ {
-							f, k = 7, SkipWS(b, j+18)
+							k = SkipWS(b, j+18)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a56); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7770,6 +8381,7 @@ func a58(a *Acc, b []byte, i int) int {
 						a.Set(8, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -7867,37 +8479,91 @@ func a61(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						} else if w0 == 0x3a22656c74697422 /* "title": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						} else if j+18 <= len(b) && w0 == 0x74756f656d697422 && Load64(b, j+8) == 0x73646e6f6365735f && Load64(b, j+10) == 0x3a2273646e6f6365 /* "timeout_seconds": */ {
-							f, k = 5, SkipWS(b, j+18)
+							k = SkipWS(b, j+18)
+							v := k
+							w := k
+							if k = a.Field(b, k, &seen, 5, a47); k >= 0 {
+								a.ElemMember(5, w, k)
+							}
+							span5 = [2]int{v, k}
+							goto next
 						}
 					case 's':
 						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 2, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a59); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'o':
 						if w0 == 0x3a2272656e776f22 /* "owner": */ {
-							f, k = 3, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0 == 0x63735f6b636f6c22 && Load64(b, j+5) == 0x3a2265706f63735f /* "lock_scope": */ {
-							f, k = 4, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a44); k >= 0 {
+								a.ElemMember(4, w, k)
+							}
+							goto next
 						} else if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
-							f, k = 8, SkipWS(b, j+20)
+							k = SkipWS(b, j+20)
+							w := k
+							if k = a.Field(b, k, &seen, 8, a60); k >= 0 {
+								a.ElemMember(8, w, k)
+							}
+							goto next
 						}
 					case 'h':
 						if Is(b, j, "\"heartbeat_interval_seconds\":") {
-							f, k = 6, SkipWS(b, j+29)
+							k = SkipWS(b, j+29)
+							v := k
+							w := k
+							if k = a.Field(b, k, &seen, 6, a48); k >= 0 {
+								a.ElemMember(6, w, k)
+							}
+							span6 = [2]int{v, k}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
-							f, k = 7, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a49); k >= 0 {
+								a.ElemMember(7, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
-							f, k = 9, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 9, a42); k >= 0 {
+								a.ElemMember(9, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7937,7 +8603,7 @@ func a61(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
@@ -7947,7 +8613,7 @@ func a61(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				case 4:
@@ -7985,6 +8651,7 @@ func a61(a *Acc, b []byte, i int) int {
 						a.ElemMember(9, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8068,11 +8735,21 @@ func a63(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if j+21 <= len(b) && w0 == 0x73646e6570656422 && Load64(b, j+8) == 0x6b7361745f6e6f5f && Load64(b, j+13) == 0x3a2264695f6b7361 /* "depends_on_task_id": */ {
-							f, k = 1, SkipWS(b, j+21)
+							k = SkipWS(b, j+21)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a39); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8100,6 +8777,7 @@ func a63(a *Acc, b []byte, i int) int {
 						a.ElemMember(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8209,19 +8887,39 @@ func a66(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0&0xffffffffffffff == 0x3a2265646f6322 /* "code": */ {
-							f, k = 1, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a65); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
-							f, k = 2, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x736c696174656422 && Load64(b, j+2) == 0x3a22736c69617465 /* "details": */ {
-							f, k = 3, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a9); k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8254,7 +8952,7 @@ func a66(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
@@ -8263,6 +8961,7 @@ func a66(a *Acc, b []byte, i int) int {
 						a.ElemMember(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8343,11 +9042,21 @@ func a68(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x6972657469726322 && Load64(b, j+3) == 0x3a22616972657469 /* "criteria": */ {
-							f, k = 1, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a44); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8375,6 +9084,7 @@ func a68(a *Acc, b []byte, i int) int {
 						a.ElemMember(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8455,39 +9165,89 @@ func a70(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
-							f, k = 0, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'g':
 						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
-							f, k = 2, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'o':
 						if w0 == 0x697463656a626f22 && Load64(b, j+4) == 0x3a22657669746365 /* "objective": */ {
-							f, k = 3, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						} else if w0 == 0x6c625f6e65706f22 && Load64(b, j+8) == 0x3a227372656b636f /* "open_blockers": */ {
-							f, k = 8, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 8, a67); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x617274736e6f6322 && Load64(b, j+6) == 0x3a2273746e696172 /* "constraints": */ {
-							f, k = 4, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a9); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0 == 0x2272656764656c22 && Load64(b, j+1) == 0x3a2272656764656c /* "ledger": */ {
-							f, k = 5, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a62); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
-							f, k = 6, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						} else if j+21 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x677261745f65636e && Load64(b, j+13) == 0x3a22737465677261 /* "acceptance_targets": */ {
-							f, k = 9, SkipWS(b, j+21)
+							k = SkipWS(b, j+21)
+							w := k
+							if k = a.Field(b, k, &seen, 9, a69); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
-							f, k = 7, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a64); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8537,7 +9297,7 @@ func a70(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
@@ -8571,6 +9331,7 @@ func a70(a *Acc, b []byte, i int) int {
 						a.Set(9, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8651,11 +9412,21 @@ func a72(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
-							f, k = 0, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0 == 0x3a22736b636f6c22 /* "locks": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a71); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8683,6 +9454,7 @@ func a72(a *Acc, b []byte, i int) int {
 						a.Set(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8744,31 +9516,71 @@ func a74(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						} else if w0 == 0x6f5f64656d697422 && Load64(b, j+4) == 0x3a2274756f5f6465 /* "timed_out": */ {
-							f, k = 6, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.Field(b, k, &seen, 6, a51); k >= 0 {
+								a.ElemMember(6, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'o':
 						if w0 == 0x3a2272656e776f22 /* "owner": */ {
-							f, k = 2, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
-							f, k = 3, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						} else if j+17 <= len(b) && w0 == 0x615f797274657222 && Load64(b, j+8) == 0x22736d5f72657466 && Load64(b, j+9) == 0x3a22736d5f726574 /* "retry_after_ms": */ {
-							f, k = 7, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a73); k >= 0 {
+								a.ElemMember(7, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x695f61746c656422 && Load64(b, j+3) == 0x3a2264695f61746c /* "delta_id": */ {
-							f, k = 4, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a3); k >= 0 {
+								a.ElemMember(4, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
-							f, k = 5, SkipWS(b, j+20)
+							k = SkipWS(b, j+20)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a36); k >= 0 {
+								a.ElemMember(5, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8809,12 +9621,12 @@ func a74(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				case 4:
@@ -8838,6 +9650,7 @@ func a74(a *Acc, b []byte, i int) int {
 						a.ElemMember(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9028,33 +9841,73 @@ func a79(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
-							f, k = 0, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'g':
 						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
-							f, k = 2, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0 == 0x5f72656764656c22 && Load64(b, j+7) == 0x3a2261746c65645f /* "ledger_delta": */ {
-							f, k = 3, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a75); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x6d6e676973736122 && Load64(b, j+6) == 0x3a2273746e656d6e /* "assignments": */ {
-							f, k = 4, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a76); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						} else if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
-							f, k = 5, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a77); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'b':
 						if w0 == 0x72656b636f6c6222 && Load64(b, j+3) == 0x3a227372656b636f /* "blockers": */ {
-							f, k = 6, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 6, a78); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if w0 == 0x63615f7478656e22 && Load64(b, j+7) == 0x3a22736e6f697463 /* "next_actions": */ {
-							f, k = 7, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a44); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9124,6 +9977,7 @@ func a79(a *Acc, b []byte, i int) int {
 						a.Set(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9165,23 +10019,48 @@ func a80(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'o':
 						if w0 == 0x3a2272656e776f22 /* "owner": */ {
-							f, k = 2, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
-							f, k = 3, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
-							f, k = 4, SkipWS(b, j+20)
+							k = SkipWS(b, j+20)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a60); k >= 0 {
+								a.ElemMember(4, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9216,7 +10095,7 @@ func a80(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
@@ -9230,6 +10109,7 @@ func a80(a *Acc, b []byte, i int) int {
 						a.ElemMember(4, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9349,11 +10229,21 @@ func a83(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x745f746e65766522 && Load64(b, j+5) == 0x3a22657079745f74 /* "event_type": */ {
-							f, k = 1, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9377,10 +10267,11 @@ func a83(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9461,19 +10352,39 @@ func a85(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
-							f, k = 0, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0 == 0x2272656764656c22 && Load64(b, j+1) == 0x3a2272656764656c /* "ledger": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a81); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
-							f, k = 2, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a82); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x2273746e65766522 && Load64(b, j+1) == 0x3a2273746e657665 /* "events": */ {
-							f, k = 3, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a84); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9515,6 +10426,7 @@ func a85(a *Acc, b []byte, i int) int {
 						a.Set(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9580,15 +10492,30 @@ func a87(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'r':
 						if w0 == 0x6372756f73657222 && Load64(b, j+3) == 0x3a22656372756f73 /* "resource": */ {
-							f, k = 0, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x226e6f6974636122 && Load64(b, j+1) == 0x3a226e6f69746361 /* "action": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
-							f, k = 2, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9609,20 +10536,21 @@ func a87(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9727,15 +10655,30 @@ func a90(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'c':
 						if w0 == 0x6972657469726322 && Load64(b, j+4) == 0x3a226e6f69726574 /* "criterion": */ {
-							f, k = 0, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a89); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
-							f, k = 2, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9756,7 +10699,7 @@ func a90(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
@@ -9766,10 +10709,11 @@ func a90(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9909,11 +10853,15 @@ func a94(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 0, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							k = a.Field(b, k, &seen, 0, a93)
+							goto next
 						}
 					case 'e':
 						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
-							f, k = 1, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							k = a.Field(b, k, &seen, 1, a3)
+							goto next
 						}
 					}
 				}
@@ -9935,6 +10883,7 @@ func a94(a *Acc, b []byte, i int) int {
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10013,37 +10962,85 @@ func a96(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
-							f, k = 0, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						} else if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 4, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a86); k >= 0 {
+								a.Set(4, w, k)
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'g':
 						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
-							f, k = 2, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 3, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a39); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x7365676e61686322 && Load64(b, j+2) == 0x3a227365676e6168 /* "changes": */ {
-							f, k = 5, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a88); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if j+19 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x636568635f65636e && Load64(b, j+11) == 0x3a226b636568635f /* "acceptance_check": */ {
-							f, k = 6, SkipWS(b, j+19)
+							k = SkipWS(b, j+19)
+							v := k
+							w := k
+							if k = a.Field(b, k, &seen, 6, a91); k >= 0 {
+								a.Set(6, w, k)
+							}
+							span6 = [2]int{v, k}
+							goto next
 						}
 					case 'w':
 						if w0 == 0x676f6c6b726f7722 && Load64(b, j+7) == 0x3a22687461705f67 /* "worklog_path": */ {
-							f, k = 7, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if Is(b, j, "\"notes_for_orchestrator\":") {
-							f, k = 8, SkipWS(b, j+25)
+							k = SkipWS(b, j+25)
+							w := k
+							if k = a.Field(b, k, &seen, 8, a92); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10123,6 +11120,7 @@ func a96(a *Acc, b []byte, i int) int {
 						a.Set(8, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10191,17 +11189,47 @@ func a98(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						} else if j+18 <= len(b) && w0 == 0x74756f656d697422 && Load64(b, j+8) == 0x73646e6f6365735f && Load64(b, j+10) == 0x3a2273646e6f6365 /* "timeout_seconds": */ {
-							f, k = 2, SkipWS(b, j+18)
+							k = SkipWS(b, j+18)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								if k = a.Field(b, k, &seen, 2, a97); k >= 0 {
+									a.ElemMember(2, w, k)
+								}
+							} else {
+								if k = a.Field(b, k, &seen, 2, a47); k >= 0 {
+									a.ElemMember(2, w, k)
+								}
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
-							f, k = 3, SkipWS(b, j+20)
+							k = SkipWS(b, j+20)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a60); k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10253,6 +11281,7 @@ func a98(a *Acc, b []byte, i int) int {
 						a.ElemMember(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10340,15 +11369,30 @@ func a100(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
-							f, k = 0, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if w0&0xffffffffffff == 0x3a22776f6e22 /* "now": */ {
-							f, k = 1, SkipWS(b, j+6)
+							k = SkipWS(b, j+6)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a36); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x3a22736b73617422 /* "tasks": */ {
-							f, k = 2, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a99); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10383,6 +11427,7 @@ func a100(a *Acc, b []byte, i int) int {
 						a.Set(2, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10424,45 +11469,105 @@ func a101(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
-							f, k = 0, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a36); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						} else if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
-							f, k = 2, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a39); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						} else if w0 == 0x22746c7573657222 && Load64(b, j+1) == 0x3a22746c75736572 /* "result": */ {
-							f, k = 7, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 7); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x3a22726f74636122 /* "actor": */ {
-							f, k = 3, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						} else if w0 == 0x226e6f6974636122 && Load64(b, j+1) == 0x3a226e6f69746361 /* "action": */ {
-							f, k = 4, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'f':
 						if w0 == 0x745f73656c696622 && Load64(b, j+8) == 0x3a2264656863756f /* "files_touched": */ {
-							f, k = 5, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x6f69736963656422 && Load64(b, j+3) == 0x3a226e6f69736963 /* "decision": */ {
-							f, k = 6, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 6); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if w0 == 0x74735f7478656e22 && Load64(b, j+4) == 0x3a22706574735f74 /* "next_step": */ {
-							f, k = 8, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 8); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0&0xffffffffffffff == 0x3a2265646f6322 /* "code": */ {
-							f, k = 9, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 9, a65); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
-							f, k = 10, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 10); k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
-							f, k = 11, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 11, a34); k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10516,12 +11621,12 @@ func a101(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
@@ -10531,17 +11636,17 @@ func a101(a *Acc, b []byte, i int) int {
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 6); k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 7); k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 8); k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
@@ -10551,7 +11656,7 @@ func a101(a *Acc, b []byte, i int) int {
 					}
 				case 10:
 					w := k
-					if k = a.Field(b, k, &seen, 10, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 10); k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 11:
@@ -10560,6 +11665,7 @@ func a101(a *Acc, b []byte, i int) int {
 						a.Set(11, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10717,11 +11823,38 @@ func a106(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
-							f, k = 0, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a102); k >= 0 {
+								a.Set(0, w, k)
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x6e65726566657222 && Load64(b, j+7) == 0x3a2264695f65636e /* "reference_id": */ {
-							f, k = 1, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds6, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 1, a103)
+								a.Decl |= 1 << 1
+							} else if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 1, a104)
+								a.Decl |= 1 << 1
+							} else if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 1, a105)
+								a.Decl |= 1 << 1
+							} else {
+								k = a.Field(b, k, &seen, 1, a5)
+								a.Decl |= 1 << 1
+							}
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10766,6 +11899,7 @@ func a106(a *Acc, b []byte, i int) int {
 						a.Set(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10944,27 +12078,57 @@ func a113(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'w':
 						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x3a22656c74697422 /* "title": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a110); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
-							f, k = 2, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'i':
 						if w0 == 0x745f657573736922 && Load64(b, j+5) == 0x3a22657079745f65 /* "issue_type": */ {
-							f, k = 3, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a111); k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
-							f, k = 4, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2279625f646574 /* "created_by": */ {
-							f, k = 5, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
+								a.Set(12, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11016,10 +12180,11 @@ func a113(a *Acc, b []byte, i int) int {
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
 						a.Set(12, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11089,31 +12254,66 @@ func a115(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x3a22656c74697422 /* "title": */ {
-							f, k = 0, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a110); k >= 0 {
+								a.Set(14, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
-							f, k = 1, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.Set(15, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 2, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
+								a.Set(16, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
-							f, k = 3, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a112); k >= 0 {
+								a.Set(17, w, k)
+							}
+							goto next
 						}
 					case 'i':
 						if w0 == 0x745f657573736922 && Load64(b, j+5) == 0x3a22657079745f65 /* "issue_type": */ {
-							f, k = 4, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a111); k >= 0 {
+								a.Set(18, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x656e676973736122 && Load64(b, j+3) == 0x3a2265656e676973 /* "assignee": */ {
-							f, k = 5, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+								a.Set(19, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0 == 0x22736c6562616c22 && Load64(b, j+1) == 0x3a22736c6562616c /* "labels": */ {
-							f, k = 6, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 6, a44); k >= 0 {
+								a.Set(20, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11147,7 +12347,7 @@ func a115(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.Set(15, w, k)
 					}
 				case 2:
@@ -11176,6 +12376,7 @@ func a115(a *Acc, b []byte, i int) int {
 						a.Set(20, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11214,11 +12415,21 @@ func a116(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'w':
 						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x7365676e61686322 && Load64(b, j+2) == 0x3a227365676e6168 /* "changes": */ {
-							f, k = 1, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a115); k >= 0 {
+								a.Set(13, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11246,6 +12457,7 @@ func a116(a *Acc, b []byte, i int) int {
 						a.Set(13, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11287,15 +12499,30 @@ func a117(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'w':
 						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'f':
 						if w0 == 0x74735f6d6f726622 && Load64(b, j+6) == 0x3a22737574617473 /* "from_status": */ {
-							f, k = 1, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a114); k >= 0 {
+								a.Set(21, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x746174735f6f7422 && Load64(b, j+4) == 0x3a22737574617473 /* "to_status": */ {
-							f, k = 2, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
+								a.Set(22, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11330,6 +12557,7 @@ func a117(a *Acc, b []byte, i int) int {
 						a.Set(22, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11371,13 +12599,28 @@ func a118(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'w':
 						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x3a22746e65676122 /* "agent": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(23, w, k)
+							}
+							goto next
 						} else if j+18 <= len(b) && w0 == 0x6d6e676973736122 && Load64(b, j+8) == 0x687461705f746e65 && Load64(b, j+10) == 0x3a22687461705f74 /* "assignment_path": */ {
-							f, k = 2, SkipWS(b, j+18)
+							k = SkipWS(b, j+18)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+								a.Set(24, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11412,6 +12655,7 @@ func a118(a *Acc, b []byte, i int) int {
 						a.Set(24, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11453,11 +12697,21 @@ func a119(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'w':
 						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.Set(25, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11481,10 +12735,11 @@ func a119(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.Set(25, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11550,21 +12805,46 @@ func a121(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'm':
 						if w0 == 0x6567617373656d22 && Load64(b, j+5) == 0x3a2264695f656761 /* "message_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+								a.Set(26, w, k)
+							}
+							goto next
 						} else if w0 == 0x6567617373656d22 && Load64(b, j+7) == 0x3a22657079745f65 /* "message_type": */ {
-							f, k = 4, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a120); k >= 0 {
+								a.Set(30, w, k)
+							}
+							goto next
 						}
 					case 'f':
 						if w0&0xffffffffffffff == 0x3a226d6f726622 /* "from": */ {
-							f, k = 1, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(27, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0&0xffffffffff == 0x3a226f7422 /* "to": */ {
-							f, k = 2, SkipWS(b, j+5)
+							k = SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+								a.Set(28, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x7463656a62757322 && Load64(b, j+2) == 0x3a227463656a6275 /* "subject": */ {
-							f, k = 3, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+								a.Set(29, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11604,7 +12884,7 @@ func a121(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 						a.Set(29, w, k)
 					}
 				case 4:
@@ -11613,6 +12893,7 @@ func a121(a *Acc, b []byte, i int) int {
 						a.Set(30, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11654,11 +12935,21 @@ func a122(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'm':
 						if w0 == 0x6567617373656d22 && Load64(b, j+5) == 0x3a2264695f656761 /* "message_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+								a.Set(26, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x6569706963657222 && Load64(b, j+4) == 0x3a22746e65697069 /* "recipient": */ {
-							f, k = 1, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(31, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11686,6 +12977,7 @@ func a122(a *Acc, b []byte, i int) int {
 						a.Set(31, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11727,13 +13019,28 @@ func a123(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'm':
 						if w0 == 0x6567617373656d22 && Load64(b, j+5) == 0x3a2264695f656761 /* "message_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+								a.Set(26, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x2272656461657222 && Load64(b, j+1) == 0x3a22726564616572 /* "reader": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(32, w, k)
+							}
+							goto next
 						} else if w0 == 0x74615f6461657222 && Load64(b, j+2) == 0x3a2274615f646165 /* "read_at": */ {
-							f, k = 2, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+								a.Set(33, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11768,6 +13075,7 @@ func a123(a *Acc, b []byte, i int) int {
 						a.Set(33, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11809,19 +13117,39 @@ func a124(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if w0 == 0x6e6f697373657322 && Load64(b, j+7) == 0x3a22656d616e5f6e /* "session_name": */ {
-							f, k = 0, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+								a.Set(34, w, k)
+							}
+							goto next
 						}
 					case 'w':
 						if w0 == 0x6572746b726f7722 && Load64(b, j+3) == 0x3a22656572746b72 /* "worktree": */ {
-							f, k = 1, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.Set(35, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x656c69666f727022 && Load64(b, j+2) == 0x3a22656c69666f72 /* "profile": */ {
-							f, k = 2, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+								a.Set(36, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if j+22 <= len(b) && w0 == 0x656e676973736122 && Load64(b, j+8) == 0x6f5f6b726f775f64 && Load64(b, j+14) == 0x3a22726564726f5f /* "assigned_work_order": */ {
-							f, k = 3, SkipWS(b, j+22)
+							k = SkipWS(b, j+22)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a103); k >= 0 {
+								a.Set(37, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11844,17 +13172,17 @@ func a124(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
 						a.Set(34, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.Set(35, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
 						a.Set(36, w, k)
 					}
 				case 3:
@@ -11863,6 +13191,7 @@ func a124(a *Acc, b []byte, i int) int {
 						a.Set(37, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11904,15 +13233,30 @@ func a125(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'f':
 						if w0 == 0x3a22646e756f6622 /* "found": */ {
-							f, k = 0, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a51); k >= 0 {
+								a.Set(38, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x736e6f7073657222 && Load64(b, j+6) == 0x3a22736d5f65736e /* "response_ms": */ {
-							f, k = 1, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a73); k >= 0 {
+								a.Set(39, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x226e6f6974636122 && Load64(b, j+1) == 0x3a226e6f69746361 /* "action": */ {
-							f, k = 2, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+								a.Set(40, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11943,10 +13287,11 @@ func a125(a *Acc, b []byte, i int) int {
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
 						a.Set(40, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11988,7 +13333,12 @@ func a126(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'w':
 						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12009,6 +13359,7 @@ func a126(a *Acc, b []byte, i int) int {
 						a.Set(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12050,11 +13401,21 @@ func a127(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0 == 0x69735f656c646922 && Load64(b, j+5) == 0x3a2265636e69735f /* "idle_since": */ {
-							f, k = 0, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
+								a.Set(41, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0 == 0x63615f7473616c22 && Load64(b, j+8) == 0x3a22797469766974 /* "last_activity": */ {
-							f, k = 1, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.Set(42, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12078,10 +13439,11 @@ func a127(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.Set(42, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12123,11 +13485,21 @@ func a128(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'r':
 						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
-							f, k = 0, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+								a.Set(25, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x6f635f7469786522 && Load64(b, j+4) == 0x3a2265646f635f74 /* "exit_code": */ {
-							f, k = 1, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a10); k >= 0 {
+								a.Set(43, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12146,7 +13518,7 @@ func a128(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
 						a.Set(25, w, k)
 					}
 				case 1:
@@ -12155,6 +13527,7 @@ func a128(a *Acc, b []byte, i int) int {
 						a.Set(43, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12196,15 +13569,30 @@ func a129(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'p':
 						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+								a.Set(44, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x74616c706d657422 && Load64(b, j+3) == 0x3a226574616c706d /* "template": */ {
-							f, k = 1, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(45, w, k)
+							}
+							goto next
 						}
 					case 'w':
 						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
-							f, k = 2, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a103); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12239,6 +13627,7 @@ func a129(a *Acc, b []byte, i int) int {
 						a.Set(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12280,11 +13669,21 @@ func a130(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'p':
 						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+								a.Set(44, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x64695f7065747322 && Load64(b, j+2) == 0x3a2264695f706574 /* "step_id": */ {
-							f, k = 1, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(46, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12312,6 +13711,7 @@ func a130(a *Acc, b []byte, i int) int {
 						a.Set(46, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12377,13 +13777,28 @@ func a132(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'p':
 						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+								a.Set(44, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x64695f7065747322 && Load64(b, j+2) == 0x3a2264695f706574 /* "step_id": */ {
-							f, k = 1, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(46, w, k)
+							}
+							goto next
 						} else if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 2, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a131); k >= 0 {
+								a.Set(47, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12418,6 +13833,7 @@ func a132(a *Acc, b []byte, i int) int {
 						a.Set(47, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12459,11 +13875,21 @@ func a133(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'p':
 						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+								a.Set(44, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x7972616d6d757322 && Load64(b, j+2) == 0x3a227972616d6d75 /* "summary": */ {
-							f, k = 1, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.Set(48, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12487,10 +13913,11 @@ func a133(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.Set(48, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12532,11 +13959,21 @@ func a134(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'w':
 						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
-							f, k = 1, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a105); k >= 0 {
+								a.Set(44, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12564,6 +14001,7 @@ func a134(a *Acc, b []byte, i int) int {
 						a.Set(44, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12647,21 +14085,49 @@ func a137(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'w':
 						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'v':
 						if w0 == 0x7463696472657622 && Load64(b, j+2) == 0x3a22746369647265 /* "verdict": */ {
-							f, k = 1, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a135); k >= 0 {
+								a.Set(49, w, k)
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'c':
 						if j+18 <= len(b) && w0 == 0x6972657469726322 && Load64(b, j+8) == 0x6465737361705f61 && Load64(b, j+10) == 0x3a22646573736170 /* "criteria_passed": */ {
-							f, k = 2, SkipWS(b, j+18)
+							k = SkipWS(b, j+18)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a73); k >= 0 {
+								a.Set(50, w, k)
+							}
+							goto next
 						} else if j+18 <= len(b) && w0 == 0x6972657469726322 && Load64(b, j+8) == 0x64656c6961665f61 && Load64(b, j+10) == 0x3a2264656c696166 /* "criteria_failed": */ {
-							f, k = 3, SkipWS(b, j+18)
+							k = SkipWS(b, j+18)
+							v := k
+							w := k
+							if k = a.Field(b, k, &seen, 3, a73); k >= 0 {
+								a.Set(51, w, k)
+							}
+							span3 = [2]int{v, k}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x696e6f7361657222 && Load64(b, j+4) == 0x3a22676e696e6f73 /* "reasoning": */ {
-							f, k = 4, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+								a.Set(52, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12709,10 +14175,11 @@ func a137(a *Acc, b []byte, i int) int {
 					span3 = [2]int{v, k}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
 						a.Set(52, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12765,27 +14232,127 @@ func a138(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'e':
 						if w0 == 0x695f746e65766522 && Load64(b, j+3) == 0x3a2264695f746e65 /* "event_id": */ {
-							f, k = 0, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a107); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						} else if w0 == 0x745f746e65766522 && Load64(b, j+5) == 0x3a22657079745f74 /* "event_type": */ {
-							f, k = 1, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a108); k >= 0 {
+								a.Set(1, w, k)
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
-							f, k = 2, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x3a22726f74636122 /* "actor": */ {
-							f, k = 3, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if j+17 <= len(b) && w0 == 0x616c6572726f6322 && Load64(b, j+8) == 0x2264695f6e6f6974 && Load64(b, j+9) == 0x3a2264695f6e6f69 /* "correlation_id": */ {
-							f, k = 4, SkipWS(b, j+17)
+							k = SkipWS(b, j+17)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a32); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						} else if w0 == 0x5f64657375616322 && Load64(b, j+4) == 0x3a2279625f646573 /* "caused_by": */ {
-							f, k = 5, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a109); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0&0xffffffffffffff == 0x3a226174616422 /* "data": */ {
-							f, k = 6, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds8, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 6, a113)
+								a.Decl |= 1 << 6
+							} else if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 6, a116)
+								a.Decl |= 1 << 6
+							} else if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 6, a117)
+								a.Decl |= 1 << 6
+							} else if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 6, a118)
+								a.Decl |= 1 << 6
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 6, a119)
+								a.Decl |= 1 << 6
+							} else if m&(1<<5) != 0 {
+								k = a.Field(b, k, &seen, 6, a121)
+								a.Decl |= 1 << 6
+							} else if m&(1<<6) != 0 {
+								k = a.Field(b, k, &seen, 6, a122)
+								a.Decl |= 1 << 6
+							} else if m&(1<<7) != 0 {
+								k = a.Field(b, k, &seen, 6, a123)
+								a.Decl |= 1 << 6
+							} else if m&(1<<8) != 0 {
+								k = a.Field(b, k, &seen, 6, a124)
+								a.Decl |= 1 << 6
+							} else if m&(1<<9) != 0 {
+								k = a.Field(b, k, &seen, 6, a125)
+								a.Decl |= 1 << 6
+							} else if m&(1<<10) != 0 {
+								k = a.Field(b, k, &seen, 6, a126)
+								a.Decl |= 1 << 6
+							} else if m&(1<<11) != 0 {
+								k = a.Field(b, k, &seen, 6, a127)
+								a.Decl |= 1 << 6
+							} else if m&(1<<12) != 0 {
+								k = a.Field(b, k, &seen, 6, a128)
+								a.Decl |= 1 << 6
+							} else if m&(1<<13) != 0 {
+								k = a.Field(b, k, &seen, 6, a129)
+								a.Decl |= 1 << 6
+							} else if m&(1<<14) != 0 {
+								k = a.Field(b, k, &seen, 6, a130)
+								a.Decl |= 1 << 6
+							} else if m&(1<<15) != 0 {
+								k = a.Field(b, k, &seen, 6, a132)
+								a.Decl |= 1 << 6
+							} else if m&(1<<16) != 0 {
+								k = a.Field(b, k, &seen, 6, a133)
+								a.Decl |= 1 << 6
+							} else if m&(1<<17) != 0 {
+								k = a.Field(b, k, &seen, 6, a134)
+								a.Decl |= 1 << 6
+							} else if m&(1<<18) != 0 {
+								k = a.Field(b, k, &seen, 6, a137)
+								a.Decl |= 1 << 6
+							} else {
+								k = a.Field(b, k, &seen, 6, a9)
+								a.Decl |= 1 << 6
+							}
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12913,6 +14480,7 @@ func a138(a *Acc, b []byte, i int) int {
 						a.Set(6, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13039,39 +14607,89 @@ func a142(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
+							k = SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'f':
 						if w0&0xffffffffffffff == 0x3a226d6f726622 /* "from": */ {
-							f, k = 1, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0&0xffffffffff == 0x3a226f7422 /* "to": */ {
-							f, k = 2, SkipWS(b, j+5)
+							k = SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						} else if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
-							f, k = 6, SkipWS(b, j+12)
+							k = SkipWS(b, j+12)
+							w := k
+							if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x7463656a62757322 && Load64(b, j+2) == 0x3a227463656a6275 /* "subject": */ {
-							f, k = 3, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'b':
 						if w0&0xffffffffffffff == 0x3a2279646f6222 /* "body": */ {
-							f, k = 4, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'm':
 						if w0 == 0x6567617373656d22 && Load64(b, j+7) == 0x3a22657079745f65 /* "message_type": */ {
-							f, k = 5, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a139); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						} else if w0 == 0x7461646174656d22 && Load64(b, j+3) == 0x3a22617461646174 /* "metadata": */ {
-							f, k = 9, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 9, a9); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x74615f6461657222 && Load64(b, j+2) == 0x3a2274615f646165 /* "read_at": */ {
-							f, k = 7, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a140); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
-							f, k = 8, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 8, a141); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13121,12 +14739,12 @@ func a142(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
@@ -13155,6 +14773,7 @@ func a142(a *Acc, b []byte, i int) int {
 						a.Set(9, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13267,17 +14886,37 @@ func a146(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
+							k = SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 1, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a145); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						} else if w0 == 0x6465747261747322 && Load64(b, j+5) == 0x3a2274615f646574 /* "started_at": */ {
-							f, k = 2, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a140); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x74656c706d6f6322 && Load64(b, j+7) == 0x3a2274615f646574 /* "completed_at": */ {
-							f, k = 3, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a140); k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13319,6 +14958,7 @@ func a146(a *Acc, b []byte, i int) int {
 						a.ElemMember(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13399,25 +15039,55 @@ func a148(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
+							k = SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x74616c706d657422 && Load64(b, j+3) == 0x3a226574616c706d /* "template": */ {
-							f, k = 1, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'w':
 						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
-							f, k = 2, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a143); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x3a22657461747322 /* "state": */ {
-							f, k = 3, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a144); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						} else if w0 == 0x3a22737065747322 /* "steps": */ {
-							f, k = 5, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a147); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2274615f646574 /* "created_at": */ {
-							f, k = 4, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a2); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13473,6 +15143,7 @@ func a148(a *Acc, b []byte, i int) int {
 						a.Set(5, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13551,13 +15222,28 @@ func a151(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'p':
 						if w0 == 0x2278696665727022 && Load64(b, j+1) == 0x3a22786966657270 /* "prefix": */ {
-							f, k = 0, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a149); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						} else if w0&0xffffffffffffff == 0x3a226874617022 /* "path": */ {
-							f, k = 1, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a150); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'f':
 						if w0 == 0x79726f7463616622 && Load64(b, j+2) == 0x3a2279726f746361 /* "factory": */ {
-							f, k = 2, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13592,6 +15278,7 @@ func a151(a *Acc, b []byte, i int) int {
 						a.Set(2, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13649,19 +15336,39 @@ func a153(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
+							k = SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x3a22656c74697422 /* "title": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
-							f, k = 2, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if w0 == 0x3a22736465656e22 /* "needs": */ {
-							f, k = 3, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a44); k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13689,12 +15396,12 @@ func a153(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
@@ -13703,6 +15410,7 @@ func a153(a *Acc, b []byte, i int) int {
 						a.ElemMember(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13786,19 +15494,39 @@ func a155(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x74616c706d657422 && Load64(b, j+3) == 0x3a226574616c706d /* "template": */ {
-							f, k = 0, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
-							f, k = 1, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'v':
 						if w0 == 0x6e6f697372657622 && Load64(b, j+2) == 0x3a226e6f69737265 /* "version": */ {
-							f, k = 2, SkipWS(b, j+10)
+							k = SkipWS(b, j+10)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a152); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x3a22737065747322 /* "steps": */ {
-							f, k = 3, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a154); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13826,7 +15554,7 @@ func a155(a *Acc, b []byte, i int) int {
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
@@ -13840,6 +15568,7 @@ func a155(a *Acc, b []byte, i int) int {
 						a.Set(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13899,17 +15628,37 @@ func a157(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'd':
 						if w0 == 0x73646e6570656422 && Load64(b, j+8) == 0x3a2264695f6e6f5f /* "depends_on_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+							k = SkipWS(b, j+16)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
-							f, k = 1, SkipWS(b, j+7)
+							k = SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a156); k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2274615f646574 /* "created_at": */ {
-							f, k = 2, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						} else if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2279625f646574 /* "created_by": */ {
-							f, k = 3, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13947,10 +15696,11 @@ func a157(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -14031,49 +15781,114 @@ func a159(a *Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
+							k = SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						} else if w0 == 0x745f657573736922 && Load64(b, j+5) == 0x3a22657079745f65 /* "issue_type": */ {
-							f, k = 5, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 5, a111); k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x3a22656c74697422 /* "title": */ {
-							f, k = 1, SkipWS(b, j+8)
+							k = SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a110); k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'd':
 						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
-							f, k = 2, SkipWS(b, j+14)
+							k = SkipWS(b, j+14)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						} else if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
-							f, k = 10, SkipWS(b, j+15)
+							k = SkipWS(b, j+15)
+							w := k
+							if k = a.Field(b, k, &seen, 10, a158); k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 's':
 						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
-							f, k = 3, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a114); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'p':
 						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
-							f, k = 4, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2274615f646574 /* "created_at": */ {
-							f, k = 6, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						} else if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2279625f646574 /* "created_by": */ {
-							f, k = 8, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 8, a3); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'u':
 						if w0 == 0x6465746164707522 && Load64(b, j+5) == 0x3a2274615f646574 /* "updated_at": */ {
-							f, k = 7, SkipWS(b, j+13)
+							k = SkipWS(b, j+13)
+							w := k
+							if k = a.Field(b, k, &seen, 7, a2); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'a':
 						if w0 == 0x656e676973736122 && Load64(b, j+3) == 0x3a2265656e676973 /* "assignee": */ {
-							f, k = 9, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 9, a32); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0 == 0x22736c6562616c22 && Load64(b, j+1) == 0x3a22736c6562616c /* "labels": */ {
-							f, k = 11, SkipWS(b, j+9)
+							k = SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 11, a44); k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						}
 					case 'm':
 						if w0 == 0x7461646174656d22 && Load64(b, j+3) == 0x3a22617461646174 /* "metadata": */ {
-							f, k = 12, SkipWS(b, j+11)
+							k = SkipWS(b, j+11)
+							w := k
+							if k = a.Field(b, k, &seen, 12, a9); k >= 0 {
+								a.Set(12, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -14178,6 +15993,7 @@ func a159(a *Acc, b []byte, i int) int {
 						a.Set(12, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue

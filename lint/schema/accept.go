@@ -32,6 +32,9 @@ type accGen struct {
 	rootElems map[string]int
 	// cond is fast.Acceptor.Cond of the kind kind generated last.
 	cond uint64
+	// anyStr holds the acceptors of any string (SkipStr), whose members
+	// Acc.FieldStr reads.
+	anyStr map[string]bool
 }
 
 // elemRec says what a value's acceptor records for fast.Acc.WantElems:
@@ -248,6 +251,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 			fmt.Fprintf(&b, "\t\treturn %sSkipStr(b, i)\n", q)
 		}
 	}
+	anyString := t.Kinds == fast.KString && t.Enum == nil && len(t.Patterns) == 0 && t.MinRunes < 0 && t.MaxRunes < 0
 	if t.Kinds&fast.KNull != 0 {
 		fmt.Fprintf(&b, "\tcase 'n':\n\t\treturn %sLit(b, i, \"null\")\n", q)
 	}
@@ -331,6 +335,9 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 	b.WriteString("\t}\n\treturn -1\n}\n")
 	n := ag.define(b.String())
 	ag.origins[n].add(at, nil)
+	if anyString {
+		ag.anyStr[n] = true
+	}
 	return n, nil
 }
 
@@ -507,6 +514,74 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		}
 		return fmt.Sprintf("\t\t\t\t\t\tms[%d], mf = %sSpan32{Start: int32(w), End: int32(k)}, mf|1<<%d\n", fi, q, fi)
 	}
+	// The code that reads member i's value at k (its case of the switch
+	// below, and the branch of the fast dispatch that recognized it).
+	// recorded is the statement that records the value b[w:k] of member
+	// i, just read by its declaration (recMembers).
+	recorded := func(i int) string {
+		if !recMembers {
+			return ""
+		}
+		return fmt.Sprintf("a.ElemMember(%d, w, k)", i)
+	}
+	field := func(i int) string {
+		if ag.anyStr[fns[i]] {
+			return fmt.Sprintf("a.FieldStr(b, k, &seen, %d)", i)
+		}
+		return fmt.Sprintf("a.Field(b, k, &seen, %d, %s)", i, fns[i])
+	}
+	bodies := make([]string, len(names))
+	for i, n := range names {
+		cb := &strings.Builder{}
+		if needSpan[n] {
+			cb.WriteString("\t\t\t\t\tv := k\n")
+		}
+
+		switch vs := variants[n]; {
+		case vs != nil:
+			if i < len(slot) && slot[i] >= 0 || recMembers {
+				cb.WriteString("\t\t\t\t\tw := k\n")
+			}
+			if lazy {
+				fmt.Fprintf(cb, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tm, mk = a.CondsAt(b, i, &%s, ms[:], mf), true\n\t\t\t\t\t}\n", cs)
+			}
+			// One branch per variant; a variant that does not
+			// declare the member reads it as undeclared.
+			for vi, v := range vs {
+				variantBranch(cb, "\t\t\t\t\t", vi, vs, condExpr)
+				if v.Field == nil {
+					fmt.Fprintf(cb, "\t\t\t\t\t\tk = a.Undeclared(b, j, k, []byte(%q), mark, %s)\n", n, mode)
+					continue
+				}
+				if r := recorded(i); r != "" {
+					fmt.Fprintf(cb, "\t\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\t\t%s\n\t\t\t\t\t\t}\n", i, vfns[n][vi], r)
+					continue
+				}
+				fmt.Fprintf(cb, "\t\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, vfns[n][vi])
+				if vdecl[n] {
+					fmt.Fprintf(cb, "\t\t\t\t\t\ta.Decl |= 1 << %d\n", slot[i])
+				}
+			}
+			cb.WriteString("\t\t\t\t\t}\n")
+			if i < len(slot) && slot[i] >= 0 {
+				fmt.Fprintf(cb, "\t\t\t\t\tif k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", slot[i])
+			}
+		case i < len(slot) && slot[i] >= 0:
+			fmt.Fprintf(cb, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = %s; k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n%s\t\t\t\t\t}\n", field(i), slot[i], discRead(n))
+		case discRead(n) != "" || recMembers:
+			fmt.Fprintf(cb, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = %s; k >= 0 {\n%s", field(i), discRead(n))
+			if r := recorded(i); r != "" {
+				fmt.Fprintf(cb, "\t\t\t\t\t\t%s\n", r)
+			}
+			cb.WriteString("\t\t\t\t\t}\n")
+		default:
+			fmt.Fprintf(cb, "\t\t\t\t\tk = %s\n", field(i))
+		}
+		if needSpan[n] {
+			fmt.Fprintf(cb, "\t\t\t\t\tspan%d = [2]int{v, k}\n", i)
+		}
+		bodies[i] = cb.String()
+	}
 	b.WriteString("\t\tj, empty := a.Open(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n")
 	if len(names) > 0 {
 		b.WriteString("\t\tvar seen uint64\n")
@@ -548,7 +623,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 				} else {
 					b.WriteString("\t\t\t\t\t\t")
 				}
-				fmt.Fprintf(b, "if %s {\n\t\t\t\t\t\t\tf, k = %d, %sSkipWS(b, j+%d)\n\t\t\t\t\t\t}", isToken(q, tok), i, q, len(tok))
+				fmt.Fprintf(b, "if %s {\n\t\t\t\t\t\t\tk = %sSkipWS(b, j+%d)\n%s\t\t\t\t\t\t\tgoto next\n\t\t\t\t\t\t}", isToken(q, tok), q, len(tok), bodies[i])
 			}
 			b.WriteString("\n")
 		}
@@ -561,65 +636,13 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	fmt.Fprintf(b, "\t\t\t\t\tdefault:\n\t\t\t\t\t\tk = a.Undeclared(b, j, k, name, mark, %s)\n\t\t\t\t\t}\n\t\t\t\t}\n", mode)
 	if len(names) > 0 {
 		b.WriteString("\t\t\t\tswitch f {\n")
-		// recorded is the statement that records the value b[w:k] of
-		// member i, just read by its declaration (recMembers).
-		recorded := func(i int) string {
-			if !recMembers {
-				return ""
-			}
-			return fmt.Sprintf("a.ElemMember(%d, w, k)", i)
-		}
-		for i, n := range names {
-			fmt.Fprintf(b, "\t\t\t\tcase %d:\n", i)
-			if needSpan[n] {
-				b.WriteString("\t\t\t\t\tv := k\n")
-			}
-
-			switch vs := variants[n]; {
-			case vs != nil:
-				if i < len(slot) && slot[i] >= 0 || recMembers {
-					b.WriteString("\t\t\t\t\tw := k\n")
-				}
-				if lazy {
-					fmt.Fprintf(b, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tm, mk = a.CondsAt(b, i, &%s, ms[:], mf), true\n\t\t\t\t\t}\n", cs)
-				}
-				// One branch per variant; a variant that does not
-				// declare the member reads it as undeclared.
-				for vi, v := range vs {
-					variantBranch(b, "\t\t\t\t\t", vi, vs, condExpr)
-					if v.Field == nil {
-						fmt.Fprintf(b, "\t\t\t\t\t\tk = a.Undeclared(b, j, k, []byte(%q), mark, %s)\n", n, mode)
-						continue
-					}
-					if r := recorded(i); r != "" {
-						fmt.Fprintf(b, "\t\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\t\t%s\n\t\t\t\t\t\t}\n", i, vfns[n][vi], r)
-						continue
-					}
-					fmt.Fprintf(b, "\t\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, vfns[n][vi])
-					if vdecl[n] {
-						fmt.Fprintf(b, "\t\t\t\t\t\ta.Decl |= 1 << %d\n", slot[i])
-					}
-				}
-				b.WriteString("\t\t\t\t\t}\n")
-				if i < len(slot) && slot[i] >= 0 {
-					fmt.Fprintf(b, "\t\t\t\t\tif k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", slot[i])
-				}
-			case i < len(slot) && slot[i] >= 0:
-				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n%s\t\t\t\t\t}\n", i, fns[i], slot[i], discRead(n))
-			case discRead(n) != "" || recMembers:
-				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n%s", i, fns[i], discRead(n))
-				if r := recorded(i); r != "" {
-					fmt.Fprintf(b, "\t\t\t\t\t\t%s\n", r)
-				}
-				b.WriteString("\t\t\t\t\t}\n")
-			default:
-				fmt.Fprintf(b, "\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, fns[i])
-			}
-			if needSpan[n] {
-				fmt.Fprintf(b, "\t\t\t\t\tspan%d = [2]int{v, k}\n", i)
-			}
+		for i := range names {
+			fmt.Fprintf(b, "\t\t\t\tcase %d:\n%s", i, bodies[i])
 		}
 		b.WriteString("\t\t\t\t}\n")
+	}
+	if len(firsts) > 0 {
+		b.WriteString("\t\t\tnext:\n")
 	}
 	b.WriteString("\t\t\t\tif uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {\n\t\t\t\t\tj = k + 1 // the common case\n\t\t\t\t\tcontinue\n\t\t\t\t}\n")
 	fmt.Fprintf(b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, '}'); !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\tif j < 0 {\n\t\t\t\treturn -1\n\t\t\t}\n\t\t\ta.DropNames(mark)\n\t\t\ta.Close()\n\t\t}\n", q)

@@ -819,13 +819,38 @@ func a6(a *fast.Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'k':
 						if w0&0xffffffffffffff == 0x3a22646e696b22 /* "kind": */ {
-							f, k = 0, fast.SkipWS(b, j+7)
+							k = fast.SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a4); k >= 0 {
+								a.Set(8, w, k)
+								ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'i':
 						if w0&0xffffffffffffff == 0x3a227265746922 /* "iter": */ {
-							f, k = 1, fast.SkipWS(b, j+7)
+							k = fast.SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						} else if w0 == 0x695f657573736922 && fast.Load64(b, j+3) == 0x3a2264695f657573 /* "issue_id": */ {
-							f, k = 2, fast.SkipWS(b, j+11)
+							k = fast.SkipWS(b, j+11)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 2, a3)
+								a.Decl |= 1 << 10
+							} else {
+								k = a.Undeclared(b, j, k, []byte("issue_id"), mark, fast.NoMembers)
+							}
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -870,6 +895,7 @@ func a6(a *fast.Acc, b []byte, i int) int {
 						a.Set(10, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -967,33 +993,129 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 's':
 						if w0 == 0x22616d6568637322 && fast.Load64(b, j+1) == 0x3a22616d65686373 /* "schema": */ {
-							f, k = 0, fast.SkipWS(b, j+9)
+							k = fast.SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						} else if w0 == 0x3a22657461747322 /* "state": */ {
-							f, k = 3, fast.SkipWS(b, j+8)
+							k = fast.SkipWS(b, j+8)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 3, a6)
+								a.Decl |= 1 << 3
+							} else {
+								k = a.Undeclared(b, j, k, []byte("state"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x3a22746e65766522 /* "event": */ {
-							f, k = 1, fast.SkipWS(b, j+8)
+							k = fast.SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
+								a.Set(1, w, k)
+								ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'n':
 						if w0&0xffffffffffffff == 0x3a2265746f6e22 /* "note": */ {
-							f, k = 2, fast.SkipWS(b, j+7)
+							k = fast.SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 2, a3)
+								a.Decl |= 1 << 2
+							} else {
+								k = a.Field(b, k, &seen, 2, a2)
+								a.Decl |= 1 << 2
+							}
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'u':
 						if w0 == 0x6465746164707522 && fast.Load64(b, j+5) == 0x3a2274615f646574 /* "updated_at": */ {
-							f, k = 4, fast.SkipWS(b, j+13)
+							k = fast.SkipWS(b, j+13)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 4, a2)
+								a.Decl |= 1 << 4
+							} else {
+								k = a.Undeclared(b, j, k, []byte("updated_at"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'g':
 						if w0&0xffffffffffffff == 0x3a226c616f6722 /* "goal": */ {
-							f, k = 5, fast.SkipWS(b, j+7)
+							k = fast.SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 5, a2)
+								a.Decl |= 1 << 5
+							} else {
+								k = a.Undeclared(b, j, k, []byte("goal"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'm':
 						if w0&0xffffffffffffff == 0x3a2265646f6d22 /* "mode": */ {
-							f, k = 6, fast.SkipWS(b, j+7)
+							k = fast.SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 6, a7)
+								a.Decl |= 1 << 6
+							} else {
+								k = a.Undeclared(b, j, k, []byte("mode"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'i':
 						if w0 == 0x6974617265746922 && fast.Load64(b, j+4) == 0x3a226e6f69746172 /* "iteration": */ {
-							f, k = 7, fast.SkipWS(b, j+12)
+							k = fast.SkipWS(b, j+12)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 7, a8)
+								a.Decl |= 1 << 7
+							} else {
+								k = a.Undeclared(b, j, k, []byte("iteration"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1119,6 +1241,7 @@ func a9(a *fast.Acc, b []byte, i int) int {
 						a.Set(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1337,19 +1460,39 @@ func a17(a *fast.Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+							k = fast.SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a13); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x3a22656c74697422 /* "title": */ {
-							f, k = 1, fast.SkipWS(b, j+8)
+							k = fast.SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a14); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
-							f, k = 2, fast.SkipWS(b, j+4)
+							k = fast.SkipWS(b, j+4)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a15); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
-							f, k = 3, fast.SkipWS(b, j+5)
+							k = fast.SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a16); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1391,6 +1534,7 @@ func a17(a *fast.Acc, b []byte, i int) int {
 						a.Set(9, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1448,15 +1592,30 @@ func a19(a *fast.Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+							k = fast.SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a13); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 't':
 						if w0 == 0x3a22656c74697422 /* "title": */ {
-							f, k = 1, fast.SkipWS(b, j+8)
+							k = fast.SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a14); k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
-							f, k = 2, fast.SkipWS(b, j+4)
+							k = fast.SkipWS(b, j+4)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a18); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1491,6 +1650,7 @@ func a19(a *fast.Acc, b []byte, i int) int {
 						a.Set(8, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1568,19 +1728,39 @@ func a22(a *fast.Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+							k = fast.SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a20); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x226e6f7361657222 && fast.Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
-							f, k = 1, fast.SkipWS(b, j+9)
+							k = fast.SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 'l':
 						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
-							f, k = 2, fast.SkipWS(b, j+5)
+							k = fast.SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 2, a16); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
-							f, k = 3, fast.SkipWS(b, j+4)
+							k = fast.SkipWS(b, j+4)
+							w := k
+							if k = a.Field(b, k, &seen, 3, a21); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1622,6 +1802,7 @@ func a22(a *fast.Acc, b []byte, i int) int {
 						a.Set(8, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1663,11 +1844,21 @@ func a23(a *fast.Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+							k = fast.SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a20); k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'r':
 						if w0 == 0x226e6f7361657222 && fast.Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
-							f, k = 1, fast.SkipWS(b, j+9)
+							k = fast.SkipWS(b, j+9)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1695,6 +1886,7 @@ func a23(a *fast.Acc, b []byte, i int) int {
 						a.Set(10, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1736,11 +1928,21 @@ func a24(a *fast.Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'l':
 						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+							k = fast.SkipWS(b, j+5)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a16); k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
-							f, k = 1, fast.SkipWS(b, j+4)
+							k = fast.SkipWS(b, j+4)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a21); k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1768,6 +1970,7 @@ func a24(a *fast.Acc, b []byte, i int) int {
 						a.Set(8, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1867,7 +2070,9 @@ func a28(a *fast.Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 'o':
 						if w0&0xffffffffff == 0x3a226b6f22 /* "ok": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+							k = fast.SkipWS(b, j+5)
+							k = a.Field(b, k, &seen, 0, a27)
+							goto next
 						}
 					}
 				}
@@ -1885,6 +2090,7 @@ func a28(a *fast.Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a27)
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1928,27 +2134,104 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
-							f, k = 0, fast.SkipWS(b, j+7)
+							k = fast.SkipWS(b, j+7)
+							w := k
+							if k = a.Field(b, k, &seen, 0, a10); k >= 0 {
+								a.Set(0, w, k)
+								ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'l':
 						if w0 == 0x3a226c6576656c22 /* "level": */ {
-							f, k = 1, fast.SkipWS(b, j+8)
+							k = fast.SkipWS(b, j+8)
+							w := k
+							if k = a.Field(b, k, &seen, 1, a11); k >= 0 {
+								a.Set(1, w, k)
+								ms[1], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<1
+							}
+							goto next
 						}
 					case 'd':
 						if w0&0xffffffffffffff == 0x3a226174616422 /* "data": */ {
-							f, k = 2, fast.SkipWS(b, j+7)
+							k = fast.SkipWS(b, j+7)
+							v := k
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 && m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 2, a17)
+								a.Decl |= 1 << 2
+							} else if m&(1<<0) != 0 && m&(1<<3) == 0 {
+								k = a.Field(b, k, &seen, 2, a19)
+								a.Decl |= 1 << 2
+							} else if m&(1<<1) != 0 && m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 2, a22)
+								a.Decl |= 1 << 2
+							} else if m&(1<<1) != 0 && m&(1<<3) == 0 {
+								k = a.Field(b, k, &seen, 2, a23)
+								a.Decl |= 1 << 2
+							} else if m&(1<<3) != 0 && m&(1<<0) == 0 && m&(1<<1) == 0 {
+								k = a.Field(b, k, &seen, 2, a24)
+								a.Decl |= 1 << 2
+							} else {
+								k = a.Field(b, k, &seen, 2, a12)
+								a.Decl |= 1 << 2
+							}
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							span2 = [2]int{v, k}
+							goto next
 						}
 					case 'a':
 						if w0&0xffffffffff == 0x3a22746122 /* "at": */ {
-							f, k = 3, fast.SkipWS(b, j+5)
+							k = fast.SkipWS(b, j+5)
+							w := k
+							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'c':
 						if w0 == 0x5f6465736f6c6322 && fast.Load64(b, j+4) == 0x3a2274615f646573 /* "closed_at": */ {
-							f, k = 4, fast.SkipWS(b, j+12)
+							k = fast.SkipWS(b, j+12)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 4, a25)
+								a.Decl |= 1 << 4
+							} else {
+								k = a.Undeclared(b, j, k, []byte("closed_at"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'e':
 						if w0 == 0x3a22617274786522 /* "extra": */ {
-							f, k = 5, fast.SkipWS(b, j+8)
+							k = fast.SkipWS(b, j+8)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 5, a26)
+								a.Decl |= 1 << 5
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 5, a2)
+								a.Decl |= 1 << 5
+							} else {
+								k = a.Undeclared(b, j, k, []byte("extra"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -2016,7 +2299,7 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					span2 = [2]int{v, k}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a2); k >= 0 {
+					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
@@ -2051,6 +2334,7 @@ func a29(a *fast.Acc, b []byte, i int) int {
 						a.Set(5, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
