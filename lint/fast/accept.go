@@ -948,6 +948,49 @@ func RunesOK(s []byte, min, max int) bool {
 	return (min < 0 || n >= min) && (max < 0 || n <= max)
 }
 
+// AnyObject reads the object at b[i] ('{') of a definition that declares
+// no members and leaves it open, as Any reads an object (setting Loose once
+// it has a member, as Undeclared does): it returns the index after the
+// object, or -1. The definition must not be a kind's top-level object (its
+// members are not recorded for Want).
+func (a *Acc) AnyObject(b []byte, i int) int {
+	j, empty := a.Open(b, i)
+	if j < 0 || empty {
+		return j
+	}
+	a.Loose = true
+	return a.anyMembers(b, j)
+}
+
+// anyMembers reads the members of an object opened by Open, the first at
+// b[j], to the object's end (Any).
+func (a *Acc) anyMembers(b []byte, j int) int {
+	mark := a.Names()
+	for {
+		name, k := a.Member(b, j)
+		if k < 0 || !a.AddName(b, j+1, j+1+len(name), mark) {
+			return -1
+		}
+		if k = a.Any(b, k); k < 0 {
+			return -1
+		}
+		if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+			j = k + 1 // the common case
+			continue
+		}
+		var more bool
+		if j, more = Next(b, k, '}'); j < 0 {
+			return -1
+		}
+		if !more {
+			break
+		}
+	}
+	a.DropNames(mark)
+	a.Close()
+	return j
+}
+
 // Any reads any JSON value at b[i] with every check of jsontext (grammar,
 // UTF-8, escapes, duplicate member names), for the members and elements
 // that no definition types (x_ extensions, open objects, untyped lists).
@@ -962,26 +1005,7 @@ func (a *Acc) Any(b []byte, i int) int {
 		if j < 0 || empty {
 			return j
 		}
-		mark := a.Names()
-		for {
-			name, k := a.Member(b, j)
-			if k < 0 || !a.AddName(b, j+1, j+1+len(name), mark) {
-				return -1
-			}
-			if k = a.Any(b, k); k < 0 {
-				return -1
-			}
-			var more bool
-			if j, more = Next(b, k, '}'); j < 0 {
-				return -1
-			}
-			if !more {
-				break
-			}
-		}
-		a.DropNames(mark)
-		a.Close()
-		return j
+		return a.anyMembers(b, j)
 	case '[':
 		j, empty := a.Open(b, i)
 		if j < 0 || empty {

@@ -94,9 +94,28 @@ func allIn(b []byte, set *[256]bool) bool {
 	return true
 }
 
+// allIn8 is allIn eight bytes at a time, their entries (a bool is one
+// byte, 0 or 1) ANDed with no branch: for runs of eight bytes or more
+// (allIn is inlined, allIn8 is not).
+func allIn8(b []byte, set *[256]bool) bool {
+	t := (*[256]uint8)(unsafe.Pointer(set))
+	for len(b) >= 8 {
+		if t[b[0]]&t[b[1]]&t[b[2]]&t[b[3]]&t[b[4]]&t[b[5]]&t[b[6]]&t[b[7]] == 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if !set[c] {
+			return false
+		}
+	}
+	return true
+}
+
 // prefixRun reports whether b is prefix followed by one or more bytes of set.
 func prefixRun(b []byte, prefix string, set *[256]bool) bool {
-	return len(b) > len(prefix) && string(b[:len(prefix)]) == prefix && allIn(b[len(prefix):], set)
+	return len(b) > len(prefix) && string(b[:len(prefix)]) == prefix && allIn8(b[len(prefix):], set)
 }
 
 // matchRunID reports whether b is loop, grind or issue, a dash, digits, a

@@ -32,6 +32,9 @@ type accGen struct {
 	rootElems map[string]int
 	// cond is fast.Acceptor.Cond of the kind kind generated last.
 	cond uint64
+	// root is set while the acceptor of a kind's top-level value is
+	// generated (value clears it for the values inside).
+	root bool
 	// anyStr holds the acceptors of any string (SkipStr), whose members
 	// Acc.FieldStr reads.
 	anyStr map[string]bool
@@ -120,6 +123,7 @@ func (ag *accGen) kind(t *Type, at where) (string, []string, []string, map[strin
 		}
 	}
 	s := &slots{}
+	ag.root = true
 	fn, err := ag.value(t, "", s, false, at, noRec)
 	ag.rootElems, ag.cond = nil, s.cond
 	if err != nil {
@@ -182,6 +186,8 @@ func elemNames(o *Object) (map[string][]string, error) {
 // pointer prefix ptr (s nil: no captures, inside arrays).
 func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, rec elemRec) (string, error) {
 	q := ag.g.q
+	root := ag.root
+	ag.root = false
 	lf := ag.g.leaf(t, DefaultRule, fieldRules{}, false)
 	var b strings.Builder
 	fmt.Fprintf(&b, "func NAME(a *%sAcc, b []byte, i int) int {\n\tswitch b[i] {\n", q)
@@ -283,6 +289,11 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 		b.WriteString("\tcase '{':\n")
 		if t.Obj == nil {
 			b.WriteString("\t\treturn a.Any(b, i)\n")
+		} else if o := t.Obj; !root && !inCheck && o.Open && len(o.Names()) == 0 && len(o.Conds) == 0 {
+			// Open and without members: read as Any reads an object
+			// (not at the top, where Undeclared records Want members;
+			// not in a check, whose object may be read at depth 0).
+			b.WriteString("\t\treturn a.AnyObject(b, i)\n")
 		} else if err := ag.object(&b, t.Obj, ptr, s, inCheck, at, rec.members); err != nil {
 			return "", err
 		}

@@ -1335,38 +1335,7 @@ func a11(a *fast.Acc, b []byte, i int) int {
 func a12(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		if !empty {
-			mark := a.Names()
-			for {
-				f, k := -1, 0
-				if f < 0 {
-					var name []byte
-					name, k = a.Member(b, j)
-					switch string(name) {
-					default:
-						k = a.Undeclared(b, j, k, name, mark, fast.OpenMembers)
-					}
-				}
-				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
-					j = k + 1 // the common case
-					continue
-				}
-				var more bool
-				if j, more = fast.Next(b, k, '}'); !more {
-					break
-				}
-			}
-			if j < 0 {
-				return -1
-			}
-			a.DropNames(mark)
-			a.Close()
-		}
-		return j
+		return a.AnyObject(b, i)
 	}
 	return -1
 }
