@@ -251,3 +251,24 @@ func TestQuoteStr(t *testing.T) {
 		t.Fatalf("QuoteStr = %d, %q", j, s)
 	}
 }
+
+// TestAllIn8 holds allIn8 to allIn: every length to 20, with a byte out of
+// the set at every position, and none.
+func TestAllIn8(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{0, '-', '.', '/', ':', '@', '[', '`', '{', 0x7f, 0x80, 0xff} {
+				b := make([]byte, n)
+				for k := range b {
+					b[k] = "aZ09"[k%4]
+				}
+				if at >= 0 {
+					b[at] = c
+				}
+				if got, want := allIn8(b, &alnum), allIn(b, &alnum); got != want {
+					t.Fatalf("allIn8(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
