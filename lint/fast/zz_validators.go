@@ -5101,24 +5101,25 @@ func a11(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x616e5f6c6f6f7422 && Load64(b, j+4) == 0x3a22656d616e5f6c /* "tool_name": */ {
+						if w0 == 0x616e5f6c6f6f7422 && Load64(nb, 4) == 0x3a22656d616e5f6c /* "tool_name": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
 								a.Set(14, w, k)
 							}
 							goto next
-						} else if w0 == 0x6e695f6c6f6f7422 && Load64(b, j+5) == 0x3a227475706e695f /* "tool_input": */ {
+						} else if w0 == 0x6e695f6c6f6f7422 && Load64(nb, 5) == 0x3a227475706e695f /* "tool_input": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
 								a.Set(15, w, k)
 							}
 							goto next
-						} else if w0 == 0x65725f6c6f6f7422 && Load64(b, j+6) == 0x3a22746c75736572 /* "tool_result": */ {
+						} else if w0 == 0x65725f6c6f6f7422 && Load64(nb, 6) == 0x3a22746c75736572 /* "tool_result": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
@@ -5127,7 +5128,7 @@ func a11(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x6f69746172756422 && Load64(b, j+6) == 0x3a22736d5f6e6f69 /* "duration_ms": */ {
+						if w0 == 0x6f69746172756422 && Load64(nb, 6) == 0x3a22736d5f6e6f69 /* "duration_ms": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a10); k >= 0 {
@@ -5210,10 +5211,11 @@ func a12(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'h':
-						if w0 == 0x79745f6b6f6f6822 && Load64(b, j+4) == 0x3a22657079745f6b /* "hook_type": */ {
+						if w0 == 0x79745f6b6f6f6822 && Load64(nb, 4) == 0x3a22657079745f6b /* "hook_type": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
@@ -5222,7 +5224,7 @@ func a12(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x7961705f77617222 && Load64(b, j+6) == 0x3a2264616f6c7961 /* "raw_payload": */ {
+						if w0 == 0x7961705f77617222 && Load64(nb, 6) == 0x3a2264616f6c7961 /* "raw_payload": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
@@ -5291,10 +5293,11 @@ func a13(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x695f656361727422 && Load64(b, j+3) == 0x3a2264695f656361 /* "trace_id": */ {
+						if w0 == 0x695f656361727422 && Load64(nb, 3) == 0x3a2264695f656361 /* "trace_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
@@ -5303,7 +5306,7 @@ func a13(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x64695f6e61707322 && Load64(b, j+2) == 0x3a2264695f6e6170 /* "span_id": */ {
+						if w0 == 0x64695f6e61707322 && Load64(nb, 2) == 0x3a2264695f6e6170 /* "span_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
@@ -5321,7 +5324,7 @@ func a13(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x67615f746f6f7222 && Load64(b, j+8) == 0x3a2264695f746e65 /* "root_agent_id": */ {
+						if w0 == 0x67615f746f6f7222 && Load64(nb, 8) == 0x3a2264695f746e65 /* "root_agent_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
@@ -5404,10 +5407,11 @@ func a14(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'v':
-						if w0 == 0x6e6f697372657622 && Load64(b, j+2) == 0x3a226e6f69737265 /* "version": */ {
+						if w0 == 0x6e6f697372657622 && Load64(nb, 2) == 0x3a226e6f69737265 /* "version": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
@@ -5416,14 +5420,14 @@ func a14(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'e':
-						if w0 == 0x745f746e65766522 && Load64(b, j+5) == 0x3a22657079745f74 /* "event_type": */ {
+						if w0 == 0x745f746e65766522 && Load64(nb, 5) == 0x3a22657079745f74 /* "event_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
-						} else if w0 == 0x695f746e65766522 && Load64(b, j+3) == 0x3a2264695f746e65 /* "event_id": */ {
+						} else if w0 == 0x695f746e65766522 && Load64(nb, 3) == 0x3a2264695f746e65 /* "event_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a4); k >= 0 {
@@ -5432,7 +5436,7 @@ func a14(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 't':
-						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
+						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
@@ -5448,7 +5452,7 @@ func a14(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'a':
-						if w0 == 0x695f746e65676122 && Load64(b, j+3) == 0x3a2264695f746e65 /* "agent_id": */ {
+						if w0 == 0x695f746e65676122 && Load64(nb, 3) == 0x3a2264695f746e65 /* "agent_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
@@ -5457,21 +5461,21 @@ func a14(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x6e6f697373657322 && Load64(b, j+5) == 0x3a2264695f6e6f69 /* "session_id": */ {
+						if w0 == 0x6e6f697373657322 && Load64(nb, 5) == 0x3a2264695f6e6f69 /* "session_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
-						} else if w0 == 0x22656372756f7322 && Load64(b, j+1) == 0x3a22656372756f73 /* "source": */ {
+						} else if w0 == 0x22656372756f7322 && Load64(nb, 1) == 0x3a22656372756f73 /* "source": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 6, a6); k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
-						} else if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						} else if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 7, a7); k >= 0 {
@@ -5480,14 +5484,14 @@ func a14(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'm':
-						if w0 == 0x6567617373656d22 && Load64(b, j+2) == 0x3a22656761737365 /* "message": */ {
+						if w0 == 0x6567617373656d22 && Load64(nb, 2) == 0x3a22656761737365 /* "message": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 8); k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
-						} else if w0 == 0x7461646174656d22 && Load64(b, j+3) == 0x3a22617461646174 /* "metadata": */ {
+						} else if w0 == 0x7461646174656d22 && Load64(nb, 3) == 0x3a22617461646174 /* "metadata": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 13, a9); k >= 0 {
@@ -5496,7 +5500,7 @@ func a14(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x736572676f727022 && Load64(b, j+3) == 0x3a2273736572676f /* "progress": */ {
+						if w0 == 0x736572676f727022 && Load64(nb, 3) == 0x3a2273736572676f /* "progress": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 9, a8); k >= 0 {
@@ -5514,7 +5518,7 @@ func a14(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x616c6572726f6322 && Load64(b, j+6) == 0x3a226e6f6974616c /* "correlation": */ {
+						if w0 == 0x616c6572726f6322 && Load64(nb, 6) == 0x3a226e6f6974616c /* "correlation": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 12, a13); k >= 0 {
@@ -5774,7 +5778,8 @@ func a20(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
@@ -5791,7 +5796,7 @@ func a20(a *Acc, b []byte, i int) int {
 								a.ElemMember(2, w, k)
 							}
 							goto next
-						} else if w0 == 0x695f657573736922 && Load64(b, j+3) == 0x3a2264695f657573 /* "issue_id": */ {
+						} else if w0 == 0x695f657573736922 && Load64(nb, 3) == 0x3a2264695f657573 /* "issue_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if !mk {
@@ -5824,7 +5829,7 @@ func a20(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x5f74706d6f727022 && Load64(b, j+6) == 0x3a22656c69665f74 /* "prompt_file": */ {
+						if w0 == 0x5f74706d6f727022 && Load64(nb, 6) == 0x3a22656c69665f74 /* "prompt_file": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a19); k >= 0 {
@@ -5833,7 +5838,7 @@ func a20(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'f':
-						if w0 == 0x227265746c696622 && Load64(b, j+1) == 0x3a227265746c6966 /* "filter": */ {
+						if w0 == 0x227265746c696622 && Load64(nb, 1) == 0x3a227265746c6966 /* "filter": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
@@ -5849,7 +5854,7 @@ func a20(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'w':
-						if w0 == 0x6572746b726f7722 && Load64(b, j+8) == 0x3a22687461705f65 /* "worktree_path": */ {
+						if w0 == 0x6572746b726f7722 && Load64(nb, 8) == 0x3a22687461705f65 /* "worktree_path": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if !mk {
@@ -5865,7 +5870,7 @@ func a20(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'b':
-						if w0 == 0x2268636e61726222 && Load64(b, j+1) == 0x3a2268636e617262 /* "branch": */ {
+						if w0 == 0x2268636e61726222 && Load64(nb, 1) == 0x3a2268636e617262 /* "branch": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
@@ -5879,7 +5884,7 @@ func a20(a *Acc, b []byte, i int) int {
 								k = a.Undeclared(b, j, k, []byte("branch"), mark, OpenMembers)
 							}
 							goto next
-						} else if w0 == 0x65725f6573616222 && Load64(b, j+3) == 0x3a226665725f6573 /* "base_ref": */ {
+						} else if w0 == 0x65725f6573616222 && Load64(nb, 3) == 0x3a226665725f6573 /* "base_ref": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if !mk {
@@ -6220,10 +6225,11 @@ func a26(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
-						if w0 == 0x22616d6568637322 && Load64(b, j+1) == 0x3a22616d65686373 /* "schema": */ {
+						if w0 == 0x22616d6568637322 && Load64(nb, 1) == 0x3a22616d65686373 /* "schema": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a15); k >= 0 {
@@ -6264,7 +6270,7 @@ func a26(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
@@ -6280,7 +6286,7 @@ func a26(a *Acc, b []byte, i int) int {
 								a.Set(2, w, k)
 							}
 							goto next
-						} else if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
+						} else if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
@@ -6301,7 +6307,7 @@ func a26(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'u':
-						if w0 == 0x6465746164707522 && Load64(b, j+5) == 0x3a2274615f646574 /* "updated_at": */ {
+						if w0 == 0x6465746164707522 && Load64(nb, 5) == 0x3a2274615f646574 /* "updated_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if !mk {
@@ -6380,7 +6386,7 @@ func a26(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'i':
-						if w0 == 0x6974617265746922 && Load64(b, j+4) == 0x3a226e6f69746172 /* "iteration": */ {
+						if w0 == 0x6974617265746922 && Load64(nb, 4) == 0x3a226e6f69746172 /* "iteration": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if !mk {
@@ -6401,7 +6407,7 @@ func a26(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x736572676f727022 && Load64(b, j+3) == 0x3a2273736572676f /* "progress": */ {
+						if w0 == 0x736572676f727022 && Load64(nb, 3) == 0x3a2273736572676f /* "progress": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if !mk {
@@ -6422,7 +6428,7 @@ func a26(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'n':
-						if w0 == 0x74735f7478656e22 && Load64(b, j+4) == 0x3a22706574735f74 /* "next_step": */ {
+						if w0 == 0x74735f7478656e22 && Load64(nb, 4) == 0x3a22706574735f74 /* "next_step": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if !mk {
@@ -6443,7 +6449,7 @@ func a26(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 't':
-						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
+						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if !mk {
@@ -6841,7 +6847,8 @@ func a30(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0&0xffffffffff == 0x3a22737422 /* "ts": */ {
@@ -6851,7 +6858,7 @@ func a30(a *Acc, b []byte, i int) int {
 								a.Set(0, w, k)
 							}
 							goto next
-						} else if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						} else if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
@@ -6869,21 +6876,21 @@ func a30(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x6e6f697373657322 && Load64(b, j+5) == 0x3a2264695f6e6f69 /* "session_id": */ {
+						if w0 == 0x6e6f697373657322 && Load64(nb, 5) == 0x3a2264695f6e6f69 /* "session_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a28); k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
-						} else if w0 == 0x22656372756f7322 && Load64(b, j+1) == 0x3a22656372756f73 /* "source": */ {
+						} else if w0 == 0x22656372756f7322 && Load64(nb, 1) == 0x3a22656372756f73 /* "source": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
-						} else if w0 == 0x7972616d6d757322 && Load64(b, j+2) == 0x3a227972616d6d75 /* "summary": */ {
+						} else if w0 == 0x7972616d6d757322 && Load64(nb, 2) == 0x3a227972616d6d75 /* "summary": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 6); k >= 0 {
@@ -7057,7 +7064,8 @@ func a33(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'a':
 						if w0 == 0x3a22746e65676122 /* "agent": */ {
@@ -7076,7 +7084,7 @@ func a33(a *Acc, b []byte, i int) int {
 								a.Set(1, w, k)
 							}
 							goto next
-						} else if w0 == 0x6e6f697373657322 && Load64(b, j+5) == 0x3a2264695f6e6f69 /* "session_id": */ {
+						} else if w0 == 0x6e6f697373657322 && Load64(nb, 5) == 0x3a2264695f6e6f69 /* "session_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a28); k >= 0 {
@@ -7092,14 +7100,14 @@ func a33(a *Acc, b []byte, i int) int {
 								a.Set(2, w, k)
 							}
 							goto next
-						} else if w0 == 0x61745f7473616c22 && Load64(b, j+7) == 0x3a2264695f6b7361 /* "last_task_id": */ {
+						} else if w0 == 0x61745f7473616c22 && Load64(nb, 7) == 0x3a2264695f6b7361 /* "last_task_id": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
-						} else if w0 == 0x72655f7473616c22 && Load64(b, j+5) == 0x3a22726f7272655f /* "last_error": */ {
+						} else if w0 == 0x72655f7473616c22 && Load64(nb, 5) == 0x3a22726f7272655f /* "last_error": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
@@ -7628,10 +7636,11 @@ func a50(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
@@ -7663,7 +7672,7 @@ func a50(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
+						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
@@ -7672,7 +7681,7 @@ func a50(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'l':
-						if w0 == 0x63735f6b636f6c22 && Load64(b, j+5) == 0x3a2265706f63735f /* "lock_scope": */ {
+						if w0 == 0x63735f6b636f6c22 && Load64(nb, 5) == 0x3a2265706f63735f /* "lock_scope": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a43); k >= 0 {
@@ -7699,7 +7708,7 @@ func a50(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'w':
-						if w0 == 0x676f6c6b726f7722 && Load64(b, j+7) == 0x3a22687461705f67 /* "worklog_path": */ {
+						if w0 == 0x676f6c6b726f7722 && Load64(nb, 7) == 0x3a22687461705f67 /* "worklog_path": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
@@ -7719,7 +7728,7 @@ func a50(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 10, a49); k >= 0 {
@@ -7884,10 +7893,11 @@ func a52(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
@@ -7896,7 +7906,7 @@ func a52(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x6372756f73657222 && Load64(b, j+3) == 0x3a22656372756f73 /* "resource": */ {
+						if w0 == 0x6372756f73657222 && Load64(nb, 3) == 0x3a22656372756f73 /* "resource": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
@@ -7905,7 +7915,7 @@ func a52(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'a':
-						if w0 == 0x2265766974636122 && Load64(b, j+1) == 0x3a22657669746361 /* "active": */ {
+						if w0 == 0x2265766974636122 && Load64(nb, 1) == 0x3a22657669746361 /* "active": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a51); k >= 0 {
@@ -8049,7 +8059,8 @@ func a55(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'k':
 						if w0&0xffffffffffffff == 0x3a22646e696b22 /* "kind": */ {
@@ -8196,7 +8207,8 @@ func a58(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
@@ -8208,7 +8220,7 @@ func a58(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
@@ -8224,7 +8236,7 @@ func a58(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'g':
-						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
+						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
@@ -8240,7 +8252,7 @@ func a58(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x5f74656b63617022 && Load64(b, j+6) == 0x3a22657079745f74 /* "packet_type": */ {
+						if w0 == 0x5f74656b63617022 && Load64(nb, 6) == 0x3a22657079745f74 /* "packet_type": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a37); k >= 0 {
@@ -8258,7 +8270,7 @@ func a58(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'a':
-						if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
+						if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
@@ -8444,10 +8456,11 @@ func a61(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
@@ -8472,7 +8485,7 @@ func a61(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a59); k >= 0 {
@@ -8490,7 +8503,7 @@ func a61(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'l':
-						if w0 == 0x63735f6b636f6c22 && Load64(b, j+5) == 0x3a2265706f63735f /* "lock_scope": */ {
+						if w0 == 0x63735f6b636f6c22 && Load64(nb, 5) == 0x3a2265706f63735f /* "lock_scope": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a44); k >= 0 {
@@ -8517,7 +8530,7 @@ func a61(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 7, a49); k >= 0 {
@@ -8526,7 +8539,7 @@ func a61(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
+						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 9, a42); k >= 0 {
@@ -8700,10 +8713,11 @@ func a63(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
@@ -8852,10 +8866,11 @@ func a66(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
@@ -8873,7 +8888,7 @@ func a66(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
@@ -8882,7 +8897,7 @@ func a66(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x736c696174656422 && Load64(b, j+2) == 0x3a22736c69617465 /* "details": */ {
+						if w0 == 0x736c696174656422 && Load64(nb, 2) == 0x3a22736c69617465 /* "details": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a9); k >= 0 {
@@ -9007,10 +9022,11 @@ func a68(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
@@ -9019,7 +9035,7 @@ func a68(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x6972657469726322 && Load64(b, j+3) == 0x3a22616972657469 /* "criteria": */ {
+						if w0 == 0x6972657469726322 && Load64(nb, 3) == 0x3a22616972657469 /* "criteria": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a44); k >= 0 {
@@ -9130,7 +9146,8 @@ func a70(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
@@ -9142,7 +9159,7 @@ func a70(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
@@ -9151,7 +9168,7 @@ func a70(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'g':
-						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
+						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
@@ -9160,14 +9177,14 @@ func a70(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'o':
-						if w0 == 0x697463656a626f22 && Load64(b, j+4) == 0x3a22657669746365 /* "objective": */ {
+						if w0 == 0x697463656a626f22 && Load64(nb, 4) == 0x3a22657669746365 /* "objective": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
-						} else if w0 == 0x6c625f6e65706f22 && Load64(b, j+8) == 0x3a227372656b636f /* "open_blockers": */ {
+						} else if w0 == 0x6c625f6e65706f22 && Load64(nb, 8) == 0x3a227372656b636f /* "open_blockers": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 8, a67); k >= 0 {
@@ -9176,7 +9193,7 @@ func a70(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x617274736e6f6322 && Load64(b, j+6) == 0x3a2273746e696172 /* "constraints": */ {
+						if w0 == 0x617274736e6f6322 && Load64(nb, 6) == 0x3a2273746e696172 /* "constraints": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a9); k >= 0 {
@@ -9185,7 +9202,7 @@ func a70(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'l':
-						if w0 == 0x2272656764656c22 && Load64(b, j+1) == 0x3a2272656764656c /* "ledger": */ {
+						if w0 == 0x2272656764656c22 && Load64(nb, 1) == 0x3a2272656764656c /* "ledger": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 5, a62); k >= 0 {
@@ -9194,7 +9211,7 @@ func a70(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'a':
-						if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
+						if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
@@ -9210,7 +9227,7 @@ func a70(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
+						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 7, a64); k >= 0 {
@@ -9377,7 +9394,8 @@ func a72(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
@@ -9481,17 +9499,18 @@ func a74(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
-						} else if w0 == 0x6f5f64656d697422 && Load64(b, j+4) == 0x3a2274756f5f6465 /* "timed_out": */ {
+						} else if w0 == 0x6f5f64656d697422 && Load64(nb, 4) == 0x3a2274756f5f6465 /* "timed_out": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.Field(b, k, &seen, 6, a51); k >= 0 {
@@ -9500,7 +9519,7 @@ func a74(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
@@ -9518,7 +9537,7 @@ func a74(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
@@ -9534,7 +9553,7 @@ func a74(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x695f61746c656422 && Load64(b, j+3) == 0x3a2264695f61746c /* "delta_id": */ {
+						if w0 == 0x695f61746c656422 && Load64(nb, 3) == 0x3a2264695f61746c /* "delta_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a3); k >= 0 {
@@ -9806,7 +9825,8 @@ func a79(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
@@ -9818,7 +9838,7 @@ func a79(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
@@ -9827,7 +9847,7 @@ func a79(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'g':
-						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
+						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
@@ -9836,7 +9856,7 @@ func a79(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'l':
-						if w0 == 0x5f72656764656c22 && Load64(b, j+7) == 0x3a2261746c65645f /* "ledger_delta": */ {
+						if w0 == 0x5f72656764656c22 && Load64(nb, 7) == 0x3a2261746c65645f /* "ledger_delta": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a75); k >= 0 {
@@ -9845,14 +9865,14 @@ func a79(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'a':
-						if w0 == 0x6d6e676973736122 && Load64(b, j+6) == 0x3a2273746e656d6e /* "assignments": */ {
+						if w0 == 0x6d6e676973736122 && Load64(nb, 6) == 0x3a2273746e656d6e /* "assignments": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a76); k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
-						} else if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
+						} else if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 5, a77); k >= 0 {
@@ -9861,7 +9881,7 @@ func a79(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'b':
-						if w0 == 0x72656b636f6c6222 && Load64(b, j+3) == 0x3a227372656b636f /* "blockers": */ {
+						if w0 == 0x72656b636f6c6222 && Load64(nb, 3) == 0x3a227372656b636f /* "blockers": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 6, a78); k >= 0 {
@@ -9870,7 +9890,7 @@ func a79(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'n':
-						if w0 == 0x63615f7478656e22 && Load64(b, j+7) == 0x3a22736e6f697463 /* "next_actions": */ {
+						if w0 == 0x63615f7478656e22 && Load64(nb, 7) == 0x3a22736e6f697463 /* "next_actions": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 7, a44); k >= 0 {
@@ -9984,10 +10004,11 @@ func a80(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
@@ -9996,7 +10017,7 @@ func a80(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
@@ -10014,7 +10035,7 @@ func a80(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
+						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
@@ -10194,10 +10215,11 @@ func a83(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
@@ -10206,7 +10228,7 @@ func a83(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'e':
-						if w0 == 0x745f746e65766522 && Load64(b, j+5) == 0x3a22657079745f74 /* "event_type": */ {
+						if w0 == 0x745f746e65766522 && Load64(nb, 5) == 0x3a22657079745f74 /* "event_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
@@ -10317,7 +10339,8 @@ func a85(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
@@ -10329,7 +10352,7 @@ func a85(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'l':
-						if w0 == 0x2272656764656c22 && Load64(b, j+1) == 0x3a2272656764656c /* "ledger": */ {
+						if w0 == 0x2272656764656c22 && Load64(nb, 1) == 0x3a2272656764656c /* "ledger": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a81); k >= 0 {
@@ -10338,7 +10361,7 @@ func a85(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'a':
-						if w0 == 0x5f65766974636122 && Load64(b, j+7) == 0x3a22736b636f6c5f /* "active_locks": */ {
+						if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a82); k >= 0 {
@@ -10347,7 +10370,7 @@ func a85(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'e':
-						if w0 == 0x2273746e65766522 && Load64(b, j+1) == 0x3a2273746e657665 /* "events": */ {
+						if w0 == 0x2273746e65766522 && Load64(nb, 1) == 0x3a2273746e657665 /* "events": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a84); k >= 0 {
@@ -10457,10 +10480,11 @@ func a87(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'r':
-						if w0 == 0x6372756f73657222 && Load64(b, j+3) == 0x3a22656372756f73 /* "resource": */ {
+						if w0 == 0x6372756f73657222 && Load64(nb, 3) == 0x3a22656372756f73 /* "resource": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
@@ -10469,7 +10493,7 @@ func a87(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'a':
-						if w0 == 0x226e6f6974636122 && Load64(b, j+1) == 0x3a226e6f69746361 /* "action": */ {
+						if w0 == 0x226e6f6974636122 && Load64(nb, 1) == 0x3a226e6f69746361 /* "action": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
@@ -10478,7 +10502,7 @@ func a87(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'e':
-						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
+						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
@@ -10620,10 +10644,11 @@ func a90(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'c':
-						if w0 == 0x6972657469726322 && Load64(b, j+4) == 0x3a226e6f69726574 /* "criterion": */ {
+						if w0 == 0x6972657469726322 && Load64(nb, 4) == 0x3a226e6f69726574 /* "criterion": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
@@ -10632,7 +10657,7 @@ func a90(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a89); k >= 0 {
@@ -10641,7 +10666,7 @@ func a90(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'e':
-						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
+						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
@@ -10818,16 +10843,17 @@ func a94(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
-						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							k = a.Field(b, k, &seen, 0, a93)
 							goto next
 						}
 					case 'e':
-						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
+						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
 							k = SkipWS(b, j+11)
 							k = a.Field(b, k, &seen, 1, a3)
 							goto next
@@ -10927,7 +10953,8 @@ func a96(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
@@ -10937,7 +10964,7 @@ func a96(a *Acc, b []byte, i int) int {
 								a.Set(0, w, k)
 							}
 							goto next
-						} else if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						} else if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a86); k >= 0 {
@@ -10947,7 +10974,7 @@ func a96(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
@@ -10956,7 +10983,7 @@ func a96(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'g':
-						if w0 == 0x746172656e656722 && Load64(b, j+7) == 0x3a2274615f646574 /* "generated_at": */ {
+						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
@@ -10965,7 +10992,7 @@ func a96(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a39); k >= 0 {
@@ -10974,7 +11001,7 @@ func a96(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x7365676e61686322 && Load64(b, j+2) == 0x3a227365676e6168 /* "changes": */ {
+						if w0 == 0x7365676e61686322 && Load64(nb, 2) == 0x3a227365676e6168 /* "changes": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 5, a88); k >= 0 {
@@ -10994,7 +11021,7 @@ func a96(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'w':
-						if w0 == 0x676f6c6b726f7722 && Load64(b, j+7) == 0x3a22687461705f67 /* "worklog_path": */ {
+						if w0 == 0x676f6c6b726f7722 && Load64(nb, 7) == 0x3a22687461705f67 /* "worklog_path": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
@@ -11154,10 +11181,11 @@ func a98(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
@@ -11182,7 +11210,7 @@ func a98(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
@@ -11334,7 +11362,8 @@ func a100(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
@@ -11434,17 +11463,18 @@ func a101(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
+						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a36); k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
-						} else if w0 == 0x64695f6b73617422 && Load64(b, j+2) == 0x3a2264695f6b7361 /* "task_id": */ {
+						} else if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a39); k >= 0 {
@@ -11453,14 +11483,14 @@ func a101(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x2264695f6e757222 && Load64(b, j+1) == 0x3a2264695f6e7572 /* "run_id": */ {
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
-						} else if w0 == 0x22746c7573657222 && Load64(b, j+1) == 0x3a22746c75736572 /* "result": */ {
+						} else if w0 == 0x22746c7573657222 && Load64(nb, 1) == 0x3a22746c75736572 /* "result": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 7); k >= 0 {
@@ -11476,7 +11506,7 @@ func a101(a *Acc, b []byte, i int) int {
 								a.Set(3, w, k)
 							}
 							goto next
-						} else if w0 == 0x226e6f6974636122 && Load64(b, j+1) == 0x3a226e6f69746361 /* "action": */ {
+						} else if w0 == 0x226e6f6974636122 && Load64(nb, 1) == 0x3a226e6f69746361 /* "action": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
@@ -11485,7 +11515,7 @@ func a101(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'f':
-						if w0 == 0x745f73656c696622 && Load64(b, j+8) == 0x3a2264656863756f /* "files_touched": */ {
+						if w0 == 0x745f73656c696622 && Load64(nb, 8) == 0x3a2264656863756f /* "files_touched": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
@@ -11494,7 +11524,7 @@ func a101(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x6f69736963656422 && Load64(b, j+3) == 0x3a226e6f69736963 /* "decision": */ {
+						if w0 == 0x6f69736963656422 && Load64(nb, 3) == 0x3a226e6f69736963 /* "decision": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 6); k >= 0 {
@@ -11503,7 +11533,7 @@ func a101(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'n':
-						if w0 == 0x74735f7478656e22 && Load64(b, j+4) == 0x3a22706574735f74 /* "next_step": */ {
+						if w0 == 0x74735f7478656e22 && Load64(nb, 4) == 0x3a22706574735f74 /* "next_step": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 8); k >= 0 {
@@ -11521,7 +11551,7 @@ func a101(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'e':
-						if w0 == 0x636e656469766522 && Load64(b, j+3) == 0x3a2265636e656469 /* "evidence": */ {
+						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 10); k >= 0 {
@@ -11788,7 +11818,8 @@ func a106(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
@@ -11801,7 +11832,7 @@ func a106(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x6e65726566657222 && Load64(b, j+7) == 0x3a2264695f65636e /* "reference_id": */ {
+						if w0 == 0x6e65726566657222 && Load64(nb, 7) == 0x3a2264695f65636e /* "reference_id": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if !mk {
@@ -12043,10 +12074,11 @@ func a113(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'w':
-						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
@@ -12064,7 +12096,7 @@ func a113(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
+						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
@@ -12073,7 +12105,7 @@ func a113(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'i':
-						if w0 == 0x745f657573736922 && Load64(b, j+5) == 0x3a22657079745f65 /* "issue_type": */ {
+						if w0 == 0x745f657573736922 && Load64(nb, 5) == 0x3a22657079745f65 /* "issue_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a111); k >= 0 {
@@ -12082,7 +12114,7 @@ func a113(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
@@ -12091,7 +12123,7 @@ func a113(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2279625f646574 /* "created_by": */ {
+						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2279625f646574 /* "created_by": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
@@ -12219,7 +12251,8 @@ func a115(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0 == 0x3a22656c74697422 /* "title": */ {
@@ -12231,7 +12264,7 @@ func a115(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
+						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
@@ -12240,7 +12273,7 @@ func a115(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
@@ -12249,7 +12282,7 @@ func a115(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a112); k >= 0 {
@@ -12258,7 +12291,7 @@ func a115(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'i':
-						if w0 == 0x745f657573736922 && Load64(b, j+5) == 0x3a22657079745f65 /* "issue_type": */ {
+						if w0 == 0x745f657573736922 && Load64(nb, 5) == 0x3a22657079745f65 /* "issue_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a111); k >= 0 {
@@ -12267,7 +12300,7 @@ func a115(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'a':
-						if w0 == 0x656e676973736122 && Load64(b, j+3) == 0x3a2265656e676973 /* "assignee": */ {
+						if w0 == 0x656e676973736122 && Load64(nb, 3) == 0x3a2265656e676973 /* "assignee": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
@@ -12276,7 +12309,7 @@ func a115(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'l':
-						if w0 == 0x22736c6562616c22 && Load64(b, j+1) == 0x3a22736c6562616c /* "labels": */ {
+						if w0 == 0x22736c6562616c22 && Load64(nb, 1) == 0x3a22736c6562616c /* "labels": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 6, a44); k >= 0 {
@@ -12380,10 +12413,11 @@ func a116(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'w':
-						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
@@ -12392,7 +12426,7 @@ func a116(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x7365676e61686322 && Load64(b, j+2) == 0x3a227365676e6168 /* "changes": */ {
+						if w0 == 0x7365676e61686322 && Load64(nb, 2) == 0x3a227365676e6168 /* "changes": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a115); k >= 0 {
@@ -12464,10 +12498,11 @@ func a117(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'w':
-						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
@@ -12476,7 +12511,7 @@ func a117(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'f':
-						if w0 == 0x74735f6d6f726622 && Load64(b, j+6) == 0x3a22737574617473 /* "from_status": */ {
+						if w0 == 0x74735f6d6f726622 && Load64(nb, 6) == 0x3a22737574617473 /* "from_status": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a114); k >= 0 {
@@ -12485,7 +12520,7 @@ func a117(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 't':
-						if w0 == 0x746174735f6f7422 && Load64(b, j+4) == 0x3a22737574617473 /* "to_status": */ {
+						if w0 == 0x746174735f6f7422 && Load64(nb, 4) == 0x3a22737574617473 /* "to_status": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
@@ -12564,10 +12599,11 @@ func a118(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'w':
-						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
@@ -12662,10 +12698,11 @@ func a119(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'w':
-						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
@@ -12674,7 +12711,7 @@ func a119(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
@@ -12770,17 +12807,18 @@ func a121(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'm':
-						if w0 == 0x6567617373656d22 && Load64(b, j+5) == 0x3a2264695f656761 /* "message_id": */ {
+						if w0 == 0x6567617373656d22 && Load64(nb, 5) == 0x3a2264695f656761 /* "message_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
 								a.Set(26, w, k)
 							}
 							goto next
-						} else if w0 == 0x6567617373656d22 && Load64(b, j+7) == 0x3a22657079745f65 /* "message_type": */ {
+						} else if w0 == 0x6567617373656d22 && Load64(nb, 7) == 0x3a22657079745f65 /* "message_type": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a120); k >= 0 {
@@ -12807,7 +12845,7 @@ func a121(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x7463656a62757322 && Load64(b, j+2) == 0x3a227463656a6275 /* "subject": */ {
+						if w0 == 0x7463656a62757322 && Load64(nb, 2) == 0x3a227463656a6275 /* "subject": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
@@ -12900,10 +12938,11 @@ func a122(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'm':
-						if w0 == 0x6567617373656d22 && Load64(b, j+5) == 0x3a2264695f656761 /* "message_id": */ {
+						if w0 == 0x6567617373656d22 && Load64(nb, 5) == 0x3a2264695f656761 /* "message_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
@@ -12912,7 +12951,7 @@ func a122(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x6569706963657222 && Load64(b, j+4) == 0x3a22746e65697069 /* "recipient": */ {
+						if w0 == 0x6569706963657222 && Load64(nb, 4) == 0x3a22746e65697069 /* "recipient": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
@@ -12984,10 +13023,11 @@ func a123(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'm':
-						if w0 == 0x6567617373656d22 && Load64(b, j+5) == 0x3a2264695f656761 /* "message_id": */ {
+						if w0 == 0x6567617373656d22 && Load64(nb, 5) == 0x3a2264695f656761 /* "message_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
@@ -12996,14 +13036,14 @@ func a123(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x2272656461657222 && Load64(b, j+1) == 0x3a22726564616572 /* "reader": */ {
+						if w0 == 0x2272656461657222 && Load64(nb, 1) == 0x3a22726564616572 /* "reader": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
 								a.Set(32, w, k)
 							}
 							goto next
-						} else if w0 == 0x74615f6461657222 && Load64(b, j+2) == 0x3a2274615f646165 /* "read_at": */ {
+						} else if w0 == 0x74615f6461657222 && Load64(nb, 2) == 0x3a2274615f646165 /* "read_at": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
@@ -13082,10 +13122,11 @@ func a124(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
-						if w0 == 0x6e6f697373657322 && Load64(b, j+7) == 0x3a22656d616e5f6e /* "session_name": */ {
+						if w0 == 0x6e6f697373657322 && Load64(nb, 7) == 0x3a22656d616e5f6e /* "session_name": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
@@ -13094,7 +13135,7 @@ func a124(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'w':
-						if w0 == 0x6572746b726f7722 && Load64(b, j+3) == 0x3a22656572746b72 /* "worktree": */ {
+						if w0 == 0x6572746b726f7722 && Load64(nb, 3) == 0x3a22656572746b72 /* "worktree": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
@@ -13103,7 +13144,7 @@ func a124(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x656c69666f727022 && Load64(b, j+2) == 0x3a22656c69666f72 /* "profile": */ {
+						if w0 == 0x656c69666f727022 && Load64(nb, 2) == 0x3a22656c69666f72 /* "profile": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
@@ -13198,7 +13239,8 @@ func a125(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'f':
 						if w0 == 0x3a22646e756f6622 /* "found": */ {
@@ -13210,7 +13252,7 @@ func a125(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x736e6f7073657222 && Load64(b, j+6) == 0x3a22736d5f65736e /* "response_ms": */ {
+						if w0 == 0x736e6f7073657222 && Load64(nb, 6) == 0x3a22736d5f65736e /* "response_ms": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a73); k >= 0 {
@@ -13219,7 +13261,7 @@ func a125(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'a':
-						if w0 == 0x226e6f6974636122 && Load64(b, j+1) == 0x3a226e6f69746361 /* "action": */ {
+						if w0 == 0x226e6f6974636122 && Load64(nb, 1) == 0x3a226e6f69746361 /* "action": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
@@ -13298,10 +13340,11 @@ func a126(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'w':
-						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
@@ -13366,10 +13409,11 @@ func a127(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
-						if w0 == 0x69735f656c646922 && Load64(b, j+5) == 0x3a2265636e69735f /* "idle_since": */ {
+						if w0 == 0x69735f656c646922 && Load64(nb, 5) == 0x3a2265636e69735f /* "idle_since": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
@@ -13378,7 +13422,7 @@ func a127(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'l':
-						if w0 == 0x63615f7473616c22 && Load64(b, j+8) == 0x3a22797469766974 /* "last_activity": */ {
+						if w0 == 0x63615f7473616c22 && Load64(nb, 8) == 0x3a22797469766974 /* "last_activity": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
@@ -13450,10 +13494,11 @@ func a128(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'r':
-						if w0 == 0x226e6f7361657222 && Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
@@ -13462,7 +13507,7 @@ func a128(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'e':
-						if w0 == 0x6f635f7469786522 && Load64(b, j+4) == 0x3a2265646f635f74 /* "exit_code": */ {
+						if w0 == 0x6f635f7469786522 && Load64(nb, 4) == 0x3a2265646f635f74 /* "exit_code": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a10); k >= 0 {
@@ -13534,10 +13579,11 @@ func a129(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'p':
-						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
+						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
@@ -13546,7 +13592,7 @@ func a129(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 't':
-						if w0 == 0x74616c706d657422 && Load64(b, j+3) == 0x3a226574616c706d /* "template": */ {
+						if w0 == 0x74616c706d657422 && Load64(nb, 3) == 0x3a226574616c706d /* "template": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
@@ -13555,7 +13601,7 @@ func a129(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'w':
-						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a103); k >= 0 {
@@ -13634,10 +13680,11 @@ func a130(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'p':
-						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
+						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
@@ -13646,7 +13693,7 @@ func a130(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x64695f7065747322 && Load64(b, j+2) == 0x3a2264695f706574 /* "step_id": */ {
+						if w0 == 0x64695f7065747322 && Load64(nb, 2) == 0x3a2264695f706574 /* "step_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
@@ -13742,10 +13789,11 @@ func a132(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'p':
-						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
+						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
@@ -13754,14 +13802,14 @@ func a132(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x64695f7065747322 && Load64(b, j+2) == 0x3a2264695f706574 /* "step_id": */ {
+						if w0 == 0x64695f7065747322 && Load64(nb, 2) == 0x3a2264695f706574 /* "step_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
 								a.Set(46, w, k)
 							}
 							goto next
-						} else if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						} else if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a131); k >= 0 {
@@ -13840,10 +13888,11 @@ func a133(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'p':
-						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
+						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
@@ -13852,7 +13901,7 @@ func a133(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x7972616d6d757322 && Load64(b, j+2) == 0x3a227972616d6d75 /* "summary": */ {
+						if w0 == 0x7972616d6d757322 && Load64(nb, 2) == 0x3a227972616d6d75 /* "summary": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
@@ -13924,10 +13973,11 @@ func a134(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'w':
-						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
@@ -13936,7 +13986,7 @@ func a134(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x737365636f727022 && Load64(b, j+5) == 0x3a2264695f737365 /* "process_id": */ {
+						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a105); k >= 0 {
@@ -14050,10 +14100,11 @@ func a137(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'w':
-						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
@@ -14062,7 +14113,7 @@ func a137(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'v':
-						if w0 == 0x7463696472657622 && Load64(b, j+2) == 0x3a22746369647265 /* "verdict": */ {
+						if w0 == 0x7463696472657622 && Load64(nb, 2) == 0x3a22746369647265 /* "verdict": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a135); k >= 0 {
@@ -14090,7 +14141,7 @@ func a137(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x696e6f7361657222 && Load64(b, j+4) == 0x3a22676e696e6f73 /* "reasoning": */ {
+						if w0 == 0x696e6f7361657222 && Load64(nb, 4) == 0x3a22676e696e6f73 /* "reasoning": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
@@ -14197,17 +14248,18 @@ func a138(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'e':
-						if w0 == 0x695f746e65766522 && Load64(b, j+3) == 0x3a2264695f746e65 /* "event_id": */ {
+						if w0 == 0x695f746e65766522 && Load64(nb, 3) == 0x3a2264695f746e65 /* "event_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a107); k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
-						} else if w0 == 0x745f746e65766522 && Load64(b, j+5) == 0x3a22657079745f74 /* "event_type": */ {
+						} else if w0 == 0x745f746e65766522 && Load64(nb, 5) == 0x3a22657079745f74 /* "event_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a108); k >= 0 {
@@ -14217,7 +14269,7 @@ func a138(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 't':
-						if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
+						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
@@ -14242,7 +14294,7 @@ func a138(a *Acc, b []byte, i int) int {
 								a.Set(4, w, k)
 							}
 							goto next
-						} else if w0 == 0x5f64657375616322 && Load64(b, j+4) == 0x3a2279625f646573 /* "caused_by": */ {
+						} else if w0 == 0x5f64657375616322 && Load64(nb, 4) == 0x3a2279625f646573 /* "caused_by": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.Field(b, k, &seen, 5, a109); k >= 0 {
@@ -14572,7 +14624,8 @@ func a142(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
@@ -14600,7 +14653,7 @@ func a142(a *Acc, b []byte, i int) int {
 								a.Set(2, w, k)
 							}
 							goto next
-						} else if w0 == 0x617473656d697422 && Load64(b, j+4) == 0x3a22706d61747365 /* "timestamp": */ {
+						} else if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
 							k = SkipWS(b, j+12)
 							w := k
 							if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
@@ -14609,7 +14662,7 @@ func a142(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x7463656a62757322 && Load64(b, j+2) == 0x3a227463656a6275 /* "subject": */ {
+						if w0 == 0x7463656a62757322 && Load64(nb, 2) == 0x3a227463656a6275 /* "subject": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
@@ -14627,14 +14680,14 @@ func a142(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'm':
-						if w0 == 0x6567617373656d22 && Load64(b, j+7) == 0x3a22657079745f65 /* "message_type": */ {
+						if w0 == 0x6567617373656d22 && Load64(nb, 7) == 0x3a22657079745f65 /* "message_type": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 5, a139); k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
-						} else if w0 == 0x7461646174656d22 && Load64(b, j+3) == 0x3a22617461646174 /* "metadata": */ {
+						} else if w0 == 0x7461646174656d22 && Load64(nb, 3) == 0x3a22617461646174 /* "metadata": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 9, a9); k >= 0 {
@@ -14643,7 +14696,7 @@ func a142(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x74615f6461657222 && Load64(b, j+2) == 0x3a2274615f646165 /* "read_at": */ {
+						if w0 == 0x74615f6461657222 && Load64(nb, 2) == 0x3a2274615f646165 /* "read_at": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 7, a140); k >= 0 {
@@ -14652,7 +14705,7 @@ func a142(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 8, a141); k >= 0 {
@@ -14851,7 +14904,8 @@ func a146(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
@@ -14863,14 +14917,14 @@ func a146(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a145); k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
-						} else if w0 == 0x6465747261747322 && Load64(b, j+5) == 0x3a2274615f646574 /* "started_at": */ {
+						} else if w0 == 0x6465747261747322 && Load64(nb, 5) == 0x3a2274615f646574 /* "started_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a140); k >= 0 {
@@ -14879,7 +14933,7 @@ func a146(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x74656c706d6f6322 && Load64(b, j+7) == 0x3a2274615f646574 /* "completed_at": */ {
+						if w0 == 0x74656c706d6f6322 && Load64(nb, 7) == 0x3a2274615f646574 /* "completed_at": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a140); k >= 0 {
@@ -15004,7 +15058,8 @@ func a148(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
@@ -15016,7 +15071,7 @@ func a148(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 't':
-						if w0 == 0x74616c706d657422 && Load64(b, j+3) == 0x3a226574616c706d /* "template": */ {
+						if w0 == 0x74616c706d657422 && Load64(nb, 3) == 0x3a226574616c706d /* "template": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
@@ -15025,7 +15080,7 @@ func a148(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'w':
-						if w0 == 0x726f5f6b726f7722 && Load64(b, j+8) == 0x3a2264695f726564 /* "work_order_id": */ {
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a143); k >= 0 {
@@ -15050,7 +15105,7 @@ func a148(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2274615f646574 /* "created_at": */ {
+						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2274615f646574 /* "created_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a2); k >= 0 {
@@ -15187,10 +15242,11 @@ func a151(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'p':
-						if w0 == 0x2278696665727022 && Load64(b, j+1) == 0x3a22786966657270 /* "prefix": */ {
+						if w0 == 0x2278696665727022 && Load64(nb, 1) == 0x3a22786966657270 /* "prefix": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a149); k >= 0 {
@@ -15206,7 +15262,7 @@ func a151(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'f':
-						if w0 == 0x79726f7463616622 && Load64(b, j+2) == 0x3a2279726f746361 /* "factory": */ {
+						if w0 == 0x79726f7463616622 && Load64(nb, 2) == 0x3a2279726f746361 /* "factory": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
@@ -15301,7 +15357,8 @@ func a153(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
@@ -15322,7 +15379,7 @@ func a153(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
+						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
@@ -15459,10 +15516,11 @@ func a155(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
-						if w0 == 0x74616c706d657422 && Load64(b, j+3) == 0x3a226574616c706d /* "template": */ {
+						if w0 == 0x74616c706d657422 && Load64(nb, 3) == 0x3a226574616c706d /* "template": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
@@ -15471,7 +15529,7 @@ func a155(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
+						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
@@ -15480,7 +15538,7 @@ func a155(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'v':
-						if w0 == 0x6e6f697372657622 && Load64(b, j+2) == 0x3a226e6f69737265 /* "version": */ {
+						if w0 == 0x6e6f697372657622 && Load64(nb, 2) == 0x3a226e6f69737265 /* "version": */ {
 							k = SkipWS(b, j+10)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a152); k >= 0 {
@@ -15593,10 +15651,11 @@ func a157(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'd':
-						if w0 == 0x73646e6570656422 && Load64(b, j+8) == 0x3a2264695f6e6f5f /* "depends_on_id": */ {
+						if w0 == 0x73646e6570656422 && Load64(nb, 8) == 0x3a2264695f6e6f5f /* "depends_on_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
@@ -15614,14 +15673,14 @@ func a157(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2274615f646574 /* "created_at": */ {
+						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2274615f646574 /* "created_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
-						} else if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2279625f646574 /* "created_by": */ {
+						} else if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2279625f646574 /* "created_by": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
@@ -15746,7 +15805,8 @@ func a159(a *Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
@@ -15756,7 +15816,7 @@ func a159(a *Acc, b []byte, i int) int {
 								a.Set(0, w, k)
 							}
 							goto next
-						} else if w0 == 0x745f657573736922 && Load64(b, j+5) == 0x3a22657079745f65 /* "issue_type": */ {
+						} else if w0 == 0x745f657573736922 && Load64(nb, 5) == 0x3a22657079745f65 /* "issue_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 5, a111); k >= 0 {
@@ -15774,14 +15834,14 @@ func a159(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'd':
-						if w0 == 0x7069726373656422 && Load64(b, j+6) == 0x3a226e6f69747069 /* "description": */ {
+						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
 							k = SkipWS(b, j+14)
 							w := k
 							if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
-						} else if w0 == 0x65646e6570656422 && Load64(b, j+7) == 0x3a22736569636e65 /* "dependencies": */ {
+						} else if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
 							k = SkipWS(b, j+15)
 							w := k
 							if k = a.Field(b, k, &seen, 10, a158); k >= 0 {
@@ -15790,7 +15850,7 @@ func a159(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 's':
-						if w0 == 0x2273757461747322 && Load64(b, j+1) == 0x3a22737574617473 /* "status": */ {
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 3, a114); k >= 0 {
@@ -15799,7 +15859,7 @@ func a159(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'p':
-						if w0 == 0x7469726f69727022 && Load64(b, j+3) == 0x3a22797469726f69 /* "priority": */ {
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
@@ -15808,14 +15868,14 @@ func a159(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2274615f646574 /* "created_at": */ {
+						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2274615f646574 /* "created_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
-						} else if w0 == 0x6465746165726322 && Load64(b, j+5) == 0x3a2279625f646574 /* "created_by": */ {
+						} else if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2279625f646574 /* "created_by": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 8, a3); k >= 0 {
@@ -15824,7 +15884,7 @@ func a159(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'u':
-						if w0 == 0x6465746164707522 && Load64(b, j+5) == 0x3a2274615f646574 /* "updated_at": */ {
+						if w0 == 0x6465746164707522 && Load64(nb, 5) == 0x3a2274615f646574 /* "updated_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
 							if k = a.Field(b, k, &seen, 7, a2); k >= 0 {
@@ -15833,7 +15893,7 @@ func a159(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'a':
-						if w0 == 0x656e676973736122 && Load64(b, j+3) == 0x3a2265656e676973 /* "assignee": */ {
+						if w0 == 0x656e676973736122 && Load64(nb, 3) == 0x3a2265656e676973 /* "assignee": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 9, a32); k >= 0 {
@@ -15842,7 +15902,7 @@ func a159(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'l':
-						if w0 == 0x22736c6562616c22 && Load64(b, j+1) == 0x3a22736c6562616c /* "labels": */ {
+						if w0 == 0x22736c6562616c22 && Load64(nb, 1) == 0x3a22736c6562616c /* "labels": */ {
 							k = SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 11, a44); k >= 0 {
@@ -15851,7 +15911,7 @@ func a159(a *Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'm':
-						if w0 == 0x7461646174656d22 && Load64(b, j+3) == 0x3a22617461646174 /* "metadata": */ {
+						if w0 == 0x7461646174656d22 && Load64(nb, 3) == 0x3a22617461646174 /* "metadata": */ {
 							k = SkipWS(b, j+11)
 							w := k
 							if k = a.Field(b, k, &seen, 12, a9); k >= 0 {

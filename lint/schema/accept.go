@@ -623,8 +623,9 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		// second byte is the name's first, and they are the first
 		// eight bytes of any name token compared with. Sixteen bytes
 		// at least must follow (a token's last eight bytes are read
-		// without another length check); Member reads the others.
-		fmt.Fprintf(b, "\t\t\t\tif j+16 <= len(b) {\n\t\t\t\t\tw0 := %sLoad64(b, j)\n\t\t\t\t\tswitch byte(w0 >> 8) {\n", q)
+		// without another length check, from nb, sixteen bytes long:
+		// no bounds checks); Member reads the others.
+		fmt.Fprintf(b, "\t\t\t\tif j+16 <= len(b) {\n\t\t\t\t\tnb := b[j : j+16 : j+16]\n\t\t\t\t\tw0 := %sLoad64(nb, 0)\n\t\t\t\t\tswitch byte(w0 >> 8) {\n", q)
 		for _, c := range firsts {
 			fmt.Fprintf(b, "\t\t\t\t\tcase %q:\n", c)
 			for n, i := range byFirst[c] {
@@ -703,7 +704,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 }
 
 // isToken is the Go condition that b holds tok at j, where w0 holds the
-// eight bytes at j and sixteen bytes at least follow j: a masked
+// eight bytes at j and nb the sixteen at j: a masked
 // comparison of w0 for tokens of up to 8 bytes, and one more 8-byte
 // comparison for tokens of up to 16, two more (after a length check) for
 // tokens of up to 24, a string comparison for longer ones.
@@ -721,7 +722,7 @@ func isToken(q, tok string) string {
 	case n == 8:
 		return fmt.Sprintf("w0 == %#x /* %s */", le(tok), tok)
 	case n <= 16:
-		return fmt.Sprintf("w0 == %#x && %sLoad64(b, j+%d) == %#x /* %s */", le(tok[:8]), q, n-8, le(tok[n-8:]), tok)
+		return fmt.Sprintf("w0 == %#x && %sLoad64(nb, %d) == %#x /* %s */", le(tok[:8]), q, n-8, le(tok[n-8:]), tok)
 	case n <= 24:
 		return fmt.Sprintf("j+%d <= len(b) && w0 == %#x && %sLoad64(b, j+8) == %#x && %sLoad64(b, j+%d) == %#x /* %s */", n, le(tok[:8]), q, le(tok[8:16]), q, n-8, le(tok[n-8:]), tok)
 	}

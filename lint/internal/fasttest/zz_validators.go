@@ -815,7 +815,8 @@ func a6(a *fast.Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := fast.Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'k':
 						if w0&0xffffffffffffff == 0x3a22646e696b22 /* "kind": */ {
@@ -835,7 +836,7 @@ func a6(a *fast.Acc, b []byte, i int) int {
 								a.Set(9, w, k)
 							}
 							goto next
-						} else if w0 == 0x695f657573736922 && fast.Load64(b, j+3) == 0x3a2264695f657573 /* "issue_id": */ {
+						} else if w0 == 0x695f657573736922 && fast.Load64(nb, 3) == 0x3a2264695f657573 /* "issue_id": */ {
 							k = fast.SkipWS(b, j+11)
 							w := k
 							if !mk {
@@ -989,10 +990,11 @@ func a9(a *fast.Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := fast.Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 's':
-						if w0 == 0x22616d6568637322 && fast.Load64(b, j+1) == 0x3a22616d65686373 /* "schema": */ {
+						if w0 == 0x22616d6568637322 && fast.Load64(nb, 1) == 0x3a22616d65686373 /* "schema": */ {
 							k = fast.SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
@@ -1046,7 +1048,7 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'u':
-						if w0 == 0x6465746164707522 && fast.Load64(b, j+5) == 0x3a2274615f646574 /* "updated_at": */ {
+						if w0 == 0x6465746164707522 && fast.Load64(nb, 5) == 0x3a2274615f646574 /* "updated_at": */ {
 							k = fast.SkipWS(b, j+13)
 							w := k
 							if !mk {
@@ -1100,7 +1102,7 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'i':
-						if w0 == 0x6974617265746922 && fast.Load64(b, j+4) == 0x3a226e6f69746172 /* "iteration": */ {
+						if w0 == 0x6974617265746922 && fast.Load64(nb, 4) == 0x3a226e6f69746172 /* "iteration": */ {
 							k = fast.SkipWS(b, j+12)
 							w := k
 							if !mk {
@@ -1425,7 +1427,8 @@ func a17(a *fast.Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := fast.Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
@@ -1557,7 +1560,8 @@ func a19(a *fast.Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := fast.Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
@@ -1693,7 +1697,8 @@ func a22(a *fast.Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := fast.Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
@@ -1705,7 +1710,7 @@ func a22(a *fast.Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x226e6f7361657222 && fast.Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && fast.Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = fast.SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
@@ -1809,7 +1814,8 @@ func a23(a *fast.Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := fast.Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'i':
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
@@ -1821,7 +1827,7 @@ func a23(a *fast.Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'r':
-						if w0 == 0x226e6f7361657222 && fast.Load64(b, j+1) == 0x3a226e6f73616572 /* "reason": */ {
+						if w0 == 0x226e6f7361657222 && fast.Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = fast.SkipWS(b, j+9)
 							w := k
 							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
@@ -1893,7 +1899,8 @@ func a24(a *fast.Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := fast.Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'l':
 						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
@@ -2035,7 +2042,8 @@ func a28(a *fast.Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := fast.Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 'o':
 						if w0&0xffffffffff == 0x3a226b6f22 /* "ok": */ {
@@ -2099,7 +2107,8 @@ func a29(a *fast.Acc, b []byte, i int) int {
 			for {
 				f, k := -1, 0
 				if j+16 <= len(b) {
-					w0 := fast.Load64(b, j)
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
 					switch byte(w0 >> 8) {
 					case 't':
 						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
@@ -2164,7 +2173,7 @@ func a29(a *fast.Acc, b []byte, i int) int {
 							goto next
 						}
 					case 'c':
-						if w0 == 0x5f6465736f6c6322 && fast.Load64(b, j+4) == 0x3a2274615f646573 /* "closed_at": */ {
+						if w0 == 0x5f6465736f6c6322 && fast.Load64(nb, 4) == 0x3a2274615f646573 /* "closed_at": */ {
 							k = fast.SkipWS(b, j+12)
 							w := k
 							if !mk {
