@@ -367,17 +367,6 @@ func (a *Acc) Field(b []byte, i int, seen *uint64, bit uint, fn AcceptFunc) int 
 	return fn(a, b, i)
 }
 
-// FieldStr is Field for a member whose value may be any string: it
-// returns the index after the string at b[i], or -1 (also when the value
-// is not a string).
-func (a *Acc) FieldStr(b []byte, i int, seen *uint64, bit uint) int {
-	if uint(i) >= uint(len(b)) || *seen&(1<<bit) != 0 || b[i] != '"' {
-		return -1
-	}
-	*seen |= 1 << bit
-	return SkipStr(b, i)
-}
-
 // BeginElems starts recording in Elems the objects of the array that is
 // the value of top-level member top (its index in the Acceptor's Names),
 // when WantElems wants them; it reports whether it does. The acceptor of

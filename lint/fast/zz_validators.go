@@ -5108,21 +5108,34 @@ func a11(a *Acc, b []byte, i int) int {
 						if w0 == 0x616e5f6c6f6f7422 && Load64(nb, 4) == 0x3a22656d616e5f6c /* "tool_name": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(14, w, k)
 							}
 							goto next
 						} else if w0 == 0x6e695f6c6f6f7422 && Load64(nb, 5) == 0x3a227475706e695f /* "tool_input": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a9)
+							if k >= 0 {
 								a.Set(15, w, k)
 							}
 							goto next
 						} else if w0 == 0x65725f6c6f6f7422 && Load64(nb, 6) == 0x3a22746c75736572 /* "tool_result": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(16, w, k)
 							}
 							goto next
@@ -5131,7 +5144,8 @@ func a11(a *Acc, b []byte, i int) int {
 						if w0 == 0x6f69746172756422 && Load64(nb, 6) == 0x3a22736d5f6e6f69 /* "duration_ms": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a10); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a10)
+							if k >= 0 {
 								a.Set(17, w, k)
 							}
 							goto next
@@ -5157,22 +5171,36 @@ func a11(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(14, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a9)
+					if k >= 0 {
 						a.Set(15, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(16, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a10); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a10)
+					if k >= 0 {
 						a.Set(17, w, k)
 					}
 				}
@@ -5218,7 +5246,13 @@ func a12(a *Acc, b []byte, i int) int {
 						if w0 == 0x79745f6b6f6f6822 && Load64(nb, 4) == 0x3a22657079745f6b /* "hook_type": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(18, w, k)
 							}
 							goto next
@@ -5227,7 +5261,8 @@ func a12(a *Acc, b []byte, i int) int {
 						if w0 == 0x7961705f77617222 && Load64(nb, 6) == 0x3a2264616f6c7961 /* "raw_payload": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a9)
+							if k >= 0 {
 								a.Set(19, w, k)
 							}
 							goto next
@@ -5249,12 +5284,19 @@ func a12(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(18, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a9)
+					if k >= 0 {
 						a.Set(19, w, k)
 					}
 				}
@@ -5300,7 +5342,13 @@ func a13(a *Acc, b []byte, i int) int {
 						if w0 == 0x695f656361727422 && Load64(nb, 3) == 0x3a2264695f656361 /* "trace_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(20, w, k)
 							}
 							goto next
@@ -5309,7 +5357,13 @@ func a13(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6e61707322 && Load64(nb, 2) == 0x3a2264695f6e6170 /* "span_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(21, w, k)
 							}
 							goto next
@@ -5318,7 +5372,13 @@ func a13(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x5f746e6572617022 && Load64(b, j+8) == 0x2264695f6e617073 && Load64(b, j+9) == 0x3a2264695f6e6170 /* "parent_span_id": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(22, w, k)
 							}
 							goto next
@@ -5327,7 +5387,13 @@ func a13(a *Acc, b []byte, i int) int {
 						if w0 == 0x67615f746f6f7222 && Load64(nb, 8) == 0x3a2264695f746e65 /* "root_agent_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(23, w, k)
 							}
 							goto next
@@ -5353,22 +5419,46 @@ func a13(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(20, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(21, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(22, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(23, w, k)
 					}
 				}
@@ -5414,7 +5504,8 @@ func a14(a *Acc, b []byte, i int) int {
 						if w0 == 0x6e6f697372657622 && Load64(nb, 2) == 0x3a226e6f69737265 /* "version": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a0)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -5423,14 +5514,16 @@ func a14(a *Acc, b []byte, i int) int {
 						if w0 == 0x745f746e65766522 && Load64(nb, 5) == 0x3a22657079745f74 /* "event_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a1)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
 						} else if w0 == 0x695f746e65766522 && Load64(nb, 3) == 0x3a2264695f746e65 /* "event_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a4); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a4)
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
@@ -5439,14 +5532,16 @@ func a14(a *Acc, b []byte, i int) int {
 						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a2)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
 						} else if w0&0xffffffffffffff == 0x3a226c6f6f7422 /* "tool": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 10, a11); k >= 0 {
+							k = a.Field(b, k, &seen, 10, a11)
+							if k >= 0 {
 								a.Set(10, w, k)
 							}
 							goto next
@@ -5455,7 +5550,8 @@ func a14(a *Acc, b []byte, i int) int {
 						if w0 == 0x695f746e65676122 && Load64(nb, 3) == 0x3a2264695f746e65 /* "agent_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a3)
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -5464,21 +5560,29 @@ func a14(a *Acc, b []byte, i int) int {
 						if w0 == 0x6e6f697373657322 && Load64(nb, 5) == 0x3a2264695f6e6f69 /* "session_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
+							if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 5
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
 						} else if w0 == 0x22656372756f7322 && Load64(nb, 1) == 0x3a22656372756f73 /* "source": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 6, a6); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a6)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
 						} else if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a7); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a7)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -5487,14 +5591,21 @@ func a14(a *Acc, b []byte, i int) int {
 						if w0 == 0x6567617373656d22 && Load64(nb, 2) == 0x3a22656761737365 /* "message": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 8); k >= 0 {
+							if seen&(1<<8) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 8
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
 						} else if w0 == 0x7461646174656d22 && Load64(nb, 3) == 0x3a22617461646174 /* "metadata": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 13, a9); k >= 0 {
+							k = a.Field(b, k, &seen, 13, a9)
+							if k >= 0 {
 								a.Set(13, w, k)
 							}
 							goto next
@@ -5503,7 +5614,8 @@ func a14(a *Acc, b []byte, i int) int {
 						if w0 == 0x736572676f727022 && Load64(nb, 3) == 0x3a2273736572676f /* "progress": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 9, a8); k >= 0 {
+							k = a.Field(b, k, &seen, 9, a8)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
@@ -5512,7 +5624,8 @@ func a14(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a226b6f6f6822 /* "hook": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 11, a12); k >= 0 {
+							k = a.Field(b, k, &seen, 11, a12)
+							if k >= 0 {
 								a.Set(11, w, k)
 							}
 							goto next
@@ -5521,7 +5634,8 @@ func a14(a *Acc, b []byte, i int) int {
 						if w0 == 0x616c6572726f6322 && Load64(nb, 6) == 0x3a226e6f6974616c /* "correlation": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 12, a13); k >= 0 {
+							k = a.Field(b, k, &seen, 12, a13)
+							if k >= 0 {
 								a.Set(12, w, k)
 							}
 							goto next
@@ -5567,72 +5681,96 @@ func a14(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a0)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a1)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a2)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a3)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a4); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a4)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
+					if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 5
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a6); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a6)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a7); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a7)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 8); k >= 0 {
+					if seen&(1<<8) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 8
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a8); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a8)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 10:
 					w := k
-					if k = a.Field(b, k, &seen, 10, a11); k >= 0 {
+					k = a.Field(b, k, &seen, 10, a11)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 11:
 					w := k
-					if k = a.Field(b, k, &seen, 11, a12); k >= 0 {
+					k = a.Field(b, k, &seen, 11, a12)
+					if k >= 0 {
 						a.Set(11, w, k)
 					}
 				case 12:
 					w := k
-					if k = a.Field(b, k, &seen, 12, a13); k >= 0 {
+					k = a.Field(b, k, &seen, 12, a13)
+					if k >= 0 {
 						a.Set(12, w, k)
 					}
 				case 13:
 					w := k
-					if k = a.Field(b, k, &seen, 13, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 13, a9)
+					if k >= 0 {
 						a.Set(13, w, k)
 					}
 				}
@@ -5785,14 +5923,21 @@ func a20(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							k = SkipWS(b, j+5)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
 						} else if w0&0xffffffffffffff == 0x3a227265746922 /* "iter": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a18); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a18)
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
@@ -5815,7 +5960,8 @@ func a20(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a2265646f6d22 /* "mode": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a17); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a17)
+							if k >= 0 {
 								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 								a.ElemMember(1, w, k)
 							}
@@ -5823,7 +5969,8 @@ func a20(a *Acc, b []byte, i int) int {
 						} else if w0&0xffffffffffff == 0x3a2278616d22 /* "max": */ {
 							k = SkipWS(b, j+6)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a18); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a18)
+							if k >= 0 {
 								a.ElemMember(3, w, k)
 							}
 							goto next
@@ -5832,7 +5979,8 @@ func a20(a *Acc, b []byte, i int) int {
 						if w0 == 0x5f74706d6f727022 && Load64(nb, 6) == 0x3a22656c69665f74 /* "prompt_file": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a19); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a19)
+							if k >= 0 {
 								a.ElemMember(4, w, k)
 							}
 							goto next
@@ -5932,28 +6080,38 @@ func a20(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a17); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a17)
+					if k >= 0 {
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a18); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a18)
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a18); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a18)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a19); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a19)
+					if k >= 0 {
 						a.ElemMember(4, w, k)
 					}
 				case 5:
@@ -6232,7 +6390,8 @@ func a26(a *Acc, b []byte, i int) int {
 						if w0 == 0x22616d6568637322 && Load64(nb, 1) == 0x3a22616d65686373 /* "schema": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a15); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a15)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -6263,7 +6422,13 @@ func a26(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22746e65766522 /* "event": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(1, w, k)
 								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 							}
@@ -6508,12 +6673,19 @@ func a26(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a15); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a15)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(1, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
@@ -6854,14 +7026,21 @@ func a30(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22737422 /* "ts": */ {
 							k = SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a2)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
 						} else if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+							if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 4
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
@@ -6870,7 +7049,8 @@ func a30(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22746e65676122 /* "agent": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a27); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a27)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -6879,21 +7059,34 @@ func a30(a *Acc, b []byte, i int) int {
 						if w0 == 0x6e6f697373657322 && Load64(nb, 5) == 0x3a2264695f6e6f69 /* "session_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a28); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a28)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
 						} else if w0 == 0x22656372756f7322 && Load64(nb, 1) == 0x3a22656372756f73 /* "source": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
+							if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 5
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
 						} else if w0 == 0x7972616d6d757322 && Load64(nb, 2) == 0x3a227972616d6d75 /* "summary": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 6); k >= 0 {
+							if seen&(1<<6) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 6
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
@@ -6902,7 +7095,8 @@ func a30(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22746e65766522 /* "event": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a29); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a29)
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -6911,7 +7105,8 @@ func a30(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a226174616422 /* "data": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a9); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a9)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -6945,42 +7140,65 @@ func a30(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a2)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a27); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a27)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a28); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a28)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a29); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a29)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+					if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 4
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
+					if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 5
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 6); k >= 0 {
+					if seen&(1<<6) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 6
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a9)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				}
@@ -7071,7 +7289,8 @@ func a33(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22746e65676122 /* "agent": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a27); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a27)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -7080,14 +7299,16 @@ func a33(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22657461747322 /* "state": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a31); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a31)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
 						} else if w0 == 0x6e6f697373657322 && Load64(nb, 5) == 0x3a2264695f6e6f69 /* "session_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a28); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a28)
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
@@ -7096,21 +7317,29 @@ func a33(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x2274616562747261 && Load64(b, j+9) == 0x3a22746165627472 /* "last_heartbeat": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a2)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
 						} else if w0 == 0x61745f7473616c22 && Load64(nb, 7) == 0x3a2264695f6b7361 /* "last_task_id": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
 						} else if w0 == 0x72655f7473616c22 && Load64(nb, 5) == 0x3a22726f7272655f /* "last_error": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a32)
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
@@ -7140,32 +7369,43 @@ func a33(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a27); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a27)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a31); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a31)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a2)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a28); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a28)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a32)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				}
@@ -7643,21 +7883,24 @@ func a50(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
 						} else if w0 == 0x3a22656c74697422 /* "title": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a40); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a40)
+							if k >= 0 {
 								a.Set(10, w, k)
 							}
 							goto next
 						} else if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a41); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a41)
+							if k >= 0 {
 								a.Set(11, w, k)
 							}
 							goto next
@@ -7665,7 +7908,8 @@ func a50(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+18)
 							v := k
 							w := k
-							if k = a.Field(b, k, &seen, 8, a47); k >= 0 {
+							k = a.Field(b, k, &seen, 8, a47)
+							if k >= 0 {
 								a.Set(17, w, k)
 							}
 							span8 = [2]int{v, k}
@@ -7675,7 +7919,8 @@ func a50(a *Acc, b []byte, i int) int {
 						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a42)
+							if k >= 0 {
 								a.Set(12, w, k)
 							}
 							goto next
@@ -7684,7 +7929,8 @@ func a50(a *Acc, b []byte, i int) int {
 						if w0 == 0x63735f6b636f6c22 && Load64(nb, 5) == 0x3a2265706f63735f /* "lock_scope": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a43); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a43)
+							if k >= 0 {
 								a.Set(13, w, k)
 							}
 							goto next
@@ -7693,7 +7939,8 @@ func a50(a *Acc, b []byte, i int) int {
 						if j+18 <= len(b) && w0 == 0x64646962726f6622 && Load64(b, j+8) == 0x65706f63735f6e65 && Load64(b, j+10) == 0x3a2265706f63735f /* "forbidden_scope": */ {
 							k = SkipWS(b, j+18)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a44)
+							if k >= 0 {
 								a.Set(14, w, k)
 							}
 							goto next
@@ -7702,7 +7949,8 @@ func a50(a *Acc, b []byte, i int) int {
 						if j+22 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x746972635f65636e && Load64(b, j+14) == 0x3a22616972657469 /* "acceptance_criteria": */ {
 							k = SkipWS(b, j+22)
 							w := k
-							if k = a.Field(b, k, &seen, 6, a45); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a45)
+							if k >= 0 {
 								a.Set(15, w, k)
 							}
 							goto next
@@ -7711,7 +7959,8 @@ func a50(a *Acc, b []byte, i int) int {
 						if w0 == 0x676f6c6b726f7722 && Load64(nb, 7) == 0x3a22687461705f67 /* "worklog_path": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a46)
+							if k >= 0 {
 								a.Set(16, w, k)
 							}
 							goto next
@@ -7721,7 +7970,8 @@ func a50(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+29)
 							v := k
 							w := k
-							if k = a.Field(b, k, &seen, 9, a48); k >= 0 {
+							k = a.Field(b, k, &seen, 9, a48)
+							if k >= 0 {
 								a.Set(18, w, k)
 							}
 							span9 = [2]int{v, k}
@@ -7731,7 +7981,8 @@ func a50(a *Acc, b []byte, i int) int {
 						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 10, a49); k >= 0 {
+							k = a.Field(b, k, &seen, 10, a49)
+							if k >= 0 {
 								a.Set(19, w, k)
 							}
 							goto next
@@ -7771,61 +8022,72 @@ func a50(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a40); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a40)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a41); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a41)
+					if k >= 0 {
 						a.Set(11, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a42)
+					if k >= 0 {
 						a.Set(12, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a43); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a43)
+					if k >= 0 {
 						a.Set(13, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a44)
+					if k >= 0 {
 						a.Set(14, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a45); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a45)
+					if k >= 0 {
 						a.Set(15, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a46)
+					if k >= 0 {
 						a.Set(16, w, k)
 					}
 				case 8:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 8, a47); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a47)
+					if k >= 0 {
 						a.Set(17, w, k)
 					}
 					span8 = [2]int{v, k}
 				case 9:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 9, a48); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a48)
+					if k >= 0 {
 						a.Set(18, w, k)
 					}
 					span9 = [2]int{v, k}
 				case 10:
 					w := k
-					if k = a.Field(b, k, &seen, 10, a49); k >= 0 {
+					k = a.Field(b, k, &seen, 10, a49)
+					if k >= 0 {
 						a.Set(19, w, k)
 					}
 				}
@@ -7900,7 +8162,8 @@ func a52(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -7909,7 +8172,13 @@ func a52(a *Acc, b []byte, i int) int {
 						if w0 == 0x6372756f73657222 && Load64(nb, 3) == 0x3a22656372756f73 /* "resource": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -7918,7 +8187,8 @@ func a52(a *Acc, b []byte, i int) int {
 						if w0 == 0x2265766974636122 && Load64(nb, 1) == 0x3a22657669746361 /* "active": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a51); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a51)
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
@@ -7942,17 +8212,25 @@ func a52(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a51); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a51)
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				}
@@ -8066,7 +8344,8 @@ func a55(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a22646e696b22 /* "kind": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a54); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a54)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -8075,7 +8354,13 @@ func a55(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a2265756c617622 /* "value": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -8097,12 +8382,19 @@ func a55(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a54); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a54)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				}
@@ -8214,7 +8506,8 @@ func a58(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -8223,14 +8516,16 @@ func a58(a *Acc, b []byte, i int) int {
 						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a35)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
 						} else if Is(b, j, "\"required_output_schema\":") {
 							k = SkipWS(b, j+25)
 							w := k
-							if k = a.Field(b, k, &seen, 8, a57); k >= 0 {
+							k = a.Field(b, k, &seen, 8, a57)
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -8239,14 +8534,16 @@ func a58(a *Acc, b []byte, i int) int {
 						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a36)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
 						} else if j+19 <= len(b) && w0 == 0x5f6c61626f6c6722 && Load64(b, j+8) == 0x76697463656a626f && Load64(b, j+11) == 0x3a22657669746365 /* "global_objective": */ {
 							k = SkipWS(b, j+19)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a38); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a38)
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
@@ -8255,7 +8552,8 @@ func a58(a *Acc, b []byte, i int) int {
 						if w0 == 0x5f74656b63617022 && Load64(nb, 6) == 0x3a22657079745f74 /* "packet_type": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a37); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a37)
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -8264,7 +8562,8 @@ func a58(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a226b73617422 /* "task": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a50); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a50)
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
@@ -8273,7 +8572,8 @@ func a58(a *Acc, b []byte, i int) int {
 						if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a53)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
@@ -8282,7 +8582,8 @@ func a58(a *Acc, b []byte, i int) int {
 						if j+18 <= len(b) && w0 == 0x747865746e6f6322 && Load64(b, j+8) == 0x6567616b6361705f && Load64(b, j+10) == 0x3a226567616b6361 /* "context_package": */ {
 							k = SkipWS(b, j+18)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a56); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a56)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -8318,47 +8619,56 @@ func a58(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a35)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a36)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a37); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a37)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a38); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a38)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a50); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a50)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a53)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a56); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a56)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a57); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a57)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
@@ -8463,14 +8773,21 @@ func a61(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
 						} else if w0 == 0x3a22656c74697422 /* "title": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -8478,7 +8795,8 @@ func a61(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+18)
 							v := k
 							w := k
-							if k = a.Field(b, k, &seen, 5, a47); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a47)
+							if k >= 0 {
 								a.ElemMember(5, w, k)
 							}
 							span5 = [2]int{v, k}
@@ -8488,7 +8806,8 @@ func a61(a *Acc, b []byte, i int) int {
 						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a59); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a59)
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
@@ -8497,7 +8816,13 @@ func a61(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a2272656e776f22 /* "owner": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(3, w, k)
 							}
 							goto next
@@ -8506,14 +8831,16 @@ func a61(a *Acc, b []byte, i int) int {
 						if w0 == 0x63735f6b636f6c22 && Load64(nb, 5) == 0x3a2265706f63735f /* "lock_scope": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a44); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a44)
+							if k >= 0 {
 								a.ElemMember(4, w, k)
 							}
 							goto next
 						} else if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
 							k = SkipWS(b, j+20)
 							w := k
-							if k = a.Field(b, k, &seen, 8, a60); k >= 0 {
+							k = a.Field(b, k, &seen, 8, a60)
+							if k >= 0 {
 								a.ElemMember(8, w, k)
 							}
 							goto next
@@ -8523,7 +8850,8 @@ func a61(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+29)
 							v := k
 							w := k
-							if k = a.Field(b, k, &seen, 6, a48); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a48)
+							if k >= 0 {
 								a.ElemMember(6, w, k)
 							}
 							span6 = [2]int{v, k}
@@ -8533,7 +8861,8 @@ func a61(a *Acc, b []byte, i int) int {
 						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a49); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a49)
+							if k >= 0 {
 								a.ElemMember(7, w, k)
 							}
 							goto next
@@ -8542,7 +8871,8 @@ func a61(a *Acc, b []byte, i int) int {
 						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 9, a42); k >= 0 {
+							k = a.Field(b, k, &seen, 9, a42)
+							if k >= 0 {
 								a.ElemMember(9, w, k)
 							}
 							goto next
@@ -8580,56 +8910,76 @@ func a61(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a59); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a59)
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a44)
+					if k >= 0 {
 						a.ElemMember(4, w, k)
 					}
 				case 5:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 5, a47); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a47)
+					if k >= 0 {
 						a.ElemMember(5, w, k)
 					}
 					span5 = [2]int{v, k}
 				case 6:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 6, a48); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a48)
+					if k >= 0 {
 						a.ElemMember(6, w, k)
 					}
 					span6 = [2]int{v, k}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a49); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a49)
+					if k >= 0 {
 						a.ElemMember(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a60); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a60)
+					if k >= 0 {
 						a.ElemMember(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a42); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a42)
+					if k >= 0 {
 						a.ElemMember(9, w, k)
 					}
 				}
@@ -8720,7 +9070,8 @@ func a63(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -8729,7 +9080,8 @@ func a63(a *Acc, b []byte, i int) int {
 						if j+21 <= len(b) && w0 == 0x73646e6570656422 && Load64(b, j+8) == 0x6b7361745f6e6f5f && Load64(b, j+13) == 0x3a2264695f6b7361 /* "depends_on_task_id": */ {
 							k = SkipWS(b, j+21)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a39)
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -8751,12 +9103,14 @@ func a63(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a39)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				}
@@ -8873,7 +9227,8 @@ func a66(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -8882,7 +9237,8 @@ func a66(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a2265646f6322 /* "code": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a65); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a65)
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -8891,7 +9247,13 @@ func a66(a *Acc, b []byte, i int) int {
 						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
@@ -8900,7 +9262,8 @@ func a66(a *Acc, b []byte, i int) int {
 						if w0 == 0x736c696174656422 && Load64(nb, 2) == 0x3a22736c69617465 /* "details": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a9); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a9)
+							if k >= 0 {
 								a.ElemMember(3, w, k)
 							}
 							goto next
@@ -8926,22 +9289,31 @@ func a66(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a65); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a65)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a9)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
@@ -9029,7 +9401,8 @@ func a68(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -9038,7 +9411,8 @@ func a68(a *Acc, b []byte, i int) int {
 						if w0 == 0x6972657469726322 && Load64(nb, 3) == 0x3a22616972657469 /* "criteria": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a44); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a44)
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -9060,12 +9434,14 @@ func a68(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a44)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				}
@@ -9153,7 +9529,8 @@ func a70(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -9162,7 +9539,8 @@ func a70(a *Acc, b []byte, i int) int {
 						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a35)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -9171,7 +9549,8 @@ func a70(a *Acc, b []byte, i int) int {
 						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a36)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
@@ -9180,14 +9559,21 @@ func a70(a *Acc, b []byte, i int) int {
 						if w0 == 0x697463656a626f22 && Load64(nb, 4) == 0x3a22657669746365 /* "objective": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
 						} else if w0 == 0x6c625f6e65706f22 && Load64(nb, 8) == 0x3a227372656b636f /* "open_blockers": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 8, a67); k >= 0 {
+							k = a.Field(b, k, &seen, 8, a67)
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -9196,7 +9582,8 @@ func a70(a *Acc, b []byte, i int) int {
 						if w0 == 0x617274736e6f6322 && Load64(nb, 6) == 0x3a2273746e696172 /* "constraints": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a9); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a9)
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
@@ -9205,7 +9592,8 @@ func a70(a *Acc, b []byte, i int) int {
 						if w0 == 0x2272656764656c22 && Load64(nb, 1) == 0x3a2272656764656c /* "ledger": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a62); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a62)
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
@@ -9214,14 +9602,16 @@ func a70(a *Acc, b []byte, i int) int {
 						if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a53)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
 						} else if j+21 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x677261745f65636e && Load64(b, j+13) == 0x3a22737465677261 /* "acceptance_targets": */ {
 							k = SkipWS(b, j+21)
 							w := k
-							if k = a.Field(b, k, &seen, 9, a69); k >= 0 {
+							k = a.Field(b, k, &seen, 9, a69)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
@@ -9230,7 +9620,8 @@ func a70(a *Acc, b []byte, i int) int {
 						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a64); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a64)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -9268,52 +9659,67 @@ func a70(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a35)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a36)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a9)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a62); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a62)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a53)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a64); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a64)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a67); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a67)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a69); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a69)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				}
@@ -9401,7 +9807,8 @@ func a72(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -9410,7 +9817,8 @@ func a72(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22736b636f6c22 /* "locks": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a71); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a71)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -9432,12 +9840,14 @@ func a72(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a71); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a71)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				}
@@ -9506,14 +9916,16 @@ func a74(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
 						} else if w0 == 0x6f5f64656d697422 && Load64(nb, 4) == 0x3a2274756f5f6465 /* "timed_out": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.Field(b, k, &seen, 6, a51); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a51)
+							if k >= 0 {
 								a.ElemMember(6, w, k)
 							}
 							goto next
@@ -9522,7 +9934,8 @@ func a74(a *Acc, b []byte, i int) int {
 						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a59)
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -9531,7 +9944,13 @@ func a74(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a2272656e776f22 /* "owner": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
@@ -9540,14 +9959,21 @@ func a74(a *Acc, b []byte, i int) int {
 						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(3, w, k)
 							}
 							goto next
 						} else if j+17 <= len(b) && w0 == 0x615f797274657222 && Load64(b, j+8) == 0x22736d5f72657466 && Load64(b, j+9) == 0x3a22736d5f726574 /* "retry_after_ms": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a73); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a73)
+							if k >= 0 {
 								a.ElemMember(7, w, k)
 							}
 							goto next
@@ -9556,7 +9982,8 @@ func a74(a *Acc, b []byte, i int) int {
 						if w0 == 0x695f61746c656422 && Load64(nb, 3) == 0x3a2264695f61746c /* "delta_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a3)
+							if k >= 0 {
 								a.ElemMember(4, w, k)
 							}
 							goto next
@@ -9565,7 +9992,8 @@ func a74(a *Acc, b []byte, i int) int {
 						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
 							k = SkipWS(b, j+20)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a36); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a36)
+							if k >= 0 {
 								a.ElemMember(5, w, k)
 							}
 							goto next
@@ -9599,42 +10027,60 @@ func a74(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a59)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a3)
+					if k >= 0 {
 						a.ElemMember(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a36)
+					if k >= 0 {
 						a.ElemMember(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a51); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a51)
+					if k >= 0 {
 						a.ElemMember(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a73); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a73)
+					if k >= 0 {
 						a.ElemMember(7, w, k)
 					}
 				}
@@ -9832,7 +10278,8 @@ func a79(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -9841,7 +10288,8 @@ func a79(a *Acc, b []byte, i int) int {
 						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a35)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -9850,7 +10298,8 @@ func a79(a *Acc, b []byte, i int) int {
 						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a36)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
@@ -9859,7 +10308,8 @@ func a79(a *Acc, b []byte, i int) int {
 						if w0 == 0x5f72656764656c22 && Load64(nb, 7) == 0x3a2261746c65645f /* "ledger_delta": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a75); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a75)
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -9868,14 +10318,16 @@ func a79(a *Acc, b []byte, i int) int {
 						if w0 == 0x6d6e676973736122 && Load64(nb, 6) == 0x3a2273746e656d6e /* "assignments": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a76); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a76)
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
 						} else if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a77); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a77)
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
@@ -9884,7 +10336,8 @@ func a79(a *Acc, b []byte, i int) int {
 						if w0 == 0x72656b636f6c6222 && Load64(nb, 3) == 0x3a227372656b636f /* "blockers": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 6, a78); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a78)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
@@ -9893,7 +10346,8 @@ func a79(a *Acc, b []byte, i int) int {
 						if w0 == 0x63615f7478656e22 && Load64(nb, 7) == 0x3a22736e6f697463 /* "next_actions": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a44); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a44)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -9927,42 +10381,50 @@ func a79(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a35)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a36)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a75); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a75)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a76); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a76)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a77); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a77)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a78); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a78)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a44)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				}
@@ -10011,7 +10473,8 @@ func a80(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -10020,7 +10483,8 @@ func a80(a *Acc, b []byte, i int) int {
 						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a59)
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -10029,7 +10493,13 @@ func a80(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a2272656e776f22 /* "owner": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
@@ -10038,7 +10508,8 @@ func a80(a *Acc, b []byte, i int) int {
 						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a42)
+							if k >= 0 {
 								a.ElemMember(3, w, k)
 							}
 							goto next
@@ -10047,7 +10518,8 @@ func a80(a *Acc, b []byte, i int) int {
 						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
 							k = SkipWS(b, j+20)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a60); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a60)
+							if k >= 0 {
 								a.ElemMember(4, w, k)
 							}
 							goto next
@@ -10075,27 +10547,37 @@ func a80(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a59)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a42)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a60); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a60)
+					if k >= 0 {
 						a.ElemMember(4, w, k)
 					}
 				}
@@ -10222,7 +10704,8 @@ func a83(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -10231,7 +10714,13 @@ func a83(a *Acc, b []byte, i int) int {
 						if w0 == 0x745f746e65766522 && Load64(nb, 5) == 0x3a22657079745f74 /* "event_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -10253,12 +10742,19 @@ func a83(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				}
@@ -10346,7 +10842,8 @@ func a85(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -10355,7 +10852,8 @@ func a85(a *Acc, b []byte, i int) int {
 						if w0 == 0x2272656764656c22 && Load64(nb, 1) == 0x3a2272656764656c /* "ledger": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a81); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a81)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -10364,7 +10862,8 @@ func a85(a *Acc, b []byte, i int) int {
 						if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a82); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a82)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
@@ -10373,7 +10872,8 @@ func a85(a *Acc, b []byte, i int) int {
 						if w0 == 0x2273746e65766522 && Load64(nb, 1) == 0x3a2273746e657665 /* "events": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a84); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a84)
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -10399,22 +10899,26 @@ func a85(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a81); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a81)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a82); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a82)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a84); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a84)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				}
@@ -10487,7 +10991,13 @@ func a87(a *Acc, b []byte, i int) int {
 						if w0 == 0x6372756f73657222 && Load64(nb, 3) == 0x3a22656372756f73 /* "resource": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -10496,7 +11006,13 @@ func a87(a *Acc, b []byte, i int) int {
 						if w0 == 0x226e6f6974636122 && Load64(nb, 1) == 0x3a226e6f69746361 /* "action": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -10505,7 +11021,13 @@ func a87(a *Acc, b []byte, i int) int {
 						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
@@ -10529,17 +11051,35 @@ func a87(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				}
@@ -10651,7 +11191,13 @@ func a90(a *Acc, b []byte, i int) int {
 						if w0 == 0x6972657469726322 && Load64(nb, 4) == 0x3a226e6f69726574 /* "criterion": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -10660,7 +11206,8 @@ func a90(a *Acc, b []byte, i int) int {
 						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a89); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a89)
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -10669,7 +11216,13 @@ func a90(a *Acc, b []byte, i int) int {
 						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
@@ -10693,17 +11246,30 @@ func a90(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a89); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a89)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				}
@@ -10960,14 +11526,16 @@ func a96(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
 						} else if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a86); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a86)
+							if k >= 0 {
 								a.Set(4, w, k)
 								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 							}
@@ -10977,7 +11545,8 @@ func a96(a *Acc, b []byte, i int) int {
 						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a35)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -10986,7 +11555,8 @@ func a96(a *Acc, b []byte, i int) int {
 						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a36)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
@@ -10995,7 +11565,8 @@ func a96(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a39)
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -11004,7 +11575,8 @@ func a96(a *Acc, b []byte, i int) int {
 						if w0 == 0x7365676e61686322 && Load64(nb, 2) == 0x3a227365676e6168 /* "changes": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a88); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a88)
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
@@ -11014,7 +11586,8 @@ func a96(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+19)
 							v := k
 							w := k
-							if k = a.Field(b, k, &seen, 6, a91); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a91)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							span6 = [2]int{v, k}
@@ -11024,7 +11597,8 @@ func a96(a *Acc, b []byte, i int) int {
 						if w0 == 0x676f6c6b726f7722 && Load64(nb, 7) == 0x3a22687461705f67 /* "worklog_path": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a46)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -11033,7 +11607,8 @@ func a96(a *Acc, b []byte, i int) int {
 						if Is(b, j, "\"notes_for_orchestrator\":") {
 							k = SkipWS(b, j+25)
 							w := k
-							if k = a.Field(b, k, &seen, 8, a92); k >= 0 {
+							k = a.Field(b, k, &seen, 8, a92)
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -11069,50 +11644,59 @@ func a96(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a35)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a36)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a39)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a86); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a86)
+					if k >= 0 {
 						a.Set(4, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a88); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a88)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 6, a91); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a91)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 					span6 = [2]int{v, k}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a46)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a92); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a92)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
@@ -11188,7 +11772,8 @@ func a98(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -11213,7 +11798,8 @@ func a98(a *Acc, b []byte, i int) int {
 						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a59)
+							if k >= 0 {
 								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 								a.ElemMember(1, w, k)
 							}
@@ -11223,7 +11809,8 @@ func a98(a *Acc, b []byte, i int) int {
 						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
 							k = SkipWS(b, j+20)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a60); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a60)
+							if k >= 0 {
 								a.ElemMember(3, w, k)
 							}
 							goto next
@@ -11249,12 +11836,14 @@ func a98(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a59)
+					if k >= 0 {
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 						a.ElemMember(1, w, k)
 					}
@@ -11274,7 +11863,8 @@ func a98(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a60); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a60)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
@@ -11369,7 +11959,8 @@ func a100(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -11378,7 +11969,8 @@ func a100(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffff == 0x3a22776f6e22 /* "now": */ {
 							k = SkipWS(b, j+6)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a36); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a36)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -11387,7 +11979,8 @@ func a100(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22736b73617422 /* "tasks": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a99); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a99)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
@@ -11411,17 +12004,20 @@ func a100(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a36)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a99); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a99)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				}
@@ -11470,14 +12066,16 @@ func a101(a *Acc, b []byte, i int) int {
 						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a36); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a36)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
 						} else if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a39); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a39)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
@@ -11486,14 +12084,21 @@ func a101(a *Acc, b []byte, i int) int {
 						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a35)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
 						} else if w0 == 0x22746c7573657222 && Load64(nb, 1) == 0x3a22746c75736572 /* "result": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 7); k >= 0 {
+							if seen&(1<<7) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 7
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -11502,14 +12107,26 @@ func a101(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22726f74636122 /* "actor": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
 						} else if w0 == 0x226e6f6974636122 && Load64(nb, 1) == 0x3a226e6f69746361 /* "action": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+							if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 4
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
@@ -11518,7 +12135,8 @@ func a101(a *Acc, b []byte, i int) int {
 						if w0 == 0x745f73656c696622 && Load64(nb, 8) == 0x3a2264656863756f /* "files_touched": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a44)
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
@@ -11527,7 +12145,13 @@ func a101(a *Acc, b []byte, i int) int {
 						if w0 == 0x6f69736963656422 && Load64(nb, 3) == 0x3a226e6f69736963 /* "decision": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 6); k >= 0 {
+							if seen&(1<<6) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 6
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
@@ -11536,7 +12160,13 @@ func a101(a *Acc, b []byte, i int) int {
 						if w0 == 0x74735f7478656e22 && Load64(nb, 4) == 0x3a22706574735f74 /* "next_step": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 8); k >= 0 {
+							if seen&(1<<8) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 8
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -11545,7 +12175,8 @@ func a101(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a2265646f6322 /* "code": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 9, a65); k >= 0 {
+							k = a.Field(b, k, &seen, 9, a65)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
@@ -11554,7 +12185,13 @@ func a101(a *Acc, b []byte, i int) int {
 						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 10); k >= 0 {
+							if seen&(1<<10) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 10
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(10, w, k)
 							}
 							goto next
@@ -11563,7 +12200,8 @@ func a101(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 11, a34); k >= 0 {
+							k = a.Field(b, k, &seen, 11, a34)
+							if k >= 0 {
 								a.Set(11, w, k)
 							}
 							goto next
@@ -11605,62 +12243,104 @@ func a101(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a36)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a35)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a39)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+					if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 4
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a44)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 6); k >= 0 {
+					if seen&(1<<6) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 6
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 7); k >= 0 {
+					if seen&(1<<7) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 7
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 8); k >= 0 {
+					if seen&(1<<8) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 8
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a65); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a65)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 10:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 10); k >= 0 {
+					if seen&(1<<10) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 10
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 11:
 					w := k
-					if k = a.Field(b, k, &seen, 11, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 11, a34)
+					if k >= 0 {
 						a.Set(11, w, k)
 					}
 				}
@@ -11825,7 +12505,8 @@ func a106(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a102); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a102)
+							if k >= 0 {
 								a.Set(0, w, k)
 								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 							}
@@ -11873,7 +12554,8 @@ func a106(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a102); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a102)
+					if k >= 0 {
 						a.Set(0, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
@@ -12081,7 +12763,8 @@ func a113(a *Acc, b []byte, i int) int {
 						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -12090,7 +12773,8 @@ func a113(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22656c74697422 /* "title": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a110); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a110)
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -12099,7 +12783,8 @@ func a113(a *Acc, b []byte, i int) int {
 						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a32)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
@@ -12108,7 +12793,8 @@ func a113(a *Acc, b []byte, i int) int {
 						if w0 == 0x745f657573736922 && Load64(nb, 5) == 0x3a22657079745f65 /* "issue_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a111); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a111)
+							if k >= 0 {
 								a.Set(10, w, k)
 							}
 							goto next
@@ -12117,7 +12803,8 @@ func a113(a *Acc, b []byte, i int) int {
 						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a112)
+							if k >= 0 {
 								a.Set(11, w, k)
 							}
 							goto next
@@ -12126,7 +12813,13 @@ func a113(a *Acc, b []byte, i int) int {
 						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2279625f646574 /* "created_by": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
+							if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 5
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(12, w, k)
 							}
 							goto next
@@ -12156,32 +12849,43 @@ func a113(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a110); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a110)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a32)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a111); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a111)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a112)
+					if k >= 0 {
 						a.Set(11, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 5); k >= 0 {
+					if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 5
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(12, w, k)
 					}
 				}
@@ -12258,7 +12962,8 @@ func a115(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22656c74697422 /* "title": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a110); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a110)
+							if k >= 0 {
 								a.Set(14, w, k)
 							}
 							goto next
@@ -12267,7 +12972,13 @@ func a115(a *Acc, b []byte, i int) int {
 						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(15, w, k)
 							}
 							goto next
@@ -12276,7 +12987,8 @@ func a115(a *Acc, b []byte, i int) int {
 						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a114)
+							if k >= 0 {
 								a.Set(16, w, k)
 							}
 							goto next
@@ -12285,7 +12997,8 @@ func a115(a *Acc, b []byte, i int) int {
 						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a112); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a112)
+							if k >= 0 {
 								a.Set(17, w, k)
 							}
 							goto next
@@ -12294,7 +13007,8 @@ func a115(a *Acc, b []byte, i int) int {
 						if w0 == 0x745f657573736922 && Load64(nb, 5) == 0x3a22657079745f65 /* "issue_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a111); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a111)
+							if k >= 0 {
 								a.Set(18, w, k)
 							}
 							goto next
@@ -12303,7 +13017,8 @@ func a115(a *Acc, b []byte, i int) int {
 						if w0 == 0x656e676973736122 && Load64(nb, 3) == 0x3a2265656e676973 /* "assignee": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a32)
+							if k >= 0 {
 								a.Set(19, w, k)
 							}
 							goto next
@@ -12312,7 +13027,8 @@ func a115(a *Acc, b []byte, i int) int {
 						if w0 == 0x22736c6562616c22 && Load64(nb, 1) == 0x3a22736c6562616c /* "labels": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 6, a44); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a44)
+							if k >= 0 {
 								a.Set(20, w, k)
 							}
 							goto next
@@ -12344,37 +13060,49 @@ func a115(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a110); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a110)
+					if k >= 0 {
 						a.Set(14, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(15, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a114)
+					if k >= 0 {
 						a.Set(16, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a112); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a112)
+					if k >= 0 {
 						a.Set(17, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a111); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a111)
+					if k >= 0 {
 						a.Set(18, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a32)
+					if k >= 0 {
 						a.Set(19, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a44)
+					if k >= 0 {
 						a.Set(20, w, k)
 					}
 				}
@@ -12420,7 +13148,8 @@ func a116(a *Acc, b []byte, i int) int {
 						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -12429,7 +13158,8 @@ func a116(a *Acc, b []byte, i int) int {
 						if w0 == 0x7365676e61686322 && Load64(nb, 2) == 0x3a227365676e6168 /* "changes": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a115); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a115)
+							if k >= 0 {
 								a.Set(13, w, k)
 							}
 							goto next
@@ -12451,12 +13181,14 @@ func a116(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a115); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a115)
+					if k >= 0 {
 						a.Set(13, w, k)
 					}
 				}
@@ -12505,7 +13237,8 @@ func a117(a *Acc, b []byte, i int) int {
 						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -12514,7 +13247,8 @@ func a117(a *Acc, b []byte, i int) int {
 						if w0 == 0x74735f6d6f726622 && Load64(nb, 6) == 0x3a22737574617473 /* "from_status": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a114); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a114)
+							if k >= 0 {
 								a.Set(21, w, k)
 							}
 							goto next
@@ -12523,7 +13257,8 @@ func a117(a *Acc, b []byte, i int) int {
 						if w0 == 0x746174735f6f7422 && Load64(nb, 4) == 0x3a22737574617473 /* "to_status": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a114)
+							if k >= 0 {
 								a.Set(22, w, k)
 							}
 							goto next
@@ -12547,17 +13282,20 @@ func a117(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a114); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a114)
+					if k >= 0 {
 						a.Set(21, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a114)
+					if k >= 0 {
 						a.Set(22, w, k)
 					}
 				}
@@ -12606,7 +13344,8 @@ func a118(a *Acc, b []byte, i int) int {
 						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -12615,14 +13354,16 @@ func a118(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22746e65676122 /* "agent": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(23, w, k)
 							}
 							goto next
 						} else if j+18 <= len(b) && w0 == 0x6d6e676973736122 && Load64(b, j+8) == 0x687461705f746e65 && Load64(b, j+10) == 0x3a22687461705f74 /* "assignment_path": */ {
 							k = SkipWS(b, j+18)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a3)
+							if k >= 0 {
 								a.Set(24, w, k)
 							}
 							goto next
@@ -12646,17 +13387,20 @@ func a118(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(23, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a3)
+					if k >= 0 {
 						a.Set(24, w, k)
 					}
 				}
@@ -12705,7 +13449,8 @@ func a119(a *Acc, b []byte, i int) int {
 						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -12714,7 +13459,13 @@ func a119(a *Acc, b []byte, i int) int {
 						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(25, w, k)
 							}
 							goto next
@@ -12736,12 +13487,19 @@ func a119(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(25, w, k)
 					}
 				}
@@ -12814,14 +13572,16 @@ func a121(a *Acc, b []byte, i int) int {
 						if w0 == 0x6567617373656d22 && Load64(nb, 5) == 0x3a2264695f656761 /* "message_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a104)
+							if k >= 0 {
 								a.Set(26, w, k)
 							}
 							goto next
 						} else if w0 == 0x6567617373656d22 && Load64(nb, 7) == 0x3a22657079745f65 /* "message_type": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a120); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a120)
+							if k >= 0 {
 								a.Set(30, w, k)
 							}
 							goto next
@@ -12830,7 +13590,8 @@ func a121(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a226d6f726622 /* "from": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(27, w, k)
 							}
 							goto next
@@ -12839,7 +13600,8 @@ func a121(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a226f7422 /* "to": */ {
 							k = SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a3)
+							if k >= 0 {
 								a.Set(28, w, k)
 							}
 							goto next
@@ -12848,7 +13610,13 @@ func a121(a *Acc, b []byte, i int) int {
 						if w0 == 0x7463656a62757322 && Load64(nb, 2) == 0x3a227463656a6275 /* "subject": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(29, w, k)
 							}
 							goto next
@@ -12876,27 +13644,37 @@ func a121(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a104)
+					if k >= 0 {
 						a.Set(26, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(27, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a3)
+					if k >= 0 {
 						a.Set(28, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(29, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a120); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a120)
+					if k >= 0 {
 						a.Set(30, w, k)
 					}
 				}
@@ -12945,7 +13723,8 @@ func a122(a *Acc, b []byte, i int) int {
 						if w0 == 0x6567617373656d22 && Load64(nb, 5) == 0x3a2264695f656761 /* "message_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a104)
+							if k >= 0 {
 								a.Set(26, w, k)
 							}
 							goto next
@@ -12954,7 +13733,8 @@ func a122(a *Acc, b []byte, i int) int {
 						if w0 == 0x6569706963657222 && Load64(nb, 4) == 0x3a22746e65697069 /* "recipient": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(31, w, k)
 							}
 							goto next
@@ -12976,12 +13756,14 @@ func a122(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a104)
+					if k >= 0 {
 						a.Set(26, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(31, w, k)
 					}
 				}
@@ -13030,7 +13812,8 @@ func a123(a *Acc, b []byte, i int) int {
 						if w0 == 0x6567617373656d22 && Load64(nb, 5) == 0x3a2264695f656761 /* "message_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a104)
+							if k >= 0 {
 								a.Set(26, w, k)
 							}
 							goto next
@@ -13039,14 +13822,16 @@ func a123(a *Acc, b []byte, i int) int {
 						if w0 == 0x2272656461657222 && Load64(nb, 1) == 0x3a22726564616572 /* "reader": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(32, w, k)
 							}
 							goto next
 						} else if w0 == 0x74615f6461657222 && Load64(nb, 2) == 0x3a2274615f646165 /* "read_at": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a2)
+							if k >= 0 {
 								a.Set(33, w, k)
 							}
 							goto next
@@ -13070,17 +13855,20 @@ func a123(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a104)
+					if k >= 0 {
 						a.Set(26, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(32, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a2)
+					if k >= 0 {
 						a.Set(33, w, k)
 					}
 				}
@@ -13129,7 +13917,13 @@ func a124(a *Acc, b []byte, i int) int {
 						if w0 == 0x6e6f697373657322 && Load64(nb, 7) == 0x3a22656d616e5f6e /* "session_name": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(34, w, k)
 							}
 							goto next
@@ -13138,7 +13932,13 @@ func a124(a *Acc, b []byte, i int) int {
 						if w0 == 0x6572746b726f7722 && Load64(nb, 3) == 0x3a22656572746b72 /* "worktree": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(35, w, k)
 							}
 							goto next
@@ -13147,7 +13947,13 @@ func a124(a *Acc, b []byte, i int) int {
 						if w0 == 0x656c69666f727022 && Load64(nb, 2) == 0x3a22656c69666f72 /* "profile": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(36, w, k)
 							}
 							goto next
@@ -13156,7 +13962,8 @@ func a124(a *Acc, b []byte, i int) int {
 						if j+22 <= len(b) && w0 == 0x656e676973736122 && Load64(b, j+8) == 0x6f5f6b726f775f64 && Load64(b, j+14) == 0x3a22726564726f5f /* "assigned_work_order": */ {
 							k = SkipWS(b, j+22)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a103)
+							if k >= 0 {
 								a.Set(37, w, k)
 							}
 							goto next
@@ -13182,22 +13989,41 @@ func a124(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(34, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(35, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(36, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a103)
+					if k >= 0 {
 						a.Set(37, w, k)
 					}
 				}
@@ -13246,7 +14072,8 @@ func a125(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22646e756f6622 /* "found": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a51); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a51)
+							if k >= 0 {
 								a.Set(38, w, k)
 							}
 							goto next
@@ -13255,7 +14082,8 @@ func a125(a *Acc, b []byte, i int) int {
 						if w0 == 0x736e6f7073657222 && Load64(nb, 6) == 0x3a22736d5f65736e /* "response_ms": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a73); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a73)
+							if k >= 0 {
 								a.Set(39, w, k)
 							}
 							goto next
@@ -13264,7 +14092,13 @@ func a125(a *Acc, b []byte, i int) int {
 						if w0 == 0x226e6f6974636122 && Load64(nb, 1) == 0x3a226e6f69746361 /* "action": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(40, w, k)
 							}
 							goto next
@@ -13288,17 +14122,25 @@ func a125(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a51); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a51)
+					if k >= 0 {
 						a.Set(38, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a73); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a73)
+					if k >= 0 {
 						a.Set(39, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(40, w, k)
 					}
 				}
@@ -13347,7 +14189,8 @@ func a126(a *Acc, b []byte, i int) int {
 						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -13367,7 +14210,8 @@ func a126(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				}
@@ -13416,7 +14260,8 @@ func a127(a *Acc, b []byte, i int) int {
 						if w0 == 0x69735f656c646922 && Load64(nb, 5) == 0x3a2265636e69735f /* "idle_since": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a2)
+							if k >= 0 {
 								a.Set(41, w, k)
 							}
 							goto next
@@ -13425,7 +14270,13 @@ func a127(a *Acc, b []byte, i int) int {
 						if w0 == 0x63615f7473616c22 && Load64(nb, 8) == 0x3a22797469766974 /* "last_activity": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(42, w, k)
 							}
 							goto next
@@ -13447,12 +14298,19 @@ func a127(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a2)
+					if k >= 0 {
 						a.Set(41, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(42, w, k)
 					}
 				}
@@ -13501,7 +14359,13 @@ func a128(a *Acc, b []byte, i int) int {
 						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(25, w, k)
 							}
 							goto next
@@ -13510,7 +14374,8 @@ func a128(a *Acc, b []byte, i int) int {
 						if w0 == 0x6f635f7469786522 && Load64(nb, 4) == 0x3a2265646f635f74 /* "exit_code": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a10); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a10)
+							if k >= 0 {
 								a.Set(43, w, k)
 							}
 							goto next
@@ -13532,12 +14397,19 @@ func a128(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 0); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(25, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a10); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a10)
+					if k >= 0 {
 						a.Set(43, w, k)
 					}
 				}
@@ -13586,7 +14458,8 @@ func a129(a *Acc, b []byte, i int) int {
 						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a105)
+							if k >= 0 {
 								a.Set(44, w, k)
 							}
 							goto next
@@ -13595,7 +14468,8 @@ func a129(a *Acc, b []byte, i int) int {
 						if w0 == 0x74616c706d657422 && Load64(nb, 3) == 0x3a226574616c706d /* "template": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(45, w, k)
 							}
 							goto next
@@ -13604,7 +14478,8 @@ func a129(a *Acc, b []byte, i int) int {
 						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a103)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -13628,17 +14503,20 @@ func a129(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a105)
+					if k >= 0 {
 						a.Set(44, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(45, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				}
@@ -13687,7 +14565,8 @@ func a130(a *Acc, b []byte, i int) int {
 						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a105)
+							if k >= 0 {
 								a.Set(44, w, k)
 							}
 							goto next
@@ -13696,7 +14575,8 @@ func a130(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f7065747322 && Load64(nb, 2) == 0x3a2264695f706574 /* "step_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(46, w, k)
 							}
 							goto next
@@ -13718,12 +14598,14 @@ func a130(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a105)
+					if k >= 0 {
 						a.Set(44, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(46, w, k)
 					}
 				}
@@ -13796,7 +14678,8 @@ func a132(a *Acc, b []byte, i int) int {
 						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a105)
+							if k >= 0 {
 								a.Set(44, w, k)
 							}
 							goto next
@@ -13805,14 +14688,16 @@ func a132(a *Acc, b []byte, i int) int {
 						if w0 == 0x64695f7065747322 && Load64(nb, 2) == 0x3a2264695f706574 /* "step_id": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(46, w, k)
 							}
 							goto next
 						} else if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a131); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a131)
+							if k >= 0 {
 								a.Set(47, w, k)
 							}
 							goto next
@@ -13836,17 +14721,20 @@ func a132(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a105)
+					if k >= 0 {
 						a.Set(44, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(46, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a131); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a131)
+					if k >= 0 {
 						a.Set(47, w, k)
 					}
 				}
@@ -13895,7 +14783,8 @@ func a133(a *Acc, b []byte, i int) int {
 						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a105)
+							if k >= 0 {
 								a.Set(44, w, k)
 							}
 							goto next
@@ -13904,7 +14793,13 @@ func a133(a *Acc, b []byte, i int) int {
 						if w0 == 0x7972616d6d757322 && Load64(nb, 2) == 0x3a227972616d6d75 /* "summary": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(48, w, k)
 							}
 							goto next
@@ -13926,12 +14821,19 @@ func a133(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a105)
+					if k >= 0 {
 						a.Set(44, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(48, w, k)
 					}
 				}
@@ -13980,7 +14882,8 @@ func a134(a *Acc, b []byte, i int) int {
 						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -13989,7 +14892,8 @@ func a134(a *Acc, b []byte, i int) int {
 						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a105); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a105)
+							if k >= 0 {
 								a.Set(44, w, k)
 							}
 							goto next
@@ -14011,12 +14915,14 @@ func a134(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a105)
+					if k >= 0 {
 						a.Set(44, w, k)
 					}
 				}
@@ -14107,7 +15013,8 @@ func a137(a *Acc, b []byte, i int) int {
 						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -14116,7 +15023,8 @@ func a137(a *Acc, b []byte, i int) int {
 						if w0 == 0x7463696472657622 && Load64(nb, 2) == 0x3a22746369647265 /* "verdict": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a135); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a135)
+							if k >= 0 {
 								a.Set(49, w, k)
 								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 							}
@@ -14126,7 +15034,8 @@ func a137(a *Acc, b []byte, i int) int {
 						if j+18 <= len(b) && w0 == 0x6972657469726322 && Load64(b, j+8) == 0x6465737361705f61 && Load64(b, j+10) == 0x3a22646573736170 /* "criteria_passed": */ {
 							k = SkipWS(b, j+18)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a73); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a73)
+							if k >= 0 {
 								a.Set(50, w, k)
 							}
 							goto next
@@ -14134,7 +15043,8 @@ func a137(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+18)
 							v := k
 							w := k
-							if k = a.Field(b, k, &seen, 3, a73); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a73)
+							if k >= 0 {
 								a.Set(51, w, k)
 							}
 							span3 = [2]int{v, k}
@@ -14144,7 +15054,13 @@ func a137(a *Acc, b []byte, i int) int {
 						if w0 == 0x696e6f7361657222 && Load64(nb, 4) == 0x3a22676e696e6f73 /* "reasoning": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+							if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 4
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(52, w, k)
 							}
 							goto next
@@ -14172,30 +15088,40 @@ func a137(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a135); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a135)
+					if k >= 0 {
 						a.Set(49, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a73); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a73)
+					if k >= 0 {
 						a.Set(50, w, k)
 					}
 				case 3:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 3, a73); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a73)
+					if k >= 0 {
 						a.Set(51, w, k)
 					}
 					span3 = [2]int{v, k}
 				case 4:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+					if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 4
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(52, w, k)
 					}
 				}
@@ -14255,14 +15181,16 @@ func a138(a *Acc, b []byte, i int) int {
 						if w0 == 0x695f746e65766522 && Load64(nb, 3) == 0x3a2264695f746e65 /* "event_id": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a107); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a107)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
 						} else if w0 == 0x745f746e65766522 && Load64(nb, 5) == 0x3a22657079745f74 /* "event_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a108); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a108)
+							if k >= 0 {
 								a.Set(1, w, k)
 								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 							}
@@ -14272,7 +15200,8 @@ func a138(a *Acc, b []byte, i int) int {
 						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a2)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
@@ -14281,7 +15210,8 @@ func a138(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22726f74636122 /* "actor": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a3)
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -14290,14 +15220,16 @@ func a138(a *Acc, b []byte, i int) int {
 						if j+17 <= len(b) && w0 == 0x616c6572726f6322 && Load64(b, j+8) == 0x2264695f6e6f6974 && Load64(b, j+9) == 0x3a2264695f6e6f69 /* "correlation_id": */ {
 							k = SkipWS(b, j+17)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a32); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a32)
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
 						} else if w0 == 0x5f64657375616322 && Load64(nb, 4) == 0x3a2279625f646573 /* "caused_by": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a109); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a109)
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
@@ -14402,33 +15334,39 @@ func a138(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a107); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a107)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a108); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a108)
+					if k >= 0 {
 						a.Set(1, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a2)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a3)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a32)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a109); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a109)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
@@ -14631,7 +15569,8 @@ func a142(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							k = SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a104)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -14640,7 +15579,8 @@ func a142(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a226d6f726622 /* "from": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -14649,14 +15589,16 @@ func a142(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a226f7422 /* "to": */ {
 							k = SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a3)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
 						} else if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
 							k = SkipWS(b, j+12)
 							w := k
-							if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a2)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
@@ -14665,7 +15607,13 @@ func a142(a *Acc, b []byte, i int) int {
 						if w0 == 0x7463656a62757322 && Load64(nb, 2) == 0x3a227463656a6275 /* "subject": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -14674,7 +15622,13 @@ func a142(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a2279646f6222 /* "body": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+							if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 4
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
@@ -14683,14 +15637,16 @@ func a142(a *Acc, b []byte, i int) int {
 						if w0 == 0x6567617373656d22 && Load64(nb, 7) == 0x3a22657079745f65 /* "message_type": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a139); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a139)
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
 						} else if w0 == 0x7461646174656d22 && Load64(nb, 3) == 0x3a22617461646174 /* "metadata": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 9, a9); k >= 0 {
+							k = a.Field(b, k, &seen, 9, a9)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
@@ -14699,7 +15655,8 @@ func a142(a *Acc, b []byte, i int) int {
 						if w0 == 0x74615f6461657222 && Load64(nb, 2) == 0x3a2274615f646165 /* "read_at": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a140); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a140)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -14708,7 +15665,8 @@ func a142(a *Acc, b []byte, i int) int {
 						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 8, a141); k >= 0 {
+							k = a.Field(b, k, &seen, 8, a141)
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -14746,52 +15704,72 @@ func a142(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a104)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a3)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 4); k >= 0 {
+					if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 4
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a139); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a139)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a2)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a140); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a140)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a141); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a141)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a9)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				}
@@ -14911,7 +15889,8 @@ func a146(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							k = SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a3)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -14920,14 +15899,16 @@ func a146(a *Acc, b []byte, i int) int {
 						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a145); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a145)
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
 						} else if w0 == 0x6465747261747322 && Load64(nb, 5) == 0x3a2274615f646574 /* "started_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a140); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a140)
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
@@ -14936,7 +15917,8 @@ func a146(a *Acc, b []byte, i int) int {
 						if w0 == 0x74656c706d6f6322 && Load64(nb, 7) == 0x3a2274615f646574 /* "completed_at": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a140); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a140)
+							if k >= 0 {
 								a.ElemMember(3, w, k)
 							}
 							goto next
@@ -14962,22 +15944,26 @@ func a146(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a3)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a145); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a145)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a140); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a140)
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a140); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a140)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
@@ -15065,7 +16051,8 @@ func a148(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							k = SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a105)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -15074,7 +16061,8 @@ func a148(a *Acc, b []byte, i int) int {
 						if w0 == 0x74616c706d657422 && Load64(nb, 3) == 0x3a226574616c706d /* "template": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -15083,7 +16071,8 @@ func a148(a *Acc, b []byte, i int) int {
 						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a143); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a143)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
@@ -15092,14 +16081,16 @@ func a148(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22657461747322 /* "state": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a144); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a144)
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
 						} else if w0 == 0x3a22737065747322 /* "steps": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a147); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a147)
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
@@ -15108,7 +16099,8 @@ func a148(a *Acc, b []byte, i int) int {
 						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2274615f646574 /* "created_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a2)
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
@@ -15138,32 +16130,38 @@ func a148(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a105)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a143); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a143)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a144); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a144)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a2)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a147); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a147)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				}
@@ -15249,14 +16247,16 @@ func a151(a *Acc, b []byte, i int) int {
 						if w0 == 0x2278696665727022 && Load64(nb, 1) == 0x3a22786966657270 /* "prefix": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a149); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a149)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
 						} else if w0&0xffffffffffffff == 0x3a226874617022 /* "path": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a150); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a150)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -15265,7 +16265,8 @@ func a151(a *Acc, b []byte, i int) int {
 						if w0 == 0x79726f7463616622 && Load64(nb, 2) == 0x3a2279726f746361 /* "factory": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a32)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
@@ -15289,17 +16290,20 @@ func a151(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a149); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a149)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a150); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a150)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a32)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				}
@@ -15364,7 +16368,8 @@ func a153(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							k = SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a3)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -15373,7 +16378,13 @@ func a153(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22656c74697422 /* "title": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -15382,7 +16393,13 @@ func a153(a *Acc, b []byte, i int) int {
 						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
@@ -15391,7 +16408,8 @@ func a153(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22736465656e22 /* "needs": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a44); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a44)
+							if k >= 0 {
 								a.ElemMember(3, w, k)
 							}
 							goto next
@@ -15417,22 +16435,36 @@ func a153(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a3)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 2); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a44)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
@@ -15523,7 +16555,8 @@ func a155(a *Acc, b []byte, i int) int {
 						if w0 == 0x74616c706d657422 && Load64(nb, 3) == 0x3a226574616c706d /* "template": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a3)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -15532,7 +16565,13 @@ func a155(a *Acc, b []byte, i int) int {
 						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -15541,7 +16580,8 @@ func a155(a *Acc, b []byte, i int) int {
 						if w0 == 0x6e6f697372657622 && Load64(nb, 2) == 0x3a226e6f69737265 /* "version": */ {
 							k = SkipWS(b, j+10)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a152); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a152)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
@@ -15550,7 +16590,8 @@ func a155(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22737065747322 /* "steps": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a154); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a154)
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -15576,22 +16617,31 @@ func a155(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a3)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 1); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a152); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a152)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a154); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a154)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				}
@@ -15658,7 +16708,8 @@ func a157(a *Acc, b []byte, i int) int {
 						if w0 == 0x73646e6570656422 && Load64(nb, 8) == 0x3a2264695f6e6f5f /* "depends_on_id": */ {
 							k = SkipWS(b, j+16)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
 								a.ElemMember(0, w, k)
 							}
 							goto next
@@ -15667,7 +16718,8 @@ func a157(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
 							k = SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a156); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a156)
+							if k >= 0 {
 								a.ElemMember(1, w, k)
 							}
 							goto next
@@ -15676,14 +16728,21 @@ func a157(a *Acc, b []byte, i int) int {
 						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2274615f646574 /* "created_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a2)
+							if k >= 0 {
 								a.ElemMember(2, w, k)
 							}
 							goto next
 						} else if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2279625f646574 /* "created_by": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.ElemMember(3, w, k)
 							}
 							goto next
@@ -15709,22 +16768,31 @@ func a157(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a156); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a156)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a2)
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
@@ -15812,14 +16880,16 @@ func a159(a *Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							k = SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
 						} else if w0 == 0x745f657573736922 && Load64(nb, 5) == 0x3a22657079745f65 /* "issue_type": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 5, a111); k >= 0 {
+							k = a.Field(b, k, &seen, 5, a111)
+							if k >= 0 {
 								a.Set(5, w, k)
 							}
 							goto next
@@ -15828,7 +16898,8 @@ func a159(a *Acc, b []byte, i int) int {
 						if w0 == 0x3a22656c74697422 /* "title": */ {
 							k = SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a110); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a110)
+							if k >= 0 {
 								a.Set(1, w, k)
 							}
 							goto next
@@ -15837,14 +16908,16 @@ func a159(a *Acc, b []byte, i int) int {
 						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
 							k = SkipWS(b, j+14)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a32)
+							if k >= 0 {
 								a.Set(2, w, k)
 							}
 							goto next
 						} else if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
 							k = SkipWS(b, j+15)
 							w := k
-							if k = a.Field(b, k, &seen, 10, a158); k >= 0 {
+							k = a.Field(b, k, &seen, 10, a158)
+							if k >= 0 {
 								a.Set(10, w, k)
 							}
 							goto next
@@ -15853,7 +16926,8 @@ func a159(a *Acc, b []byte, i int) int {
 						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a114); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a114)
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -15862,7 +16936,8 @@ func a159(a *Acc, b []byte, i int) int {
 						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
+							k = a.Field(b, k, &seen, 4, a112)
+							if k >= 0 {
 								a.Set(4, w, k)
 							}
 							goto next
@@ -15871,14 +16946,16 @@ func a159(a *Acc, b []byte, i int) int {
 						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2274615f646574 /* "created_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 6, a2)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
 						} else if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2279625f646574 /* "created_by": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 8, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 8, a3)
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -15887,7 +16964,8 @@ func a159(a *Acc, b []byte, i int) int {
 						if w0 == 0x6465746164707522 && Load64(nb, 5) == 0x3a2274615f646574 /* "updated_at": */ {
 							k = SkipWS(b, j+13)
 							w := k
-							if k = a.Field(b, k, &seen, 7, a2); k >= 0 {
+							k = a.Field(b, k, &seen, 7, a2)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -15896,7 +16974,8 @@ func a159(a *Acc, b []byte, i int) int {
 						if w0 == 0x656e676973736122 && Load64(nb, 3) == 0x3a2265656e676973 /* "assignee": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 9, a32); k >= 0 {
+							k = a.Field(b, k, &seen, 9, a32)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
@@ -15905,7 +16984,8 @@ func a159(a *Acc, b []byte, i int) int {
 						if w0 == 0x22736c6562616c22 && Load64(nb, 1) == 0x3a22736c6562616c /* "labels": */ {
 							k = SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 11, a44); k >= 0 {
+							k = a.Field(b, k, &seen, 11, a44)
+							if k >= 0 {
 								a.Set(11, w, k)
 							}
 							goto next
@@ -15914,7 +16994,8 @@ func a159(a *Acc, b []byte, i int) int {
 						if w0 == 0x7461646174656d22 && Load64(nb, 3) == 0x3a22617461646174 /* "metadata": */ {
 							k = SkipWS(b, j+11)
 							w := k
-							if k = a.Field(b, k, &seen, 12, a9); k >= 0 {
+							k = a.Field(b, k, &seen, 12, a9)
+							if k >= 0 {
 								a.Set(12, w, k)
 							}
 							goto next
@@ -15958,67 +17039,80 @@ func a159(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a110); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a110)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a32)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a114); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a114)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a112)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a111); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a111)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a2)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a2)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a3)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a32)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 10:
 					w := k
-					if k = a.Field(b, k, &seen, 10, a158); k >= 0 {
+					k = a.Field(b, k, &seen, 10, a158)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 11:
 					w := k
-					if k = a.Field(b, k, &seen, 11, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 11, a44)
+					if k >= 0 {
 						a.Set(11, w, k)
 					}
 				case 12:
 					w := k
-					if k = a.Field(b, k, &seen, 12, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 12, a9)
+					if k >= 0 {
 						a.Set(12, w, k)
 					}
 				}

@@ -535,11 +535,15 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		}
 		return fmt.Sprintf("a.ElemMember(%d, w, k)", i)
 	}
+	// field is the statement that reads member i's value at k with its
+	// acceptor and sets k to the index after it, or -1 (Acc.Field); a
+	// value that may be any string is read in place (SkipStr), seen
+	// kept in a register.
 	field := func(i int) string {
 		if ag.anyStr[fns[i]] {
-			return fmt.Sprintf("a.FieldStr(b, k, &seen, %d)", i)
+			return fmt.Sprintf("if seen&(1<<%d) == 0 && uint(k) < uint(len(b)) && b[k] == '\"' {\nseen |= 1 << %d\nk = %sSkipStr(b, k)\n} else {\nk = -1\n}\n", i, i, q)
 		}
-		return fmt.Sprintf("a.Field(b, k, &seen, %d, %s)", i, fns[i])
+		return fmt.Sprintf("k = a.Field(b, k, &seen, %d, %s)\n", i, fns[i])
 	}
 	bodies := make([]string, len(names))
 	for i, n := range names {
@@ -578,15 +582,15 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 				fmt.Fprintf(cb, "\t\t\t\t\tif k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", slot[i])
 			}
 		case i < len(slot) && slot[i] >= 0:
-			fmt.Fprintf(cb, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = %s; k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n%s\t\t\t\t\t}\n", field(i), slot[i], discRead(n))
+			fmt.Fprintf(cb, "\t\t\t\t\tw := k\n%s\t\t\t\t\tif k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n%s\t\t\t\t\t}\n", field(i), slot[i], discRead(n))
 		case discRead(n) != "" || recMembers:
-			fmt.Fprintf(cb, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = %s; k >= 0 {\n%s", field(i), discRead(n))
+			fmt.Fprintf(cb, "\t\t\t\t\tw := k\n%s\t\t\t\t\tif k >= 0 {\n%s", field(i), discRead(n))
 			if r := recorded(i); r != "" {
 				fmt.Fprintf(cb, "\t\t\t\t\t\t%s\n", r)
 			}
 			cb.WriteString("\t\t\t\t\t}\n")
 		default:
-			fmt.Fprintf(cb, "\t\t\t\t\tk = %s\n", field(i))
+			cb.WriteString(field(i))
 		}
 		if needSpan[n] {
 			fmt.Fprintf(cb, "\t\t\t\t\tspan%d = [2]int{v, k}\n", i)

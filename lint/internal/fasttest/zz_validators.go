@@ -822,7 +822,8 @@ func a6(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a22646e696b22 /* "kind": */ {
 							k = fast.SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a4); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a4)
+							if k >= 0 {
 								a.Set(8, w, k)
 								ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 							}
@@ -832,7 +833,8 @@ func a6(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a227265746922 /* "iter": */ {
 							k = fast.SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a5)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
@@ -872,13 +874,15 @@ func a6(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a4); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a4)
+					if k >= 0 {
 						a.Set(8, w, k)
 						ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a5)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 2:
@@ -997,7 +1001,8 @@ func a9(a *fast.Acc, b []byte, i int) int {
 						if w0 == 0x22616d6568637322 && fast.Load64(nb, 1) == 0x3a22616d65686373 /* "schema": */ {
 							k = fast.SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a0)
+							if k >= 0 {
 								a.Set(0, w, k)
 							}
 							goto next
@@ -1022,7 +1027,8 @@ func a9(a *fast.Acc, b []byte, i int) int {
 						if w0 == 0x3a22746e65766522 /* "event": */ {
 							k = fast.SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a1)
+							if k >= 0 {
 								a.Set(1, w, k)
 								ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 							}
@@ -1148,12 +1154,14 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a0)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a1)
+					if k >= 0 {
 						a.Set(1, w, k)
 						ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
@@ -1434,7 +1442,8 @@ func a17(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							k = fast.SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a13); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a13)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
@@ -1443,7 +1452,8 @@ func a17(a *fast.Acc, b []byte, i int) int {
 						if w0 == 0x3a22656c74697422 /* "title": */ {
 							k = fast.SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a14); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a14)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -1452,7 +1462,8 @@ func a17(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
 							k = fast.SkipWS(b, j+4)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a15); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a15)
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -1461,7 +1472,8 @@ func a17(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
 							k = fast.SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a16); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a16)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
@@ -1487,22 +1499,26 @@ func a17(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a13); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a13)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a14); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a14)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a15); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a15)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a16); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a16)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				}
@@ -1567,7 +1583,8 @@ func a19(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							k = fast.SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a13); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a13)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
@@ -1576,7 +1593,8 @@ func a19(a *fast.Acc, b []byte, i int) int {
 						if w0 == 0x3a22656c74697422 /* "title": */ {
 							k = fast.SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a14); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a14)
+							if k >= 0 {
 								a.Set(7, w, k)
 							}
 							goto next
@@ -1585,7 +1603,8 @@ func a19(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
 							k = fast.SkipWS(b, j+4)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a18); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a18)
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -1609,17 +1628,20 @@ func a19(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a13); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a13)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a14); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a14)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a18); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a18)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
@@ -1704,7 +1726,8 @@ func a22(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							k = fast.SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a20); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a20)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
@@ -1713,7 +1736,8 @@ func a22(a *fast.Acc, b []byte, i int) int {
 						if w0 == 0x226e6f7361657222 && fast.Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = fast.SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(10, w, k)
 							}
 							goto next
@@ -1722,7 +1746,8 @@ func a22(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
 							k = fast.SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 2, a16); k >= 0 {
+							k = a.Field(b, k, &seen, 2, a16)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
@@ -1731,7 +1756,8 @@ func a22(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
 							k = fast.SkipWS(b, j+4)
 							w := k
-							if k = a.Field(b, k, &seen, 3, a21); k >= 0 {
+							k = a.Field(b, k, &seen, 3, a21)
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -1757,22 +1783,26 @@ func a22(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a20); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a20)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a16); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a16)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a21); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a21)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
@@ -1821,7 +1851,8 @@ func a23(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
 							k = fast.SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a20); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a20)
+							if k >= 0 {
 								a.Set(6, w, k)
 							}
 							goto next
@@ -1830,7 +1861,8 @@ func a23(a *fast.Acc, b []byte, i int) int {
 						if w0 == 0x226e6f7361657222 && fast.Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
 							k = fast.SkipWS(b, j+9)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
 								a.Set(10, w, k)
 							}
 							goto next
@@ -1852,12 +1884,14 @@ func a23(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a20); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a20)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				}
@@ -1906,7 +1940,8 @@ func a24(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
 							k = fast.SkipWS(b, j+5)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a16); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a16)
+							if k >= 0 {
 								a.Set(9, w, k)
 							}
 							goto next
@@ -1915,7 +1950,8 @@ func a24(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
 							k = fast.SkipWS(b, j+4)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a21); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a21)
+							if k >= 0 {
 								a.Set(8, w, k)
 							}
 							goto next
@@ -1937,12 +1973,14 @@ func a24(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a16); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a16)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a21); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a21)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
@@ -2114,7 +2152,8 @@ func a29(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
 							k = fast.SkipWS(b, j+7)
 							w := k
-							if k = a.Field(b, k, &seen, 0, a10); k >= 0 {
+							k = a.Field(b, k, &seen, 0, a10)
+							if k >= 0 {
 								a.Set(0, w, k)
 								ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 							}
@@ -2124,7 +2163,8 @@ func a29(a *fast.Acc, b []byte, i int) int {
 						if w0 == 0x3a226c6576656c22 /* "level": */ {
 							k = fast.SkipWS(b, j+8)
 							w := k
-							if k = a.Field(b, k, &seen, 1, a11); k >= 0 {
+							k = a.Field(b, k, &seen, 1, a11)
+							if k >= 0 {
 								a.Set(1, w, k)
 								ms[1], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<1
 							}
@@ -2167,7 +2207,13 @@ func a29(a *fast.Acc, b []byte, i int) int {
 						if w0&0xffffffffff == 0x3a22746122 /* "at": */ {
 							k = fast.SkipWS(b, j+5)
 							w := k
-							if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = fast.SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
 								a.Set(3, w, k)
 							}
 							goto next
@@ -2236,13 +2282,15 @@ func a29(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a10); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a10)
+					if k >= 0 {
 						a.Set(0, w, k)
 						ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a11); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a11)
+					if k >= 0 {
 						a.Set(1, w, k)
 						ms[1], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<1
 					}
@@ -2277,7 +2325,13 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					span2 = [2]int{v, k}
 				case 3:
 					w := k
-					if k = a.FieldStr(b, k, &seen, 3); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = fast.SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
