@@ -70,6 +70,7 @@ var (
 	alnumDash  = byteSet("azAZ09--")
 	slug       = byteSet("az09__--")
 	word       = byteSet("az09__")
+	lowerUnder = byteSet("az__")
 	digit      = byteSet("09")
 )
 
@@ -327,27 +328,22 @@ func matchUUID(b []byte) bool { return timefmt.IsUUID(unsafe.String(unsafe.Slice
 // matchCollectorEventType reports whether b is one of seed 004's six
 // namespaces, a dot and one or more of [a-z_].
 func matchCollectorEventType(b []byte) bool {
-	dot := -1
-	for i, c := range b {
-		if c == '.' {
-			dot = i
-			break
-		}
-	}
-	if dot < 0 || dot == len(b)-1 {
-		return false
-	}
-	switch string(b[:dot]) {
-	case "lifecycle", "activity", "coordination", "hook", "decision", "system":
+	var n int // the category and its dot
+	switch {
+	case len(b) > 5 && string(b[:5]) == "hook.":
+		n = 5
+	case len(b) > 7 && string(b[:7]) == "system.":
+		n = 7
+	case len(b) > 9 && (string(b[:9]) == "activity." || string(b[:9]) == "decision."):
+		n = 9
+	case len(b) > 10 && string(b[:10]) == "lifecycle.":
+		n = 10
+	case len(b) > 13 && string(b[:13]) == "coordination.":
+		n = 13
 	default:
 		return false
 	}
-	for _, c := range b[dot+1:] {
-		if !(c >= 'a' && c <= 'z' || c == '_') {
-			return false
-		}
-	}
-	return true
+	return allIn(b[n:], &lowerUnder)
 }
 
 // matchSemver reports whether b is three dot-separated runs of ASCII digits.
