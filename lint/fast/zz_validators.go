@@ -4882,7 +4882,7 @@ func a3(a *Acc, b []byte, i int) int {
 func a4(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := i+38, b[i+1:min(i+37, len(b))]; j <= len(b) && b[j-1] == '"' {
 			if re4.Match(s) {
 				return j
 			}
@@ -7466,7 +7466,7 @@ func a34(a *Acc, b []byte, i int) int {
 func a35(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := i+38, b[i+1:min(i+37, len(b))]; j <= len(b) && b[j-1] == '"' {
 			if re10.Match(s) {
 				return j
 			}

@@ -200,7 +200,14 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 				// next '"' is the whole string when it passes the
 				// checks (fast.QuoteStr); otherwise the string is read
 				// as JSON below.
-				fmt.Fprintf(&b, "\t\tif j, s := %sQuoteStr(b, i); j >= 0 {\n", q)
+				if n := plainLen(t); n > 0 {
+					// Strings of one length n: the quote that ends
+					// them is where it is due (the checks fail on a
+					// shorter string, a '"' inside), nothing to scan.
+					fmt.Fprintf(&b, "\t\tif j, s := i+%d, b[i+1:min(i+%d, len(b))]; j <= len(b) && b[j-1] == '\"' {\n", n+2, n+1)
+				} else {
+					fmt.Fprintf(&b, "\t\tif j, s := %sQuoteStr(b, i); j >= 0 {\n", q)
+				}
 				if t.Enum != nil {
 					b.WriteString("\t\t\tswitch string(s) {\n\t\t\tcase ")
 					for k, e := range t.Enum {
@@ -830,4 +837,76 @@ func plainRe(re *syntax.Regexp) bool {
 		return true
 	}
 	return false
+}
+
+// plainLen returns the length of every string t's patterns allow when one
+// of its plain patterns (plainPattern) allows strings of one length only
+// (a UUID's 36 bytes), else 0.
+func plainLen(t *Type) int {
+	for _, p := range t.Patterns {
+		if !plainPattern(p) {
+			continue
+		}
+		re, err := syntax.Parse(p, syntax.Perl)
+		if err != nil {
+			continue
+		}
+		if lo, hi := lenRange(re); lo == hi && lo > 0 {
+			return lo
+		}
+	}
+	return 0
+}
+
+// lenRange returns the least and the most bytes re matches of plain bytes
+// (one byte a rune; hi -1: no limit).
+func lenRange(re *syntax.Regexp) (lo, hi int) {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpEndText:
+		return 0, 0
+	case syntax.OpLiteral:
+		return len(re.Rune), len(re.Rune)
+	case syntax.OpCharClass:
+		return 1, 1
+	case syntax.OpCapture:
+		return lenRange(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			l, h := lenRange(sub)
+			lo += l
+			if hi >= 0 {
+				hi += h
+			}
+			if h < 0 {
+				hi = -1
+			}
+		}
+		return lo, hi
+	case syntax.OpAlternate:
+		lo, hi = lenRange(re.Sub[0])
+		for _, sub := range re.Sub[1:] {
+			l, h := lenRange(sub)
+			lo = min(lo, l)
+			if hi >= 0 && (h < 0 || h > hi) {
+				hi = h
+			}
+		}
+		return lo, hi
+	case syntax.OpQuest:
+		_, h := lenRange(re.Sub[0])
+		return 0, h
+	case syntax.OpStar:
+		return 0, -1
+	case syntax.OpPlus:
+		l, _ := lenRange(re.Sub[0])
+		return l, -1
+	case syntax.OpRepeat:
+		l, h := lenRange(re.Sub[0])
+		lo = l * re.Min
+		if re.Max < 0 || h < 0 {
+			return lo, -1
+		}
+		return lo, h * re.Max
+	}
+	return 0, -1
 }

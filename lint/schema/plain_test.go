@@ -73,3 +73,26 @@ func TestPlainLeaf(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainLen: the patterns of one length, and those of several.
+func TestPlainLen(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want int
+	}{
+		{`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`, 36},
+		{`^[0-9a-fA-F-]{36}$`, 36},
+		{`^(ab|cd)x$`, 3},
+		{`^(ab|c)x$`, 0},
+		{`^ab?$`, 0},
+		{`^a+$`, 0},
+		{`^a{2,3}$`, 0},
+		{`^(T-[0-9]+|[0-9a-fA-F-]{36})$`, 0},
+		{`^/`, 0}, // not plain
+		{`^(?i)ab$`, 2},
+	} {
+		if got := plainLen(&Type{Patterns: []string{c.src}}); got != c.want {
+			t.Errorf("plainLen(%q) = %d, want %d", c.src, got, c.want)
+		}
+	}
+}

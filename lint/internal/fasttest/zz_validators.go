@@ -2012,7 +2012,7 @@ func a24(a *fast.Acc, b []byte, i int) int {
 func a25(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := fast.QuoteStr(b, i); j >= 0 {
+		if j, s := i+6, b[i+1:min(i+5, len(b))]; j <= len(b) && b[j-1] == '"' {
 			if re4.Match(s) {
 				return j
 			}
