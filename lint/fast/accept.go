@@ -742,16 +742,18 @@ func (a *Acc) Str(b []byte, i int) (int, []byte) {
 	return j, a.scratch
 }
 
-// QuoteStr returns the index after the first '"' after b[i] (a '"') and
-// the bytes between the two, or -1 when there is none. It reads the
-// string as JSON only when the caller's check of the bytes passes and
-// implies that they are plain (printable ASCII but '"' and '\\': a JSON
-// string holds them as they are, and then the first '"' closes it), e.g.
-// a date-time's pattern or an enum of such words: that check is then the
-// whole check of the string; otherwise the caller reads it with Str.
+// QuoteStr returns the index after the first '"' after b[i+min] (b[i] is
+// a '"') and the bytes between b[i] and it, or -1 when there is none. It
+// reads the string as JSON only when the caller's check of the bytes
+// passes and implies that they are plain (printable ASCII but '"' and
+// '\\': a JSON string holds them as they are, and then the first '"'
+// closes it) and that there are min of them at least, e.g. a date-time's
+// pattern or an enum of such words: that check is then the whole check of
+// the string (a '"' among the first min bytes, which QuoteStr does not
+// look for, makes it fail); otherwise the caller reads it with Str.
 // Eight bytes at a time, testing for '"' only.
-func QuoteStr(b []byte, i int) (int, []byte) {
-	j := i + 1
+func QuoteStr(b []byte, i, min int) (int, []byte) {
+	j := i + 1 + min
 	for j+8 <= len(b) {
 		x := Load64(b, j) ^ (lsb * '"')
 		if t := (x - lsb) &^ x & msb; t != 0 {

@@ -96,22 +96,25 @@ func allIn(b []byte, set *[256]bool) bool {
 }
 
 // allIn8 is allIn eight bytes at a time, their entries (a bool is one
-// byte, 0 or 1) ANDed with no branch: for runs of eight bytes or more
-// (allIn is inlined, allIn8 is not).
+// byte, 0 or 1) ANDed with no branch, the last eight bytes read as a word
+// too (again in part): for runs of eight bytes or more (allIn is inlined,
+// allIn8 is not).
 func allIn8(b []byte, set *[256]bool) bool {
+	if len(b) < 8 {
+		return allIn(b, set)
+	}
 	t := (*[256]uint8)(unsafe.Pointer(set))
-	for len(b) >= 8 {
-		if t[b[0]]&t[b[1]]&t[b[2]]&t[b[3]]&t[b[4]]&t[b[5]]&t[b[6]]&t[b[7]] == 0 {
+	in8 := func(w []byte) bool {
+		w = w[:8]
+		return t[w[0]]&t[w[1]]&t[w[2]]&t[w[3]]&t[w[4]]&t[w[5]]&t[w[6]]&t[w[7]] != 0
+	}
+	last := b[len(b)-8:]
+	for ; len(b) > 8; b = b[8:] {
+		if !in8(b) {
 			return false
 		}
-		b = b[8:]
 	}
-	for _, c := range b {
-		if !set[c] {
-			return false
-		}
-	}
-	return true
+	return in8(last)
 }
 
 // prefixRun reports whether b is prefix followed by one or more bytes of set.

@@ -220,9 +220,9 @@ func TestStops8(t *testing.T) {
 	}
 }
 
-// TestQuoteStr: QuoteStr ends at the first '"' after the opening one,
-// escaped or not, at every length (the word loop and the byte tail), and
-// returns -1 without one.
+// TestQuoteStr: QuoteStr ends at the first '"' after the opening one and
+// min bytes, escaped or not, at every length (the word loop and the byte
+// tail), and returns -1 without one.
 func TestQuoteStr(t *testing.T) {
 	for n := 0; n <= 40; n++ {
 		for tail := 0; tail <= 9; tail++ {
@@ -235,19 +235,36 @@ func TestQuoteStr(t *testing.T) {
 			for k := 0; k < tail; k++ {
 				b = append(b, '"')
 			}
-			j, s := QuoteStr(b, 1)
+			j, s := QuoteStr(b, 1, 0)
 			if j != n+3 || string(s) != body {
 				t.Fatalf("QuoteStr(%q, 1) = %d, %q; want %d, %q", b, j, s, n+3, body)
 			}
-			if j, _ := QuoteStr(b[:n+2], 1); j != -1 {
+			if j, _ := QuoteStr(b[:n+2], 1, 0); j != -1 {
 				t.Fatalf("QuoteStr(%q, 1) = %d, want -1", b[:n+2], j)
 			}
 		}
 	}
-	if j, s := QuoteStr([]byte(`"a\"b"`), 0); j != 4 || string(s) != `a\` {
+	// From min bytes on: a quote before them is part of the bytes.
+	for _, c := range []struct {
+		in   string
+		min  int
+		j    int
+		want string
+	}{
+		{`"ab"cdefghijklmnopq"`, 3, 20, `ab"cdefghijklmnopq`},
+		{`"ab"cdefghijklmnopq"`, 2, 4, `ab`},
+		{`"abcdefghijklmnopqrstuvwxyz"`, 26, 28, `abcdefghijklmnopqrstuvwxyz`},
+		{`"abcdefghijklmnopqrstuvwxyz"`, 27, -1, ``},
+		{`"abcdefghijklmnopqrstuvwxyz"`, 40, -1, ``},
+	} {
+		if j, s := QuoteStr([]byte(c.in), 0, c.min); j != c.j || string(s) != c.want {
+			t.Errorf("QuoteStr(%q, 0, %d) = %d, %q; want %d, %q", c.in, c.min, j, s, c.j, c.want)
+		}
+	}
+	if j, s := QuoteStr([]byte(`"a\"b"`), 0, 0); j != 4 || string(s) != `a\` {
 		t.Fatalf(`QuoteStr("a\"b") = %d, %q; want 4, "a\\"`, j, s)
 	}
-	if j, s := QuoteStr([]byte(`"\u00e9\u0022xxxxxxxxxxx"`), 0); j != 25 || string(s) != `\u00e9\u0022xxxxxxxxxxx` {
+	if j, s := QuoteStr([]byte(`"\u00e9\u0022xxxxxxxxxxx"`), 0, 0); j != 25 || string(s) != `\u00e9\u0022xxxxxxxxxxx` {
 		t.Fatalf("QuoteStr = %d, %q", j, s)
 	}
 }

@@ -4764,7 +4764,7 @@ func v181(d *Dec) {
 func a0(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
 			if re0.Match(s) && re1.Match(s) {
 				return j
 			}
@@ -4788,7 +4788,7 @@ func a0(a *Acc, b []byte, i int) int {
 func a1(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 6); j >= 0 {
 			if re2.Match(s) {
 				return j
 			}
@@ -4823,7 +4823,7 @@ func a1(a *Acc, b []byte, i int) int {
 func a2(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 20); j >= 0 {
 			if re3.Match(s) {
 				return j
 			}
@@ -4994,7 +4994,7 @@ func a5(a *Acc, b []byte, i int) int {
 func a6(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
 			switch string(s) {
 			case "mcp", "hook":
 				return j
@@ -5018,7 +5018,7 @@ func a6(a *Acc, b []byte, i int) int {
 func a7(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
 			switch string(s) {
 			case "started", "thinking", "tool_use", "progress", "waiting", "blocked", "completed", "error":
 				return j
@@ -5818,7 +5818,7 @@ func a15(a *Acc, b []byte, i int) int {
 func a16(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 8); j >= 0 {
 			if re5.Match(s) {
 				return j
 			}
@@ -5842,7 +5842,7 @@ func a16(a *Acc, b []byte, i int) int {
 func a17(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "loop", "grind", "issue":
 				return j
@@ -6298,7 +6298,7 @@ func a22(a *Acc, b []byte, i int) int {
 func a23(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 8); j >= 0 {
 			switch string(s) {
 			case "COMPLETE", "MAX_ITERATIONS", "NO_MORE_ISSUES", "MAX_ISSUES":
 				return j
@@ -6322,7 +6322,7 @@ func a23(a *Acc, b []byte, i int) int {
 func a24(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 14); j >= 0 {
 			switch string(s) {
 			case "USER_CANCELLED":
 				return j
@@ -6348,7 +6348,7 @@ func a24(a *Acc, b []byte, i int) int {
 func a25(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
 			if re7.Match(s) {
 				return j
 			}
@@ -6941,7 +6941,7 @@ func a26(a *Acc, b []byte, i int) int {
 func a27(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 1); j >= 0 {
 			if re8.Match(s) {
 				return j
 			}
@@ -6964,7 +6964,7 @@ func a27(a *Acc, b []byte, i int) int {
 func a28(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 16); j >= 0 {
 			if re9.Match(s) {
 				return j
 			}
@@ -6985,7 +6985,7 @@ func a28(a *Acc, b []byte, i int) int {
 func a29(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "heartbeat", "task_start", "task_result", "error", "info":
 				return j
@@ -7230,7 +7230,7 @@ func a30(a *Acc, b []byte, i int) int {
 func a31(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "idle", "busy", "error", "offline":
 				return j
@@ -7494,7 +7494,7 @@ func a35(a *Acc, b []byte, i int) int {
 func a36(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 20); j >= 0 {
 			if re11.Match(s) {
 				return j
 			}
@@ -7515,7 +7515,7 @@ func a36(a *Acc, b []byte, i int) int {
 func a37(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 10); j >= 0 {
 			switch string(s) {
 			case "assignment":
 				return j
@@ -7576,7 +7576,7 @@ func a38(a *Acc, b []byte, i int) int {
 func a39(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
 			if re12.Match(s) {
 				return j
 			}
@@ -7613,7 +7613,7 @@ func a40(a *Acc, b []byte, i int) int {
 func a41(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 6); j >= 0 {
 			switch string(s) {
 			case "parallelizable", "serial":
 				return j
@@ -7840,7 +7840,7 @@ func a48(a *Acc, b []byte, i int) int {
 func a49(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
 			switch string(s) {
 			case "low", "normal", "high", "critical":
 				return j
@@ -8303,7 +8303,7 @@ func a53(a *Acc, b []byte, i int) int {
 func a54(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "file", "note", "command", "constraint":
 				return j
@@ -8465,7 +8465,7 @@ func a56(a *Acc, b []byte, i int) int {
 func a57(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 18); j >= 0 {
 			switch string(s) {
 			case "subagent_result_v1":
 				return j
@@ -8704,7 +8704,7 @@ func a58(a *Acc, b []byte, i int) int {
 func a59(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "todo", "in_progress", "blocked", "done", "failed", "canceled":
 				return j
@@ -8731,7 +8731,7 @@ func a59(a *Acc, b []byte, i int) int {
 func a60(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 20); j >= 0 {
 			if re11.Match(s) {
 				return j
 			}
@@ -9184,7 +9184,7 @@ func a64(a *Acc, b []byte, i int) int {
 func a65(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 12); j >= 0 {
 			switch string(s) {
 			case "SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR":
 				return j
@@ -10950,7 +10950,7 @@ func a85(a *Acc, b []byte, i int) int {
 func a86(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "done", "blocked", "failed":
 				return j
@@ -11150,7 +11150,7 @@ func a88(a *Acc, b []byte, i int) int {
 func a89(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "pass", "fail":
 				return j
@@ -11375,7 +11375,7 @@ func a92(a *Acc, b []byte, i int) int {
 func a93(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "pass":
 				return j
@@ -12372,7 +12372,7 @@ func a101(a *Acc, b []byte, i int) int {
 func a102(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "work_order", "mail", "process":
 				return j
@@ -12409,7 +12409,7 @@ func a102(a *Acc, b []byte, i int) int {
 func a103(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
 			if re13.Match(s) {
 				return j
 			}
@@ -12435,7 +12435,7 @@ func a103(a *Acc, b []byte, i int) int {
 func a104(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
 			if re14.Match(s) {
 				return j
 			}
@@ -12463,7 +12463,7 @@ func a104(a *Acc, b []byte, i int) int {
 func a105(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 6); j >= 0 {
 			if re15.Match(s) {
 				return j
 			}
@@ -12616,7 +12616,7 @@ func a106(a *Acc, b []byte, i int) int {
 func a107(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
 			if re17.Match(s) {
 				return j
 			}
@@ -12637,7 +12637,7 @@ func a107(a *Acc, b []byte, i int) int {
 func a108(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
 			if re16.Match(s) {
 				return j
 			}
@@ -12658,7 +12658,7 @@ func a108(a *Acc, b []byte, i int) int {
 func a109(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
 			if re17.Match(s) {
 				return j
 			}
@@ -12703,7 +12703,7 @@ func a110(a *Acc, b []byte, i int) int {
 func a111(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
 			switch string(s) {
 			case "task", "bug", "feature", "epic", "merge-request":
 				return j
@@ -12921,7 +12921,7 @@ func a113(a *Acc, b []byte, i int) int {
 func a114(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "open", "in_progress", "assigned", "closed":
 				return j
@@ -13531,7 +13531,7 @@ func a119(a *Acc, b []byte, i int) int {
 func a120(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION":
 				return j
@@ -14637,7 +14637,7 @@ func a130(a *Acc, b []byte, i int) int {
 func a131(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 6); j >= 0 {
 			switch string(s) {
 			case "completed", "failed", "skipped":
 				return j
@@ -14954,7 +14954,7 @@ func a134(a *Acc, b []byte, i int) int {
 func a135(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "PASS", "FAIL":
 				return j
@@ -15474,7 +15474,7 @@ func a138(a *Acc, b []byte, i int) int {
 func a139(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION":
 				return j
@@ -15503,7 +15503,7 @@ func a139(a *Acc, b []byte, i int) int {
 func a140(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 20); j >= 0 {
 			if re3.Match(s) {
 				return j
 			}
@@ -15526,7 +15526,7 @@ func a140(a *Acc, b []byte, i int) int {
 func a141(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
 			switch string(s) {
 			case "urgent", "normal", "low":
 				return j
@@ -15801,7 +15801,7 @@ func a142(a *Acc, b []byte, i int) int {
 func a143(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
 			if re13.Match(s) {
 				return j
 			}
@@ -15824,7 +15824,7 @@ func a143(a *Acc, b []byte, i int) int {
 func a144(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
 			switch string(s) {
 			case "ready", "active", "archive":
 				return j
@@ -15848,7 +15848,7 @@ func a144(a *Acc, b []byte, i int) int {
 func a145(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
 			switch string(s) {
 			case "pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped":
 				return j
@@ -16193,7 +16193,7 @@ func a148(a *Acc, b []byte, i int) int {
 func a149(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := QuoteStr(b, i); j >= 0 {
+		if j, s := QuoteStr(b, i, 1); j >= 0 {
 			if re18.Match(s) {
 				return j
 			}

@@ -206,7 +206,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 					// shorter string, a '"' inside), nothing to scan.
 					fmt.Fprintf(&b, "\t\tif j, s := i+%d, b[i+1:min(i+%d, len(b))]; j <= len(b) && b[j-1] == '\"' {\n", n+2, n+1)
 				} else {
-					fmt.Fprintf(&b, "\t\tif j, s := %sQuoteStr(b, i); j >= 0 {\n", q)
+					fmt.Fprintf(&b, "\t\tif j, s := %sQuoteStr(b, i, %d); j >= 0 {\n", q, plainMin(t))
 				}
 				if t.Enum != nil {
 					b.WriteString("\t\t\tswitch string(s) {\n\t\t\tcase ")
@@ -909,4 +909,27 @@ func lenRange(re *syntax.Regexp) (lo, hi int) {
 		return lo, h * re.Max
 	}
 	return 0, -1
+}
+
+// plainMin returns the fewest bytes of a string t allows as the plain
+// patterns and a plain enum of t (plainLeaf) say: every string t allows
+// has that many at least.
+func plainMin(t *Type) int {
+	n := 0
+	if t.Enum != nil && plainLeaf(&Type{Enum: t.Enum}) {
+		n = len(t.Enum[0])
+		for _, e := range t.Enum {
+			n = min(n, len(e))
+		}
+	}
+	for _, p := range t.Patterns {
+		if !plainPattern(p) {
+			continue
+		}
+		if re, err := syntax.Parse(p, syntax.Perl); err == nil {
+			lo, _ := lenRange(re)
+			n = max(n, lo)
+		}
+	}
+	return n
 }

@@ -96,3 +96,25 @@ func TestPlainLen(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainMin: the fewest bytes of the strings of plain patterns and
+// enums.
+func TestPlainMin(t *testing.T) {
+	for _, c := range []struct {
+		t    Type
+		want int
+	}{
+		{Type{Patterns: []string{`^[0-9]{4}-[0-9]{2}(\.[0-9]+)?Z$`}}, 8},
+		{Type{Patterns: []string{`^evt-[a-z]+$`}}, 5},
+		{Type{Patterns: []string{`^/`, `^a*$`}}, 0},
+		{Type{Patterns: []string{`^/`}}, 0},
+		{Type{Enum: []string{"abc", "de", "fghi"}}, 2},
+		{Type{Enum: []string{"abc", "d\"e"}}, 0},
+		{Type{Enum: []string{"abcdef"}, Patterns: []string{`^[a-z]{2,}$`}}, 6},
+		{Type{Enum: []string{"ab"}, Patterns: []string{`^[a-z]{3,}$`}}, 3},
+	} {
+		if got := plainMin(&c.t); got != c.want {
+			t.Errorf("plainMin(%+v) = %d, want %d", c.t, got, c.want)
+		}
+	}
+}

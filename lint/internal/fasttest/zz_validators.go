@@ -702,7 +702,7 @@ func a0(a *fast.Acc, b []byte, i int) int {
 func a1(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := fast.QuoteStr(b, i); j >= 0 {
+		if j, s := fast.QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "STATE", "DONE", "ABORT":
 				return j
@@ -761,7 +761,7 @@ func a3(a *fast.Acc, b []byte, i int) int {
 func a4(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := fast.QuoteStr(b, i); j >= 0 {
+		if j, s := fast.QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "loop", "issue":
 				return j
@@ -935,7 +935,7 @@ func a6(a *fast.Acc, b []byte, i int) int {
 func a7(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := fast.QuoteStr(b, i); j >= 0 {
+		if j, s := fast.QuoteStr(b, i, 4); j >= 0 {
 			switch string(s) {
 			case "loop", "grind":
 				return j
@@ -959,7 +959,7 @@ func a7(a *fast.Acc, b []byte, i int) int {
 func a8(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := fast.QuoteStr(b, i); j >= 0 {
+		if j, s := fast.QuoteStr(b, i, 3); j >= 0 {
 			if re0.Match(s) {
 				return j
 			}
@@ -1298,7 +1298,7 @@ func a9(a *fast.Acc, b []byte, i int) int {
 func a10(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := fast.QuoteStr(b, i); j >= 0 {
+		if j, s := fast.QuoteStr(b, i, 3); j >= 0 {
 			if re1.Match(s) {
 				return j
 			}
@@ -1319,7 +1319,7 @@ func a10(a *fast.Acc, b []byte, i int) int {
 func a11(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := fast.QuoteStr(b, i); j >= 0 {
+		if j, s := fast.QuoteStr(b, i, 1); j >= 0 {
 			switch string(s) {
 			case "x", "y", "z":
 				return j
@@ -1356,7 +1356,7 @@ func a12(a *fast.Acc, b []byte, i int) int {
 func a13(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := fast.QuoteStr(b, i); j >= 0 {
+		if j, s := fast.QuoteStr(b, i, 4); j >= 0 {
 			if re2.Match(s) {
 				return j
 			}
@@ -2046,7 +2046,7 @@ func a26(a *fast.Acc, b []byte, i int) int {
 func a27(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		if j, s := fast.QuoteStr(b, i); j >= 0 {
+		if j, s := fast.QuoteStr(b, i, 3); j >= 0 {
 			switch string(s) {
 			case "yes":
 				return j
