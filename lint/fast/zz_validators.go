@@ -4765,7 +4765,7 @@ func a0(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 5); j >= 0 {
-			if re0.Match(s) && re1.Match(s) {
+			if matchMajor1(s) && matchSemver(s) {
 				return j
 			}
 		}
@@ -4789,7 +4789,7 @@ func a1(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 6); j >= 0 {
-			if re2.Match(s) {
+			if matchCollectorEventType(s) {
 				return j
 			}
 		}
@@ -4824,7 +4824,7 @@ func a2(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 20); j >= 0 {
-			if re3.Match(s) {
+			if matchDateTimeAny(s) {
 				return j
 			}
 		}
@@ -4883,7 +4883,7 @@ func a4(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := i+38, b[i+1:min(i+37, len(b))]; j <= len(b) && b[j-1] == '"' {
-			if re4.Match(s) {
+			if matchUUID(s) {
 				return j
 			}
 		}
@@ -5819,7 +5819,7 @@ func a16(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 8); j >= 0 {
-			if re5.Match(s) {
+			if matchRunID(s) {
 				return j
 			}
 		}
@@ -6349,7 +6349,7 @@ func a25(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 3); j >= 0 {
-			if re7.Match(s) {
+			if matchRatio(s) {
 				return j
 			}
 		}
@@ -6942,7 +6942,7 @@ func a27(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 1); j >= 0 {
-			if re8.Match(s) {
+			if matchSlug(s) {
 				return j
 			}
 		}
@@ -6965,7 +6965,7 @@ func a28(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 16); j >= 0 {
-			if re9.Match(s) {
+			if matchSessionID(s) {
 				return j
 			}
 		}
@@ -7467,7 +7467,7 @@ func a35(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := i+38, b[i+1:min(i+37, len(b))]; j <= len(b) && b[j-1] == '"' {
-			if re10.Match(s) {
+			if matchHexDash36(s) {
 				return j
 			}
 		}
@@ -7495,7 +7495,7 @@ func a36(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 20); j >= 0 {
-			if re11.Match(s) {
+			if matchDateTimeUTC(s) {
 				return j
 			}
 		}
@@ -7577,7 +7577,7 @@ func a39(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 3); j >= 0 {
-			if re12.Match(s) {
+			if matchTaskID(s) {
 				return j
 			}
 		}
@@ -8732,7 +8732,7 @@ func a60(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 20); j >= 0 {
-			if re11.Match(s) {
+			if matchDateTimeUTC(s) {
 				return j
 			}
 		}
@@ -12410,7 +12410,7 @@ func a103(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 3); j >= 0 {
-			if re13.Match(s) {
+			if matchBeadID(s) {
 				return j
 			}
 		}
@@ -12436,7 +12436,7 @@ func a104(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 5); j >= 0 {
-			if re14.Match(s) {
+			if matchMsgID(s) {
 				return j
 			}
 		}
@@ -12464,7 +12464,7 @@ func a105(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 6); j >= 0 {
-			if re15.Match(s) {
+			if matchProcID(s) {
 				return j
 			}
 		}
@@ -12617,7 +12617,7 @@ func a107(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 5); j >= 0 {
-			if re17.Match(s) {
+			if matchEvtID(s) {
 				return j
 			}
 		}
@@ -12638,7 +12638,7 @@ func a108(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 3); j >= 0 {
-			if re16.Match(s) {
+			if matchDotted(s) {
 				return j
 			}
 		}
@@ -12659,7 +12659,7 @@ func a109(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 5); j >= 0 {
-			if re17.Match(s) {
+			if matchEvtID(s) {
 				return j
 			}
 		}
@@ -15504,7 +15504,7 @@ func a140(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 20); j >= 0 {
-			if re3.Match(s) {
+			if matchDateTimeAny(s) {
 				return j
 			}
 		}
@@ -15802,7 +15802,7 @@ func a143(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 3); j >= 0 {
-			if re13.Match(s) {
+			if matchBeadID(s) {
 				return j
 			}
 		}
@@ -16194,7 +16194,7 @@ func a149(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
 		if j, s := QuoteStr(b, i, 1); j >= 0 {
-			if re18.Match(s) {
+			if matchName(s) {
 				return j
 			}
 		}

@@ -226,6 +226,13 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 					conds = append(conds, fmt.Sprintf("%sRunesOK(s, %d, %d)", q, t.MinRunes, t.MaxRunes))
 				}
 				for _, p := range t.Patterns {
+					// In package fast itself, the pattern's
+					// hand-written matcher directly (what Match
+					// calls).
+					if n := fast.NativeFuncs[p]; n != "" && q == "" {
+						conds = append(conds, n+"(s)")
+						continue
+					}
 					conds = append(conds, ag.g.regex(p)+".Match(s)")
 				}
 				if len(conds) > 0 {
