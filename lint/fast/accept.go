@@ -289,16 +289,13 @@ func Is(b []byte, i int, tok string) bool {
 	return len(b)-i >= len(tok) && string(b[i:i+len(tok)]) == tok
 }
 
-// Is16 is Is for a token of n bytes, 8 to 16, given as its first and its
-// last eight bytes in little-endian order (two loads, two comparisons).
-func Is16(b []byte, i, n int, first, last uint64) bool {
-	return len(b)-i >= n && binary.LittleEndian.Uint64(b[i:]) == first && binary.LittleEndian.Uint64(b[i+n-8:]) == last
-}
-
-// Is8 is Is for a token of n bytes, 1 to 8, given as its bytes in
-// little-endian order; the text must hold eight bytes from i.
-func Is8(b []byte, i, n int, tok uint64) bool {
-	return len(b)-i >= 8 && binary.LittleEndian.Uint64(b[i:])&(1<<(8*uint(n))-1) == tok
+// Load64 returns the eight bytes at b[i:i+8] in little-endian order (a
+// member name's first eight bytes, compared with a name token's as one
+// word).
+func Load64(b []byte, i int) uint64 {
+	b = b[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // Next reads what follows a member or an element at b[i]: white space,
@@ -560,7 +557,7 @@ func (a *Acc) Undeclared(b []byte, at, i int, name []byte, mark, mode int) int {
 	}
 	a.Loose = true
 	j := a.Any(b, i)
-	if j >= 0 && a.depth == 1 {
+	if j >= 0 && a.depth == 1 && len(a.Want) > 0 {
 		for k, w := range a.Want {
 			if w == string(name) {
 				a.Set(MaxCaptures-1-k, i, j)
@@ -583,7 +580,7 @@ func (a *Acc) AddName(b []byte, i, j, mark int) bool {
 	}
 	name := b[i:j]
 	for _, r := range a.names[mark:] {
-		if string(b[r.Start:r.End]) == string(name) {
+		if int(r.End-r.Start) == len(name) && string(b[r.Start:r.End]) == string(name) {
 			return false
 		}
 	}
@@ -605,16 +602,16 @@ const (
 // scanPlain returns the index of the first byte at or after b[j] that a
 // string cannot hold as it is ('"', '\\', a control character or a byte
 // of a multi-byte UTF-8 sequence), or len(b). It reads eight bytes at a
-// time: each of the four tests below sets the top bit of every byte it
-// matches, and may set it in bytes above a match (a borrow) but never
-// below the first one, so the lowest bit set is the first special byte.
+// time: each of the four tests below (stops8's) sets the top bit of every
+// byte it matches, and may set it in bytes that are special themselves or
+// above a match (a borrow) but never below the first one, so the lowest
+// bit set is the first special byte.
 func scanPlain(b []byte, j int) int {
 	for j+8 <= len(b) {
-		x := binary.LittleEndian.Uint64(b[j:])
+		x := Load64(b, j)
 		q := x ^ (lsb * '"')
 		s := x ^ (lsb * '\\')
-		t := ((q-lsb)&^q | (s-lsb)&^s | (x-lsb*0x20)&^x | x) & msb
-		if t != 0 {
+		if t := ((q - lsb) | (s - lsb) | (x - lsb*0x20) | x) & msb; t != 0 { // stops8's test
 			return j + bits.TrailingZeros64(t)/8
 		}
 		j += 8
@@ -633,42 +630,44 @@ func scanPlain(b []byte, j int) int {
 func strEnd(b []byte, i int) (int, bool) {
 	// The common case first: printable ASCII up to the closing quote.
 	j := i + 1
-	var t uint64
 	if hasPlainRun16 && j+48 <= len(b) {
-		// The first 32 bytes eight at a time (most strings end there),
-		// then sixteen at a time.
-		if t = stops8(b[j:]); t != 0 {
-			goto stop
+		// The first 32 bytes eight at a time (most strings end there;
+		// w's fixed length spares the bounds checks), then sixteen at a
+		// time.
+		w := b[j : j+32 : j+32]
+		k := 0
+		t := stops8(w[0:8])
+		if t == 0 {
+			k, t = 8, stops8(w[8:16])
+			if t == 0 {
+				k, t = 16, stops8(w[16:24])
+				if t == 0 {
+					k, t = 24, stops8(w[24:32])
+				}
+			}
 		}
-		j += 8
-		if t = stops8(b[j:]); t != 0 {
-			goto stop
+		if t != 0 {
+			j += k + bits.TrailingZeros64(t)>>3
+			if b[j] == '"' {
+				return j + 1, false
+			}
+			return strRest(b, i, j)
 		}
-		j += 8
-		if t = stops8(b[j:]); t != 0 {
-			goto stop
-		}
-		j += 8
-		if t = stops8(b[j:]); t != 0 {
-			goto stop
-		}
-		j += 8
+		j += 32
 		j += plainRun16(&b[j], len(b)-j)
 		if j < len(b) && b[j] == '"' {
 			return j + 1, false
 		}
 	}
 	for j+8 <= len(b) {
-		if t = stops8(b[j:]); t != 0 {
-			goto stop
+		if t := stops8(b[j : j+8]); t != 0 {
+			j += bits.TrailingZeros64(t) >> 3
+			if b[j] == '"' {
+				return j + 1, false
+			}
+			return strRest(b, i, j)
 		}
 		j += 8
-	}
-	return strRest(b, i, j)
-stop:
-	j += bits.TrailingZeros64(t) >> 3
-	if b[j] == '"' {
-		return j + 1, false
 	}
 	return strRest(b, i, j)
 }
@@ -676,11 +675,17 @@ stop:
 // stops8 reads the eight bytes at b[0:8] and returns a word whose lowest
 // set bit is the top bit of the first byte a string cannot hold as it is
 // (see scanPlain), or 0 when there is none.
+//
+// It is scanPlain's test without its three masks: a byte of q or s at
+// 0x81 or more, whose top bit the subtraction leaves set, and a byte of x
+// at 0xa0 or more, which stays at 0x80 or more, are bytes >= 0x80, stops
+// themselves, that the last term tests anyway; and a borrow comes only
+// from a byte that is a stop too, into the bytes above it.
 func stops8(b []byte) uint64 {
 	x := binary.LittleEndian.Uint64(b)
 	q := x ^ (lsb * '"')
 	s := x ^ (lsb * '\\')
-	return ((q-lsb)&^q | (s-lsb)&^s | (x-lsb*0x20)&^x | x) & msb
+	return ((q - lsb) | (s - lsb) | (x - lsb*0x20) | x) & msb
 }
 
 // strRest is strEnd from b[j], a byte of the string at b[i].
@@ -735,6 +740,34 @@ func (a *Acc) Str(b []byte, i int) (int, []byte) {
 		return -1, nil
 	}
 	return j, a.scratch
+}
+
+// QuoteStr returns the index after the first '"' after b[i+min] (b[i] is
+// a '"') and the bytes between b[i] and it, or -1 when there is none. It
+// reads the string as JSON only when the caller's check of the bytes
+// passes and implies that they are plain (printable ASCII but '"' and
+// '\\': a JSON string holds them as they are, and then the first '"'
+// closes it) and that there are min of them at least, e.g. a date-time's
+// pattern or an enum of such words: that check is then the whole check of
+// the string (a '"' among the first min bytes, which QuoteStr does not
+// look for, makes it fail); otherwise the caller reads it with Str.
+// Eight bytes at a time, testing for '"' only.
+func QuoteStr(b []byte, i, min int) (int, []byte) {
+	j := i + 1 + min
+	for j+8 <= len(b) {
+		x := Load64(b, j) ^ (lsb * '"')
+		if t := (x - lsb) &^ x & msb; t != 0 {
+			j += bits.TrailingZeros64(t) >> 3
+			return j + 1, b[i+1 : j]
+		}
+		j += 8
+	}
+	for ; j < len(b); j++ {
+		if b[j] == '"' {
+			return j + 1, b[i+1 : j]
+		}
+	}
+	return -1, nil
 }
 
 // SkipStr reads the string at b[i] == '"' whose content no constraint
@@ -906,6 +939,49 @@ func RunesOK(s []byte, min, max int) bool {
 	return (min < 0 || n >= min) && (max < 0 || n <= max)
 }
 
+// AnyObject reads the object at b[i] ('{') of a definition that declares
+// no members and leaves it open, as Any reads an object (setting Loose once
+// it has a member, as Undeclared does): it returns the index after the
+// object, or -1. The definition must not be a kind's top-level object (its
+// members are not recorded for Want).
+func (a *Acc) AnyObject(b []byte, i int) int {
+	j, empty := a.Open(b, i)
+	if j < 0 || empty {
+		return j
+	}
+	a.Loose = true
+	return a.anyMembers(b, j)
+}
+
+// anyMembers reads the members of an object opened by Open, the first at
+// b[j], to the object's end (Any).
+func (a *Acc) anyMembers(b []byte, j int) int {
+	mark := a.Names()
+	for {
+		name, k := a.Member(b, j)
+		if k < 0 || !a.AddName(b, j+1, j+1+len(name), mark) {
+			return -1
+		}
+		if k = a.Any(b, k); k < 0 {
+			return -1
+		}
+		if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+			j = k + 1 // the common case
+			continue
+		}
+		var more bool
+		if j, more = Next(b, k, '}'); j < 0 {
+			return -1
+		}
+		if !more {
+			break
+		}
+	}
+	a.DropNames(mark)
+	a.Close()
+	return j
+}
+
 // Any reads any JSON value at b[i] with every check of jsontext (grammar,
 // UTF-8, escapes, duplicate member names), for the members and elements
 // that no definition types (x_ extensions, open objects, untyped lists).
@@ -920,26 +996,7 @@ func (a *Acc) Any(b []byte, i int) int {
 		if j < 0 || empty {
 			return j
 		}
-		mark := a.Names()
-		for {
-			name, k := a.Member(b, j)
-			if k < 0 || !a.AddName(b, j+1, j+1+len(name), mark) {
-				return -1
-			}
-			if k = a.Any(b, k); k < 0 {
-				return -1
-			}
-			var more bool
-			if j, more = Next(b, k, '}'); j < 0 {
-				return -1
-			}
-			if !more {
-				break
-			}
-		}
-		a.DropNames(mark)
-		a.Close()
-		return j
+		return a.anyMembers(b, j)
 	case '[':
 		j, empty := a.Open(b, i)
 		if j < 0 || empty {

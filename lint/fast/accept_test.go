@@ -715,3 +715,59 @@ func checkElems(a *fast.Acc, acc *fast.Acceptor, raw []byte) string {
 	}
 	return ""
 }
+
+// TestAcceptPlainStrings holds the acceptors to their validators on the
+// strings the generated code reads without scanning them as JSON (a plain
+// pattern or enum up to the next quote, a UUID's closing quote where it
+// is due, a member whose value may be any string): escaped forms of valid
+// values (accepted after unescaping, as the validator does), a quote or a
+// backslash inside, strings cut short, a record that ends inside them, and
+// a duplicate member.
+func TestAcceptPlainStrings(t *testing.T) {
+	const rec = `{"version":"1.0.0","event_type":"hook.session_start","timestamp":"2026-02-14T19:00:00.549Z","agent_id":"@a@b","event_id":"e8fba6d5-51f1-f18d-288b-c2391bca995f","session_id":"sess-1000","source":"hook","status":"started","message":"m"}`
+	var cases []string
+	for _, r := range [][2]string{
+		{`"e8fba6d5-51f1-f18d-288b-c2391bca995f"`, `"e8fba6d5-51f1-f18d-288b-c2391bca995\u0066"`},
+		{`"e8fba6d5-51f1-f18d-288b-c2391bca995f"`, `"\u0065\u00388fba6d5-51f1-f18d-288b-c2391bca995f"`},
+		{`"e8fba6d5-51f1-f18d-288b-c2391bca995f"`, `"e8fba6d5-51f1-f18d-288b-c2391bca995"`},
+		{`"e8fba6d5-51f1-f18d-288b-c2391bca995f"`, `"e8fba6d5-51f1-f18d-288b-c2391bca995ff"`},
+		{`"e8fba6d5-51f1-f18d-288b-c2391bca995f"`, `"e8fba6d5-51f1-f18d-288b-c2391bca99\"f"`},
+		{`"e8fba6d5-51f1-f18d-288b-c2391bca995f"`, `"e8fba6d5-51f1-f18d-288b-c2391bca995f\""`},
+		{`"hook"`, `"ho\u006fk"`},
+		{`"hook"`, `"hoo\"k"`},
+		{`"hook"`, `"hook\\"`},
+		{`"started"`, `"start\u0065d"`},
+		{`"hook.session_start"`, `"hook.session\u005fstart"`},
+		{`"hook.session_start"`, `"hook.session\"start"`},
+		{`"2026-02-14T19:00:00.549Z"`, `"2026-02-14T19:00:00.549\u005a"`},
+		{`"2026-02-14T19:00:00.549Z"`, `"2026-02-14T19:00:00.549Z\u0000"`},
+		{`"1.0.0"`, `"1.0.\u0030"`},
+		{`"sess-1000"`, `"sess-\u00e9\"1000"`},
+		{`"sess-1000"`, `"sess-1000\ud800"`},
+		{`"sess-1000"`, `12`},
+		{`"message":"m"`, `"message":"m","message":"n"`},
+		{`"session_id":"sess-1000"`, `"session_id":"sess-1000","session_id":"x"`},
+		{`"source":"hook"`, `"source":"hook","source":"hook"`},
+	} {
+		if !strings.Contains(rec, r[0]) {
+			t.Fatalf("%s not in the record", r[0])
+		}
+		cases = append(cases, strings.Replace(rec, r[0], r[1], 1))
+	}
+	cases = append(cases, rec)
+	for n := 1; n < len(rec); n++ {
+		cases = append(cases, rec[:n])
+	}
+	a, d := &fast.Acc{}, fast.NewDec()
+	for _, c := range cases {
+		for _, strict := range []bool{false, true} {
+			ok, clean, problem := checkAccept(a, d, bench.KindCollector, []byte(c), strict)
+			if problem != "" {
+				t.Errorf("%s (strict %v): %s", c, strict, problem)
+			}
+			if clean && !ok {
+				t.Errorf("%s (strict %v): valid, declined", c, strict)
+			}
+		}
+	}
+}

@@ -15,9 +15,9 @@ import (
 // changes without its matcher (the matcher would then silently not be used).
 var Natives = map[string]func([]byte) bool{
 	// #DateTime (cue/common.cue): RFC 3339 date-time, cue/README.md.
-	DateTimePattern: func(b []byte) bool { return matchDateTime(b, false) },
+	DateTimePattern: matchDateTimeAny,
 	// #UTCDateTime (cue/common.cue): the same with offset Z, z or +00:00.
-	UTCDateTimePattern: func(b []byte) bool { return matchDateTime(b, true) },
+	UTCDateTimePattern: matchDateTimeUTC,
 	// #UUID (cue/collector.cue, seed 004 format uuid): 8-4-4-4-12 hex digits.
 	`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`: matchUUID,
 	// collector event_type (seed 004 JSON Schema).
@@ -27,19 +27,9 @@ var Natives = map[string]func([]byte) bool{
 	// #RunID (cue/operator.cue, seed 001 Identifier Rules).
 	`^[0-9a-fA-F-]{36}$`: matchHexDash36,
 	// #TaskID (cue/operator.cue, seed 001 Identifier Rules).
-	`^(T-[0-9]+|[0-9a-fA-F-]{36})$`: func(b []byte) bool {
-		if len(b) > 2 && b[0] == 'T' && b[1] == '-' {
-			for _, c := range b[2:] {
-				if c < '0' || c > '9' {
-					return matchHexDash36(b)
-				}
-			}
-			return true
-		}
-		return matchHexDash36(b)
-	},
+	`^(T-[0-9]+|[0-9a-fA-F-]{36})$`: matchTaskID,
 	// #SchemaVersion (cue/operator.cue): major version 1.
-	`^1(\.|$)`: func(b []byte) bool { return len(b) > 0 && b[0] == '1' && (len(b) == 1 || b[1] == '.') },
+	`^1(\.|$)`: matchMajor1,
 
 	// The id patterns of the idle, VerMAS and ledger kinds, which their
 	// records check on every line (cue/idle.cue, cue/vermas.cue,
@@ -47,18 +37,66 @@ var Natives = map[string]func([]byte) bool{
 	// and event ids, dotted event names, names and paths.
 	`^(loop|grind|issue)-[0-9]+-[0-9]+$`:       matchRunID,
 	`^[a-z][a-z0-9]*-[A-Za-z0-9]+(\.[0-9]+)*$`: matchBeadID,
-	`^msg-[A-Za-z0-9]+$`:                       func(b []byte) bool { return prefixRun(b, "msg-", &alnum) },
-	`^evt-[A-Za-z0-9]+$`:                       func(b []byte) bool { return prefixRun(b, "evt-", &alnum) },
-	`^proc-[A-Za-z0-9-]+$`:                     func(b []byte) bool { return prefixRun(b, "proc-", &alnumDash) },
+	`^msg-[A-Za-z0-9]+$`:                       matchMsgID,
+	`^evt-[A-Za-z0-9]+$`:                       matchEvtID,
+	`^proc-[A-Za-z0-9-]+$`:                     matchProcID,
 	`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`:    matchDotted,
-	`^[a-z][a-z0-9]*$`:                         func(b []byte) bool { return len(b) > 0 && lower[b[0]] && allIn(b[1:], &lowerDigit) },
-	`^[a-z0-9_-]+$`:                            func(b []byte) bool { return len(b) > 0 && allIn(b, &slug) },
+	`^[a-z][a-z0-9]*$`:                         matchName,
+	`^[a-z0-9_-]+$`:                            matchSlug,
 	`^/`:                                       func(b []byte) bool { return len(b) > 0 && b[0] == '/' },
 	`^[0-9]+/[0-9]+$`:                          matchRatio,
 	`^(/|[A-Za-z]:[\\/])`: func(b []byte) bool {
 		return len(b) > 0 && b[0] == '/' || len(b) >= 3 && alpha[b[0]] && b[1] == ':' && (b[2] == '\\' || b[2] == '/')
 	},
 	`^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-8])))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(00|0[48]|[2468][048]|[13579][26])00)-02-29)_[a-z0-9_-]+_[0-9]{3}$`: matchSessionID,
+}
+
+// NativeFuncs names the matchers of Natives that are functions of this
+// package: the generated acceptors call NativeFuncs[src] directly where
+// they would call the Match of a Regex of src, which calls Natives[src]
+// (the same function; TestNativeFuncs holds them to that).
+var NativeFuncs = map[string]string{
+	DateTimePattern:    "matchDateTimeAny",
+	UTCDateTimePattern: "matchDateTimeUTC",
+	`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`: "matchUUID",
+	`^(lifecycle|activity|coordination|hook|decision|system)\.[a-z_]+$`:             "matchCollectorEventType",
+	`^[0-9]+\.[0-9]+\.[0-9]+$`:                 "matchSemver",
+	`^[0-9a-fA-F-]{36}$`:                       "matchHexDash36",
+	`^(T-[0-9]+|[0-9a-fA-F-]{36})$`:            "matchTaskID",
+	`^1(\.|$)`:                                 "matchMajor1",
+	`^(loop|grind|issue)-[0-9]+-[0-9]+$`:       "matchRunID",
+	`^[a-z][a-z0-9]*-[A-Za-z0-9]+(\.[0-9]+)*$`: "matchBeadID",
+	`^msg-[A-Za-z0-9]+$`:                       "matchMsgID",
+	`^evt-[A-Za-z0-9]+$`:                       "matchEvtID",
+	`^proc-[A-Za-z0-9-]+$`:                     "matchProcID",
+	`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`:    "matchDotted",
+	`^[a-z][a-z0-9]*$`:                         "matchName",
+	`^[a-z0-9_-]+$`:                            "matchSlug",
+	`^[0-9]+/[0-9]+$`:                          "matchRatio",
+	`^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-8])))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(00|0[48]|[2468][048]|[13579][26])00)-02-29)_[a-z0-9_-]+_[0-9]{3}$`: "matchSessionID",
+}
+
+// The matchers of Natives that are not written out below.
+func matchDateTimeAny(b []byte) bool { return matchDateTime(b, false) }
+func matchDateTimeUTC(b []byte) bool { return matchDateTime(b, true) }
+func matchMajor1(b []byte) bool      { return len(b) > 0 && b[0] == '1' && (len(b) == 1 || b[1] == '.') }
+func matchMsgID(b []byte) bool       { return prefixRun(b, "msg-", &alnum) }
+func matchEvtID(b []byte) bool       { return prefixRun(b, "evt-", &alnum) }
+func matchProcID(b []byte) bool      { return prefixRun(b, "proc-", &alnumDash) }
+func matchName(b []byte) bool        { return len(b) > 0 && lower[b[0]] && allIn(b[1:], &lowerDigit) }
+func matchSlug(b []byte) bool        { return len(b) > 0 && allIn(b, &slug) }
+
+// matchTaskID reports whether b is T-<digits> or 36 hex digits and dashes.
+func matchTaskID(b []byte) bool {
+	if len(b) > 2 && b[0] == 'T' && b[1] == '-' {
+		for _, c := range b[2:] {
+			if c < '0' || c > '9' {
+				return matchHexDash36(b)
+			}
+		}
+		return true
+	}
+	return matchHexDash36(b)
 }
 
 // Byte classes of the id patterns.
@@ -70,6 +108,7 @@ var (
 	alnumDash  = byteSet("azAZ09--")
 	slug       = byteSet("az09__--")
 	word       = byteSet("az09__")
+	lowerUnder = byteSet("az__")
 	digit      = byteSet("09")
 )
 
@@ -94,9 +133,31 @@ func allIn(b []byte, set *[256]bool) bool {
 	return true
 }
 
+// allIn8 is allIn eight bytes at a time, their entries (a bool is one
+// byte, 0 or 1) ANDed with no branch, the last eight bytes read as a word
+// too (again in part): for runs of eight bytes or more (allIn is inlined,
+// allIn8 is not).
+func allIn8(b []byte, set *[256]bool) bool {
+	if len(b) < 8 {
+		return allIn(b, set)
+	}
+	t := (*[256]uint8)(unsafe.Pointer(set))
+	in8 := func(w []byte) bool {
+		w = w[:8]
+		return t[w[0]]&t[w[1]]&t[w[2]]&t[w[3]]&t[w[4]]&t[w[5]]&t[w[6]]&t[w[7]] != 0
+	}
+	last := b[len(b)-8:]
+	for ; len(b) > 8; b = b[8:] {
+		if !in8(b) {
+			return false
+		}
+	}
+	return in8(last)
+}
+
 // prefixRun reports whether b is prefix followed by one or more bytes of set.
 func prefixRun(b []byte, prefix string, set *[256]bool) bool {
-	return len(b) > len(prefix) && string(b[:len(prefix)]) == prefix && allIn(b[len(prefix):], set)
+	return len(b) > len(prefix) && string(b[:len(prefix)]) == prefix && allIn8(b[len(prefix):], set)
 }
 
 // matchRunID reports whether b is loop, grind or issue, a dash, digits, a
@@ -308,27 +369,22 @@ func matchUUID(b []byte) bool { return timefmt.IsUUID(unsafe.String(unsafe.Slice
 // matchCollectorEventType reports whether b is one of seed 004's six
 // namespaces, a dot and one or more of [a-z_].
 func matchCollectorEventType(b []byte) bool {
-	dot := -1
-	for i, c := range b {
-		if c == '.' {
-			dot = i
-			break
-		}
-	}
-	if dot < 0 || dot == len(b)-1 {
-		return false
-	}
-	switch string(b[:dot]) {
-	case "lifecycle", "activity", "coordination", "hook", "decision", "system":
+	var n int // the category and its dot
+	switch {
+	case len(b) > 5 && string(b[:5]) == "hook.":
+		n = 5
+	case len(b) > 7 && string(b[:7]) == "system.":
+		n = 7
+	case len(b) > 9 && (string(b[:9]) == "activity." || string(b[:9]) == "decision."):
+		n = 9
+	case len(b) > 10 && string(b[:10]) == "lifecycle.":
+		n = 10
+	case len(b) > 13 && string(b[:13]) == "coordination.":
+		n = 13
 	default:
 		return false
 	}
-	for _, c := range b[dot+1:] {
-		if !(c >= 'a' && c <= 'z' || c == '_') {
-			return false
-		}
-	}
-	return true
+	return allIn(b[n:], &lowerUnder)
 }
 
 // matchSemver reports whether b is three dot-separated runs of ASCII digits.

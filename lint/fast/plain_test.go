@@ -1,7 +1,9 @@
 package fast
 
 import (
+	"math/bits"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -164,4 +166,145 @@ func TestMemoElemState(t *testing.T) {
 	}
 	step("not recording again", "[1e6,2]", 1, 0, fn, 4, true, 0)
 	step("beyond the memo", "[1e6,2]", 1, elemMemos, fn, 4, true, 1)
+}
+
+// TestStops8 holds stops8's lowest set bit to the first byte of eight
+// that plain does not hold: every byte value at every position after plain
+// bytes, with every byte value after it (borrows from the stop go up only),
+// and random words.
+func TestStops8(t *testing.T) {
+	first := func(w []byte) int {
+		for k, c := range w {
+			if !plain[c] {
+				return k
+			}
+		}
+		return 8
+	}
+	got := func(w []byte) int {
+		s := stops8(w)
+		if s == 0 {
+			return 8
+		}
+		return bits.TrailingZeros64(s) >> 3
+	}
+	w := make([]byte, 8)
+	for at := 0; at < 8; at++ {
+		for c := 0; c < 256; c++ {
+			for d := 0; d < 256; d += 1 + 6*(at&1) {
+				for k := range w {
+					w[k] = 'a' + byte(k)
+				}
+				w[at] = byte(c)
+				if at < 7 {
+					w[at+1] = byte(d)
+				}
+				if g, f := got(w), first(w); g != f {
+					t.Fatalf("stops8(%q): first stop %d, want %d", w, g, f)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	for r := 0; r < 1000000; r++ {
+		for k := range w {
+			switch rng.IntN(4) {
+			case 0:
+				w[k] = byte(rng.IntN(256))
+			default:
+				w[k] = byte(0x20 + rng.IntN(0x60))
+			}
+		}
+		if g, f := got(w), first(w); g != f {
+			t.Fatalf("stops8(%q): first stop %d, want %d", w, g, f)
+		}
+	}
+}
+
+// TestQuoteStr: QuoteStr ends at the first '"' after the opening one and
+// min bytes, escaped or not, at every length (the word loop and the byte
+// tail), and returns -1 without one.
+func TestQuoteStr(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		for tail := 0; tail <= 9; tail++ {
+			b := []byte("x\"")
+			for k := 0; k < n; k++ {
+				b = append(b, 'a'+byte(k%26))
+			}
+			body := string(b[2:])
+			b = append(b, '"')
+			for k := 0; k < tail; k++ {
+				b = append(b, '"')
+			}
+			j, s := QuoteStr(b, 1, 0)
+			if j != n+3 || string(s) != body {
+				t.Fatalf("QuoteStr(%q, 1) = %d, %q; want %d, %q", b, j, s, n+3, body)
+			}
+			if j, _ := QuoteStr(b[:n+2], 1, 0); j != -1 {
+				t.Fatalf("QuoteStr(%q, 1) = %d, want -1", b[:n+2], j)
+			}
+		}
+	}
+	// From min bytes on: a quote before them is part of the bytes.
+	for _, c := range []struct {
+		in   string
+		min  int
+		j    int
+		want string
+	}{
+		{`"ab"cdefghijklmnopq"`, 3, 20, `ab"cdefghijklmnopq`},
+		{`"ab"cdefghijklmnopq"`, 2, 4, `ab`},
+		{`"abcdefghijklmnopqrstuvwxyz"`, 26, 28, `abcdefghijklmnopqrstuvwxyz`},
+		{`"abcdefghijklmnopqrstuvwxyz"`, 27, -1, ``},
+		{`"abcdefghijklmnopqrstuvwxyz"`, 40, -1, ``},
+	} {
+		if j, s := QuoteStr([]byte(c.in), 0, c.min); j != c.j || string(s) != c.want {
+			t.Errorf("QuoteStr(%q, 0, %d) = %d, %q; want %d, %q", c.in, c.min, j, s, c.j, c.want)
+		}
+	}
+	if j, s := QuoteStr([]byte(`"a\"b"`), 0, 0); j != 4 || string(s) != `a\` {
+		t.Fatalf(`QuoteStr("a\"b") = %d, %q; want 4, "a\\"`, j, s)
+	}
+	if j, s := QuoteStr([]byte(`"\u00e9\u0022xxxxxxxxxxx"`), 0, 0); j != 25 || string(s) != `\u00e9\u0022xxxxxxxxxxx` {
+		t.Fatalf("QuoteStr = %d, %q", j, s)
+	}
+}
+
+// TestAllIn8 holds allIn8 to allIn: every length to 20, with a byte out of
+// the set at every position, and none.
+func TestAllIn8(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{0, '-', '.', '/', ':', '@', '[', '`', '{', 0x7f, 0x80, 0xff} {
+				b := make([]byte, n)
+				for k := range b {
+					b[k] = "aZ09"[k%4]
+				}
+				if at >= 0 {
+					b[at] = c
+				}
+				if got, want := allIn8(b, &alnum), allIn(b, &alnum); got != want {
+					t.Fatalf("allIn8(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestNativeFuncs: each function NativeFuncs names is the matcher Natives
+// holds for that pattern (the generated acceptors call it by name).
+func TestNativeFuncs(t *testing.T) {
+	byName := map[string]func([]byte) bool{
+		"matchDateTimeAny": matchDateTimeAny, "matchDateTimeUTC": matchDateTimeUTC, "matchUUID": matchUUID,
+		"matchCollectorEventType": matchCollectorEventType, "matchSemver": matchSemver, "matchHexDash36": matchHexDash36,
+		"matchTaskID": matchTaskID, "matchMajor1": matchMajor1, "matchRunID": matchRunID, "matchBeadID": matchBeadID,
+		"matchMsgID": matchMsgID, "matchEvtID": matchEvtID, "matchProcID": matchProcID, "matchDotted": matchDotted,
+		"matchName": matchName, "matchSlug": matchSlug, "matchRatio": matchRatio, "matchSessionID": matchSessionID,
+	}
+	for src, name := range NativeFuncs {
+		f, g := byName[name], Natives[src]
+		if f == nil || g == nil || reflect.ValueOf(f).Pointer() != reflect.ValueOf(g).Pointer() {
+			t.Errorf("NativeFuncs[%q] = %s, not Natives' matcher", src, name)
+		}
+	}
 }

@@ -4764,6 +4764,11 @@ func v181(d *Dec) {
 func a0(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
+			if matchMajor1(s) && matchSemver(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -4783,6 +4788,11 @@ func a0(a *Acc, b []byte, i int) int {
 func a1(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 6); j >= 0 {
+			if matchCollectorEventType(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -4813,6 +4823,11 @@ func a1(a *Acc, b []byte, i int) int {
 func a2(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 20); j >= 0 {
+			if matchDateTimeAny(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -4867,6 +4882,11 @@ func a3(a *Acc, b []byte, i int) int {
 func a4(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := i+38, b[i+1:min(i+37, len(b))]; j <= len(b) && b[j-1] == '"' {
+			if matchUUID(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -4974,6 +4994,12 @@ func a5(a *Acc, b []byte, i int) int {
 func a6(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
+			switch string(s) {
+			case "mcp", "hook":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -4992,6 +5018,12 @@ func a6(a *Acc, b []byte, i int) int {
 func a7(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
+			switch string(s) {
+			case "started", "thinking", "tool_use", "progress", "waiting", "blocked", "completed", "error":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5035,38 +5067,7 @@ func a8(a *Acc, b []byte, i int) int {
 func a9(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		if !empty {
-			mark := a.Names()
-			for {
-				f, k := -1, 0
-				if f < 0 {
-					var name []byte
-					name, k = a.Member(b, j)
-					switch string(name) {
-					default:
-						k = a.Undeclared(b, j, k, name, mark, OpenMembers)
-					}
-				}
-				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
-					j = k + 1 // the common case
-					continue
-				}
-				var more bool
-				if j, more = Next(b, k, '}'); !more {
-					break
-				}
-			}
-			if j < 0 {
-				return -1
-			}
-			a.DropNames(mark)
-			a.Close()
-		}
-		return j
+		return a.AnyObject(b, i)
 	}
 	return -1
 }
@@ -5099,19 +5100,55 @@ func a11(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 12, 0x616e5f6c6f6f7422, 0x3a22656d616e5f6c) /* "tool_name": */ {
-							f, k = 0, SkipWS(b, j+12)
-						} else if Is16(b, j, 13, 0x6e695f6c6f6f7422, 0x3a227475706e695f) /* "tool_input": */ {
-							f, k = 1, SkipWS(b, j+13)
-						} else if Is16(b, j, 14, 0x65725f6c6f6f7422, 0x3a22746c75736572) /* "tool_result": */ {
-							f, k = 2, SkipWS(b, j+14)
+						if w0 == 0x616e5f6c6f6f7422 && Load64(nb, 4) == 0x3a22656d616e5f6c /* "tool_name": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(14, w, k)
+							}
+							goto next
+						} else if w0 == 0x6e695f6c6f6f7422 && Load64(nb, 5) == 0x3a227475706e695f /* "tool_input": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 1, a9)
+							if k >= 0 {
+								a.Set(15, w, k)
+							}
+							goto next
+						} else if w0 == 0x65725f6c6f6f7422 && Load64(nb, 6) == 0x3a22746c75736572 /* "tool_result": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(16, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x6f69746172756422, 0x3a22736d5f6e6f69) /* "duration_ms": */ {
-							f, k = 3, SkipWS(b, j+14)
+						if w0 == 0x6f69746172756422 && Load64(nb, 6) == 0x3a22736d5f6e6f69 /* "duration_ms": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 3, a10)
+							if k >= 0 {
+								a.Set(17, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -5134,25 +5171,40 @@ func a11(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(14, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a9)
+					if k >= 0 {
 						a.Set(15, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(16, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a10); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a10)
+					if k >= 0 {
 						a.Set(17, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -5186,15 +5238,34 @@ func a12(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'h':
-						if Is16(b, j, 12, 0x79745f6b6f6f6822, 0x3a22657079745f6b) /* "hook_type": */ {
-							f, k = 0, SkipWS(b, j+12)
+						if w0 == 0x79745f6b6f6f6822 && Load64(nb, 4) == 0x3a22657079745f6b /* "hook_type": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(18, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 14, 0x7961705f77617222, 0x3a2264616f6c7961) /* "raw_payload": */ {
-							f, k = 1, SkipWS(b, j+14)
+						if w0 == 0x7961705f77617222 && Load64(nb, 6) == 0x3a2264616f6c7961 /* "raw_payload": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 1, a9)
+							if k >= 0 {
+								a.Set(19, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -5213,15 +5284,23 @@ func a12(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(18, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a9)
+					if k >= 0 {
 						a.Set(19, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -5255,23 +5334,69 @@ func a13(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 11, 0x695f656361727422, 0x3a2264695f656361) /* "trace_id": */ {
-							f, k = 0, SkipWS(b, j+11)
+						if w0 == 0x695f656361727422 && Load64(nb, 3) == 0x3a2264695f656361 /* "trace_id": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(20, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 10, 0x64695f6e61707322, 0x3a2264695f6e6170) /* "span_id": */ {
-							f, k = 1, SkipWS(b, j+10)
+						if w0 == 0x64695f6e61707322 && Load64(nb, 2) == 0x3a2264695f6e6170 /* "span_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(21, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is(b, j, "\"parent_span_id\":") {
-							f, k = 2, SkipWS(b, j+17)
+						if j+17 <= len(b) && w0 == 0x5f746e6572617022 && Load64(b, j+8) == 0x2264695f6e617073 && Load64(b, j+9) == 0x3a2264695f6e6170 /* "parent_span_id": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(22, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 16, 0x67615f746f6f7222, 0x3a2264695f746e65) /* "root_agent_id": */ {
-							f, k = 3, SkipWS(b, j+16)
+						if w0 == 0x67615f746f6f7222 && Load64(nb, 8) == 0x3a2264695f746e65 /* "root_agent_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(23, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -5294,25 +5419,50 @@ func a13(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(20, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(21, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(22, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(23, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -5346,53 +5496,149 @@ func a14(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'v':
-						if Is16(b, j, 10, 0x6e6f697372657622, 0x3a226e6f69737265) /* "version": */ {
-							f, k = 0, SkipWS(b, j+10)
+						if w0 == 0x6e6f697372657622 && Load64(nb, 2) == 0x3a226e6f69737265 /* "version": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a0)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if Is16(b, j, 13, 0x745f746e65766522, 0x3a22657079745f74) /* "event_type": */ {
-							f, k = 1, SkipWS(b, j+13)
-						} else if Is16(b, j, 11, 0x695f746e65766522, 0x3a2264695f746e65) /* "event_id": */ {
-							f, k = 4, SkipWS(b, j+11)
+						if w0 == 0x745f746e65766522 && Load64(nb, 5) == 0x3a22657079745f74 /* "event_type": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 1, a1)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
+						} else if w0 == 0x695f746e65766522 && Load64(nb, 3) == 0x3a2264695f746e65 /* "event_id": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 4, a4)
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
-							f, k = 2, SkipWS(b, j+12)
-						} else if Is8(b, j, 7, 0x3a226c6f6f7422) /* "tool": */ {
-							f, k = 10, SkipWS(b, j+7)
+						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							k = a.Field(b, k, &seen, 2, a2)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
+						} else if w0&0xffffffffffffff == 0x3a226c6f6f7422 /* "tool": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 10, a11)
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 11, 0x695f746e65676122, 0x3a2264695f746e65) /* "agent_id": */ {
-							f, k = 3, SkipWS(b, j+11)
+						if w0 == 0x695f746e65676122 && Load64(nb, 3) == 0x3a2264695f746e65 /* "agent_id": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 3, a3)
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 13, 0x6e6f697373657322, 0x3a2264695f6e6f69) /* "session_id": */ {
-							f, k = 5, SkipWS(b, j+13)
-						} else if Is16(b, j, 9, 0x22656372756f7322, 0x3a22656372756f73) /* "source": */ {
-							f, k = 6, SkipWS(b, j+9)
-						} else if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 7, SkipWS(b, j+9)
+						if w0 == 0x6e6f697373657322 && Load64(nb, 5) == 0x3a2264695f6e6f69 /* "session_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 5
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
+						} else if w0 == 0x22656372756f7322 && Load64(nb, 1) == 0x3a22656372756f73 /* "source": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 6, a6)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
+						} else if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 7, a7)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'm':
-						if Is16(b, j, 10, 0x6567617373656d22, 0x3a22656761737365) /* "message": */ {
-							f, k = 8, SkipWS(b, j+10)
-						} else if Is16(b, j, 11, 0x7461646174656d22, 0x3a22617461646174) /* "metadata": */ {
-							f, k = 13, SkipWS(b, j+11)
+						if w0 == 0x6567617373656d22 && Load64(nb, 2) == 0x3a22656761737365 /* "message": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							if seen&(1<<8) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 8
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
+						} else if w0 == 0x7461646174656d22 && Load64(nb, 3) == 0x3a22617461646174 /* "metadata": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 13, a9)
+							if k >= 0 {
+								a.Set(13, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x736572676f727022, 0x3a2273736572676f) /* "progress": */ {
-							f, k = 9, SkipWS(b, j+11)
+						if w0 == 0x736572676f727022 && Load64(nb, 3) == 0x3a2273736572676f /* "progress": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 9, a8)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'h':
-						if Is8(b, j, 7, 0x3a226b6f6f6822) /* "hook": */ {
-							f, k = 11, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226b6f6f6822 /* "hook": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 11, a12)
+							if k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is16(b, j, 14, 0x616c6572726f6322, 0x3a226e6f6974616c) /* "correlation": */ {
-							f, k = 12, SkipWS(b, j+14)
+						if w0 == 0x616c6572726f6322 && Load64(nb, 6) == 0x3a226e6f6974616c /* "correlation": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 12, a13)
+							if k >= 0 {
+								a.Set(12, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -5435,75 +5681,100 @@ func a14(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a0)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a1)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a2)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a3)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a4); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a4)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+					if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 5
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a6); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a6)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a7); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a7)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
+					if seen&(1<<8) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 8
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a8); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a8)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 10:
 					w := k
-					if k = a.Field(b, k, &seen, 10, a11); k >= 0 {
+					k = a.Field(b, k, &seen, 10, a11)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 11:
 					w := k
-					if k = a.Field(b, k, &seen, 11, a12); k >= 0 {
+					k = a.Field(b, k, &seen, 11, a12)
+					if k >= 0 {
 						a.Set(11, w, k)
 					}
 				case 12:
 					w := k
-					if k = a.Field(b, k, &seen, 12, a13); k >= 0 {
+					k = a.Field(b, k, &seen, 12, a13)
+					if k >= 0 {
 						a.Set(12, w, k)
 					}
 				case 13:
 					w := k
-					if k = a.Field(b, k, &seen, 13, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 13, a9)
+					if k >= 0 {
 						a.Set(13, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -5547,6 +5818,11 @@ func a15(a *Acc, b []byte, i int) int {
 func a16(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 8); j >= 0 {
+			if matchRunID(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5566,6 +5842,12 @@ func a16(a *Acc, b []byte, i int) int {
 func a17(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "loop", "grind", "issue":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5633,39 +5915,137 @@ func a20(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
-						} else if Is8(b, j, 7, 0x3a227265746922) /* "iter": */ {
-							f, k = 2, SkipWS(b, j+7)
-						} else if Is16(b, j, 11, 0x695f657573736922, 0x3a2264695f657573) /* "issue_id": */ {
-							f, k = 6, SkipWS(b, j+11)
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
+							k = SkipWS(b, j+5)
+							w := k
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
+						} else if w0&0xffffffffffffff == 0x3a227265746922 /* "iter": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 2, a18)
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
+						} else if w0 == 0x695f657573736922 && Load64(nb, 3) == 0x3a2264695f657573 /* "issue_id": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
+									a.ElemMember(6, w, k)
+								}
+							} else {
+								k = a.Undeclared(b, j, k, []byte("issue_id"), mark, OpenMembers)
+							}
+							goto next
 						}
 					case 'm':
-						if Is8(b, j, 7, 0x3a2265646f6d22) /* "mode": */ {
-							f, k = 1, SkipWS(b, j+7)
-						} else if Is8(b, j, 6, 0x3a2278616d22) /* "max": */ {
-							f, k = 3, SkipWS(b, j+6)
+						if w0&0xffffffffffffff == 0x3a2265646f6d22 /* "mode": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 1, a17)
+							if k >= 0 {
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+								a.ElemMember(1, w, k)
+							}
+							goto next
+						} else if w0&0xffffffffffff == 0x3a2278616d22 /* "max": */ {
+							k = SkipWS(b, j+6)
+							w := k
+							k = a.Field(b, k, &seen, 3, a18)
+							if k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 14, 0x5f74706d6f727022, 0x3a22656c69665f74) /* "prompt_file": */ {
-							f, k = 4, SkipWS(b, j+14)
+						if w0 == 0x5f74706d6f727022 && Load64(nb, 6) == 0x3a22656c69665f74 /* "prompt_file": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 4, a19)
+							if k >= 0 {
+								a.ElemMember(4, w, k)
+							}
+							goto next
 						}
 					case 'f':
-						if Is16(b, j, 9, 0x227265746c696622, 0x3a227265746c6966) /* "filter": */ {
-							f, k = 5, SkipWS(b, j+9)
+						if w0 == 0x227265746c696622 && Load64(nb, 1) == 0x3a227265746c6966 /* "filter": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+									a.ElemMember(5, w, k)
+								}
+							} else {
+								k = a.Undeclared(b, j, k, []byte("filter"), mark, OpenMembers)
+							}
+							goto next
 						}
 					case 'w':
-						if Is16(b, j, 16, 0x6572746b726f7722, 0x3a22687461705f65) /* "worktree_path": */ {
-							f, k = 7, SkipWS(b, j+16)
+						if w0 == 0x6572746b726f7722 && Load64(nb, 8) == 0x3a22687461705f65 /* "worktree_path": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								if k = a.Field(b, k, &seen, 7, a19); k >= 0 {
+									a.ElemMember(7, w, k)
+								}
+							} else {
+								k = a.Undeclared(b, j, k, []byte("worktree_path"), mark, OpenMembers)
+							}
+							goto next
 						}
 					case 'b':
-						if Is16(b, j, 9, 0x2268636e61726222, 0x3a2268636e617262) /* "branch": */ {
-							f, k = 8, SkipWS(b, j+9)
-						} else if Is16(b, j, 11, 0x65725f6573616222, 0x3a226665725f6573) /* "base_ref": */ {
-							f, k = 9, SkipWS(b, j+11)
+						if w0 == 0x2268636e61726222 && Load64(nb, 1) == 0x3a2268636e617262 /* "branch": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
+									a.ElemMember(8, w, k)
+								}
+							} else {
+								k = a.Undeclared(b, j, k, []byte("branch"), mark, OpenMembers)
+							}
+							goto next
+						} else if w0 == 0x65725f6573616222 && Load64(nb, 3) == 0x3a226665725f6573 /* "base_ref": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								if k = a.Field(b, k, &seen, 9, a5); k >= 0 {
+									a.ElemMember(9, w, k)
+								}
+							} else {
+								k = a.Undeclared(b, j, k, []byte("base_ref"), mark, OpenMembers)
+							}
+							goto next
 						}
 					}
 				}
@@ -5700,28 +6080,38 @@ func a20(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a17); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a17)
+					if k >= 0 {
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a18); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a18)
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a18); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a18)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a19); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a19)
+					if k >= 0 {
 						a.ElemMember(4, w, k)
 					}
 				case 5:
@@ -5785,6 +6175,7 @@ func a20(a *Acc, b []byte, i int) int {
 						k = a.Undeclared(b, j, k, []byte("base_ref"), mark, OpenMembers)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -5907,6 +6298,12 @@ func a22(a *Acc, b []byte, i int) int {
 func a23(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 8); j >= 0 {
+			switch string(s) {
+			case "COMPLETE", "MAX_ITERATIONS", "NO_MORE_ISSUES", "MAX_ISSUES":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5925,6 +6322,12 @@ func a23(a *Acc, b []byte, i int) int {
 func a24(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 14); j >= 0 {
+			switch string(s) {
+			case "USER_CANCELLED":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5945,6 +6348,11 @@ func a24(a *Acc, b []byte, i int) int {
 func a25(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
+			if matchRatio(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -5974,53 +6382,257 @@ func a26(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is16(b, j, 9, 0x22616d6568637322, 0x3a22616d65686373) /* "schema": */ {
-							f, k = 0, SkipWS(b, j+9)
-						} else if Is16(b, j, 8, 0x3a226b6361747322, 0x3a226b6361747322) /* "stack": */ {
-							f, k = 4, SkipWS(b, j+8)
+						if w0 == 0x22616d6568637322 && Load64(nb, 1) == 0x3a22616d65686373 /* "schema": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 0, a15)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
+						} else if w0 == 0x3a226b6361747322 /* "stack": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 4, a21)
+								a.Decl |= 1 << 4
+							} else if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 4, a22)
+								a.Decl |= 1 << 4
+							} else if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 4, a22)
+								a.Decl |= 1 << 4
+							} else {
+								k = a.Undeclared(b, j, k, []byte("stack"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if Is16(b, j, 8, 0x3a22746e65766522, 0x3a22746e65766522) /* "event": */ {
-							f, k = 1, SkipWS(b, j+8)
+						if w0 == 0x3a22746e65766522 /* "event": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(1, w, k)
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
-							f, k = 2, SkipWS(b, j+9)
-						} else if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
-							f, k = 5, SkipWS(b, j+9)
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 2, a16)
+								a.Decl |= 1 << 2
+							} else {
+								k = a.Undeclared(b, j, k, []byte("run_id"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
+						} else if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 5, a23)
+								a.Decl |= 1 << 5
+							} else if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 5, a24)
+								a.Decl |= 1 << 5
+							} else {
+								k = a.Undeclared(b, j, k, []byte("reason"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'u':
-						if Is16(b, j, 13, 0x6465746164707522, 0x3a2274615f646574) /* "updated_at": */ {
-							f, k = 3, SkipWS(b, j+13)
+						if w0 == 0x6465746164707522 && Load64(nb, 5) == 0x3a2274615f646574 /* "updated_at": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 3, a2)
+								a.Decl |= 1 << 3
+							} else {
+								k = a.Undeclared(b, j, k, []byte("updated_at"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'g':
-						if Is8(b, j, 7, 0x3a226c616f6722) /* "goal": */ {
-							f, k = 6, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226c616f6722 /* "goal": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 6, a5)
+								a.Decl |= 1 << 6
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 6, a5)
+								a.Decl |= 1 << 6
+							} else {
+								k = a.Undeclared(b, j, k, []byte("goal"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'm':
-						if Is8(b, j, 7, 0x3a2265646f6d22) /* "mode": */ {
-							f, k = 7, SkipWS(b, j+7)
-						} else if Is(b, j, "\"modified_files\":") {
-							f, k = 10, SkipWS(b, j+17)
+						if w0&0xffffffffffffff == 0x3a2265646f6d22 /* "mode": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 7, a17)
+								a.Decl |= 1 << 7
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 7, a17)
+								a.Decl |= 1 << 7
+							} else {
+								k = a.Undeclared(b, j, k, []byte("mode"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
+						} else if j+17 <= len(b) && w0 == 0x65696669646f6d22 && Load64(b, j+8) == 0x2273656c69665f64 && Load64(b, j+9) == 0x3a2273656c69665f /* "modified_files": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 10, a5)
+								a.Decl |= 1 << 10
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 10, a5)
+								a.Decl |= 1 << 10
+							} else {
+								k = a.Undeclared(b, j, k, []byte("modified_files"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 'i':
-						if Is16(b, j, 12, 0x6974617265746922, 0x3a226e6f69746172) /* "iteration": */ {
-							f, k = 8, SkipWS(b, j+12)
+						if w0 == 0x6974617265746922 && Load64(nb, 4) == 0x3a226e6f69746172 /* "iteration": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 8, a25)
+								a.Decl |= 1 << 8
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 8, a25)
+								a.Decl |= 1 << 8
+							} else {
+								k = a.Undeclared(b, j, k, []byte("iteration"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x736572676f727022, 0x3a2273736572676f) /* "progress": */ {
-							f, k = 9, SkipWS(b, j+11)
+						if w0 == 0x736572676f727022 && Load64(nb, 3) == 0x3a2273736572676f /* "progress": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 9, a5)
+								a.Decl |= 1 << 9
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 9, a5)
+								a.Decl |= 1 << 9
+							} else {
+								k = a.Undeclared(b, j, k, []byte("progress"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'n':
-						if Is16(b, j, 12, 0x74735f7478656e22, 0x3a22706574735f74) /* "next_step": */ {
-							f, k = 11, SkipWS(b, j+12)
+						if w0 == 0x74735f7478656e22 && Load64(nb, 4) == 0x3a22706574735f74 /* "next_step": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 11, a5)
+								a.Decl |= 1 << 11
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 11, a5)
+								a.Decl |= 1 << 11
+							} else {
+								k = a.Undeclared(b, j, k, []byte("next_step"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
-							f, k = 12, SkipWS(b, j+12)
+						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 12, a2)
+								a.Decl |= 1 << 12
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 12, a2)
+								a.Decl |= 1 << 12
+							} else {
+								k = a.Undeclared(b, j, k, []byte("timestamp"), mark, OpenMembers)
+							}
+							if k >= 0 {
+								a.Set(12, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -6061,12 +6673,19 @@ func a26(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a15); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a15)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(1, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
@@ -6255,6 +6874,7 @@ func a26(a *Acc, b []byte, i int) int {
 						a.Set(12, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -6321,6 +6941,11 @@ func a26(a *Acc, b []byte, i int) int {
 func a27(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 1); j >= 0 {
+			if matchSlug(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6339,6 +6964,11 @@ func a27(a *Acc, b []byte, i int) int {
 func a28(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 16); j >= 0 {
+			if matchSessionID(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6355,6 +6985,12 @@ func a28(a *Acc, b []byte, i int) int {
 func a29(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "heartbeat", "task_start", "task_result", "error", "info":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6382,33 +7018,98 @@ func a30(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is8(b, j, 5, 0x3a22737422) /* "ts": */ {
-							f, k = 0, SkipWS(b, j+5)
-						} else if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 4, SkipWS(b, j+10)
+						if w0&0xffffffffff == 0x3a22737422 /* "ts": */ {
+							k = SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a2)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
+						} else if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 4
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 8, 0x3a22746e65676122, 0x3a22746e65676122) /* "agent": */ {
-							f, k = 1, SkipWS(b, j+8)
+						if w0 == 0x3a22746e65676122 /* "agent": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a27)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 13, 0x6e6f697373657322, 0x3a2264695f6e6f69) /* "session_id": */ {
-							f, k = 2, SkipWS(b, j+13)
-						} else if Is16(b, j, 9, 0x22656372756f7322, 0x3a22656372756f73) /* "source": */ {
-							f, k = 5, SkipWS(b, j+9)
-						} else if Is16(b, j, 10, 0x7972616d6d757322, 0x3a227972616d6d75) /* "summary": */ {
-							f, k = 6, SkipWS(b, j+10)
+						if w0 == 0x6e6f697373657322 && Load64(nb, 5) == 0x3a2264695f6e6f69 /* "session_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 2, a28)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
+						} else if w0 == 0x22656372756f7322 && Load64(nb, 1) == 0x3a22656372756f73 /* "source": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 5
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
+						} else if w0 == 0x7972616d6d757322 && Load64(nb, 2) == 0x3a227972616d6d75 /* "summary": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							if seen&(1<<6) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 6
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if Is16(b, j, 8, 0x3a22746e65766522, 0x3a22746e65766522) /* "event": */ {
-							f, k = 3, SkipWS(b, j+8)
+						if w0 == 0x3a22746e65766522 /* "event": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 3, a29)
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is8(b, j, 7, 0x3a226174616422) /* "data": */ {
-							f, k = 7, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226174616422 /* "data": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 7, a9)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -6439,45 +7140,69 @@ func a30(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a2)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a27); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a27)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a28); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a28)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a29); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a29)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+					if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 4
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+					if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 5
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
+					if seen&(1<<6) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 6
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a9)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -6505,6 +7230,12 @@ func a30(a *Acc, b []byte, i int) int {
 func a31(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "idle", "busy", "error", "offline":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6550,25 +7281,68 @@ func a33(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'a':
-						if Is16(b, j, 8, 0x3a22746e65676122, 0x3a22746e65676122) /* "agent": */ {
-							f, k = 0, SkipWS(b, j+8)
+						if w0 == 0x3a22746e65676122 /* "agent": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 0, a27)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 8, 0x3a22657461747322, 0x3a22657461747322) /* "state": */ {
-							f, k = 1, SkipWS(b, j+8)
-						} else if Is16(b, j, 13, 0x6e6f697373657322, 0x3a2264695f6e6f69) /* "session_id": */ {
-							f, k = 4, SkipWS(b, j+13)
+						if w0 == 0x3a22657461747322 /* "state": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a31)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
+						} else if w0 == 0x6e6f697373657322 && Load64(nb, 5) == 0x3a2264695f6e6f69 /* "session_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 4, a28)
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is(b, j, "\"last_heartbeat\":") {
-							f, k = 2, SkipWS(b, j+17)
-						} else if Is16(b, j, 15, 0x61745f7473616c22, 0x3a2264695f6b7361) /* "last_task_id": */ {
-							f, k = 3, SkipWS(b, j+15)
-						} else if Is16(b, j, 13, 0x72655f7473616c22, 0x3a22726f7272655f) /* "last_error": */ {
-							f, k = 5, SkipWS(b, j+13)
+						if j+17 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x2274616562747261 && Load64(b, j+9) == 0x3a22746165627472 /* "last_heartbeat": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 2, a2)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
+						} else if w0 == 0x61745f7473616c22 && Load64(nb, 7) == 0x3a2264695f6b7361 /* "last_task_id": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
+						} else if w0 == 0x72655f7473616c22 && Load64(nb, 5) == 0x3a22726f7272655f /* "last_error": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 5, a32)
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -6595,35 +7369,47 @@ func a33(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a27); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a27)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a31); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a31)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a2)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a28); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a28)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a32)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -6680,6 +7466,11 @@ func a34(a *Acc, b []byte, i int) int {
 func a35(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := i+38, b[i+1:min(i+37, len(b))]; j <= len(b) && b[j-1] == '"' {
+			if matchHexDash36(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6703,6 +7494,11 @@ func a35(a *Acc, b []byte, i int) int {
 func a36(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 20); j >= 0 {
+			if matchDateTimeUTC(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6719,6 +7515,12 @@ func a36(a *Acc, b []byte, i int) int {
 func a37(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 10); j >= 0 {
+			switch string(s) {
+			case "assignment":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6774,6 +7576,11 @@ func a38(a *Acc, b []byte, i int) int {
 func a39(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
+			if matchTaskID(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -6806,6 +7613,12 @@ func a40(a *Acc, b []byte, i int) int {
 func a41(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 6); j >= 0 {
+			switch string(s) {
+			case "parallelizable", "serial":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7027,6 +7840,12 @@ func a48(a *Acc, b []byte, i int) int {
 func a49(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
+			switch string(s) {
+			case "low", "normal", "high", "critical":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7056,45 +7875,117 @@ func a50(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
-						} else if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
-							f, k = 1, SkipWS(b, j+8)
-						} else if Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
-							f, k = 2, SkipWS(b, j+7)
-						} else if Is(b, j, "\"timeout_seconds\":") {
-							f, k = 8, SkipWS(b, j+18)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
+						} else if w0 == 0x3a22656c74697422 /* "title": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a40)
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
+						} else if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 2, a41)
+							if k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
+						} else if j+18 <= len(b) && w0 == 0x74756f656d697422 && Load64(b, j+8) == 0x73646e6f6365735f && Load64(b, j+10) == 0x3a2273646e6f6365 /* "timeout_seconds": */ {
+							k = SkipWS(b, j+18)
+							v := k
+							w := k
+							k = a.Field(b, k, &seen, 8, a47)
+							if k >= 0 {
+								a.Set(17, w, k)
+							}
+							span8 = [2]int{v, k}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
-							f, k = 3, SkipWS(b, j+15)
+						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 3, a42)
+							if k >= 0 {
+								a.Set(12, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is16(b, j, 13, 0x63735f6b636f6c22, 0x3a2265706f63735f) /* "lock_scope": */ {
-							f, k = 4, SkipWS(b, j+13)
+						if w0 == 0x63735f6b636f6c22 && Load64(nb, 5) == 0x3a2265706f63735f /* "lock_scope": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 4, a43)
+							if k >= 0 {
+								a.Set(13, w, k)
+							}
+							goto next
 						}
 					case 'f':
-						if Is(b, j, "\"forbidden_scope\":") {
-							f, k = 5, SkipWS(b, j+18)
+						if j+18 <= len(b) && w0 == 0x64646962726f6622 && Load64(b, j+8) == 0x65706f63735f6e65 && Load64(b, j+10) == 0x3a2265706f63735f /* "forbidden_scope": */ {
+							k = SkipWS(b, j+18)
+							w := k
+							k = a.Field(b, k, &seen, 5, a44)
+							if k >= 0 {
+								a.Set(14, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is(b, j, "\"acceptance_criteria\":") {
-							f, k = 6, SkipWS(b, j+22)
+						if j+22 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x746972635f65636e && Load64(b, j+14) == 0x3a22616972657469 /* "acceptance_criteria": */ {
+							k = SkipWS(b, j+22)
+							w := k
+							k = a.Field(b, k, &seen, 6, a45)
+							if k >= 0 {
+								a.Set(15, w, k)
+							}
+							goto next
 						}
 					case 'w':
-						if Is16(b, j, 15, 0x676f6c6b726f7722, 0x3a22687461705f67) /* "worklog_path": */ {
-							f, k = 7, SkipWS(b, j+15)
+						if w0 == 0x676f6c6b726f7722 && Load64(nb, 7) == 0x3a22687461705f67 /* "worklog_path": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 7, a46)
+							if k >= 0 {
+								a.Set(16, w, k)
+							}
+							goto next
 						}
 					case 'h':
 						if Is(b, j, "\"heartbeat_interval_seconds\":") {
-							f, k = 9, SkipWS(b, j+29)
+							k = SkipWS(b, j+29)
+							v := k
+							w := k
+							k = a.Field(b, k, &seen, 9, a48)
+							if k >= 0 {
+								a.Set(18, w, k)
+							}
+							span9 = [2]int{v, k}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
-							f, k = 10, SkipWS(b, j+11)
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 10, a49)
+							if k >= 0 {
+								a.Set(19, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7131,64 +8022,76 @@ func a50(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a40); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a40)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a41); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a41)
+					if k >= 0 {
 						a.Set(11, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a42)
+					if k >= 0 {
 						a.Set(12, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a43); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a43)
+					if k >= 0 {
 						a.Set(13, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a44)
+					if k >= 0 {
 						a.Set(14, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a45); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a45)
+					if k >= 0 {
 						a.Set(15, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a46)
+					if k >= 0 {
 						a.Set(16, w, k)
 					}
 				case 8:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 8, a47); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a47)
+					if k >= 0 {
 						a.Set(17, w, k)
 					}
 					span8 = [2]int{v, k}
 				case 9:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 9, a48); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a48)
+					if k >= 0 {
 						a.Set(18, w, k)
 					}
 					span9 = [2]int{v, k}
 				case 10:
 					w := k
-					if k = a.Field(b, k, &seen, 10, a49); k >= 0 {
+					k = a.Field(b, k, &seen, 10, a49)
+					if k >= 0 {
 						a.Set(19, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -7251,19 +8154,44 @@ func a52(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 11, 0x6372756f73657222, 0x3a22656372756f73) /* "resource": */ {
-							f, k = 1, SkipWS(b, j+11)
+						if w0 == 0x6372756f73657222 && Load64(nb, 3) == 0x3a22656372756f73 /* "resource": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 9, 0x2265766974636122, 0x3a22657669746361) /* "active": */ {
-							f, k = 2, SkipWS(b, j+9)
+						if w0 == 0x2265766974636122 && Load64(nb, 1) == 0x3a22657669746361 /* "active": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 2, a51)
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7284,20 +8212,29 @@ func a52(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a51); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a51)
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -7366,6 +8303,12 @@ func a53(a *Acc, b []byte, i int) int {
 func a54(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "file", "note", "command", "constraint":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7393,15 +8336,34 @@ func a55(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'k':
-						if Is8(b, j, 7, 0x3a22646e696b22) /* "kind": */ {
-							f, k = 0, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a22646e696b22 /* "kind": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 0, a54)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'v':
-						if Is16(b, j, 8, 0x3a2265756c617622, 0x3a2265756c617622) /* "value": */ {
-							f, k = 1, SkipWS(b, j+8)
+						if w0 == 0x3a2265756c617622 /* "value": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7420,15 +8382,23 @@ func a55(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a54); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a54)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -7495,6 +8465,12 @@ func a56(a *Acc, b []byte, i int) int {
 func a57(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 18); j >= 0 {
+			switch string(s) {
+			case "subagent_result_v1":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7522,39 +8498,95 @@ func a58(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
-							f, k = 0, SkipWS(b, j+17)
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a35)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						} else if Is(b, j, "\"required_output_schema\":") {
-							f, k = 8, SkipWS(b, j+25)
+							k = SkipWS(b, j+25)
+							w := k
+							k = a.Field(b, k, &seen, 8, a57)
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'g':
-						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
-							f, k = 2, SkipWS(b, j+15)
-						} else if Is(b, j, "\"global_objective\":") {
-							f, k = 4, SkipWS(b, j+19)
+						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 2, a36)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
+						} else if j+19 <= len(b) && w0 == 0x5f6c61626f6c6722 && Load64(b, j+8) == 0x76697463656a626f && Load64(b, j+11) == 0x3a22657669746365 /* "global_objective": */ {
+							k = SkipWS(b, j+19)
+							w := k
+							k = a.Field(b, k, &seen, 4, a38)
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 14, 0x5f74656b63617022, 0x3a22657079745f74) /* "packet_type": */ {
-							f, k = 3, SkipWS(b, j+14)
+						if w0 == 0x5f74656b63617022 && Load64(nb, 6) == 0x3a22657079745f74 /* "packet_type": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 3, a37)
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is8(b, j, 7, 0x3a226b73617422) /* "task": */ {
-							f, k = 5, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226b73617422 /* "task": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 5, a50)
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
-							f, k = 6, SkipWS(b, j+15)
+						if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 6, a53)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is(b, j, "\"context_package\":") {
-							f, k = 7, SkipWS(b, j+18)
+						if j+18 <= len(b) && w0 == 0x747865746e6f6322 && Load64(b, j+8) == 0x6567616b6361705f && Load64(b, j+10) == 0x3a226567616b6361 /* "context_package": */ {
+							k = SkipWS(b, j+18)
+							w := k
+							k = a.Field(b, k, &seen, 7, a56)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7587,50 +8619,60 @@ func a58(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a35)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a36)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a37); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a37)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a38); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a38)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a50); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a50)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a53)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a56); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a56)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a57); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a57)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -7662,6 +8704,12 @@ func a58(a *Acc, b []byte, i int) int {
 func a59(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "todo", "in_progress", "blocked", "done", "failed", "canceled":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7683,6 +8731,11 @@ func a59(a *Acc, b []byte, i int) int {
 func a60(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 20); j >= 0 {
+			if matchDateTimeUTC(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -7712,41 +8765,117 @@ func a61(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
-						} else if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
-							f, k = 1, SkipWS(b, j+8)
-						} else if Is(b, j, "\"timeout_seconds\":") {
-							f, k = 5, SkipWS(b, j+18)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
+						} else if w0 == 0x3a22656c74697422 /* "title": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
+						} else if j+18 <= len(b) && w0 == 0x74756f656d697422 && Load64(b, j+8) == 0x73646e6f6365735f && Load64(b, j+10) == 0x3a2273646e6f6365 /* "timeout_seconds": */ {
+							k = SkipWS(b, j+18)
+							v := k
+							w := k
+							k = a.Field(b, k, &seen, 5, a47)
+							if k >= 0 {
+								a.ElemMember(5, w, k)
+							}
+							span5 = [2]int{v, k}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 2, SkipWS(b, j+9)
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 2, a59)
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'o':
-						if Is16(b, j, 8, 0x3a2272656e776f22, 0x3a2272656e776f22) /* "owner": */ {
-							f, k = 3, SkipWS(b, j+8)
+						if w0 == 0x3a2272656e776f22 /* "owner": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is16(b, j, 13, 0x63735f6b636f6c22, 0x3a2265706f63735f) /* "lock_scope": */ {
-							f, k = 4, SkipWS(b, j+13)
-						} else if Is(b, j, "\"last_heartbeat_at\":") {
-							f, k = 8, SkipWS(b, j+20)
+						if w0 == 0x63735f6b636f6c22 && Load64(nb, 5) == 0x3a2265706f63735f /* "lock_scope": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 4, a44)
+							if k >= 0 {
+								a.ElemMember(4, w, k)
+							}
+							goto next
+						} else if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
+							k = SkipWS(b, j+20)
+							w := k
+							k = a.Field(b, k, &seen, 8, a60)
+							if k >= 0 {
+								a.ElemMember(8, w, k)
+							}
+							goto next
 						}
 					case 'h':
 						if Is(b, j, "\"heartbeat_interval_seconds\":") {
-							f, k = 6, SkipWS(b, j+29)
+							k = SkipWS(b, j+29)
+							v := k
+							w := k
+							k = a.Field(b, k, &seen, 6, a48)
+							if k >= 0 {
+								a.ElemMember(6, w, k)
+							}
+							span6 = [2]int{v, k}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
-							f, k = 7, SkipWS(b, j+11)
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 7, a49)
+							if k >= 0 {
+								a.ElemMember(7, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
-							f, k = 9, SkipWS(b, j+15)
+						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 9, a42)
+							if k >= 0 {
+								a.ElemMember(9, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7781,59 +8910,80 @@ func a61(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a59); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a59)
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a44)
+					if k >= 0 {
 						a.ElemMember(4, w, k)
 					}
 				case 5:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 5, a47); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a47)
+					if k >= 0 {
 						a.ElemMember(5, w, k)
 					}
 					span5 = [2]int{v, k}
 				case 6:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 6, a48); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a48)
+					if k >= 0 {
 						a.ElemMember(6, w, k)
 					}
 					span6 = [2]int{v, k}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a49); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a49)
+					if k >= 0 {
 						a.ElemMember(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a60); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a60)
+					if k >= 0 {
 						a.ElemMember(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a42); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a42)
+					if k >= 0 {
 						a.ElemMember(9, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -7912,15 +9062,29 @@ func a63(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is(b, j, "\"depends_on_task_id\":") {
-							f, k = 1, SkipWS(b, j+21)
+						if j+21 <= len(b) && w0 == 0x73646e6570656422 && Load64(b, j+8) == 0x6b7361745f6e6f5f && Load64(b, j+13) == 0x3a2264695f6b7361 /* "depends_on_task_id": */ {
+							k = SkipWS(b, j+21)
+							w := k
+							k = a.Field(b, k, &seen, 1, a39)
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -7939,15 +9103,18 @@ func a63(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a39)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8017,6 +9184,12 @@ func a64(a *Acc, b []byte, i int) int {
 func a65(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 12); j >= 0 {
+			switch string(s) {
+			case "SCHEMA_INVALID", "UNKNOWN_SCHEMA_VERSION", "MISSING_REQUIRED_INPUT", "UNTRUSTED_CONTEXT_BLOCK", "SCOPE_VIOLATION", "LOCK_CONFLICT", "ACCEPTANCE_FAILED", "DEPENDENCY_NOT_MET", "INVALID_TRANSITION", "TASK_TIMEOUT", "CONCURRENCY_CONFLICT", "LEDGER_INCONSISTENT", "NON_COMPLIANT", "MISSING_VALIDATOR":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -8046,23 +9219,54 @@ func a66(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is8(b, j, 7, 0x3a2265646f6322) /* "code": */ {
-							f, k = 1, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a2265646f6322 /* "code": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 1, a65)
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
-							f, k = 2, SkipWS(b, j+9)
+						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 10, 0x736c696174656422, 0x3a22736c69617465) /* "details": */ {
-							f, k = 3, SkipWS(b, j+10)
+						if w0 == 0x736c696174656422 && Load64(nb, 2) == 0x3a22736c69617465 /* "details": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 3, a9)
+							if k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8085,25 +9289,35 @@ func a66(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a65); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a65)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a9)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8179,15 +9393,29 @@ func a68(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is16(b, j, 11, 0x6972657469726322, 0x3a22616972657469) /* "criteria": */ {
-							f, k = 1, SkipWS(b, j+11)
+						if w0 == 0x6972657469726322 && Load64(nb, 3) == 0x3a22616972657469 /* "criteria": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 1, a44)
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8206,15 +9434,18 @@ func a68(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a44)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8290,43 +9521,110 @@ func a70(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
-							f, k = 0, SkipWS(b, j+17)
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a35)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'g':
-						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
-							f, k = 2, SkipWS(b, j+15)
+						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 2, a36)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'o':
-						if Is16(b, j, 12, 0x697463656a626f22, 0x3a22657669746365) /* "objective": */ {
-							f, k = 3, SkipWS(b, j+12)
-						} else if Is16(b, j, 16, 0x6c625f6e65706f22, 0x3a227372656b636f) /* "open_blockers": */ {
-							f, k = 8, SkipWS(b, j+16)
+						if w0 == 0x697463656a626f22 && Load64(nb, 4) == 0x3a22657669746365 /* "objective": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
+						} else if w0 == 0x6c625f6e65706f22 && Load64(nb, 8) == 0x3a227372656b636f /* "open_blockers": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 8, a67)
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is16(b, j, 14, 0x617274736e6f6322, 0x3a2273746e696172) /* "constraints": */ {
-							f, k = 4, SkipWS(b, j+14)
+						if w0 == 0x617274736e6f6322 && Load64(nb, 6) == 0x3a2273746e696172 /* "constraints": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 4, a9)
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is16(b, j, 9, 0x2272656764656c22, 0x3a2272656764656c) /* "ledger": */ {
-							f, k = 5, SkipWS(b, j+9)
+						if w0 == 0x2272656764656c22 && Load64(nb, 1) == 0x3a2272656764656c /* "ledger": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 5, a62)
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
-							f, k = 6, SkipWS(b, j+15)
-						} else if Is(b, j, "\"acceptance_targets\":") {
-							f, k = 9, SkipWS(b, j+21)
+						if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 6, a53)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
+						} else if j+21 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x677261745f65636e && Load64(b, j+13) == 0x3a22737465677261 /* "acceptance_targets": */ {
+							k = SkipWS(b, j+21)
+							w := k
+							k = a.Field(b, k, &seen, 9, a69)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
-							f, k = 7, SkipWS(b, j+15)
+						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 7, a64)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8361,55 +9659,71 @@ func a70(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a35)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a36)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a9)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a62); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a62)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a53); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a53)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a64); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a64)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a67); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a67)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a69); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a69)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8485,15 +9799,29 @@ func a72(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
-							f, k = 0, SkipWS(b, j+17)
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is16(b, j, 8, 0x3a22736b636f6c22, 0x3a22736b636f6c22) /* "locks": */ {
-							f, k = 1, SkipWS(b, j+8)
+						if w0 == 0x3a22736b636f6c22 /* "locks": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a71)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8512,15 +9840,18 @@ func a72(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a71); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a71)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8577,35 +9908,95 @@ func a74(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
-						} else if Is16(b, j, 12, 0x6f5f64656d697422, 0x3a2274756f5f6465) /* "timed_out": */ {
-							f, k = 6, SkipWS(b, j+12)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
+						} else if w0 == 0x6f5f64656d697422 && Load64(nb, 4) == 0x3a2274756f5f6465 /* "timed_out": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							k = a.Field(b, k, &seen, 6, a51)
+							if k >= 0 {
+								a.ElemMember(6, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a59)
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'o':
-						if Is16(b, j, 8, 0x3a2272656e776f22, 0x3a2272656e776f22) /* "owner": */ {
-							f, k = 2, SkipWS(b, j+8)
+						if w0 == 0x3a2272656e776f22 /* "owner": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
-							f, k = 3, SkipWS(b, j+9)
-						} else if Is(b, j, "\"retry_after_ms\":") {
-							f, k = 7, SkipWS(b, j+17)
+						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
+						} else if j+17 <= len(b) && w0 == 0x615f797274657222 && Load64(b, j+8) == 0x22736d5f72657466 && Load64(b, j+9) == 0x3a22736d5f726574 /* "retry_after_ms": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 7, a73)
+							if k >= 0 {
+								a.ElemMember(7, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 11, 0x695f61746c656422, 0x3a2264695f61746c) /* "delta_id": */ {
-							f, k = 4, SkipWS(b, j+11)
+						if w0 == 0x695f61746c656422 && Load64(nb, 3) == 0x3a2264695f61746c /* "delta_id": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 4, a3)
+							if k >= 0 {
+								a.ElemMember(4, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is(b, j, "\"last_heartbeat_at\":") {
-							f, k = 5, SkipWS(b, j+20)
+						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
+							k = SkipWS(b, j+20)
+							w := k
+							k = a.Field(b, k, &seen, 5, a36)
+							if k >= 0 {
+								a.ElemMember(5, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8636,45 +10027,64 @@ func a74(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a59)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a3)
+					if k >= 0 {
 						a.ElemMember(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a36)
+					if k >= 0 {
 						a.ElemMember(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a51); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a51)
+					if k >= 0 {
 						a.ElemMember(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a73); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a73)
+					if k >= 0 {
 						a.ElemMember(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8860,37 +10270,87 @@ func a79(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
-							f, k = 0, SkipWS(b, j+17)
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a35)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'g':
-						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
-							f, k = 2, SkipWS(b, j+15)
+						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 2, a36)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is16(b, j, 15, 0x5f72656764656c22, 0x3a2261746c65645f) /* "ledger_delta": */ {
-							f, k = 3, SkipWS(b, j+15)
+						if w0 == 0x5f72656764656c22 && Load64(nb, 7) == 0x3a2261746c65645f /* "ledger_delta": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 3, a75)
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 14, 0x6d6e676973736122, 0x3a2273746e656d6e) /* "assignments": */ {
-							f, k = 4, SkipWS(b, j+14)
-						} else if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
-							f, k = 5, SkipWS(b, j+15)
+						if w0 == 0x6d6e676973736122 && Load64(nb, 6) == 0x3a2273746e656d6e /* "assignments": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 4, a76)
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
+						} else if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 5, a77)
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'b':
-						if Is16(b, j, 11, 0x72656b636f6c6222, 0x3a227372656b636f) /* "blockers": */ {
-							f, k = 6, SkipWS(b, j+11)
+						if w0 == 0x72656b636f6c6222 && Load64(nb, 3) == 0x3a227372656b636f /* "blockers": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 6, a78)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'n':
-						if Is16(b, j, 15, 0x63615f7478656e22, 0x3a22736e6f697463) /* "next_actions": */ {
-							f, k = 7, SkipWS(b, j+15)
+						if w0 == 0x63615f7478656e22 && Load64(nb, 7) == 0x3a22736e6f697463 /* "next_actions": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 7, a44)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -8921,45 +10381,54 @@ func a79(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a35)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a36)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a75); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a75)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a76); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a76)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a77); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a77)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a78); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a78)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a44)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -8996,27 +10465,64 @@ func a80(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a59)
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'o':
-						if Is16(b, j, 8, 0x3a2272656e776f22, 0x3a2272656e776f22) /* "owner": */ {
-							f, k = 2, SkipWS(b, j+8)
+						if w0 == 0x3a2272656e776f22 /* "owner": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
-							f, k = 3, SkipWS(b, j+15)
+						if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 3, a42)
+							if k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is(b, j, "\"last_heartbeat_at\":") {
-							f, k = 4, SkipWS(b, j+20)
+						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
+							k = SkipWS(b, j+20)
+							w := k
+							k = a.Field(b, k, &seen, 4, a60)
+							if k >= 0 {
+								a.ElemMember(4, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9041,30 +10547,41 @@ func a80(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a59)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a42); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a42)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a60); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a60)
+					if k >= 0 {
 						a.ElemMember(4, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9179,15 +10696,34 @@ func a83(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if Is16(b, j, 13, 0x745f746e65766522, 0x3a22657079745f74) /* "event_type": */ {
-							f, k = 1, SkipWS(b, j+13)
+						if w0 == 0x745f746e65766522 && Load64(nb, 5) == 0x3a22657079745f74 /* "event_type": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9206,15 +10742,23 @@ func a83(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9290,23 +10834,49 @@ func a85(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
-							f, k = 0, SkipWS(b, j+17)
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is16(b, j, 9, 0x2272656764656c22, 0x3a2272656764656c) /* "ledger": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x2272656764656c22 && Load64(nb, 1) == 0x3a2272656764656c /* "ledger": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a81)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 15, 0x5f65766974636122, 0x3a22736b636f6c5f) /* "active_locks": */ {
-							f, k = 2, SkipWS(b, j+15)
+						if w0 == 0x5f65766974636122 && Load64(nb, 7) == 0x3a22736b636f6c5f /* "active_locks": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 2, a82)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if Is16(b, j, 9, 0x2273746e65766522, 0x3a2273746e657665) /* "events": */ {
-							f, k = 3, SkipWS(b, j+9)
+						if w0 == 0x2273746e65766522 && Load64(nb, 1) == 0x3a2273746e657665 /* "events": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 3, a84)
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9329,25 +10899,30 @@ func a85(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a81); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a81)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a82); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a82)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a84); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a84)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9375,6 +10950,12 @@ func a85(a *Acc, b []byte, i int) int {
 func a86(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "done", "blocked", "failed":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -9402,19 +10983,54 @@ func a87(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'r':
-						if Is16(b, j, 11, 0x6372756f73657222, 0x3a22656372756f73) /* "resource": */ {
-							f, k = 0, SkipWS(b, j+11)
+						if w0 == 0x6372756f73657222 && Load64(nb, 3) == 0x3a22656372756f73 /* "resource": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 9, 0x226e6f6974636122, 0x3a226e6f69746361) /* "action": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x226e6f6974636122 && Load64(nb, 1) == 0x3a226e6f69746361 /* "action": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
-							f, k = 2, SkipWS(b, j+11)
+						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9435,20 +11051,39 @@ func a87(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9515,6 +11150,12 @@ func a88(a *Acc, b []byte, i int) int {
 func a89(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "pass", "fail":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -9542,19 +11183,49 @@ func a90(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'c':
-						if Is16(b, j, 12, 0x6972657469726322, 0x3a226e6f69726574) /* "criterion": */ {
-							f, k = 0, SkipWS(b, j+12)
+						if w0 == 0x6972657469726322 && Load64(nb, 4) == 0x3a226e6f69726574 /* "criterion": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a89)
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
-							f, k = 2, SkipWS(b, j+11)
+						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9575,20 +11246,34 @@ func a90(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a89); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a89)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9690,6 +11375,12 @@ func a92(a *Acc, b []byte, i int) int {
 func a93(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "pass":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -9717,15 +11408,21 @@ func a94(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 0, SkipWS(b, j+9)
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							k = a.Field(b, k, &seen, 0, a93)
+							goto next
 						}
 					case 'e':
-						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
-							f, k = 1, SkipWS(b, j+11)
+						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
+							k = SkipWS(b, j+11)
+							k = a.Field(b, k, &seen, 1, a3)
+							goto next
 						}
 					}
 				}
@@ -9747,6 +11444,7 @@ func a94(a *Acc, b []byte, i int) int {
 				case 1:
 					k = a.Field(b, k, &seen, 1, a3)
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9820,41 +11518,100 @@ func a96(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
-							f, k = 0, SkipWS(b, j+17)
-						} else if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 4, SkipWS(b, j+9)
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
+						} else if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 4, a86)
+							if k >= 0 {
+								a.Set(4, w, k)
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a35)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'g':
-						if Is16(b, j, 15, 0x746172656e656722, 0x3a2274615f646574) /* "generated_at": */ {
-							f, k = 2, SkipWS(b, j+15)
+						if w0 == 0x746172656e656722 && Load64(nb, 7) == 0x3a2274615f646574 /* "generated_at": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 2, a36)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 3, SkipWS(b, j+10)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 3, a39)
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is16(b, j, 10, 0x7365676e61686322, 0x3a227365676e6168) /* "changes": */ {
-							f, k = 5, SkipWS(b, j+10)
+						if w0 == 0x7365676e61686322 && Load64(nb, 2) == 0x3a227365676e6168 /* "changes": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 5, a88)
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is(b, j, "\"acceptance_check\":") {
-							f, k = 6, SkipWS(b, j+19)
+						if j+19 <= len(b) && w0 == 0x6174706563636122 && Load64(b, j+8) == 0x636568635f65636e && Load64(b, j+11) == 0x3a226b636568635f /* "acceptance_check": */ {
+							k = SkipWS(b, j+19)
+							v := k
+							w := k
+							k = a.Field(b, k, &seen, 6, a91)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							span6 = [2]int{v, k}
+							goto next
 						}
 					case 'w':
-						if Is16(b, j, 15, 0x676f6c6b726f7722, 0x3a22687461705f67) /* "worklog_path": */ {
-							f, k = 7, SkipWS(b, j+15)
+						if w0 == 0x676f6c6b726f7722 && Load64(nb, 7) == 0x3a22687461705f67 /* "worklog_path": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 7, a46)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'n':
 						if Is(b, j, "\"notes_for_orchestrator\":") {
-							f, k = 8, SkipWS(b, j+25)
+							k = SkipWS(b, j+25)
+							w := k
+							k = a.Field(b, k, &seen, 8, a92)
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -9887,53 +11644,63 @@ func a96(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a35)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a36)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a39)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a86); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a86)
+					if k >= 0 {
 						a.Set(4, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a88); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a88)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 6, a91); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a91)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 					span6 = [2]int{v, k}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a46); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a46)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a92); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a92)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -9997,21 +11764,56 @@ func a98(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 0, SkipWS(b, j+10)
-						} else if Is(b, j, "\"timeout_seconds\":") {
-							f, k = 2, SkipWS(b, j+18)
+						if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 0, a39)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
+						} else if j+18 <= len(b) && w0 == 0x74756f656d697422 && Load64(b, j+8) == 0x73646e6f6365735f && Load64(b, j+10) == 0x3a2273646e6f6365 /* "timeout_seconds": */ {
+							k = SkipWS(b, j+18)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								if k = a.Field(b, k, &seen, 2, a97); k >= 0 {
+									a.ElemMember(2, w, k)
+								}
+							} else {
+								if k = a.Field(b, k, &seen, 2, a47); k >= 0 {
+									a.ElemMember(2, w, k)
+								}
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a59)
+							if k >= 0 {
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is(b, j, "\"last_heartbeat_at\":") {
-							f, k = 3, SkipWS(b, j+20)
+						if j+20 <= len(b) && w0 == 0x65685f7473616c22 && Load64(b, j+8) == 0x5f74616562747261 && Load64(b, j+12) == 0x3a2274615f746165 /* "last_heartbeat_at": */ {
+							k = SkipWS(b, j+20)
+							w := k
+							k = a.Field(b, k, &seen, 3, a60)
+							if k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10034,12 +11836,14 @@ func a98(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a39)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a59); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a59)
+					if k >= 0 {
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 						a.ElemMember(1, w, k)
 					}
@@ -10059,10 +11863,12 @@ func a98(a *Acc, b []byte, i int) int {
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a60); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a60)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10145,19 +11951,39 @@ func a100(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
-							f, k = 0, SkipWS(b, j+17)
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 0, a34)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'n':
-						if Is8(b, j, 6, 0x3a22776f6e22) /* "now": */ {
-							f, k = 1, SkipWS(b, j+6)
+						if w0&0xffffffffffff == 0x3a22776f6e22 /* "now": */ {
+							k = SkipWS(b, j+6)
+							w := k
+							k = a.Field(b, k, &seen, 1, a36)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 8, 0x3a22736b73617422, 0x3a22736b73617422) /* "tasks": */ {
-							f, k = 2, SkipWS(b, j+8)
+						if w0 == 0x3a22736b73617422 /* "tasks": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 2, a99)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10178,20 +12004,24 @@ func a100(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a34)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a36)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a99); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a99)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10228,49 +12058,153 @@ func a101(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
-							f, k = 0, SkipWS(b, j+12)
-						} else if Is16(b, j, 10, 0x64695f6b73617422, 0x3a2264695f6b7361) /* "task_id": */ {
-							f, k = 2, SkipWS(b, j+10)
+						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							k = a.Field(b, k, &seen, 0, a36)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
+						} else if w0 == 0x64695f6b73617422 && Load64(nb, 2) == 0x3a2264695f6b7361 /* "task_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 2, a39)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2264695f6e757222, 0x3a2264695f6e7572) /* "run_id": */ {
-							f, k = 1, SkipWS(b, j+9)
-						} else if Is16(b, j, 9, 0x22746c7573657222, 0x3a22746c75736572) /* "result": */ {
-							f, k = 7, SkipWS(b, j+9)
+						if w0 == 0x2264695f6e757222 && Load64(nb, 1) == 0x3a2264695f6e7572 /* "run_id": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a35)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
+						} else if w0 == 0x22746c7573657222 && Load64(nb, 1) == 0x3a22746c75736572 /* "result": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if seen&(1<<7) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 7
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 8, 0x3a22726f74636122, 0x3a22726f74636122) /* "actor": */ {
-							f, k = 3, SkipWS(b, j+8)
-						} else if Is16(b, j, 9, 0x226e6f6974636122, 0x3a226e6f69746361) /* "action": */ {
-							f, k = 4, SkipWS(b, j+9)
+						if w0 == 0x3a22726f74636122 /* "actor": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
+						} else if w0 == 0x226e6f6974636122 && Load64(nb, 1) == 0x3a226e6f69746361 /* "action": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 4
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'f':
-						if Is16(b, j, 16, 0x745f73656c696622, 0x3a2264656863756f) /* "files_touched": */ {
-							f, k = 5, SkipWS(b, j+16)
+						if w0 == 0x745f73656c696622 && Load64(nb, 8) == 0x3a2264656863756f /* "files_touched": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 5, a44)
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 11, 0x6f69736963656422, 0x3a226e6f69736963) /* "decision": */ {
-							f, k = 6, SkipWS(b, j+11)
+						if w0 == 0x6f69736963656422 && Load64(nb, 3) == 0x3a226e6f69736963 /* "decision": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if seen&(1<<6) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 6
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'n':
-						if Is16(b, j, 12, 0x74735f7478656e22, 0x3a22706574735f74) /* "next_step": */ {
-							f, k = 8, SkipWS(b, j+12)
+						if w0 == 0x74735f7478656e22 && Load64(nb, 4) == 0x3a22706574735f74 /* "next_step": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							if seen&(1<<8) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 8
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is8(b, j, 7, 0x3a2265646f6322) /* "code": */ {
-							f, k = 9, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a2265646f6322 /* "code": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 9, a65)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if Is16(b, j, 11, 0x636e656469766522, 0x3a2265636e656469) /* "evidence": */ {
-							f, k = 10, SkipWS(b, j+11)
+						if w0 == 0x636e656469766522 && Load64(nb, 3) == 0x3a2265636e656469 /* "evidence": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if seen&(1<<10) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 10
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is(b, j, "\"schema_version\":") {
-							f, k = 11, SkipWS(b, j+17)
+						if j+17 <= len(b) && w0 == 0x5f616d6568637322 && Load64(b, j+8) == 0x226e6f6973726576 && Load64(b, j+9) == 0x3a226e6f69737265 /* "schema_version": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 11, a34)
+							if k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10309,65 +12243,108 @@ func a101(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a36); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a36)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a35); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a35)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a39); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a39)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+					if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 4
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a44)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
+					if seen&(1<<6) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 6
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a5); k >= 0 {
+					if seen&(1<<7) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 7
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
+					if seen&(1<<8) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 8
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a65); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a65)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 10:
 					w := k
-					if k = a.Field(b, k, &seen, 10, a5); k >= 0 {
+					if seen&(1<<10) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 10
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 11:
 					w := k
-					if k = a.Field(b, k, &seen, 11, a34); k >= 0 {
+					k = a.Field(b, k, &seen, 11, a34)
+					if k >= 0 {
 						a.Set(11, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10395,6 +12372,12 @@ func a101(a *Acc, b []byte, i int) int {
 func a102(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "work_order", "mail", "process":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10426,6 +12409,11 @@ func a102(a *Acc, b []byte, i int) int {
 func a103(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
+			if matchBeadID(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10447,6 +12435,11 @@ func a103(a *Acc, b []byte, i int) int {
 func a104(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
+			if matchMsgID(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10470,6 +12463,11 @@ func a104(a *Acc, b []byte, i int) int {
 func a105(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 6); j >= 0 {
+			if matchProcID(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10499,15 +12497,45 @@ func a106(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
-							f, k = 0, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 0, a102)
+							if k >= 0 {
+								a.Set(0, w, k)
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 15, 0x6e65726566657222, 0x3a2264695f65636e) /* "reference_id": */ {
-							f, k = 1, SkipWS(b, j+15)
+						if w0 == 0x6e65726566657222 && Load64(nb, 7) == 0x3a2264695f65636e /* "reference_id": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds6, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 1, a103)
+								a.Decl |= 1 << 1
+							} else if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 1, a104)
+								a.Decl |= 1 << 1
+							} else if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 1, a105)
+								a.Decl |= 1 << 1
+							} else {
+								k = a.Field(b, k, &seen, 1, a5)
+								a.Decl |= 1 << 1
+							}
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10526,7 +12554,8 @@ func a106(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a102); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a102)
+					if k >= 0 {
 						a.Set(0, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
@@ -10552,6 +12581,7 @@ func a106(a *Acc, b []byte, i int) int {
 						a.Set(1, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10586,6 +12616,11 @@ func a106(a *Acc, b []byte, i int) int {
 func a107(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
+			if matchEvtID(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10602,6 +12637,11 @@ func a107(a *Acc, b []byte, i int) int {
 func a108(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
+			if matchDotted(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10618,6 +12658,11 @@ func a108(a *Acc, b []byte, i int) int {
 func a109(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
+			if matchEvtID(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10658,6 +12703,12 @@ func a110(a *Acc, b []byte, i int) int {
 func a111(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
+			switch string(s) {
+			case "task", "bug", "feature", "epic", "merge-request":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10704,31 +12755,74 @@ func a113(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
-							f, k = 1, SkipWS(b, j+8)
+						if w0 == 0x3a22656c74697422 /* "title": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a110)
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
-							f, k = 2, SkipWS(b, j+14)
+						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 2, a32)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'i':
-						if Is16(b, j, 13, 0x745f657573736922, 0x3a22657079745f65) /* "issue_type": */ {
-							f, k = 3, SkipWS(b, j+13)
+						if w0 == 0x745f657573736922 && Load64(nb, 5) == 0x3a22657079745f65 /* "issue_type": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 3, a111)
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
-							f, k = 4, SkipWS(b, j+11)
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 4, a112)
+							if k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is16(b, j, 13, 0x6465746165726322, 0x3a2279625f646574) /* "created_by": */ {
-							f, k = 5, SkipWS(b, j+13)
+						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2279625f646574 /* "created_by": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 5
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(12, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10755,35 +12849,47 @@ func a113(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a110); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a110)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a32)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a111); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a111)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a112)
+					if k >= 0 {
 						a.Set(11, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
+					if seen&(1<<5) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 5
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(12, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10815,6 +12921,12 @@ func a113(a *Acc, b []byte, i int) int {
 func a114(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "open", "in_progress", "assigned", "closed":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -10842,35 +12954,84 @@ func a115(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
-							f, k = 0, SkipWS(b, j+8)
+						if w0 == 0x3a22656c74697422 /* "title": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 0, a110)
+							if k >= 0 {
+								a.Set(14, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
-							f, k = 1, SkipWS(b, j+14)
+						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(15, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 2, SkipWS(b, j+9)
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 2, a114)
+							if k >= 0 {
+								a.Set(16, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
-							f, k = 3, SkipWS(b, j+11)
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 3, a112)
+							if k >= 0 {
+								a.Set(17, w, k)
+							}
+							goto next
 						}
 					case 'i':
-						if Is16(b, j, 13, 0x745f657573736922, 0x3a22657079745f65) /* "issue_type": */ {
-							f, k = 4, SkipWS(b, j+13)
+						if w0 == 0x745f657573736922 && Load64(nb, 5) == 0x3a22657079745f65 /* "issue_type": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 4, a111)
+							if k >= 0 {
+								a.Set(18, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 11, 0x656e676973736122, 0x3a2265656e676973) /* "assignee": */ {
-							f, k = 5, SkipWS(b, j+11)
+						if w0 == 0x656e676973736122 && Load64(nb, 3) == 0x3a2265656e676973 /* "assignee": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 5, a32)
+							if k >= 0 {
+								a.Set(19, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is16(b, j, 9, 0x22736c6562616c22, 0x3a22736c6562616c) /* "labels": */ {
-							f, k = 6, SkipWS(b, j+9)
+						if w0 == 0x22736c6562616c22 && Load64(nb, 1) == 0x3a22736c6562616c /* "labels": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 6, a44)
+							if k >= 0 {
+								a.Set(20, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10899,40 +13060,53 @@ func a115(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a110); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a110)
+					if k >= 0 {
 						a.Set(14, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(15, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a114)
+					if k >= 0 {
 						a.Set(16, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a112); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a112)
+					if k >= 0 {
 						a.Set(17, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a111); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a111)
+					if k >= 0 {
 						a.Set(18, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a32)
+					if k >= 0 {
 						a.Set(19, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a44)
+					if k >= 0 {
 						a.Set(20, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -10966,15 +13140,29 @@ func a116(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is16(b, j, 10, 0x7365676e61686322, 0x3a227365676e6168) /* "changes": */ {
-							f, k = 1, SkipWS(b, j+10)
+						if w0 == 0x7365676e61686322 && Load64(nb, 2) == 0x3a227365676e6168 /* "changes": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 1, a115)
+							if k >= 0 {
+								a.Set(13, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -10993,15 +13181,18 @@ func a116(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a115); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a115)
+					if k >= 0 {
 						a.Set(13, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11038,19 +13229,39 @@ func a117(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'f':
-						if Is16(b, j, 14, 0x74735f6d6f726622, 0x3a22737574617473) /* "from_status": */ {
-							f, k = 1, SkipWS(b, j+14)
+						if w0 == 0x74735f6d6f726622 && Load64(nb, 6) == 0x3a22737574617473 /* "from_status": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 1, a114)
+							if k >= 0 {
+								a.Set(21, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 12, 0x746174735f6f7422, 0x3a22737574617473) /* "to_status": */ {
-							f, k = 2, SkipWS(b, j+12)
+						if w0 == 0x746174735f6f7422 && Load64(nb, 4) == 0x3a22737574617473 /* "to_status": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							k = a.Field(b, k, &seen, 2, a114)
+							if k >= 0 {
+								a.Set(22, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11071,20 +13282,24 @@ func a117(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a114); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a114)
+					if k >= 0 {
 						a.Set(21, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a114); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a114)
+					if k >= 0 {
 						a.Set(22, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11121,17 +13336,37 @@ func a118(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 8, 0x3a22746e65676122, 0x3a22746e65676122) /* "agent": */ {
-							f, k = 1, SkipWS(b, j+8)
-						} else if Is(b, j, "\"assignment_path\":") {
-							f, k = 2, SkipWS(b, j+18)
+						if w0 == 0x3a22746e65676122 /* "agent": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(23, w, k)
+							}
+							goto next
+						} else if j+18 <= len(b) && w0 == 0x6d6e676973736122 && Load64(b, j+8) == 0x687461705f746e65 && Load64(b, j+10) == 0x3a22687461705f74 /* "assignment_path": */ {
+							k = SkipWS(b, j+18)
+							w := k
+							k = a.Field(b, k, &seen, 2, a3)
+							if k >= 0 {
+								a.Set(24, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11152,20 +13387,24 @@ func a118(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(23, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a3)
+					if k >= 0 {
 						a.Set(24, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11202,15 +13441,34 @@ func a119(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
-							f, k = 1, SkipWS(b, j+9)
+						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(25, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11229,15 +13487,23 @@ func a119(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(25, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11265,6 +13531,12 @@ func a119(a *Acc, b []byte, i int) int {
 func a120(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -11292,25 +13564,62 @@ func a121(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'm':
-						if Is16(b, j, 13, 0x6567617373656d22, 0x3a2264695f656761) /* "message_id": */ {
-							f, k = 0, SkipWS(b, j+13)
-						} else if Is16(b, j, 15, 0x6567617373656d22, 0x3a22657079745f65) /* "message_type": */ {
-							f, k = 4, SkipWS(b, j+15)
+						if w0 == 0x6567617373656d22 && Load64(nb, 5) == 0x3a2264695f656761 /* "message_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 0, a104)
+							if k >= 0 {
+								a.Set(26, w, k)
+							}
+							goto next
+						} else if w0 == 0x6567617373656d22 && Load64(nb, 7) == 0x3a22657079745f65 /* "message_type": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 4, a120)
+							if k >= 0 {
+								a.Set(30, w, k)
+							}
+							goto next
 						}
 					case 'f':
-						if Is8(b, j, 7, 0x3a226d6f726622) /* "from": */ {
-							f, k = 1, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226d6f726622 /* "from": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(27, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is8(b, j, 5, 0x3a226f7422) /* "to": */ {
-							f, k = 2, SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a226f7422 /* "to": */ {
+							k = SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 2, a3)
+							if k >= 0 {
+								a.Set(28, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 10, 0x7463656a62757322, 0x3a227463656a6275) /* "subject": */ {
-							f, k = 3, SkipWS(b, j+10)
+						if w0 == 0x7463656a62757322 && Load64(nb, 2) == 0x3a227463656a6275 /* "subject": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(29, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11335,30 +13644,41 @@ func a121(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a104)
+					if k >= 0 {
 						a.Set(26, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(27, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a3)
+					if k >= 0 {
 						a.Set(28, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(29, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a120); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a120)
+					if k >= 0 {
 						a.Set(30, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11395,15 +13715,29 @@ func a122(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'm':
-						if Is16(b, j, 13, 0x6567617373656d22, 0x3a2264695f656761) /* "message_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+						if w0 == 0x6567617373656d22 && Load64(nb, 5) == 0x3a2264695f656761 /* "message_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 0, a104)
+							if k >= 0 {
+								a.Set(26, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 12, 0x6569706963657222, 0x3a22746e65697069) /* "recipient": */ {
-							f, k = 1, SkipWS(b, j+12)
+						if w0 == 0x6569706963657222 && Load64(nb, 4) == 0x3a22746e65697069 /* "recipient": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(31, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11422,15 +13756,18 @@ func a122(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a104)
+					if k >= 0 {
 						a.Set(26, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(31, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11467,17 +13804,37 @@ func a123(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'm':
-						if Is16(b, j, 13, 0x6567617373656d22, 0x3a2264695f656761) /* "message_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+						if w0 == 0x6567617373656d22 && Load64(nb, 5) == 0x3a2264695f656761 /* "message_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 0, a104)
+							if k >= 0 {
+								a.Set(26, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 9, 0x2272656461657222, 0x3a22726564616572) /* "reader": */ {
-							f, k = 1, SkipWS(b, j+9)
-						} else if Is16(b, j, 10, 0x74615f6461657222, 0x3a2274615f646165) /* "read_at": */ {
-							f, k = 2, SkipWS(b, j+10)
+						if w0 == 0x2272656461657222 && Load64(nb, 1) == 0x3a22726564616572 /* "reader": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(32, w, k)
+							}
+							goto next
+						} else if w0 == 0x74615f6461657222 && Load64(nb, 2) == 0x3a2274615f646165 /* "read_at": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 2, a2)
+							if k >= 0 {
+								a.Set(33, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11498,20 +13855,24 @@ func a123(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a104)
+					if k >= 0 {
 						a.Set(26, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(32, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a2)
+					if k >= 0 {
 						a.Set(33, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11548,23 +13909,64 @@ func a124(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if Is16(b, j, 15, 0x6e6f697373657322, 0x3a22656d616e5f6e) /* "session_name": */ {
-							f, k = 0, SkipWS(b, j+15)
+						if w0 == 0x6e6f697373657322 && Load64(nb, 7) == 0x3a22656d616e5f6e /* "session_name": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(34, w, k)
+							}
+							goto next
 						}
 					case 'w':
-						if Is16(b, j, 11, 0x6572746b726f7722, 0x3a22656572746b72) /* "worktree": */ {
-							f, k = 1, SkipWS(b, j+11)
+						if w0 == 0x6572746b726f7722 && Load64(nb, 3) == 0x3a22656572746b72 /* "worktree": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(35, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 10, 0x656c69666f727022, 0x3a22656c69666f72) /* "profile": */ {
-							f, k = 2, SkipWS(b, j+10)
+						if w0 == 0x656c69666f727022 && Load64(nb, 2) == 0x3a22656c69666f72 /* "profile": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(36, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is(b, j, "\"assigned_work_order\":") {
-							f, k = 3, SkipWS(b, j+22)
+						if j+22 <= len(b) && w0 == 0x656e676973736122 && Load64(b, j+8) == 0x6f5f6b726f775f64 && Load64(b, j+14) == 0x3a22726564726f5f /* "assigned_work_order": */ {
+							k = SkipWS(b, j+22)
+							w := k
+							k = a.Field(b, k, &seen, 3, a103)
+							if k >= 0 {
+								a.Set(37, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11587,25 +13989,45 @@ func a124(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(34, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(35, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(36, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a103)
+					if k >= 0 {
 						a.Set(37, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11642,19 +14064,44 @@ func a125(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'f':
-						if Is16(b, j, 8, 0x3a22646e756f6622, 0x3a22646e756f6622) /* "found": */ {
-							f, k = 0, SkipWS(b, j+8)
+						if w0 == 0x3a22646e756f6622 /* "found": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 0, a51)
+							if k >= 0 {
+								a.Set(38, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 14, 0x736e6f7073657222, 0x3a22736d5f65736e) /* "response_ms": */ {
-							f, k = 1, SkipWS(b, j+14)
+						if w0 == 0x736e6f7073657222 && Load64(nb, 6) == 0x3a22736d5f65736e /* "response_ms": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 1, a73)
+							if k >= 0 {
+								a.Set(39, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 9, 0x226e6f6974636122, 0x3a226e6f69746361) /* "action": */ {
-							f, k = 2, SkipWS(b, j+9)
+						if w0 == 0x226e6f6974636122 && Load64(nb, 1) == 0x3a226e6f69746361 /* "action": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(40, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11675,20 +14122,29 @@ func a125(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a51); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a51)
+					if k >= 0 {
 						a.Set(38, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a73); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a73)
+					if k >= 0 {
 						a.Set(39, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(40, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11725,11 +14181,19 @@ func a126(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11746,10 +14210,12 @@ func a126(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11786,15 +14252,34 @@ func a127(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is16(b, j, 13, 0x69735f656c646922, 0x3a2265636e69735f) /* "idle_since": */ {
-							f, k = 0, SkipWS(b, j+13)
+						if w0 == 0x69735f656c646922 && Load64(nb, 5) == 0x3a2265636e69735f /* "idle_since": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 0, a2)
+							if k >= 0 {
+								a.Set(41, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is16(b, j, 16, 0x63615f7473616c22, 0x3a22797469766974) /* "last_activity": */ {
-							f, k = 1, SkipWS(b, j+16)
+						if w0 == 0x63615f7473616c22 && Load64(nb, 8) == 0x3a22797469766974 /* "last_activity": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(42, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11813,15 +14298,23 @@ func a127(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a2)
+					if k >= 0 {
 						a.Set(41, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(42, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11858,15 +14351,34 @@ func a128(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'r':
-						if Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
-							f, k = 0, SkipWS(b, j+9)
+						if w0 == 0x226e6f7361657222 && Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 0
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(25, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if Is16(b, j, 12, 0x6f635f7469786522, 0x3a2265646f635f74) /* "exit_code": */ {
-							f, k = 1, SkipWS(b, j+12)
+						if w0 == 0x6f635f7469786522 && Load64(nb, 4) == 0x3a2265646f635f74 /* "exit_code": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							k = a.Field(b, k, &seen, 1, a10)
+							if k >= 0 {
+								a.Set(43, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11885,15 +14397,23 @@ func a128(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a5); k >= 0 {
+					if seen&(1<<0) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 0
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(25, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a10); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a10)
+					if k >= 0 {
 						a.Set(43, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -11930,19 +14450,39 @@ func a129(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'p':
-						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 0, a105)
+							if k >= 0 {
+								a.Set(44, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 11, 0x74616c706d657422, 0x3a226574616c706d) /* "template": */ {
-							f, k = 1, SkipWS(b, j+11)
+						if w0 == 0x74616c706d657422 && Load64(nb, 3) == 0x3a226574616c706d /* "template": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(45, w, k)
+							}
+							goto next
 						}
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
-							f, k = 2, SkipWS(b, j+16)
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 2, a103)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -11963,20 +14503,24 @@ func a129(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a105)
+					if k >= 0 {
 						a.Set(44, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(45, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12013,15 +14557,29 @@ func a130(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'p':
-						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 0, a105)
+							if k >= 0 {
+								a.Set(44, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 10, 0x64695f7065747322, 0x3a2264695f706574) /* "step_id": */ {
-							f, k = 1, SkipWS(b, j+10)
+						if w0 == 0x64695f7065747322 && Load64(nb, 2) == 0x3a2264695f706574 /* "step_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(46, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12040,15 +14598,18 @@ func a130(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a105)
+					if k >= 0 {
 						a.Set(44, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(46, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12076,6 +14637,12 @@ func a130(a *Acc, b []byte, i int) int {
 func a131(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 6); j >= 0 {
+			switch string(s) {
+			case "completed", "failed", "skipped":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12103,17 +14670,37 @@ func a132(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'p':
-						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 0, a105)
+							if k >= 0 {
+								a.Set(44, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 10, 0x64695f7065747322, 0x3a2264695f706574) /* "step_id": */ {
-							f, k = 1, SkipWS(b, j+10)
-						} else if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 2, SkipWS(b, j+9)
+						if w0 == 0x64695f7065747322 && Load64(nb, 2) == 0x3a2264695f706574 /* "step_id": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(46, w, k)
+							}
+							goto next
+						} else if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 2, a131)
+							if k >= 0 {
+								a.Set(47, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12134,20 +14721,24 @@ func a132(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a105)
+					if k >= 0 {
 						a.Set(44, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(46, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a131); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a131)
+					if k >= 0 {
 						a.Set(47, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12184,15 +14775,34 @@ func a133(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'p':
-						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
-							f, k = 0, SkipWS(b, j+13)
+						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 0, a105)
+							if k >= 0 {
+								a.Set(44, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 10, 0x7972616d6d757322, 0x3a227972616d6d75) /* "summary": */ {
-							f, k = 1, SkipWS(b, j+10)
+						if w0 == 0x7972616d6d757322 && Load64(nb, 2) == 0x3a227972616d6d75 /* "summary": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(48, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12211,15 +14821,23 @@ func a133(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a105)
+					if k >= 0 {
 						a.Set(44, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(48, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12256,15 +14874,29 @@ func a134(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 13, 0x737365636f727022, 0x3a2264695f737365) /* "process_id": */ {
-							f, k = 1, SkipWS(b, j+13)
+						if w0 == 0x737365636f727022 && Load64(nb, 5) == 0x3a2264695f737365 /* "process_id": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 1, a105)
+							if k >= 0 {
+								a.Set(44, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12283,15 +14915,18 @@ func a134(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a105)
+					if k >= 0 {
 						a.Set(44, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12319,6 +14954,12 @@ func a134(a *Acc, b []byte, i int) int {
 func a135(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "PASS", "FAIL":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12364,25 +15005,65 @@ func a137(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'v':
-						if Is16(b, j, 10, 0x7463696472657622, 0x3a22746369647265) /* "verdict": */ {
-							f, k = 1, SkipWS(b, j+10)
+						if w0 == 0x7463696472657622 && Load64(nb, 2) == 0x3a22746369647265 /* "verdict": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 1, a135)
+							if k >= 0 {
+								a.Set(49, w, k)
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'c':
-						if Is(b, j, "\"criteria_passed\":") {
-							f, k = 2, SkipWS(b, j+18)
-						} else if Is(b, j, "\"criteria_failed\":") {
-							f, k = 3, SkipWS(b, j+18)
+						if j+18 <= len(b) && w0 == 0x6972657469726322 && Load64(b, j+8) == 0x6465737361705f61 && Load64(b, j+10) == 0x3a22646573736170 /* "criteria_passed": */ {
+							k = SkipWS(b, j+18)
+							w := k
+							k = a.Field(b, k, &seen, 2, a73)
+							if k >= 0 {
+								a.Set(50, w, k)
+							}
+							goto next
+						} else if j+18 <= len(b) && w0 == 0x6972657469726322 && Load64(b, j+8) == 0x64656c6961665f61 && Load64(b, j+10) == 0x3a2264656c696166 /* "criteria_failed": */ {
+							k = SkipWS(b, j+18)
+							v := k
+							w := k
+							k = a.Field(b, k, &seen, 3, a73)
+							if k >= 0 {
+								a.Set(51, w, k)
+							}
+							span3 = [2]int{v, k}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 12, 0x696e6f7361657222, 0x3a22676e696e6f73) /* "reasoning": */ {
-							f, k = 4, SkipWS(b, j+12)
+						if w0 == 0x696e6f7361657222 && Load64(nb, 4) == 0x3a22676e696e6f73 /* "reasoning": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 4
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(52, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12407,33 +15088,44 @@ func a137(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a135); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a135)
+					if k >= 0 {
 						a.Set(49, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a73); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a73)
+					if k >= 0 {
 						a.Set(50, w, k)
 					}
 				case 3:
 					v := k
 					w := k
-					if k = a.Field(b, k, &seen, 3, a73); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a73)
+					if k >= 0 {
 						a.Set(51, w, k)
 					}
 					span3 = [2]int{v, k}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+					if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 4
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(52, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12481,31 +15173,139 @@ func a138(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'e':
-						if Is16(b, j, 11, 0x695f746e65766522, 0x3a2264695f746e65) /* "event_id": */ {
-							f, k = 0, SkipWS(b, j+11)
-						} else if Is16(b, j, 13, 0x745f746e65766522, 0x3a22657079745f74) /* "event_type": */ {
-							f, k = 1, SkipWS(b, j+13)
+						if w0 == 0x695f746e65766522 && Load64(nb, 3) == 0x3a2264695f746e65 /* "event_id": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 0, a107)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
+						} else if w0 == 0x745f746e65766522 && Load64(nb, 5) == 0x3a22657079745f74 /* "event_type": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 1, a108)
+							if k >= 0 {
+								a.Set(1, w, k)
+								ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
-							f, k = 2, SkipWS(b, j+12)
+						if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							k = a.Field(b, k, &seen, 2, a2)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 8, 0x3a22726f74636122, 0x3a22726f74636122) /* "actor": */ {
-							f, k = 3, SkipWS(b, j+8)
+						if w0 == 0x3a22726f74636122 /* "actor": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 3, a3)
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is(b, j, "\"correlation_id\":") {
-							f, k = 4, SkipWS(b, j+17)
-						} else if Is16(b, j, 12, 0x5f64657375616322, 0x3a2279625f646573) /* "caused_by": */ {
-							f, k = 5, SkipWS(b, j+12)
+						if j+17 <= len(b) && w0 == 0x616c6572726f6322 && Load64(b, j+8) == 0x2264695f6e6f6974 && Load64(b, j+9) == 0x3a2264695f6e6f69 /* "correlation_id": */ {
+							k = SkipWS(b, j+17)
+							w := k
+							k = a.Field(b, k, &seen, 4, a32)
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
+						} else if w0 == 0x5f64657375616322 && Load64(nb, 4) == 0x3a2279625f646573 /* "caused_by": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							k = a.Field(b, k, &seen, 5, a109)
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is8(b, j, 7, 0x3a226174616422) /* "data": */ {
-							f, k = 6, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226174616422 /* "data": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds8, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 6, a113)
+								a.Decl |= 1 << 6
+							} else if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 6, a116)
+								a.Decl |= 1 << 6
+							} else if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 6, a117)
+								a.Decl |= 1 << 6
+							} else if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 6, a118)
+								a.Decl |= 1 << 6
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 6, a119)
+								a.Decl |= 1 << 6
+							} else if m&(1<<5) != 0 {
+								k = a.Field(b, k, &seen, 6, a121)
+								a.Decl |= 1 << 6
+							} else if m&(1<<6) != 0 {
+								k = a.Field(b, k, &seen, 6, a122)
+								a.Decl |= 1 << 6
+							} else if m&(1<<7) != 0 {
+								k = a.Field(b, k, &seen, 6, a123)
+								a.Decl |= 1 << 6
+							} else if m&(1<<8) != 0 {
+								k = a.Field(b, k, &seen, 6, a124)
+								a.Decl |= 1 << 6
+							} else if m&(1<<9) != 0 {
+								k = a.Field(b, k, &seen, 6, a125)
+								a.Decl |= 1 << 6
+							} else if m&(1<<10) != 0 {
+								k = a.Field(b, k, &seen, 6, a126)
+								a.Decl |= 1 << 6
+							} else if m&(1<<11) != 0 {
+								k = a.Field(b, k, &seen, 6, a127)
+								a.Decl |= 1 << 6
+							} else if m&(1<<12) != 0 {
+								k = a.Field(b, k, &seen, 6, a128)
+								a.Decl |= 1 << 6
+							} else if m&(1<<13) != 0 {
+								k = a.Field(b, k, &seen, 6, a129)
+								a.Decl |= 1 << 6
+							} else if m&(1<<14) != 0 {
+								k = a.Field(b, k, &seen, 6, a130)
+								a.Decl |= 1 << 6
+							} else if m&(1<<15) != 0 {
+								k = a.Field(b, k, &seen, 6, a132)
+								a.Decl |= 1 << 6
+							} else if m&(1<<16) != 0 {
+								k = a.Field(b, k, &seen, 6, a133)
+								a.Decl |= 1 << 6
+							} else if m&(1<<17) != 0 {
+								k = a.Field(b, k, &seen, 6, a134)
+								a.Decl |= 1 << 6
+							} else if m&(1<<18) != 0 {
+								k = a.Field(b, k, &seen, 6, a137)
+								a.Decl |= 1 << 6
+							} else {
+								k = a.Field(b, k, &seen, 6, a9)
+								a.Decl |= 1 << 6
+							}
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12534,33 +15334,39 @@ func a138(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a107); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a107)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a108); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a108)
+					if k >= 0 {
 						a.Set(1, w, k)
 						ms[0], mf = Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a2)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a3)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a32)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a109); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a109)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
@@ -12633,6 +15439,7 @@ func a138(a *Acc, b []byte, i int) int {
 						a.Set(6, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12667,6 +15474,12 @@ func a138(a *Acc, b []byte, i int) int {
 func a139(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "WORKER_DONE", "READY_FOR_QA", "MERGED", "REWORK_REQUEST", "NUDGE", "HELP", "HANDOFF", "ESCALATION":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12690,6 +15503,11 @@ func a139(a *Acc, b []byte, i int) int {
 func a140(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 20); j >= 0 {
+			if matchDateTimeAny(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12708,6 +15526,12 @@ func a140(a *Acc, b []byte, i int) int {
 func a141(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
+			switch string(s) {
+			case "urgent", "normal", "low":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12737,43 +15561,115 @@ func a142(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
+							k = SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a104)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'f':
-						if Is8(b, j, 7, 0x3a226d6f726622) /* "from": */ {
-							f, k = 1, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226d6f726622 /* "from": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is8(b, j, 5, 0x3a226f7422) /* "to": */ {
-							f, k = 2, SkipWS(b, j+5)
-						} else if Is16(b, j, 12, 0x617473656d697422, 0x3a22706d61747365) /* "timestamp": */ {
-							f, k = 6, SkipWS(b, j+12)
+						if w0&0xffffffffff == 0x3a226f7422 /* "to": */ {
+							k = SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 2, a3)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
+						} else if w0 == 0x617473656d697422 && Load64(nb, 4) == 0x3a22706d61747365 /* "timestamp": */ {
+							k = SkipWS(b, j+12)
+							w := k
+							k = a.Field(b, k, &seen, 6, a2)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 10, 0x7463656a62757322, 0x3a227463656a6275) /* "subject": */ {
-							f, k = 3, SkipWS(b, j+10)
+						if w0 == 0x7463656a62757322 && Load64(nb, 2) == 0x3a227463656a6275 /* "subject": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'b':
-						if Is8(b, j, 7, 0x3a2279646f6222) /* "body": */ {
-							f, k = 4, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a2279646f6222 /* "body": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 4
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'm':
-						if Is16(b, j, 15, 0x6567617373656d22, 0x3a22657079745f65) /* "message_type": */ {
-							f, k = 5, SkipWS(b, j+15)
-						} else if Is16(b, j, 11, 0x7461646174656d22, 0x3a22617461646174) /* "metadata": */ {
-							f, k = 9, SkipWS(b, j+11)
+						if w0 == 0x6567617373656d22 && Load64(nb, 7) == 0x3a22657079745f65 /* "message_type": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 5, a139)
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
+						} else if w0 == 0x7461646174656d22 && Load64(nb, 3) == 0x3a22617461646174 /* "metadata": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 9, a9)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if Is16(b, j, 10, 0x74615f6461657222, 0x3a2274615f646165) /* "read_at": */ {
-							f, k = 7, SkipWS(b, j+10)
+						if w0 == 0x74615f6461657222 && Load64(nb, 2) == 0x3a2274615f646165 /* "read_at": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 7, a140)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
-							f, k = 8, SkipWS(b, j+11)
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 8, a141)
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12808,55 +15704,76 @@ func a142(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a104); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a104)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a3)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a5); k >= 0 {
+					if seen&(1<<4) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 4
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a139); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a139)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a2)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a140); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a140)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a141); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a141)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a9)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -12884,6 +15801,11 @@ func a142(a *Acc, b []byte, i int) int {
 func a143(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 3); j >= 0 {
+			if matchBeadID(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12902,6 +15824,12 @@ func a143(a *Acc, b []byte, i int) int {
 func a144(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
+			switch string(s) {
+			case "ready", "active", "archive":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12920,6 +15848,12 @@ func a144(a *Acc, b []byte, i int) int {
 func a145(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 5); j >= 0 {
+			switch string(s) {
+			case "pending", "blocked", "ready", "in_progress", "completed", "failed", "skipped":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -12947,21 +15881,47 @@ func a146(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
+							k = SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a3)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 1, SkipWS(b, j+9)
-						} else if Is16(b, j, 13, 0x6465747261747322, 0x3a2274615f646574) /* "started_at": */ {
-							f, k = 2, SkipWS(b, j+13)
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a145)
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
+						} else if w0 == 0x6465747261747322 && Load64(nb, 5) == 0x3a2274615f646574 /* "started_at": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 2, a140)
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is16(b, j, 15, 0x74656c706d6f6322, 0x3a2274615f646574) /* "completed_at": */ {
-							f, k = 3, SkipWS(b, j+15)
+						if w0 == 0x74656c706d6f6322 && Load64(nb, 7) == 0x3a2274615f646574 /* "completed_at": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 3, a140)
+							if k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -12984,25 +15944,30 @@ func a146(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a3)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a145); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a145)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a140); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a140)
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a140); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a140)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13078,29 +16043,67 @@ func a148(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
+							k = SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a105)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 11, 0x74616c706d657422, 0x3a226574616c706d) /* "template": */ {
-							f, k = 1, SkipWS(b, j+11)
+						if w0 == 0x74616c706d657422 && Load64(nb, 3) == 0x3a226574616c706d /* "template": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'w':
-						if Is16(b, j, 16, 0x726f5f6b726f7722, 0x3a2264695f726564) /* "work_order_id": */ {
-							f, k = 2, SkipWS(b, j+16)
+						if w0 == 0x726f5f6b726f7722 && Load64(nb, 8) == 0x3a2264695f726564 /* "work_order_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 2, a143)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 8, 0x3a22657461747322, 0x3a22657461747322) /* "state": */ {
-							f, k = 3, SkipWS(b, j+8)
-						} else if Is16(b, j, 8, 0x3a22737065747322, 0x3a22737065747322) /* "steps": */ {
-							f, k = 5, SkipWS(b, j+8)
+						if w0 == 0x3a22657461747322 /* "state": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 3, a144)
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
+						} else if w0 == 0x3a22737065747322 /* "steps": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 5, a147)
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is16(b, j, 13, 0x6465746165726322, 0x3a2274615f646574) /* "created_at": */ {
-							f, k = 4, SkipWS(b, j+13)
+						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2274615f646574 /* "created_at": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 4, a2)
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13127,35 +16130,42 @@ func a148(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a105); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a105)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a143); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a143)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a144); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a144)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a2)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a147); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a147)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13183,6 +16193,11 @@ func a148(a *Acc, b []byte, i int) int {
 func a149(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := QuoteStr(b, i, 1); j >= 0 {
+			if matchName(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -13224,17 +16239,37 @@ func a151(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'p':
-						if Is16(b, j, 9, 0x2278696665727022, 0x3a22786966657270) /* "prefix": */ {
-							f, k = 0, SkipWS(b, j+9)
-						} else if Is8(b, j, 7, 0x3a226874617022) /* "path": */ {
-							f, k = 1, SkipWS(b, j+7)
+						if w0 == 0x2278696665727022 && Load64(nb, 1) == 0x3a22786966657270 /* "prefix": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 0, a149)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
+						} else if w0&0xffffffffffffff == 0x3a226874617022 /* "path": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 1, a150)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'f':
-						if Is16(b, j, 10, 0x79726f7463616622, 0x3a2279726f746361) /* "factory": */ {
-							f, k = 2, SkipWS(b, j+10)
+						if w0 == 0x79726f7463616622 && Load64(nb, 2) == 0x3a2279726f746361 /* "factory": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 2, a32)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13255,20 +16290,24 @@ func a151(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a149); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a149)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a150); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a150)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a32)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13321,23 +16360,59 @@ func a153(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
+							k = SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a3)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
-							f, k = 1, SkipWS(b, j+8)
+						if w0 == 0x3a22656c74697422 /* "title": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
-							f, k = 2, SkipWS(b, j+14)
+						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 2
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
 						}
 					case 'n':
-						if Is16(b, j, 8, 0x3a22736465656e22, 0x3a22736465656e22) /* "needs": */ {
-							f, k = 3, SkipWS(b, j+8)
+						if w0 == 0x3a22736465656e22 /* "needs": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 3, a44)
+							if k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13360,25 +16435,40 @@ func a153(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a3)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a5); k >= 0 {
+					if seen&(1<<2) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 2
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a44)
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13457,23 +16547,54 @@ func a155(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if Is16(b, j, 11, 0x74616c706d657422, 0x3a226574616c706d) /* "template": */ {
-							f, k = 0, SkipWS(b, j+11)
+						if w0 == 0x74616c706d657422 && Load64(nb, 3) == 0x3a226574616c706d /* "template": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 0, a3)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
-							f, k = 1, SkipWS(b, j+14)
+						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 1
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'v':
-						if Is16(b, j, 10, 0x6e6f697372657622, 0x3a226e6f69737265) /* "version": */ {
-							f, k = 2, SkipWS(b, j+10)
+						if w0 == 0x6e6f697372657622 && Load64(nb, 2) == 0x3a226e6f69737265 /* "version": */ {
+							k = SkipWS(b, j+10)
+							w := k
+							k = a.Field(b, k, &seen, 2, a152)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 8, 0x3a22737065747322, 0x3a22737065747322) /* "steps": */ {
-							f, k = 3, SkipWS(b, j+8)
+						if w0 == 0x3a22737065747322 /* "steps": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 3, a154)
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13496,25 +16617,35 @@ func a155(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a3)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					if seen&(1<<1) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 1
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a152); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a152)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a154); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a154)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13569,21 +16700,52 @@ func a157(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'd':
-						if Is16(b, j, 16, 0x73646e6570656422, 0x3a2264695f6e6f5f) /* "depends_on_id": */ {
-							f, k = 0, SkipWS(b, j+16)
+						if w0 == 0x73646e6570656422 && Load64(nb, 8) == 0x3a2264695f6e6f5f /* "depends_on_id": */ {
+							k = SkipWS(b, j+16)
+							w := k
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
+								a.ElemMember(0, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
-							f, k = 1, SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
+							k = SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 1, a156)
+							if k >= 0 {
+								a.ElemMember(1, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is16(b, j, 13, 0x6465746165726322, 0x3a2274615f646574) /* "created_at": */ {
-							f, k = 2, SkipWS(b, j+13)
-						} else if Is16(b, j, 13, 0x6465746165726322, 0x3a2279625f646574) /* "created_by": */ {
-							f, k = 3, SkipWS(b, j+13)
+						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2274615f646574 /* "created_at": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 2, a2)
+							if k >= 0 {
+								a.ElemMember(2, w, k)
+							}
+							goto next
+						} else if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2279625f646574 /* "created_by": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.ElemMember(3, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13606,25 +16768,35 @@ func a157(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.ElemMember(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a156); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a156)
+					if k >= 0 {
 						a.ElemMember(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a2)
+					if k >= 0 {
 						a.ElemMember(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a5); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.ElemMember(3, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -13700,53 +16872,133 @@ func a159(a *Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if Is8(b, j, 5, 0x3a22646922) /* "id": */ {
-							f, k = 0, SkipWS(b, j+5)
-						} else if Is16(b, j, 13, 0x745f657573736922, 0x3a22657079745f65) /* "issue_type": */ {
-							f, k = 5, SkipWS(b, j+13)
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
+							k = SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a103)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
+						} else if w0 == 0x745f657573736922 && Load64(nb, 5) == 0x3a22657079745f65 /* "issue_type": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 5, a111)
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
-							f, k = 1, SkipWS(b, j+8)
+						if w0 == 0x3a22656c74697422 /* "title": */ {
+							k = SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a110)
+							if k >= 0 {
+								a.Set(1, w, k)
+							}
+							goto next
 						}
 					case 'd':
-						if Is16(b, j, 14, 0x7069726373656422, 0x3a226e6f69747069) /* "description": */ {
-							f, k = 2, SkipWS(b, j+14)
-						} else if Is16(b, j, 15, 0x65646e6570656422, 0x3a22736569636e65) /* "dependencies": */ {
-							f, k = 10, SkipWS(b, j+15)
+						if w0 == 0x7069726373656422 && Load64(nb, 6) == 0x3a226e6f69747069 /* "description": */ {
+							k = SkipWS(b, j+14)
+							w := k
+							k = a.Field(b, k, &seen, 2, a32)
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
+						} else if w0 == 0x65646e6570656422 && Load64(nb, 7) == 0x3a22736569636e65 /* "dependencies": */ {
+							k = SkipWS(b, j+15)
+							w := k
+							k = a.Field(b, k, &seen, 10, a158)
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 's':
-						if Is16(b, j, 9, 0x2273757461747322, 0x3a22737574617473) /* "status": */ {
-							f, k = 3, SkipWS(b, j+9)
+						if w0 == 0x2273757461747322 && Load64(nb, 1) == 0x3a22737574617473 /* "status": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 3, a114)
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'p':
-						if Is16(b, j, 11, 0x7469726f69727022, 0x3a22797469726f69) /* "priority": */ {
-							f, k = 4, SkipWS(b, j+11)
+						if w0 == 0x7469726f69727022 && Load64(nb, 3) == 0x3a22797469726f69 /* "priority": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 4, a112)
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if Is16(b, j, 13, 0x6465746165726322, 0x3a2274615f646574) /* "created_at": */ {
-							f, k = 6, SkipWS(b, j+13)
-						} else if Is16(b, j, 13, 0x6465746165726322, 0x3a2279625f646574) /* "created_by": */ {
-							f, k = 8, SkipWS(b, j+13)
+						if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2274615f646574 /* "created_at": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 6, a2)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
+						} else if w0 == 0x6465746165726322 && Load64(nb, 5) == 0x3a2279625f646574 /* "created_by": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 8, a3)
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'u':
-						if Is16(b, j, 13, 0x6465746164707522, 0x3a2274615f646574) /* "updated_at": */ {
-							f, k = 7, SkipWS(b, j+13)
+						if w0 == 0x6465746164707522 && Load64(nb, 5) == 0x3a2274615f646574 /* "updated_at": */ {
+							k = SkipWS(b, j+13)
+							w := k
+							k = a.Field(b, k, &seen, 7, a2)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'a':
-						if Is16(b, j, 11, 0x656e676973736122, 0x3a2265656e676973) /* "assignee": */ {
-							f, k = 9, SkipWS(b, j+11)
+						if w0 == 0x656e676973736122 && Load64(nb, 3) == 0x3a2265656e676973 /* "assignee": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 9, a32)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if Is16(b, j, 9, 0x22736c6562616c22, 0x3a22736c6562616c) /* "labels": */ {
-							f, k = 11, SkipWS(b, j+9)
+						if w0 == 0x22736c6562616c22 && Load64(nb, 1) == 0x3a22736c6562616c /* "labels": */ {
+							k = SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 11, a44)
+							if k >= 0 {
+								a.Set(11, w, k)
+							}
+							goto next
 						}
 					case 'm':
-						if Is16(b, j, 11, 0x7461646174656d22, 0x3a22617461646174) /* "metadata": */ {
-							f, k = 12, SkipWS(b, j+11)
+						if w0 == 0x7461646174656d22 && Load64(nb, 3) == 0x3a22617461646174 /* "metadata": */ {
+							k = SkipWS(b, j+11)
+							w := k
+							k = a.Field(b, k, &seen, 12, a9)
+							if k >= 0 {
+								a.Set(12, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -13787,70 +17039,84 @@ func a159(a *Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a103); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a103)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a110); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a110)
+					if k >= 0 {
 						a.Set(1, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a32)
+					if k >= 0 {
 						a.Set(2, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a114); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a114)
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
 					w := k
-					if k = a.Field(b, k, &seen, 4, a112); k >= 0 {
+					k = a.Field(b, k, &seen, 4, a112)
+					if k >= 0 {
 						a.Set(4, w, k)
 					}
 				case 5:
 					w := k
-					if k = a.Field(b, k, &seen, 5, a111); k >= 0 {
+					k = a.Field(b, k, &seen, 5, a111)
+					if k >= 0 {
 						a.Set(5, w, k)
 					}
 				case 6:
 					w := k
-					if k = a.Field(b, k, &seen, 6, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 6, a2)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 7:
 					w := k
-					if k = a.Field(b, k, &seen, 7, a2); k >= 0 {
+					k = a.Field(b, k, &seen, 7, a2)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 8:
 					w := k
-					if k = a.Field(b, k, &seen, 8, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 8, a3)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 9:
 					w := k
-					if k = a.Field(b, k, &seen, 9, a32); k >= 0 {
+					k = a.Field(b, k, &seen, 9, a32)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 10:
 					w := k
-					if k = a.Field(b, k, &seen, 10, a158); k >= 0 {
+					k = a.Field(b, k, &seen, 10, a158)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 11:
 					w := k
-					if k = a.Field(b, k, &seen, 11, a44); k >= 0 {
+					k = a.Field(b, k, &seen, 11, a44)
+					if k >= 0 {
 						a.Set(11, w, k)
 					}
 				case 12:
 					w := k
-					if k = a.Field(b, k, &seen, 12, a9); k >= 0 {
+					k = a.Field(b, k, &seen, 12, a9)
+					if k >= 0 {
 						a.Set(12, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue

@@ -4,8 +4,10 @@ package schema
 
 import (
 	"fmt"
+	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/agentlint/agentlint/lint/fast"
 )
@@ -30,6 +32,12 @@ type accGen struct {
 	rootElems map[string]int
 	// cond is fast.Acceptor.Cond of the kind kind generated last.
 	cond uint64
+	// root is set while the acceptor of a kind's top-level value is
+	// generated (value clears it for the values inside).
+	root bool
+	// anyStr holds the acceptors of any string (SkipStr), whose members
+	// Acc.FieldStr reads.
+	anyStr map[string]bool
 }
 
 // elemRec says what a value's acceptor records for fast.Acc.WantElems:
@@ -115,6 +123,7 @@ func (ag *accGen) kind(t *Type, at where) (string, []string, []string, map[strin
 		}
 	}
 	s := &slots{}
+	ag.root = true
 	fn, err := ag.value(t, "", s, false, at, noRec)
 	ag.rootElems, ag.cond = nil, s.cond
 	if err != nil {
@@ -177,12 +186,65 @@ func elemNames(o *Object) (map[string][]string, error) {
 // pointer prefix ptr (s nil: no captures, inside arrays).
 func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, rec elemRec) (string, error) {
 	q := ag.g.q
+	root := ag.root
+	ag.root = false
 	lf := ag.g.leaf(t, DefaultRule, fieldRules{}, false)
 	var b strings.Builder
 	fmt.Fprintf(&b, "func NAME(a *%sAcc, b []byte, i int) int {\n\tswitch b[i] {\n", q)
 	if t.Kinds&fast.KString != 0 {
 		b.WriteString("\tcase '\"':\n")
 		if t.Enum != nil || len(t.Patterns) > 0 || t.MinRunes >= 0 || t.MaxRunes >= 0 {
+			if plainLeaf(t) {
+				// Every string the leaf allows is printable ASCII
+				// without '"' and '\\' (plainLeaf): the text up to the
+				// next '"' is the whole string when it passes the
+				// checks (fast.QuoteStr); otherwise the string is read
+				// as JSON below.
+				if n := plainLen(t); n > 0 {
+					// Strings of one length n: the quote that ends
+					// them is where it is due (the checks fail on a
+					// shorter string, a '"' inside), nothing to scan.
+					fmt.Fprintf(&b, "\t\tif j, s := i+%d, b[i+1:min(i+%d, len(b))]; j <= len(b) && b[j-1] == '\"' {\n", n+2, n+1)
+				} else {
+					fmt.Fprintf(&b, "\t\tif j, s := %sQuoteStr(b, i, %d); j >= 0 {\n", q, plainMin(t))
+				}
+				if t.Enum != nil {
+					b.WriteString("\t\t\tswitch string(s) {\n\t\t\tcase ")
+					for k, e := range t.Enum {
+						if k > 0 {
+							b.WriteString(", ")
+						}
+						fmt.Fprintf(&b, "%q", e)
+					}
+					b.WriteString(":\n")
+				}
+				var conds []string
+				switch {
+				case t.MinRunes == 1 && t.MaxRunes < 0:
+					conds = append(conds, "len(s) != 0")
+				case t.MinRunes >= 0 || t.MaxRunes >= 0:
+					conds = append(conds, fmt.Sprintf("%sRunesOK(s, %d, %d)", q, t.MinRunes, t.MaxRunes))
+				}
+				for _, p := range t.Patterns {
+					// In package fast itself, the pattern's
+					// hand-written matcher directly (what Match
+					// calls).
+					if n := fast.NativeFuncs[p]; n != "" && q == "" {
+						conds = append(conds, n+"(s)")
+						continue
+					}
+					conds = append(conds, ag.g.regex(p)+".Match(s)")
+				}
+				if len(conds) > 0 {
+					fmt.Fprintf(&b, "\t\t\tif %s {\n\t\t\t\treturn j\n\t\t\t}\n", strings.Join(conds, " && "))
+				} else {
+					b.WriteString("\t\t\treturn j\n")
+				}
+				if t.Enum != nil {
+					b.WriteString("\t\t\t}\n")
+				}
+				b.WriteString("\t\t}\n")
+			}
 			// What Dec.checkString checks, written out for this leaf.
 			b.WriteString("\t\tj, s := a.Str(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n")
 			if t.Enum != nil {
@@ -209,6 +271,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 			fmt.Fprintf(&b, "\t\treturn %sSkipStr(b, i)\n", q)
 		}
 	}
+	anyString := t.Kinds == fast.KString && t.Enum == nil && len(t.Patterns) == 0 && t.MinRunes < 0 && t.MaxRunes < 0
 	if t.Kinds&fast.KNull != 0 {
 		fmt.Fprintf(&b, "\tcase 'n':\n\t\treturn %sLit(b, i, \"null\")\n", q)
 	}
@@ -240,6 +303,11 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 		b.WriteString("\tcase '{':\n")
 		if t.Obj == nil {
 			b.WriteString("\t\treturn a.Any(b, i)\n")
+		} else if o := t.Obj; !root && !inCheck && o.Open && len(o.Names()) == 0 && len(o.Conds) == 0 {
+			// Open and without members: read as Any reads an object
+			// (not at the top, where Undeclared records Want members;
+			// not in a check, whose object may be read at depth 0).
+			b.WriteString("\t\treturn a.AnyObject(b, i)\n")
 		} else if err := ag.object(&b, t.Obj, ptr, s, inCheck, at, rec.members); err != nil {
 			return "", err
 		}
@@ -292,6 +360,9 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 	b.WriteString("\t}\n\treturn -1\n}\n")
 	n := ag.define(b.String())
 	ag.origins[n].add(at, nil)
+	if anyString {
+		ag.anyStr[n] = true
+	}
 	return n, nil
 }
 
@@ -468,6 +539,78 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		}
 		return fmt.Sprintf("\t\t\t\t\t\tms[%d], mf = %sSpan32{Start: int32(w), End: int32(k)}, mf|1<<%d\n", fi, q, fi)
 	}
+	// The code that reads member i's value at k (its case of the switch
+	// below, and the branch of the fast dispatch that recognized it).
+	// recorded is the statement that records the value b[w:k] of member
+	// i, just read by its declaration (recMembers).
+	recorded := func(i int) string {
+		if !recMembers {
+			return ""
+		}
+		return fmt.Sprintf("a.ElemMember(%d, w, k)", i)
+	}
+	// field is the statement that reads member i's value at k with its
+	// acceptor and sets k to the index after it, or -1 (Acc.Field); a
+	// value that may be any string is read in place (SkipStr), seen
+	// kept in a register.
+	field := func(i int) string {
+		if ag.anyStr[fns[i]] {
+			return fmt.Sprintf("if seen&(1<<%d) == 0 && uint(k) < uint(len(b)) && b[k] == '\"' {\nseen |= 1 << %d\nk = %sSkipStr(b, k)\n} else {\nk = -1\n}\n", i, i, q)
+		}
+		return fmt.Sprintf("k = a.Field(b, k, &seen, %d, %s)\n", i, fns[i])
+	}
+	bodies := make([]string, len(names))
+	for i, n := range names {
+		cb := &strings.Builder{}
+		if needSpan[n] {
+			cb.WriteString("\t\t\t\t\tv := k\n")
+		}
+
+		switch vs := variants[n]; {
+		case vs != nil:
+			if i < len(slot) && slot[i] >= 0 || recMembers {
+				cb.WriteString("\t\t\t\t\tw := k\n")
+			}
+			if lazy {
+				fmt.Fprintf(cb, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tm, mk = a.CondsAt(b, i, &%s, ms[:], mf), true\n\t\t\t\t\t}\n", cs)
+			}
+			// One branch per variant; a variant that does not
+			// declare the member reads it as undeclared.
+			for vi, v := range vs {
+				variantBranch(cb, "\t\t\t\t\t", vi, vs, condExpr)
+				if v.Field == nil {
+					fmt.Fprintf(cb, "\t\t\t\t\t\tk = a.Undeclared(b, j, k, []byte(%q), mark, %s)\n", n, mode)
+					continue
+				}
+				if r := recorded(i); r != "" {
+					fmt.Fprintf(cb, "\t\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\t\t%s\n\t\t\t\t\t\t}\n", i, vfns[n][vi], r)
+					continue
+				}
+				fmt.Fprintf(cb, "\t\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, vfns[n][vi])
+				if vdecl[n] {
+					fmt.Fprintf(cb, "\t\t\t\t\t\ta.Decl |= 1 << %d\n", slot[i])
+				}
+			}
+			cb.WriteString("\t\t\t\t\t}\n")
+			if i < len(slot) && slot[i] >= 0 {
+				fmt.Fprintf(cb, "\t\t\t\t\tif k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", slot[i])
+			}
+		case i < len(slot) && slot[i] >= 0:
+			fmt.Fprintf(cb, "\t\t\t\t\tw := k\n%s\t\t\t\t\tif k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n%s\t\t\t\t\t}\n", field(i), slot[i], discRead(n))
+		case discRead(n) != "" || recMembers:
+			fmt.Fprintf(cb, "\t\t\t\t\tw := k\n%s\t\t\t\t\tif k >= 0 {\n%s", field(i), discRead(n))
+			if r := recorded(i); r != "" {
+				fmt.Fprintf(cb, "\t\t\t\t\t\t%s\n", r)
+			}
+			cb.WriteString("\t\t\t\t\t}\n")
+		default:
+			cb.WriteString(field(i))
+		}
+		if needSpan[n] {
+			fmt.Fprintf(cb, "\t\t\t\t\tspan%d = [2]int{v, k}\n", i)
+		}
+		bodies[i] = cb.String()
+	}
 	b.WriteString("\t\tj, empty := a.Open(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n")
 	if len(names) > 0 {
 		b.WriteString("\t\tvar seen uint64\n")
@@ -494,7 +637,13 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		byFirst[c] = append(byFirst[c], i)
 	}
 	if len(firsts) > 0 {
-		b.WriteString("\t\t\t\tif j+1 < len(b) {\n\t\t\t\t\tswitch b[j+1] {\n")
+		// The first eight bytes of the member are read once (w0): its
+		// second byte is the name's first, and they are the first
+		// eight bytes of any name token compared with. Sixteen bytes
+		// at least must follow (a token's last eight bytes are read
+		// without another length check, from nb, sixteen bytes long:
+		// no bounds checks); Member reads the others.
+		fmt.Fprintf(b, "\t\t\t\tif j+16 <= len(b) {\n\t\t\t\t\tnb := b[j : j+16 : j+16]\n\t\t\t\t\tw0 := %sLoad64(nb, 0)\n\t\t\t\t\tswitch byte(w0 >> 8) {\n", q)
 		for _, c := range firsts {
 			fmt.Fprintf(b, "\t\t\t\t\tcase %q:\n", c)
 			for n, i := range byFirst[c] {
@@ -504,7 +653,7 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 				} else {
 					b.WriteString("\t\t\t\t\t\t")
 				}
-				fmt.Fprintf(b, "if %s {\n\t\t\t\t\t\t\tf, k = %d, %sSkipWS(b, j+%d)\n\t\t\t\t\t\t}", isToken(q, tok), i, q, len(tok))
+				fmt.Fprintf(b, "if %s {\n\t\t\t\t\t\t\tk = %sSkipWS(b, j+%d)\n%s\t\t\t\t\t\t\tgoto next\n\t\t\t\t\t\t}", isToken(q, tok), q, len(tok), bodies[i])
 			}
 			b.WriteString("\n")
 		}
@@ -517,65 +666,13 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	fmt.Fprintf(b, "\t\t\t\t\tdefault:\n\t\t\t\t\t\tk = a.Undeclared(b, j, k, name, mark, %s)\n\t\t\t\t\t}\n\t\t\t\t}\n", mode)
 	if len(names) > 0 {
 		b.WriteString("\t\t\t\tswitch f {\n")
-		// recorded is the statement that records the value b[w:k] of
-		// member i, just read by its declaration (recMembers).
-		recorded := func(i int) string {
-			if !recMembers {
-				return ""
-			}
-			return fmt.Sprintf("a.ElemMember(%d, w, k)", i)
-		}
-		for i, n := range names {
-			fmt.Fprintf(b, "\t\t\t\tcase %d:\n", i)
-			if needSpan[n] {
-				b.WriteString("\t\t\t\t\tv := k\n")
-			}
-
-			switch vs := variants[n]; {
-			case vs != nil:
-				if i < len(slot) && slot[i] >= 0 || recMembers {
-					b.WriteString("\t\t\t\t\tw := k\n")
-				}
-				if lazy {
-					fmt.Fprintf(b, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tm, mk = a.CondsAt(b, i, &%s, ms[:], mf), true\n\t\t\t\t\t}\n", cs)
-				}
-				// One branch per variant; a variant that does not
-				// declare the member reads it as undeclared.
-				for vi, v := range vs {
-					variantBranch(b, "\t\t\t\t\t", vi, vs, condExpr)
-					if v.Field == nil {
-						fmt.Fprintf(b, "\t\t\t\t\t\tk = a.Undeclared(b, j, k, []byte(%q), mark, %s)\n", n, mode)
-						continue
-					}
-					if r := recorded(i); r != "" {
-						fmt.Fprintf(b, "\t\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\t\t%s\n\t\t\t\t\t\t}\n", i, vfns[n][vi], r)
-						continue
-					}
-					fmt.Fprintf(b, "\t\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, vfns[n][vi])
-					if vdecl[n] {
-						fmt.Fprintf(b, "\t\t\t\t\t\ta.Decl |= 1 << %d\n", slot[i])
-					}
-				}
-				b.WriteString("\t\t\t\t\t}\n")
-				if i < len(slot) && slot[i] >= 0 {
-					fmt.Fprintf(b, "\t\t\t\t\tif k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n\t\t\t\t\t}\n", slot[i])
-				}
-			case i < len(slot) && slot[i] >= 0:
-				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n\t\t\t\t\t\ta.Set(%d, w, k)\n%s\t\t\t\t\t}\n", i, fns[i], slot[i], discRead(n))
-			case discRead(n) != "" || recMembers:
-				fmt.Fprintf(b, "\t\t\t\t\tw := k\n\t\t\t\t\tif k = a.Field(b, k, &seen, %d, %s); k >= 0 {\n%s", i, fns[i], discRead(n))
-				if r := recorded(i); r != "" {
-					fmt.Fprintf(b, "\t\t\t\t\t\t%s\n", r)
-				}
-				b.WriteString("\t\t\t\t\t}\n")
-			default:
-				fmt.Fprintf(b, "\t\t\t\t\tk = a.Field(b, k, &seen, %d, %s)\n", i, fns[i])
-			}
-			if needSpan[n] {
-				fmt.Fprintf(b, "\t\t\t\t\tspan%d = [2]int{v, k}\n", i)
-			}
+		for i := range names {
+			fmt.Fprintf(b, "\t\t\t\tcase %d:\n%s", i, bodies[i])
 		}
 		b.WriteString("\t\t\t\t}\n")
+	}
+	if len(firsts) > 0 {
+		b.WriteString("\t\t\tnext:\n")
 	}
 	b.WriteString("\t\t\t\tif uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {\n\t\t\t\t\tj = k + 1 // the common case\n\t\t\t\t\tcontinue\n\t\t\t\t}\n")
 	fmt.Fprintf(b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, '}'); !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\tif j < 0 {\n\t\t\t\treturn -1\n\t\t\t}\n\t\t\ta.DropNames(mark)\n\t\t\ta.Close()\n\t\t}\n", q)
@@ -624,9 +721,11 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	return nil
 }
 
-// isToken is the Go condition that b holds tok at j: two 8-byte
-// comparisons for tokens of 8 to 16 bytes, one masked comparison for
-// shorter ones, a string comparison for longer ones.
+// isToken is the Go condition that b holds tok at j, where w0 holds the
+// eight bytes at j and nb the sixteen at j: a masked
+// comparison of w0 for tokens of up to 8 bytes, and one more 8-byte
+// comparison for tokens of up to 16, two more (after a length check) for
+// tokens of up to 24, a string comparison for longer ones.
 func isToken(q, tok string) string {
 	le := func(s string) uint64 {
 		var x uint64
@@ -637,9 +736,13 @@ func isToken(q, tok string) string {
 	}
 	switch n := len(tok); {
 	case n < 8:
-		return fmt.Sprintf("%sIs8(b, j, %d, %#x) /* %s */", q, n, le(tok), tok)
+		return fmt.Sprintf("w0&%#x == %#x /* %s */", uint64(1)<<(8*uint(n))-1, le(tok), tok)
+	case n == 8:
+		return fmt.Sprintf("w0 == %#x /* %s */", le(tok), tok)
 	case n <= 16:
-		return fmt.Sprintf("%sIs16(b, j, %d, %#x, %#x) /* %s */", q, n, le(tok[:8]), le(tok[n-8:]), tok)
+		return fmt.Sprintf("w0 == %#x && %sLoad64(nb, %d) == %#x /* %s */", le(tok[:8]), q, n-8, le(tok[n-8:]), tok)
+	case n <= 24:
+		return fmt.Sprintf("j+%d <= len(b) && w0 == %#x && %sLoad64(b, j+8) == %#x && %sLoad64(b, j+%d) == %#x /* %s */", n, le(tok[:8]), q, le(tok[8:16]), q, n-8, le(tok[n-8:]), tok)
 	}
 	return fmt.Sprintf("%sIs(b, j, %q)", q, tok)
 }
@@ -647,4 +750,193 @@ func isToken(q, tok string) string {
 // escapePointer escapes a JSON Pointer reference token (RFC 6901).
 func escapePointer(s string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// plainLeaf reports whether every string the string constraints of t allow
+// is made of plain bytes only (printable ASCII but '"' and '\\', the bytes
+// a JSON string holds as they are): every value of its enum is, or one of
+// its patterns only matches such strings (plainPattern).
+func plainLeaf(t *Type) bool {
+	if t.Enum != nil {
+		all := true
+		for _, e := range t.Enum {
+			all = all && plainText(e)
+		}
+		if all {
+			return true
+		}
+	}
+	for _, p := range t.Patterns {
+		if plainPattern(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainText reports whether s is made of plain bytes only (plainLeaf).
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainByte(rune(s[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func plainByte(r rune) bool { return r >= 0x20 && r < 0x7f && r != '"' && r != '\\' }
+
+// plainPattern reports whether the RE2 pattern src (as regexp compiles it)
+// matches only texts made of plain bytes: it is anchored at both ends (^ and
+// $ around the whole pattern) and between them has only literals and
+// character classes of plain bytes (case-folded too), in concatenations,
+// alternations, groups and repetitions. False when it does not parse.
+func plainPattern(src string) bool {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+		return false
+	}
+	subs := re.Sub
+	if subs[0].Op != syntax.OpBeginText || subs[len(subs)-1].Op != syntax.OpEndText {
+		return false
+	}
+	for _, sub := range subs[1 : len(subs)-1] {
+		if !plainRe(sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainRe reports whether every text re matches is made of plain bytes,
+// without anchors or assertions inside.
+func plainRe(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpEmptyMatch:
+		return true
+	case syntax.OpLiteral:
+		// A case-folded literal ([Tt] parses as T, folded) matches every
+		// rune of its folding orbit (k: K and the Kelvin sign).
+		for _, r := range re.Rune {
+			if !plainByte(r) {
+				return false
+			}
+			for f := unicode.SimpleFold(r); re.Flags&syntax.FoldCase != 0 && f != r; f = unicode.SimpleFold(f) {
+				if !plainByte(f) {
+					return false
+				}
+			}
+		}
+		return true
+	case syntax.OpCharClass:
+		for k := 0; k+1 < len(re.Rune); k += 2 {
+			if !plainByte(re.Rune[k]) || !plainByte(re.Rune[k+1]) || re.Rune[k] <= '"' && re.Rune[k+1] >= '"' || re.Rune[k] <= '\\' && re.Rune[k+1] >= '\\' {
+				return false
+			}
+		}
+		return true
+	case syntax.OpConcat, syntax.OpAlternate, syntax.OpCapture, syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		for _, sub := range re.Sub {
+			if !plainRe(sub) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// plainLen returns the length of every string t's patterns allow when one
+// of its plain patterns (plainPattern) allows strings of one length only
+// (a UUID's 36 bytes), else 0.
+func plainLen(t *Type) int {
+	for _, p := range t.Patterns {
+		if !plainPattern(p) {
+			continue
+		}
+		re, err := syntax.Parse(p, syntax.Perl)
+		if err != nil {
+			continue
+		}
+		if lo, hi := lenRange(re); lo == hi && lo > 0 {
+			return lo
+		}
+	}
+	return 0
+}
+
+// lenRange returns the least and the most bytes re matches of plain bytes
+// (one byte a rune; hi -1: no limit).
+func lenRange(re *syntax.Regexp) (lo, hi int) {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpEndText:
+		return 0, 0
+	case syntax.OpLiteral:
+		return len(re.Rune), len(re.Rune)
+	case syntax.OpCharClass:
+		return 1, 1
+	case syntax.OpCapture:
+		return lenRange(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			l, h := lenRange(sub)
+			lo += l
+			if hi >= 0 {
+				hi += h
+			}
+			if h < 0 {
+				hi = -1
+			}
+		}
+		return lo, hi
+	case syntax.OpAlternate:
+		lo, hi = lenRange(re.Sub[0])
+		for _, sub := range re.Sub[1:] {
+			l, h := lenRange(sub)
+			lo = min(lo, l)
+			if hi >= 0 && (h < 0 || h > hi) {
+				hi = h
+			}
+		}
+		return lo, hi
+	case syntax.OpQuest:
+		_, h := lenRange(re.Sub[0])
+		return 0, h
+	case syntax.OpStar:
+		return 0, -1
+	case syntax.OpPlus:
+		l, _ := lenRange(re.Sub[0])
+		return l, -1
+	case syntax.OpRepeat:
+		l, h := lenRange(re.Sub[0])
+		lo = l * re.Min
+		if re.Max < 0 || h < 0 {
+			return lo, -1
+		}
+		return lo, h * re.Max
+	}
+	return 0, -1
+}
+
+// plainMin returns the fewest bytes of a string t allows as the plain
+// patterns and a plain enum of t (plainLeaf) say: every string t allows
+// has that many at least.
+func plainMin(t *Type) int {
+	n := 0
+	if t.Enum != nil && plainLeaf(&Type{Enum: t.Enum}) {
+		n = len(t.Enum[0])
+		for _, e := range t.Enum {
+			n = min(n, len(e))
+		}
+	}
+	for _, p := range t.Patterns {
+		if !plainPattern(p) {
+			continue
+		}
+		if re, err := syntax.Parse(p, syntax.Perl); err == nil {
+			lo, _ := lenRange(re)
+			n = max(n, lo)
+		}
+	}
+	return n
 }

@@ -39,7 +39,7 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 		}
 		entries = append(entries, entry{k.Name, fn, k.Def})
 	}
-	ag := &accGen{g: g, funcs: map[string]string{}, origins: map[string]*origin{}}
+	ag := &accGen{g: g, funcs: map[string]string{}, origins: map[string]*origin{}, anyStr: map[string]bool{}}
 	type accEntry struct {
 		kind, fn      string
 		fields, names []string

@@ -702,6 +702,12 @@ func a0(a *fast.Acc, b []byte, i int) int {
 func a1(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "STATE", "DONE", "ABORT":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -755,6 +761,12 @@ func a3(a *fast.Acc, b []byte, i int) int {
 func a4(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "loop", "issue":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -802,17 +814,46 @@ func a6(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'k':
-						if fast.Is8(b, j, 7, 0x3a22646e696b22) /* "kind": */ {
-							f, k = 0, fast.SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a22646e696b22 /* "kind": */ {
+							k = fast.SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 0, a4)
+							if k >= 0 {
+								a.Set(8, w, k)
+								ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'i':
-						if fast.Is8(b, j, 7, 0x3a227265746922) /* "iter": */ {
-							f, k = 1, fast.SkipWS(b, j+7)
-						} else if fast.Is16(b, j, 11, 0x695f657573736922, 0x3a2264695f657573) /* "issue_id": */ {
-							f, k = 2, fast.SkipWS(b, j+11)
+						if w0&0xffffffffffffff == 0x3a227265746922 /* "iter": */ {
+							k = fast.SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 1, a5)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
+						} else if w0 == 0x695f657573736922 && fast.Load64(nb, 3) == 0x3a2264695f657573 /* "issue_id": */ {
+							k = fast.SkipWS(b, j+11)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 2, a3)
+								a.Decl |= 1 << 10
+							} else {
+								k = a.Undeclared(b, j, k, []byte("issue_id"), mark, fast.NoMembers)
+							}
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -833,13 +874,15 @@ func a6(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a4); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a4)
+					if k >= 0 {
 						a.Set(8, w, k)
 						ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a5); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a5)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 2:
@@ -857,6 +900,7 @@ func a6(a *fast.Acc, b []byte, i int) int {
 						a.Set(10, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -891,6 +935,12 @@ func a6(a *fast.Acc, b []byte, i int) int {
 func a7(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i, 4); j >= 0 {
+			switch string(s) {
+			case "loop", "grind":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -909,6 +959,11 @@ func a7(a *fast.Acc, b []byte, i int) int {
 func a8(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i, 3); j >= 0 {
+			if re0.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -938,37 +993,137 @@ func a9(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 's':
-						if fast.Is16(b, j, 9, 0x22616d6568637322, 0x3a22616d65686373) /* "schema": */ {
-							f, k = 0, fast.SkipWS(b, j+9)
-						} else if fast.Is16(b, j, 8, 0x3a22657461747322, 0x3a22657461747322) /* "state": */ {
-							f, k = 3, fast.SkipWS(b, j+8)
+						if w0 == 0x22616d6568637322 && fast.Load64(nb, 1) == 0x3a22616d65686373 /* "schema": */ {
+							k = fast.SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 0, a0)
+							if k >= 0 {
+								a.Set(0, w, k)
+							}
+							goto next
+						} else if w0 == 0x3a22657461747322 /* "state": */ {
+							k = fast.SkipWS(b, j+8)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 3, a6)
+								a.Decl |= 1 << 3
+							} else {
+								k = a.Undeclared(b, j, k, []byte("state"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if fast.Is16(b, j, 8, 0x3a22746e65766522, 0x3a22746e65766522) /* "event": */ {
-							f, k = 1, fast.SkipWS(b, j+8)
+						if w0 == 0x3a22746e65766522 /* "event": */ {
+							k = fast.SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a1)
+							if k >= 0 {
+								a.Set(1, w, k)
+								ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'n':
-						if fast.Is8(b, j, 7, 0x3a2265746f6e22) /* "note": */ {
-							f, k = 2, fast.SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a2265746f6e22 /* "note": */ {
+							k = fast.SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 2, a3)
+								a.Decl |= 1 << 2
+							} else {
+								k = a.Field(b, k, &seen, 2, a2)
+								a.Decl |= 1 << 2
+							}
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							goto next
 						}
 					case 'u':
-						if fast.Is16(b, j, 13, 0x6465746164707522, 0x3a2274615f646574) /* "updated_at": */ {
-							f, k = 4, fast.SkipWS(b, j+13)
+						if w0 == 0x6465746164707522 && fast.Load64(nb, 5) == 0x3a2274615f646574 /* "updated_at": */ {
+							k = fast.SkipWS(b, j+13)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 {
+								k = a.Field(b, k, &seen, 4, a2)
+								a.Decl |= 1 << 4
+							} else {
+								k = a.Undeclared(b, j, k, []byte("updated_at"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'g':
-						if fast.Is8(b, j, 7, 0x3a226c616f6722) /* "goal": */ {
-							f, k = 5, fast.SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226c616f6722 /* "goal": */ {
+							k = fast.SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 5, a2)
+								a.Decl |= 1 << 5
+							} else {
+								k = a.Undeclared(b, j, k, []byte("goal"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					case 'm':
-						if fast.Is8(b, j, 7, 0x3a2265646f6d22) /* "mode": */ {
-							f, k = 6, fast.SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a2265646f6d22 /* "mode": */ {
+							k = fast.SkipWS(b, j+7)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 6, a7)
+								a.Decl |= 1 << 6
+							} else {
+								k = a.Undeclared(b, j, k, []byte("mode"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'i':
-						if fast.Is16(b, j, 12, 0x6974617265746922, 0x3a226e6f69746172) /* "iteration": */ {
-							f, k = 7, fast.SkipWS(b, j+12)
+						if w0 == 0x6974617265746922 && fast.Load64(nb, 4) == 0x3a226e6f69746172 /* "iteration": */ {
+							k = fast.SkipWS(b, j+12)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+							}
+							if m&(1<<2) != 0 {
+								k = a.Field(b, k, &seen, 7, a8)
+								a.Decl |= 1 << 7
+							} else {
+								k = a.Undeclared(b, j, k, []byte("iteration"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -999,12 +1154,14 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a0); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a0)
+					if k >= 0 {
 						a.Set(0, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a1); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a1)
+					if k >= 0 {
 						a.Set(1, w, k)
 						ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
@@ -1094,6 +1251,7 @@ func a9(a *fast.Acc, b []byte, i int) int {
 						a.Set(7, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1140,6 +1298,11 @@ func a9(a *fast.Acc, b []byte, i int) int {
 func a10(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i, 3); j >= 0 {
+			if re1.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -1156,6 +1319,12 @@ func a10(a *fast.Acc, b []byte, i int) int {
 func a11(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i, 1); j >= 0 {
+			switch string(s) {
+			case "x", "y", "z":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -1176,38 +1345,7 @@ func a11(a *fast.Acc, b []byte, i int) int {
 func a12(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '{':
-		j, empty := a.Open(b, i)
-		if j < 0 {
-			return -1
-		}
-		if !empty {
-			mark := a.Names()
-			for {
-				f, k := -1, 0
-				if f < 0 {
-					var name []byte
-					name, k = a.Member(b, j)
-					switch string(name) {
-					default:
-						k = a.Undeclared(b, j, k, name, mark, fast.OpenMembers)
-					}
-				}
-				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
-					j = k + 1 // the common case
-					continue
-				}
-				var more bool
-				if j, more = fast.Next(b, k, '}'); !more {
-					break
-				}
-			}
-			if j < 0 {
-				return -1
-			}
-			a.DropNames(mark)
-			a.Close()
-		}
-		return j
+		return a.AnyObject(b, i)
 	}
 	return -1
 }
@@ -1218,6 +1356,11 @@ func a12(a *fast.Acc, b []byte, i int) int {
 func a13(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i, 4); j >= 0 {
+			if re2.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -1291,23 +1434,49 @@ func a17(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
+							k = fast.SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a13)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if fast.Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
-							f, k = 1, fast.SkipWS(b, j+8)
+						if w0 == 0x3a22656c74697422 /* "title": */ {
+							k = fast.SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a14)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'n':
-						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
-							f, k = 2, fast.SkipWS(b, j+4)
+						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
+							k = fast.SkipWS(b, j+4)
+							w := k
+							k = a.Field(b, k, &seen, 2, a15)
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if fast.Is8(b, j, 5, 0x3a22786c22) /* "lx": */ {
-							f, k = 3, fast.SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
+							k = fast.SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 3, a16)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1330,25 +1499,30 @@ func a17(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a13); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a13)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a14); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a14)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a15); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a15)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a16); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a16)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1401,19 +1575,39 @@ func a19(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
+							k = fast.SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a13)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 't':
-						if fast.Is16(b, j, 8, 0x3a22656c74697422, 0x3a22656c74697422) /* "title": */ {
-							f, k = 1, fast.SkipWS(b, j+8)
+						if w0 == 0x3a22656c74697422 /* "title": */ {
+							k = fast.SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a14)
+							if k >= 0 {
+								a.Set(7, w, k)
+							}
+							goto next
 						}
 					case 'n':
-						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
-							f, k = 2, fast.SkipWS(b, j+4)
+						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
+							k = fast.SkipWS(b, j+4)
+							w := k
+							k = a.Field(b, k, &seen, 2, a18)
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1434,20 +1628,24 @@ func a19(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a13); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a13)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a14); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a14)
+					if k >= 0 {
 						a.Set(7, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a18); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a18)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1520,23 +1718,49 @@ func a22(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
+							k = fast.SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a20)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if fast.Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
-							f, k = 1, fast.SkipWS(b, j+9)
+						if w0 == 0x226e6f7361657222 && fast.Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
+							k = fast.SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					case 'l':
-						if fast.Is8(b, j, 5, 0x3a22786c22) /* "lx": */ {
-							f, k = 2, fast.SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
+							k = fast.SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 2, a16)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'n':
-						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
-							f, k = 3, fast.SkipWS(b, j+4)
+						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
+							k = fast.SkipWS(b, j+4)
+							w := k
+							k = a.Field(b, k, &seen, 3, a21)
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1559,25 +1783,30 @@ func a22(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a20); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a20)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				case 2:
 					w := k
-					if k = a.Field(b, k, &seen, 2, a16); k >= 0 {
+					k = a.Field(b, k, &seen, 2, a16)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a21); k >= 0 {
+					k = a.Field(b, k, &seen, 3, a21)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1614,15 +1843,29 @@ func a23(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'i':
-						if fast.Is8(b, j, 5, 0x3a22646922) /* "id": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22646922 /* "id": */ {
+							k = fast.SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a20)
+							if k >= 0 {
+								a.Set(6, w, k)
+							}
+							goto next
 						}
 					case 'r':
-						if fast.Is16(b, j, 9, 0x226e6f7361657222, 0x3a226e6f73616572) /* "reason": */ {
-							f, k = 1, fast.SkipWS(b, j+9)
+						if w0 == 0x226e6f7361657222 && fast.Load64(nb, 1) == 0x3a226e6f73616572 /* "reason": */ {
+							k = fast.SkipWS(b, j+9)
+							w := k
+							k = a.Field(b, k, &seen, 1, a3)
+							if k >= 0 {
+								a.Set(10, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1641,15 +1884,18 @@ func a23(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a20); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a20)
+					if k >= 0 {
 						a.Set(6, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a3); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a3)
+					if k >= 0 {
 						a.Set(10, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1686,15 +1932,29 @@ func a24(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'l':
-						if fast.Is8(b, j, 5, 0x3a22786c22) /* "lx": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22786c22 /* "lx": */ {
+							k = fast.SkipWS(b, j+5)
+							w := k
+							k = a.Field(b, k, &seen, 0, a16)
+							if k >= 0 {
+								a.Set(9, w, k)
+							}
+							goto next
 						}
 					case 'n':
-						if fast.Is8(b, j, 4, 0x3a226e22) /* "n": */ {
-							f, k = 1, fast.SkipWS(b, j+4)
+						if w0&0xffffffff == 0x3a226e22 /* "n": */ {
+							k = fast.SkipWS(b, j+4)
+							w := k
+							k = a.Field(b, k, &seen, 1, a21)
+							if k >= 0 {
+								a.Set(8, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1713,15 +1973,18 @@ func a24(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a16); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a16)
+					if k >= 0 {
 						a.Set(9, w, k)
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a21); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a21)
+					if k >= 0 {
 						a.Set(8, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1749,6 +2012,11 @@ func a24(a *fast.Acc, b []byte, i int) int {
 func a25(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := i+6, b[i+1:min(i+5, len(b))]; j <= len(b) && b[j-1] == '"' {
+			if re4.Match(s) {
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -1778,6 +2046,12 @@ func a26(a *fast.Acc, b []byte, i int) int {
 func a27(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
+		if j, s := fast.QuoteStr(b, i, 3); j >= 0 {
+			switch string(s) {
+			case "yes":
+				return j
+			}
+		}
 		j, s := a.Str(b, i)
 		if j < 0 {
 			return -1
@@ -1805,11 +2079,15 @@ func a28(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 'o':
-						if fast.Is8(b, j, 5, 0x3a226b6f22) /* "ok": */ {
-							f, k = 0, fast.SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a226b6f22 /* "ok": */ {
+							k = fast.SkipWS(b, j+5)
+							k = a.Field(b, k, &seen, 0, a27)
+							goto next
 						}
 					}
 				}
@@ -1827,6 +2105,7 @@ func a28(a *fast.Acc, b []byte, i int) int {
 				case 0:
 					k = a.Field(b, k, &seen, 0, a27)
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
@@ -1865,31 +2144,118 @@ func a29(a *fast.Acc, b []byte, i int) int {
 			mark := a.Names()
 			for {
 				f, k := -1, 0
-				if j+1 < len(b) {
-					switch b[j+1] {
+				if j+16 <= len(b) {
+					nb := b[j : j+16 : j+16]
+					w0 := fast.Load64(nb, 0)
+					switch byte(w0 >> 8) {
 					case 't':
-						if fast.Is8(b, j, 7, 0x3a226570797422) /* "type": */ {
-							f, k = 0, fast.SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226570797422 /* "type": */ {
+							k = fast.SkipWS(b, j+7)
+							w := k
+							k = a.Field(b, k, &seen, 0, a10)
+							if k >= 0 {
+								a.Set(0, w, k)
+								ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
+							}
+							goto next
 						}
 					case 'l':
-						if fast.Is16(b, j, 8, 0x3a226c6576656c22, 0x3a226c6576656c22) /* "level": */ {
-							f, k = 1, fast.SkipWS(b, j+8)
+						if w0 == 0x3a226c6576656c22 /* "level": */ {
+							k = fast.SkipWS(b, j+8)
+							w := k
+							k = a.Field(b, k, &seen, 1, a11)
+							if k >= 0 {
+								a.Set(1, w, k)
+								ms[1], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<1
+							}
+							goto next
 						}
 					case 'd':
-						if fast.Is8(b, j, 7, 0x3a226174616422) /* "data": */ {
-							f, k = 2, fast.SkipWS(b, j+7)
+						if w0&0xffffffffffffff == 0x3a226174616422 /* "data": */ {
+							k = fast.SkipWS(b, j+7)
+							v := k
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+							}
+							if m&(1<<0) != 0 && m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 2, a17)
+								a.Decl |= 1 << 2
+							} else if m&(1<<0) != 0 && m&(1<<3) == 0 {
+								k = a.Field(b, k, &seen, 2, a19)
+								a.Decl |= 1 << 2
+							} else if m&(1<<1) != 0 && m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 2, a22)
+								a.Decl |= 1 << 2
+							} else if m&(1<<1) != 0 && m&(1<<3) == 0 {
+								k = a.Field(b, k, &seen, 2, a23)
+								a.Decl |= 1 << 2
+							} else if m&(1<<3) != 0 && m&(1<<0) == 0 && m&(1<<1) == 0 {
+								k = a.Field(b, k, &seen, 2, a24)
+								a.Decl |= 1 << 2
+							} else {
+								k = a.Field(b, k, &seen, 2, a12)
+								a.Decl |= 1 << 2
+							}
+							if k >= 0 {
+								a.Set(2, w, k)
+							}
+							span2 = [2]int{v, k}
+							goto next
 						}
 					case 'a':
-						if fast.Is8(b, j, 5, 0x3a22746122) /* "at": */ {
-							f, k = 3, fast.SkipWS(b, j+5)
+						if w0&0xffffffffff == 0x3a22746122 /* "at": */ {
+							k = fast.SkipWS(b, j+5)
+							w := k
+							if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+								seen |= 1 << 3
+								k = fast.SkipStr(b, k)
+							} else {
+								k = -1
+							}
+							if k >= 0 {
+								a.Set(3, w, k)
+							}
+							goto next
 						}
 					case 'c':
-						if fast.Is16(b, j, 12, 0x5f6465736f6c6322, 0x3a2274615f646573) /* "closed_at": */ {
-							f, k = 4, fast.SkipWS(b, j+12)
+						if w0 == 0x5f6465736f6c6322 && fast.Load64(nb, 4) == 0x3a2274615f646573 /* "closed_at": */ {
+							k = fast.SkipWS(b, j+12)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+							}
+							if m&(1<<1) != 0 {
+								k = a.Field(b, k, &seen, 4, a25)
+								a.Decl |= 1 << 4
+							} else {
+								k = a.Undeclared(b, j, k, []byte("closed_at"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(4, w, k)
+							}
+							goto next
 						}
 					case 'e':
-						if fast.Is16(b, j, 8, 0x3a22617274786522, 0x3a22617274786522) /* "extra": */ {
-							f, k = 5, fast.SkipWS(b, j+8)
+						if w0 == 0x3a22617274786522 /* "extra": */ {
+							k = fast.SkipWS(b, j+8)
+							w := k
+							if !mk {
+								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+							}
+							if m&(1<<3) != 0 {
+								k = a.Field(b, k, &seen, 5, a26)
+								a.Decl |= 1 << 5
+							} else if m&(1<<4) != 0 {
+								k = a.Field(b, k, &seen, 5, a2)
+								a.Decl |= 1 << 5
+							} else {
+								k = a.Undeclared(b, j, k, []byte("extra"), mark, fast.XMembers)
+							}
+							if k >= 0 {
+								a.Set(5, w, k)
+							}
+							goto next
 						}
 					}
 				}
@@ -1916,13 +2282,15 @@ func a29(a *fast.Acc, b []byte, i int) int {
 				switch f {
 				case 0:
 					w := k
-					if k = a.Field(b, k, &seen, 0, a10); k >= 0 {
+					k = a.Field(b, k, &seen, 0, a10)
+					if k >= 0 {
 						a.Set(0, w, k)
 						ms[0], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<0
 					}
 				case 1:
 					w := k
-					if k = a.Field(b, k, &seen, 1, a11); k >= 0 {
+					k = a.Field(b, k, &seen, 1, a11)
+					if k >= 0 {
 						a.Set(1, w, k)
 						ms[1], mf = fast.Span32{Start: int32(w), End: int32(k)}, mf|1<<1
 					}
@@ -1957,7 +2325,13 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					span2 = [2]int{v, k}
 				case 3:
 					w := k
-					if k = a.Field(b, k, &seen, 3, a2); k >= 0 {
+					if seen&(1<<3) == 0 && uint(k) < uint(len(b)) && b[k] == '"' {
+						seen |= 1 << 3
+						k = fast.SkipStr(b, k)
+					} else {
+						k = -1
+					}
+					if k >= 0 {
 						a.Set(3, w, k)
 					}
 				case 4:
@@ -1992,6 +2366,7 @@ func a29(a *fast.Acc, b []byte, i int) int {
 						a.Set(5, w, k)
 					}
 				}
+			next:
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
