@@ -29,23 +29,110 @@ type JSON struct {
 	// AppendRecordVerdict wrote (its goroutines share it: read and
 	// replaced whole).
 	pre atomic.Pointer[recordPrefix]
-	// reasons remembers the JSON text of findings' reasons that recur.
-	reasons quoteMemo
+	// memo remembers the JSON text of what recurs in findings.
+	memo findingMemo
 }
 
-// quoteMemo remembers the JSON text (appendString) of long strings that
-// recur at the same address, such as the reason a rule shares between its
-// findings (CL010's, one per event type): a string seen twice in a row in
-// its slot is kept, and later copied instead of escaped again. A slot is
-// found by the string's data pointer and length, but used only when the
-// string equals (byte for byte) the copy it holds, so memory used again
-// for other text is never mistaken for it. Its goroutines share it: slots
-// hold immutable entries, read and replaced whole; at most memoSlots
-// entries of one string each.
-type quoteMemo struct {
+// detailKey is the one key of the last details of one key that a rule's
+// finding had, as details begin: {"key":
+type detailKey struct {
+	key   string
+	begin []byte
+}
+
+// keySlot is the slot of findingMemo.keys of rule.
+func keySlot(rule string) int {
+	n := len(rule)
+	if n < 2 {
+		return n
+	}
+	return (n*31 + int(rule[n-1]) + int(rule[n-2])*7) & (len(findingMemo{}.keys) - 1)
+}
+
+// appendDetails appends the details d of a finding of rule as
+// encoding/json marshals them. Details of one key (most findings') are
+// looked up by the key the rule's last such details had (m.keys), when
+// there is one, instead of walked: a map of length one that holds that key
+// holds nothing else.
+func (m *findingMemo) appendDetails(dst []byte, rule string, d map[string]any) []byte {
+	if m == nil || len(d) != 1 {
+		return appendMap(dst, d)
+	}
+	h := keySlot(rule)
+	if k := m.keys[h].Load(); k != nil {
+		if x, ok := d[k.key]; ok {
+			dst = append(dst, k.begin...)
+			dst = appendValue(dst, x)
+			return append(dst, '}')
+		}
+	}
+	for key := range d {
+		k := &detailKey{key: strings.Clone(key)}
+		k.begin = append(appendString([]byte{'{'}, key), ':')
+		m.keys[h].Store(k)
+	}
+	return appendMap(dst, d)
+}
+
+// findingMemo remembers the JSON text of what recurs in findings, so that
+// it is copied instead of escaped again: the beginning of a rule's
+// findings (appendHead), the key of its details (appendDetails), and long
+// strings that recur at the same address, such as the reason a rule shares
+// between its findings (CL010's, one per event type). A long string seen
+// twice in a row in its slot is kept. A slot is found by the string's data
+// pointer and length, but used only when the string equals (byte for
+// byte) the copy it holds, so memory used again for other text is never
+// mistaken for it. Its goroutines share it: slots hold immutable entries
+// (copies of the strings, never the caller's memory), read and replaced
+// whole; at most memoSlots strings and 16 beginnings and keys.
+type findingMemo struct {
 	slots [memoSlots]atomic.Pointer[memoEntry]
 	// seen is the key of the last string not found in the slot.
 	seen [memoSlots]atomic.Uint64
+	// keys are details keys by rule (appendDetails).
+	keys [16]atomic.Pointer[detailKey]
+	// heads are the beginnings of findings by rule (appendHead).
+	heads [16]atomic.Pointer[findingHead]
+}
+
+// findingHead is the beginning of the JSON text of a finding of code,
+// rule and pointer: {"code":…,"rule":…,"pointer":…
+type findingHead struct {
+	code, rule, pointer string
+	b                   []byte
+}
+
+// appendHead appends the beginning of the JSON text of v (findingHead):
+// copied when the first finding its rule's slot holds has v's code, rule and
+// pointer (most rules report one pointer), else written. A slot keeps the
+// first finding of a rule it held, so that a rule of many pointers does not
+// replace it at every finding.
+func (m *findingMemo) appendHead(dst []byte, v *envelope.Violation) []byte {
+	if m == nil {
+		return appendHead(dst, v)
+	}
+	h := keySlot(v.Rule)
+	e := m.heads[h].Load()
+	if e != nil && e.rule == v.Rule && e.pointer == v.Pointer && e.code == string(v.Code) {
+		return append(dst, e.b...)
+	}
+	n := len(dst)
+	dst = appendHead(dst, v)
+	if e == nil || e.rule != v.Rule {
+		m.heads[h].Store(&findingHead{code: strings.Clone(string(v.Code)), rule: strings.Clone(v.Rule),
+			pointer: strings.Clone(v.Pointer), b: slices.Clone(dst[n:])})
+	}
+	return dst
+}
+
+// appendHead appends {"code":…,"rule":…,"pointer":… of v.
+func appendHead(dst []byte, v *envelope.Violation) []byte {
+	dst = append(dst, `{"code":`...)
+	dst = appendString(dst, string(v.Code))
+	dst = append(dst, `,"rule":`...)
+	dst = appendString(dst, v.Rule)
+	dst = append(dst, `,"pointer":`...)
+	return appendString(dst, v.Pointer)
 }
 
 const (
@@ -53,7 +140,7 @@ const (
 	memoMin   = 64 // shorter strings are escaped each time
 )
 
-// memoEntry is a string quoteMemo keeps: its key (memoKey) when stored,
+// memoEntry is a string findingMemo keeps: its key (memoKey) when stored,
 // a copy of it, and its JSON text.
 type memoEntry struct {
 	key uint64
@@ -67,7 +154,7 @@ func memoKey(s string) uint64 {
 }
 
 // appendString is appendString through the memo (m nil: none).
-func (m *quoteMemo) appendString(dst []byte, s string) []byte {
+func (m *findingMemo) appendString(dst []byte, s string) []byte {
 	if m == nil || len(s) < memoMin {
 		return appendString(dst, s)
 	}
@@ -195,29 +282,24 @@ func (p *JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int,
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendViolation(dst, &vs[i], &p.reasons)
+			dst = appendViolation(dst, &vs[i], &p.memo)
 		}
 		dst = append(dst, ']')
 	}
 	return append(dst, "}}\n"...)
 }
 
-// appendViolation appends v as encoding/json marshals it, its reason
-// through m (nil: none).
-func appendViolation(dst []byte, v *envelope.Violation, m *quoteMemo) []byte {
-	dst = append(dst, `{"code":`...)
-	dst = appendString(dst, string(v.Code))
-	dst = append(dst, `,"rule":`...)
-	dst = appendString(dst, v.Rule)
-	dst = append(dst, `,"pointer":`...)
-	dst = appendString(dst, v.Pointer)
+// appendViolation appends v as encoding/json marshals it, its reason and
+// details through m (nil: none).
+func appendViolation(dst []byte, v *envelope.Violation, m *findingMemo) []byte {
+	dst = m.appendHead(dst, v)
 	if v.Line != 0 {
 		dst = append(dst, `,"line":`...)
-		dst = strconv.AppendInt(dst, int64(v.Line), 10)
+		dst = appendInt(dst, v.Line)
 	}
 	if v.Column != 0 {
 		dst = append(dst, `,"column":`...)
-		dst = strconv.AppendInt(dst, int64(v.Column), 10)
+		dst = appendInt(dst, v.Column)
 	}
 	dst = append(dst, `,"reason":`...)
 	dst = m.appendString(dst, v.Reason)
@@ -232,7 +314,7 @@ func appendViolation(dst []byte, v *envelope.Violation, m *quoteMemo) []byte {
 	}
 	if len(v.Extra) > 0 {
 		dst = append(dst, `,"details":`...)
-		dst = appendMap(dst, v.Extra)
+		dst = m.appendDetails(dst, v.Rule, v.Extra)
 	}
 	return append(dst, '}')
 }
@@ -290,7 +372,36 @@ func appendArray[T any](dst []byte, xs []T, elem func([]byte, T) []byte) []byte 
 	return append(dst, ']')
 }
 
-func appendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
+// appendInt appends n in decimal (strconv.AppendInt), two digits at a
+// time when 0 <= n < 1e12 (lines, columns, counts).
+func appendInt(dst []byte, n int) []byte {
+	if n < 0 || n >= 1e12 {
+		return strconv.AppendInt(dst, int64(n), 10)
+	}
+	var b [12]byte
+	i := len(b)
+	u := uint64(n)
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		b[i], b[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		i--
+		b[i] = byte('0' + u)
+	}
+	return append(dst, b[i:]...)
+}
+
+// digitPairs holds "00" to "99".
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
 
 // appendValue appends the JSON form of the value types that envelopes hold;
 // any other type goes through encoding/json.

@@ -3,10 +3,15 @@ package output
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"unsafe"
+
+	"github.com/agentlint/agentlint/lint/envelope"
 )
 
 // quoteRef is appendString's specification: encoding/json with HTML
@@ -49,12 +54,12 @@ func TestAppendStringSequencesAtBoundaries(t *testing.T) {
 	}
 }
 
-// TestQuoteMemo: strings quoted through the memo read as appendString
+// TestFindingMemo: strings quoted through the memo read as appendString
 // writes them: a string seen again (kept, then copied), many strings in
 // turn, and a buffer whose text changes in place (same address and
 // length, other bytes) after it was kept.
-func TestQuoteMemo(t *testing.T) {
-	var m quoteMemo
+func TestFindingMemo(t *testing.T) {
+	var m findingMemo
 	check := func(s string) {
 		t.Helper()
 		if got, want := string(m.appendString([]byte("x"), s)), "x"+string(appendString(nil, s)); got != want {
@@ -86,11 +91,11 @@ func TestQuoteMemo(t *testing.T) {
 	check(strings.Repeat("short", 3))
 }
 
-// TestQuoteMemoConcurrent: goroutines sharing one JSON (the workers and
-// the emitter of `agentlint lint`) render every reason right (go test
+// TestFindingMemoConcurrent: goroutines sharing one JSON (the workers and
+// the emitter of `agentlint lint`) render every finding right (go test
 // -race checks the memo's sharing).
-func TestQuoteMemoConcurrent(t *testing.T) {
-	var m quoteMemo
+func TestFindingMemoConcurrent(t *testing.T) {
+	var m findingMemo
 	reasons := make([]string, 100)
 	for i := range reasons {
 		reasons[i] = strings.Repeat(`"`+string(rune('a'+i%26))+`" \ `, 20+i%7)
@@ -101,13 +106,58 @@ func TestQuoteMemoConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 2000 {
-				s := reasons[(i*7+g)%len(reasons)]
-				if got, want := string(m.appendString(nil, s)), string(appendString(nil, s)); got != want {
-					t.Errorf("%q: got %s, want %s", s, got, want)
+				k := (i*7 + g) % len(reasons)
+				v := envelope.Violation{Code: envelope.SchemaInvalid, Rule: "CL0" + strconv.Itoa(k%13), Pointer: "/p" + strconv.Itoa(k%3),
+					Reason: reasons[k], Severity: envelope.SeverityWarning, Extra: map[string]any{"k" + strconv.Itoa(k%2): k}}
+				if got, want := string(appendViolation(nil, &v, &m)), string(appendViolation(nil, &v, nil)); got != want {
+					t.Errorf("%+v: got %s, want %s", v, got, want)
 					return
 				}
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// TestAppendInt: appendInt writes what strconv writes, at every number of
+// digits and around the bounds of its two-digit loop.
+func TestAppendInt(t *testing.T) {
+	ns := []int{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 999999, 1000000, 1234567, 1e11 - 1, 1e12 - 1, 1e12, 1e12 + 1,
+		-1, -10, -99, -100, -1234567, math.MaxInt, math.MinInt}
+	for n := 1; n < 1e12; n *= 7 {
+		ns = append(ns, n, n-1, n+1)
+	}
+	for _, n := range ns {
+		if got, want := string(appendInt([]byte("x"), n)), "x"+strconv.Itoa(n); got != want {
+			t.Errorf("appendInt(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+// TestFindingMemoViolations: findings rendered through the memo read as
+// without it, whatever the order: one rule with other pointers, codes and
+// details keys in turn, rules that share a slot, details of one key (the
+// rule's last key or another), of several keys, of no key, and values that
+// need escapes.
+func TestFindingMemoViolations(t *testing.T) {
+	rules := []string{"CL010", "CL101", "AL003", "X", "", "CL0", "VM003", "CL011"}
+	// Rules that share a slot with CL010 (keySlot).
+	for r := 0; r < 400 && len(rules) < 12; r++ {
+		if id := "R" + strconv.Itoa(r); keySlot(id) == keySlot("CL010") {
+			rules = append(rules, id)
+		}
+	}
+	pointers := []string{"/event_type", "/correlation/parent_span_id", "", "/a\"b", "/x/0", "/x/1"}
+	codes := []envelope.Code{envelope.SchemaInvalid, envelope.LedgerInconsistent, "odd \x7f code"}
+	details := []map[string]any{nil, {}, {"namespace": "decision"}, {"namespace": "sys\"tem"}, {"trace_id": "b101"},
+		{"trace_id": 3}, {"a": 1, "b": "two"}, {"namespace": []string{"x"}}, {"\u2028key": "v"}}
+	var m findingMemo
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 5000 {
+		v := envelope.Violation{Code: codes[r.IntN(len(codes))], Rule: rules[r.IntN(len(rules))], Pointer: pointers[r.IntN(len(pointers))],
+			Line: r.IntN(3), Column: r.IntN(50), Reason: "reason", Severity: envelope.SeverityWarning, Extra: details[r.IntN(len(details))]}
+		if got, want := string(appendViolation(nil, &v, &m)), string(appendViolation(nil, &v, nil)); got != want {
+			t.Fatalf("finding %d %+v:\n got  %s\n want %s", i, v, got, want)
+		}
+	}
 }
