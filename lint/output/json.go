@@ -375,8 +375,19 @@ func appendArray[T any](dst []byte, xs []T, elem func([]byte, T) []byte) []byte 
 // appendInt appends n in decimal (strconv.AppendInt), two digits at a
 // time when 0 <= n < 1e12 (lines, columns, counts).
 func appendInt(dst []byte, n int) []byte {
-	if n < 0 || n >= 1e12 {
+	switch {
+	case n < 0 || n >= 1e12:
 		return strconv.AppendInt(dst, int64(n), 10)
+	case n < 10:
+		return append(dst, byte('0'+n))
+	case n < 100:
+		return append(dst, digitPairs[n*2], digitPairs[n*2+1])
+	case n < 10000:
+		hi, lo := n/100, n%100*2
+		if hi < 10 {
+			return append(dst, byte('0'+hi), digitPairs[lo], digitPairs[lo+1])
+		}
+		return append(dst, digitPairs[hi*2], digitPairs[hi*2+1], digitPairs[lo], digitPairs[lo+1])
 	}
 	var b [12]byte
 	i := len(b)

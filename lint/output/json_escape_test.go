@@ -122,10 +122,13 @@ func TestFindingMemoConcurrent(t *testing.T) {
 // TestAppendInt: appendInt writes what strconv writes, at every number of
 // digits and around the bounds of its two-digit loop.
 func TestAppendInt(t *testing.T) {
-	ns := []int{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 999999, 1000000, 1234567, 1e11 - 1, 1e12 - 1, 1e12, 1e12 + 1,
+	ns := []int{0, 1, 9, 10, 11, 99, 100, 101, 109, 110, 999, 1000, 1009, 1099, 9999, 10000, 12345, 999999, 1000000, 1234567, 1e11 - 1, 1e12 - 1, 1e12, 1e12 + 1,
 		-1, -10, -99, -100, -1234567, math.MaxInt, math.MinInt}
 	for n := 1; n < 1e12; n *= 7 {
 		ns = append(ns, n, n-1, n+1)
+	}
+	for n := range 200000 {
+		ns = append(ns, n)
 	}
 	for _, n := range ns {
 		if got, want := string(appendInt([]byte("x"), n)), "x"+strconv.Itoa(n); got != want {
