@@ -373,10 +373,10 @@ func appendArray[T any](dst []byte, xs []T, elem func([]byte, T) []byte) []byte 
 }
 
 // appendInt appends n in decimal (strconv.AppendInt), two digits at a
-// time when 0 <= n < 1e12 (lines, columns, counts).
+// time when 0 <= n < 1e9 (lines, columns, counts).
 func appendInt(dst []byte, n int) []byte {
 	switch {
-	case n < 0 || n >= 1e12:
+	case n < 0 || n >= 1e9:
 		return strconv.AppendInt(dst, int64(n), 10)
 	case n < 10:
 		return append(dst, byte('0'+n))

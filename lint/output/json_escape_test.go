@@ -122,9 +122,9 @@ func TestFindingMemoConcurrent(t *testing.T) {
 // TestAppendInt: appendInt writes what strconv writes, at every number of
 // digits and around the bounds of its two-digit loop.
 func TestAppendInt(t *testing.T) {
-	ns := []int{0, 1, 9, 10, 11, 99, 100, 101, 109, 110, 999, 1000, 1009, 1099, 9999, 10000, 12345, 999999, 1000000, 1234567, 1e11 - 1, 1e12 - 1, 1e12, 1e12 + 1,
+	ns := []int{0, 1, 9, 10, 11, 99, 100, 101, 109, 110, 999, 1000, 1009, 1099, 9999, 10000, 12345, 999999, 1000000, 1234567, 1e8 - 1, 1e9 - 1, 1e9, 1e9 + 1, math.MaxInt32,
 		-1, -10, -99, -100, -1234567, math.MaxInt, math.MinInt}
-	for n := 1; n < 1e12; n *= 7 {
+	for n := 1; n < math.MaxInt32/7; n *= 7 {
 		ns = append(ns, n, n-1, n+1)
 	}
 	for n := range 200000 {
