@@ -67,6 +67,9 @@ func (m *findingMemo) appendDetails(dst []byte, rule string, d map[string]any) [
 		}
 	}
 	for key := range d {
+		if len(key) > memoMax {
+			break
+		}
 		k := &detailKey{key: strings.Clone(key)}
 		k.begin = append(appendString([]byte{'{'}, key), ':')
 		m.keys[h].Store(k)
@@ -118,7 +121,7 @@ func (m *findingMemo) appendHead(dst []byte, v *envelope.Violation) []byte {
 	}
 	n := len(dst)
 	dst = appendHead(dst, v)
-	if e == nil || e.rule != v.Rule {
+	if (e == nil || e.rule != v.Rule) && len(v.Rule)+len(v.Pointer)+len(v.Code) <= memoMax {
 		m.heads[h].Store(&findingHead{code: strings.Clone(string(v.Code)), rule: strings.Clone(v.Rule),
 			pointer: strings.Clone(v.Pointer), b: slices.Clone(dst[n:])})
 	}
@@ -138,6 +141,9 @@ func appendHead(dst []byte, v *envelope.Violation) []byte {
 const (
 	memoSlots = 64
 	memoMin   = 64 // shorter strings are escaped each time
+	// memoMax bounds the strings the memo keeps (longer ones are escaped
+	// each time), and so its size.
+	memoMax = 1024
 )
 
 // memoEntry is a string findingMemo keeps: its key (memoKey) when stored,
@@ -155,7 +161,7 @@ func memoKey(s string) uint64 {
 
 // appendString is appendString through the memo (m nil: none).
 func (m *findingMemo) appendString(dst []byte, s string) []byte {
-	if m == nil || len(s) < memoMin {
+	if m == nil || len(s) < memoMin || len(s) > memoMax {
 		return appendString(dst, s)
 	}
 	k := memoKey(s)

@@ -89,6 +89,32 @@ func TestFindingMemo(t *testing.T) {
 		check(strings.Repeat(string(rune('a'+i%26)), 64+i))
 	}
 	check(strings.Repeat("short", 3))
+
+	// Strings longer than memoMax are escaped each time, never kept.
+	var big findingMemo
+	huge := strings.Repeat(`"x" `, memoMax)
+	for range 3 {
+		if got, want := string(big.appendString(nil, huge)), string(appendString(nil, huge)); got != want {
+			t.Fatalf("long string: got %.40s…, want %.40s…", got, want)
+		}
+	}
+	v := envelope.Violation{Code: envelope.SchemaInvalid, Rule: "CL010", Pointer: "/" + strings.Repeat("p", memoMax),
+		Reason: huge, Severity: envelope.SeverityWarning, Extra: map[string]any{strings.Repeat("k", memoMax+1): 1}}
+	for range 3 {
+		if got, want := string(appendViolation(nil, &v, &big)), string(appendViolation(nil, &v, nil)); got != want {
+			t.Fatalf("long finding: got %.60s…, want %.60s…", got, want)
+		}
+	}
+	for i := range big.slots {
+		if big.slots[i].Load() != nil {
+			t.Errorf("a string of %d bytes was kept", len(big.slots[i].Load().src))
+		}
+	}
+	for i := range big.heads {
+		if big.heads[i].Load() != nil || big.keys[i].Load() != nil {
+			t.Errorf("a long pointer or key was kept")
+		}
+	}
 }
 
 // TestFindingMemoConcurrent: goroutines sharing one JSON (the workers and
