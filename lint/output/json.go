@@ -28,6 +28,8 @@ type JSON struct {
 	// AppendRecordVerdict wrote (its goroutines share it: read and
 	// replaced whole).
 	pre atomic.Pointer[recordPrefix]
+	// memo remembers the JSON text of what recurs in findings.
+	memo findingMemo
 }
 
 // recordPrefix is the beginning of the envelope of an allowed record of
@@ -119,7 +121,7 @@ func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line
 // appendRecordRest appends what follows the kind of a record envelope
 // (AppendRecordVerdict): its line, the first error's pointer and rule, and
 // the violations.
-func (*JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int, vs []envelope.Violation) []byte {
+func (p *JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int, vs []envelope.Violation) []byte {
 	if line > 0 {
 		dst = append(dst, `,"line":`...)
 		dst = appendInt(dst, line)
@@ -136,35 +138,39 @@ func (*JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int, v
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendViolation(dst, &vs[i])
+			dst = appendViolation(dst, &vs[i], &p.memo)
 		}
 		dst = append(dst, ']')
 	}
 	return append(dst, "}}\n"...)
 }
 
-func appendViolation(dst []byte, v *envelope.Violation) []byte {
-	dst = append(dst, `{"code":`...)
-	dst = appendString(dst, string(v.Code))
-	dst = append(dst, `,"rule":`...)
-	dst = appendString(dst, v.Rule)
-	dst = append(dst, `,"pointer":`...)
-	dst = appendString(dst, v.Pointer)
+// appendViolation appends v as encoding/json marshals it, its reason and
+// details through m (nil: none).
+func appendViolation(dst []byte, v *envelope.Violation, m *findingMemo) []byte {
+	dst = m.appendHead(dst, v)
 	if v.Line != 0 {
 		dst = append(dst, `,"line":`...)
-		dst = strconv.AppendInt(dst, int64(v.Line), 10)
+		dst = appendInt(dst, v.Line)
 	}
 	if v.Column != 0 {
 		dst = append(dst, `,"column":`...)
-		dst = strconv.AppendInt(dst, int64(v.Column), 10)
+		dst = appendInt(dst, v.Column)
 	}
 	dst = append(dst, `,"reason":`...)
-	dst = appendString(dst, v.Reason)
-	dst = append(dst, `,"severity":`...)
-	dst = appendString(dst, string(v.Severity))
+	dst = m.appendString(dst, v.Reason)
+	switch v.Severity {
+	case envelope.SeverityWarning:
+		dst = append(dst, `,"severity":"warning"`...)
+	case envelope.SeverityError:
+		dst = append(dst, `,"severity":"error"`...)
+	default:
+		dst = append(dst, `,"severity":`...)
+		dst = appendString(dst, string(v.Severity))
+	}
 	if len(v.Extra) > 0 {
 		dst = append(dst, `,"details":`...)
-		dst = appendMap(dst, v.Extra)
+		dst = m.appendDetails(dst, v.Rule, v.Extra)
 	}
 	return append(dst, '}')
 }
@@ -222,7 +228,47 @@ func appendArray[T any](dst []byte, xs []T, elem func([]byte, T) []byte) []byte 
 	return append(dst, ']')
 }
 
-func appendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
+// appendInt appends n in decimal (strconv.AppendInt), two digits at a
+// time when 0 <= n < 1e9 (lines, columns, counts).
+func appendInt(dst []byte, n int) []byte {
+	switch {
+	case n < 0 || n >= 1e9:
+		return strconv.AppendInt(dst, int64(n), 10)
+	case n < 10:
+		return append(dst, byte('0'+n))
+	case n < 100:
+		return append(dst, digitPairs[n*2], digitPairs[n*2+1])
+	case n < 10000:
+		hi, lo := n/100, n%100*2
+		if hi < 10 {
+			return append(dst, byte('0'+hi), digitPairs[lo], digitPairs[lo+1])
+		}
+		return append(dst, digitPairs[hi*2], digitPairs[hi*2+1], digitPairs[lo], digitPairs[lo+1])
+	}
+	var b [12]byte
+	i := len(b)
+	u := uint64(n)
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		b[i], b[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		i--
+		b[i] = byte('0' + u)
+	}
+	return append(dst, b[i:]...)
+}
+
+// digitPairs holds "00" to "99".
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
 
 // appendValue appends the JSON form of the value types that envelopes hold;
 // any other type goes through encoding/json.
@@ -245,7 +291,7 @@ func appendValue(dst []byte, v any) []byte {
 	case envelope.Code:
 		return appendString(dst, string(v))
 	case []envelope.Violation:
-		return appendArray(dst, v, func(dst []byte, x envelope.Violation) []byte { return appendViolation(dst, &x) })
+		return appendArray(dst, v, func(dst []byte, x envelope.Violation) []byte { return appendViolation(dst, &x, nil) })
 	case map[string]any:
 		return appendMap(dst, v)
 	case map[string]int:
@@ -271,48 +317,129 @@ const (
 	msb = 0x8080808080808080
 )
 
-// escMask flags, with the top bit of its byte, each of the eight bytes of
-// s from i that appendString does not copy as it is: a byte outside
-// printable ASCII (0x20-0x7e), '"' or '\\'. A byte is flagged when
-// (x - 0x20) borrows (below 0x20), (x + 1) reaches the top bit (0x7f), the
-// top bit is set (from 0x80), or x XOR '"' or x XOR '\\' has a zero byte.
-// Every such byte is flagged, and the lowest flagged byte is one (a
-// borrow or carry only flags bytes above the byte it comes from); bytes
-// above it may be flagged without being such bytes.
-func escMask(s string, i int) uint64 {
-	x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-	q := x ^ (lsb * '"')
-	b := x ^ (lsb * '\\')
-	return ((x - lsb*0x20) | (x + lsb) | x | (q-lsb)&^q | (b-lsb)&^b) & msb
+// load64 returns the eight bytes at p+i as a little-endian word.
+func load64(p *byte, i int) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(p), i))[:])
 }
+
+// load32 returns the four bytes at p+i as a little-endian word.
+func load32(p *byte, i int) uint32 {
+	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(unsafe.Pointer(p), i))[:])
+}
+
+// escWord flags, with the top bit of its byte, each of the eight bytes of x
+// that appendString does not copy as it is: a byte outside printable ASCII
+// (0x20-0x7e), '"' or '\\'. A byte is flagged when x - 0x20 borrows (below
+// 0x20) or wraps to the top bit (from 0xa0), x + 1 reaches the top bit (0x7f
+// to 0xfe), or x XOR '"' or x XOR '\\' minus one borrows (the byte is '"'
+// or '\\'). Every such byte is flagged, and the lowest flagged byte is one:
+// a printable byte neither borrows nor carries, so a borrow or carry only
+// flags bytes above the byte it comes from, which may be flagged without
+// being such bytes.
+func escWord(x uint64) uint64 {
+	return ((x - lsb*0x20) | (x + lsb) | ((x ^ lsb*'"') - lsb) | ((x ^ lsb*'\\') - lsb)) & msb
+}
+
+// plainByte reports, for each byte, whether appendString copies it as it
+// is: printable ASCII but '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for b := 0x20; b < 0x7f; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// plainRun returns the index of the first byte of s at or after i that
+// appendString may not copy as it is (escWord), or len(s): eight bytes at a
+// time, the last fewer than eight as the last eight bytes of s (those
+// before i shifted out). The byte at the index returned may still be a
+// plain one when a byte before i borrowed into it: the caller checks it
+// (plainByte) and goes on after it.
+func plainRun(s string, i int) int {
+	n := len(s)
+	p := unsafe.StringData(s)
+	// Sixteen bytes at a time, the constants of escWord in registers (the
+	// compiler would load each again for every word).
+	k := &escConsts
+	c20, c01, c22, c5c, c80 := k[0], k[1], k[2], k[3], k[4]
+	for ; i <= n-16; i += 16 {
+		x, y := load64(p, i), load64(p, i+8)
+		mx := ((x - c20) | (x + c01) | ((x ^ c22) - c01) | ((x ^ c5c) - c01)) & c80
+		my := ((y - c20) | (y + c01) | ((y ^ c22) - c01) | ((y ^ c5c) - c01)) & c80
+		if mx|my != 0 {
+			if mx != 0 {
+				return i + bits.TrailingZeros64(mx)>>3
+			}
+			return i + 8 + bits.TrailingZeros64(my)>>3
+		}
+	}
+	if i <= n-8 {
+		if m := escWord(load64(p, i)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	if i >= n {
+		return n
+	}
+	if n >= 8 {
+		m := escWord(load64(p, n-8)) >> (8 * uint(i-(n-8)))
+		if m == 0 {
+			return n
+		}
+		return i + bits.TrailingZeros64(m)>>3
+	}
+	for i < n && plainByte[s[i]] {
+		i++
+	}
+	return i
+}
+
+// escConsts are escWord's constants, read into registers by plainRun.
+var escConsts = [5]uint64{lsb * 0x20, lsb, lsb * '"', lsb * '\\', msb}
 
 // appendString appends s as a JSON string exactly as encoding/json does with
 // HTML escaping off: '"', '\\' and control characters escaped (\b \f \n \r
 // \t by name, the others as \u00XX), invalid UTF-8 as \ufffd, and U+2028 and
-// U+2029 as \u2028 and \u2029.
+// U+2029 as \u2028 and \u2029; DEL and the C1 controls are escaped as
+// \u007f-\u009f too (escapeJSONControls).
 func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start, n := 0, len(s)
-	for i := 0; i < n; {
-		// Eight bytes at a time over text that needs no escape (printable
-		// ASCII but '"', '\\' and DEL): most of what an envelope quotes.
-		// A flagged run goes on at its first flagged byte, which needs an
-		// escape; fewer than eight bytes left are checked as the last
-		// eight of s, those before i shifted out (a byte flagged there may
-		// be one only because of a byte before i: then byte by byte).
-		if n-i >= 8 {
-			m := escMask(s, i)
-			if m == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(m) >> 3
-		} else if n >= 8 && escMask(s, n-8)>>(8*uint(i-(n-8))) == 0 {
-			break
+	var i int
+	if n := len(s); n >= 4 && n <= 16 {
+		// Most strings of an envelope (codes, rules, pointers, keys): the
+		// whole of s as two words (overlapping), else plainRun.
+		p := unsafe.StringData(s)
+		var x, y uint64
+		if n >= 8 {
+			x, y = load64(p, 0), load64(p, n-8)
+		} else {
+			x = uint64(load32(p, 0)) | uint64(load32(p, n-4))<<32
 		}
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != 0x7f {
-				i++
+		if escWord(x)|escWord(y) == 0 {
+			i = n
+		} else {
+			i = plainRun(s, 0)
+		}
+	} else {
+		i = plainRun(s, 0)
+	}
+	dst = append(dst, '"')
+	if i < len(s) {
+		return appendEscaped(dst, s, i)
+	}
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+// appendEscaped is appendString from s[i] on, a byte that may need an
+// escape; dst ends with the opening quote.
+func appendEscaped(dst []byte, s string, i int) []byte {
+	start, n := 0, len(s)
+	for i < n {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if plainByte[b] { // flagged only through a borrow (plainRun)
+				i = plainRun(s, i+1)
 				continue
 			}
 			dst = append(dst, s[start:i]...)
@@ -334,31 +461,25 @@ func appendString(dst []byte, s string) []byte {
 			}
 			i++
 			start = i
+			i = plainRun(s, i)
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r >= 0x80 && r <= 0x9f { // C1 controls: escaped like C0
+			start = i + size
+		case r >= 0x80 && r <= 0x9f: // C1 controls: escaped like C0
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
+			start = i + size
+		case r == '\u2028' || r == '\u2029':
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
+			start = i + size
 		}
-		i += size
+		i = plainRun(s, i+size)
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')

@@ -90,7 +90,9 @@ func TestTextAppendMatchesRecord(t *testing.T) {
 
 // TestAppendStringPlainRuns: appendString's eight-byte runs of plain text
 // escape exactly what the byte-at-a-time loop escapes: every byte value at
-// every position of strings of every length up to 24.
+// every position of strings of every length up to 40 (sixteen-byte runs,
+// an eight-byte word, the last word overlapping, short strings as two
+// overlapping halves).
 func TestAppendStringPlainRuns(t *testing.T) {
 	ref := func(s string) string {
 		var b bytes.Buffer
@@ -101,7 +103,7 @@ func TestAppendStringPlainRuns(t *testing.T) {
 		}
 		return string(escapeJSONControls(bytes.TrimSuffix(b.Bytes(), []byte{'\n'})))
 	}
-	for n := 1; n <= 24; n++ {
+	for n := 1; n <= 40; n++ {
 		for pos := 0; pos < n; pos++ {
 			for c := 0; c < 256; c++ {
 				buf := []byte(strings.Repeat("a", n))

@@ -1,0 +1,160 @@
+package output
+
+import (
+	"slices"
+	"strings"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/agentlint/agentlint/lint/envelope"
+)
+
+// findingMemo remembers the JSON text of what recurs in findings, so that
+// it is copied instead of escaped again: the beginning of a rule's
+// findings (appendHead), the key of its details (appendDetails), and long
+// strings that recur at the same address, such as the reason a rule shares
+// between its findings (CL010's, one per event type). A long string seen
+// twice in a row in its slot is kept. A slot is found by the string's data
+// pointer and length, but used only when the string equals (byte for
+// byte) the copy it holds, so memory used again for other text is never
+// mistaken for it. Its goroutines share it: slots hold immutable entries
+// (copies of the strings, never the caller's memory), read and replaced
+// whole; at most memoSlots strings and 16 beginnings and keys.
+type findingMemo struct {
+	slots [memoSlots]atomic.Pointer[memoEntry]
+	// seen is the key of the last string not found in the slot.
+	seen [memoSlots]atomic.Uint64
+	// keys are details keys by rule (appendDetails).
+	keys [16]atomic.Pointer[detailKey]
+	// heads are the beginnings of findings by rule (appendHead).
+	heads [16]atomic.Pointer[findingHead]
+}
+
+// findingHead is the beginning of the JSON text of a finding of code,
+// rule and pointer: {"code":…,"rule":…,"pointer":…
+type findingHead struct {
+	code, rule, pointer string
+	b                   []byte
+}
+
+// appendHead appends the beginning of the JSON text of v (findingHead):
+// copied when the first finding its rule's slot holds has v's code, rule and
+// pointer (most rules report one pointer), else written. A slot keeps the
+// first finding of a rule it held, so that a rule of many pointers does not
+// replace it at every finding.
+func (m *findingMemo) appendHead(dst []byte, v *envelope.Violation) []byte {
+	if m == nil {
+		return appendHead(dst, v)
+	}
+	h := keySlot(v.Rule)
+	e := m.heads[h].Load()
+	if e != nil && e.rule == v.Rule && e.pointer == v.Pointer && e.code == string(v.Code) {
+		return append(dst, e.b...)
+	}
+	n := len(dst)
+	dst = appendHead(dst, v)
+	if (e == nil || e.rule != v.Rule) && len(v.Rule)+len(v.Pointer)+len(v.Code) <= memoMax {
+		m.heads[h].Store(&findingHead{code: strings.Clone(string(v.Code)), rule: strings.Clone(v.Rule),
+			pointer: strings.Clone(v.Pointer), b: slices.Clone(dst[n:])})
+	}
+	return dst
+}
+
+// appendHead appends {"code":…,"rule":…,"pointer":… of v.
+func appendHead(dst []byte, v *envelope.Violation) []byte {
+	dst = append(dst, `{"code":`...)
+	dst = appendString(dst, string(v.Code))
+	dst = append(dst, `,"rule":`...)
+	dst = appendString(dst, v.Rule)
+	dst = append(dst, `,"pointer":`...)
+	return appendString(dst, v.Pointer)
+}
+
+const (
+	memoBits  = 6
+	memoSlots = 1 << memoBits
+	memoMin   = 64 // shorter strings are escaped each time
+	// memoMax bounds the strings the memo keeps (longer ones are escaped
+	// each time), and so its size.
+	memoMax = 1024
+)
+
+// memoEntry is a string findingMemo keeps: its key (memoKey) when stored,
+// a copy of it, and its JSON text.
+type memoEntry struct {
+	key uint64
+	src string
+	q   []byte
+}
+
+// memoKey is the data pointer of s with its length in the top bits.
+func memoKey(s string) uint64 {
+	return uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))) ^ uint64(len(s))<<48
+}
+
+// appendString is appendString through the memo (m nil: none).
+func (m *findingMemo) appendString(dst []byte, s string) []byte {
+	if m == nil || len(s) < memoMin || len(s) > memoMax {
+		return appendString(dst, s)
+	}
+	k := memoKey(s)
+	h := (k * 0x9e3779b97f4a7c15) >> (64 - memoBits)
+	e := m.slots[h].Load()
+	if e != nil && e.key == k && e.src == s {
+		return append(dst, e.q...)
+	}
+	n := len(dst)
+	dst = appendString(dst, s)
+	if m.seen[h].Load() != k {
+		m.seen[h].Store(k)
+		return dst
+	}
+	if e == nil || e.key != k { // (a string whose text changes in place stays out)
+		m.slots[h].Store(&memoEntry{key: k, src: strings.Clone(s), q: slices.Clone(dst[n:])})
+	}
+	return dst
+}
+
+// detailKey is the one key of the last details of one key that a rule's
+// finding had, as details begin: {"key":
+type detailKey struct {
+	key   string
+	begin []byte
+}
+
+// keySlot is the slot of findingMemo.keys of rule.
+func keySlot(rule string) int {
+	n := len(rule)
+	if n < 2 {
+		return n
+	}
+	return (n*31 + int(rule[n-1]) + int(rule[n-2])*7) & (len(findingMemo{}.keys) - 1)
+}
+
+// appendDetails appends the details d of a finding of rule as
+// encoding/json marshals them. Details of one key (most findings') are
+// looked up by the key the rule's last such details had (m.keys), when
+// there is one, instead of walked: a map of length one that holds that key
+// holds nothing else.
+func (m *findingMemo) appendDetails(dst []byte, rule string, d map[string]any) []byte {
+	if m == nil || len(d) != 1 {
+		return appendMap(dst, d)
+	}
+	h := keySlot(rule)
+	if k := m.keys[h].Load(); k != nil {
+		if x, ok := d[k.key]; ok {
+			dst = append(dst, k.begin...)
+			dst = appendValue(dst, x)
+			return append(dst, '}')
+		}
+	}
+	for key := range d {
+		if len(key) > memoMax {
+			break
+		}
+		k := &detailKey{key: strings.Clone(key)}
+		k.begin = append(appendString([]byte{'{'}, key), ':')
+		m.keys[h].Store(k)
+	}
+	return appendMap(dst, d)
+}
