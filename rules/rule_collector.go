@@ -54,19 +54,65 @@ var CollectorEventTypes = map[string]string{
 // schema already holds it to a known namespace).
 func unknownEventType(d *Doc, r *Reporter) {
 	t, _ := d.DocStr("/event_type")
-	if _, known := CollectorEventTypes[t]; known || t == "" || d.Options.Extended(FamilyCollector, t) {
+	if t == "" {
 		return
 	}
-	ns, name, _ := strings.Cut(t, ".")
-	if !collectorNamespace(ns) || !lowerName(name) {
+	c := collectorTypeOf(t)
+	if c.known || d.Options.Extended(FamilyCollector, t) {
+		return
+	}
+	if c.unknown == nil {
 		return // CL003 (the schema) reports it
 	}
 	if r.Counting() {
 		r.reportOwned("/event_type", "", nil) // near half of a producer's events: no details to drop
 		return
 	}
-	u := unknownTypeOf(t)
+	u := c.unknown
 	r.reportChecked("/event_type", u.reason, u.extra, u.checked)
+}
+
+// collectorType is what the collector's document rules need to know of one
+// event type, whatever the configuration: whether it is one of seed 004's
+// 26 (CollectorEventTypes) and its status equivalent (CL012), and, for a
+// type outside the table in a known namespace with a lower-case name,
+// CL010's finding (unknownTypeOf). Never written once made.
+type collectorType struct {
+	t       string
+	known   bool
+	status  string
+	unknown *unknownType // nil: known, or not a namespace.name that CL010 reports
+}
+
+// collectorTypes remembers the collectorType of the event types seen last,
+// one per slot (collectorTypeSlot); a producer's logs hold a few dozen
+// types, so CL010 and CL012 read a slot instead of hashing the type into
+// CollectorEventTypes and unknownTypes for every record. A slot is used
+// only when its type equals the record's; the workers share the slots,
+// each entry is immutable and replaced whole.
+var collectorTypes [64]atomic.Pointer[collectorType]
+
+// collectorTypeSlot is the slot of event type t (not empty) in
+// collectorTypes: from its length and three of its bytes.
+func collectorTypeSlot(t string) int {
+	n := len(t)
+	return (n*7 + int(t[0]) + int(t[n-1])*3 + int(t[n/2])*5) & (len(collectorTypes) - 1)
+}
+
+// collectorTypeOf returns the collectorType of event type t (not empty).
+func collectorTypeOf(t string) *collectorType {
+	slot := &collectorTypes[collectorTypeSlot(t)]
+	if c := slot.Load(); c != nil && c.t == t {
+		return c
+	}
+	t = strings.Clone(t) // t may alias a record's buffer
+	c := &collectorType{t: t}
+	c.status, c.known = CollectorEventTypes[t]
+	if ns, name, _ := strings.Cut(t, "."); !c.known && collectorNamespace(ns) && lowerName(name) {
+		c.unknown = unknownTypeOf(t)
+	}
+	slot.Store(c)
+	return c
 }
 
 // unknownTypes caches the reasons of CL010 by event type (near half of a
@@ -152,9 +198,15 @@ func checkUnknownEventTypeStrict(d *Doc, r *Reporter) {
 // any status.
 func checkLegacyStatus(d *Doc, r *Reporter) {
 	status, ok := d.DocStr("/status")
+	if !ok {
+		return
+	}
 	t, _ := d.DocStr("/event_type")
-	want := CollectorEventTypes[t]
-	if !ok || want == "" || status == want {
+	if t == "" {
+		return
+	}
+	want := collectorTypeOf(t).status
+	if want == "" || status == want {
 		return
 	}
 	r.Reportf(Ptr("status"), map[string]any{"status_equivalent": want},
