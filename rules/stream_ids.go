@@ -18,7 +18,7 @@ import (
 //     temporary files behind a Bloom filter of 12 bits an id, idRuns); a
 //     possible repeat (same hash bits) is confirmed by reading the earlier
 //     record again and comparing its id exactly, and its line is counted
-//     from the nearest of the marks kept every 32 records (lineMarks);
+//     from the nearest of the marks kept every 64 records (lineMarks);
 //   - an id of a record that cannot be read again (standard input, offsets
 //     beyond 64 GiB) is kept whole (whole: its bytes and ~21 bytes more);
 //   - the last ids added are also kept whole in a small direct-mapped cache
