@@ -35,7 +35,9 @@ type Appender interface {
 // details {"file": file, "kind": kind, "line": line} ("line" only when
 // line > 0), and sorts vs in place as Verdict does. `agentlint lint` renders
 // its record envelopes so in its workers, where a log may give most of its
-// records a finding.
+// records a finding. It may keep memos of what it rendered before (JSON: a
+// record's beginning, a rule's first members, recurring reasons), shared by
+// the workers and safe for concurrent use; they never change its output.
 type RecordAppender interface {
 	Appender
 	AppendRecordVerdict(dst []byte, file, kind, okReason string, line int, vs []envelope.Violation) []byte
