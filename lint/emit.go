@@ -354,37 +354,22 @@ func (e *emitter) merged(f *fileRun, line, n int, denied, checked bool) error {
 
 // count adds to the run's Stats the filled violations vs of one envelope,
 // whose record was denied already when denied is true.
-func (e *emitter) count(vs []envelope.Violation, denied bool) { countFound(&e.stats, vs, denied) }
-
-// countFound adds to st the filled violations vs of one envelope of
-// stream findings, whose record was denied already when denied is true.
-func countFound(st *Stats, vs []envelope.Violation, denied bool) {
-	for i := range vs {
-		v := &vs[i]
-		if st.ByCode == nil {
-			st.ByCode, st.ByRule = map[string]int{}, map[string]int{}
-		}
-		st.ByCode[string(v.Code)]++
-		st.ByRule[v.Rule]++
-		if v.Severity == envelope.SeverityError {
-			st.worse(v.Code)
-			if !denied {
-				st.Denied++
-				denied = true
-			}
-		} else {
-			st.Warnings++
-		}
-	}
+func (e *emitter) count(vs []envelope.Violation, denied bool) {
+	countFound(&e.stats, vs, denied, false)
 }
 
-// countPartial is countFound of one envelope's violations vs for a
-// partial Stats (a batch's), which only Merge reads.
-func countPartial(st *Stats, vs []envelope.Violation) {
-	denied := false
+// countFound adds to st the filled violations vs of one envelope of
+// stream findings, whose record was denied already when denied is true;
+// by code and rule in found when st is partial (a batch's, which only
+// Merge reads: Stats.tally), else in the maps.
+func countFound(st *Stats, vs []envelope.Violation, denied, partial bool) {
 	for i := range vs {
 		v := &vs[i]
-		st.tally(v)
+		if partial {
+			st.tally(v)
+		} else {
+			st.count(v)
+		}
 		if v.Severity == envelope.SeverityError {
 			st.worse(v.Code)
 			if !denied {

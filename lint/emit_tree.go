@@ -124,7 +124,7 @@ func (t *treeRender) render(b *treeBatch, v *record.Validator) {
 		fs = fs[g.nf:]
 		b.vs = b.vs[:n0+len(fillFindings(v, b.vs[n0:], checked))]
 		g.nv = len(b.vs) - n0
-		countPartial(&b.stats, b.vs[n0:])
+		countFound(&b.stats, b.vs[n0:], false, true)
 		if g.nv > 0 {
 			b.out = t.e.p.renderRecord(b.out, g.f, g.line, b.vs[n0:])
 		}

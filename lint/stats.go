@@ -65,60 +65,53 @@ func (s *Stats) tally(v *envelope.Violation) {
 		s.found = append(s.found, foundCount{code: v.Code, rule: v.Rule, n: 1})
 		return
 	}
+	s.count(v)
+}
+
+// addPartial is Add for a partial Stats, which only Merge reads: the
+// violations are counted by code and rule in found.
+func (s *Stats) addPartial(vs []envelope.Violation) { s.add(vs, true) }
+
+// Add counts the violations of one verdict (sorted, so the first error is
+// its primary code).
+func (s *Stats) Add(vs []envelope.Violation) {
+	if len(vs) > 0 {
+		s.add(vs, false)
+	}
+}
+
+// add is Add, counting by code and rule in found when partial (tally),
+// else in the maps (count).
+func (s *Stats) add(vs []envelope.Violation, partial bool) {
+	denied := false
+	for i := range vs {
+		v := &vs[i]
+		if partial {
+			s.tally(v)
+		} else {
+			s.count(v)
+		}
+		if v.Severity == envelope.SeverityError {
+			if !denied {
+				s.worse(v.Code)
+			}
+			denied = true
+		} else {
+			s.Warnings++
+		}
+	}
+	if denied {
+		s.Denied++
+	}
+}
+
+// count counts v by code and rule in the maps.
+func (s *Stats) count(v *envelope.Violation) {
 	if s.ByCode == nil {
 		s.ByCode, s.ByRule = map[string]int{}, map[string]int{}
 	}
 	s.ByCode[string(v.Code)]++
 	s.ByRule[v.Rule]++
-}
-
-// addPartial is Add for a partial Stats, which only Merge reads: the
-// violations are counted by code and rule in found.
-func (s *Stats) addPartial(vs []envelope.Violation) {
-	denied := false
-	for i := range vs {
-		v := &vs[i]
-		s.tally(v)
-		if v.Severity == envelope.SeverityError {
-			if !denied {
-				s.worse(v.Code)
-			}
-			denied = true
-		} else {
-			s.Warnings++
-		}
-	}
-	if denied {
-		s.Denied++
-	}
-}
-
-// Add counts the violations of one verdict (sorted, so the first error is
-// its primary code).
-func (s *Stats) Add(vs []envelope.Violation) {
-	if len(vs) == 0 {
-		return
-	}
-	if s.ByCode == nil {
-		s.ByCode, s.ByRule = map[string]int{}, map[string]int{}
-	}
-	denied := false
-	for i := range vs {
-		v := &vs[i]
-		s.ByCode[string(v.Code)]++
-		s.ByRule[v.Rule]++
-		if v.Severity == envelope.SeverityError {
-			if !denied {
-				s.worse(v.Code)
-			}
-			denied = true
-		} else {
-			s.Warnings++
-		}
-	}
-	if denied {
-		s.Denied++
-	}
 }
 
 // worse records c as a denied verdict's primary code.

@@ -9,7 +9,7 @@ import (
 )
 
 // TestPartialStatsMerge: a chunk's counts kept by code and rule
-// (addPartial, countPartial), beyond the short list's room too, add up in
+// (addPartial, countFound of a partial Stats), beyond the short list's room too, add up in
 // Merge to what Add counts in the maps.
 func TestPartialStatsMerge(t *testing.T) {
 	var verdicts [][]envelope.Violation
@@ -38,12 +38,12 @@ func TestPartialStatsMerge(t *testing.T) {
 		run.Denied != want.Denied || run.Warnings != want.Warnings || run.Worst != want.Worst {
 		t.Fatalf("merged %+v\nwant %+v", run, want)
 	}
-	// A batch of stream findings (countPartial), merged into a run that
+	// A batch of stream findings (countFound, partial), merged into a run that
 	// counted before.
 	var batch Stats
 	for _, vs := range verdicts {
-		countFound(&want, vs, false)
-		countPartial(&batch, vs)
+		countFound(&want, vs, false, false)
+		countFound(&batch, vs, false, true)
 	}
 	run.Merge(&batch)
 	if !maps.Equal(run.ByCode, want.ByCode) || !maps.Equal(run.ByRule, want.ByRule) ||
