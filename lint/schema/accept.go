@@ -209,14 +209,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 					fmt.Fprintf(&b, "\t\tif j, s := %sQuoteStr(b, i, %d); j >= 0 {\n", q, plainMin(t))
 				}
 				if t.Enum != nil {
-					b.WriteString("\t\t\tswitch string(s) {\n\t\t\tcase ")
-					for k, e := range t.Enum {
-						if k > 0 {
-							b.WriteString(", ")
-						}
-						fmt.Fprintf(&b, "%q", e)
-					}
-					b.WriteString(":\n")
+					b.WriteString("\t\t\tswitch string(s) {\n\t\t\tcase " + quotedList(t.Enum) + ":\n")
 				}
 				var conds []string
 				switch {
@@ -248,14 +241,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 			// What Dec.checkString checks, written out for this leaf.
 			b.WriteString("\t\tj, s := a.Str(b, i)\n\t\tif j < 0 {\n\t\t\treturn -1\n\t\t}\n")
 			if t.Enum != nil {
-				b.WriteString("\t\tswitch string(s) {\n\t\tcase ")
-				for k, e := range t.Enum {
-					if k > 0 {
-						b.WriteString(", ")
-					}
-					fmt.Fprintf(&b, "%q", e)
-				}
-				b.WriteString(":\n\t\tdefault:\n\t\t\treturn -1\n\t\t}\n")
+				b.WriteString("\t\tswitch string(s) {\n\t\tcase " + quotedList(t.Enum) + ":\n\t\tdefault:\n\t\t\treturn -1\n\t\t}\n")
 			}
 			switch {
 			case t.MinRunes == 1 && t.MaxRunes < 0:

@@ -77,19 +77,9 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 	fmt.Fprintf(&out, "var Acceptors = map[string]*%sAcceptor{\n", g.q)
 	for _, e := range accs {
 		fmt.Fprintf(&out, "\t%q: {Func: %s, Fields: []string{", e.kind, e.fn)
-		for i, f := range e.fields {
-			if i > 0 {
-				out.WriteString(", ")
-			}
-			fmt.Fprintf(&out, "%q", f)
-		}
+		out.WriteString(quotedList(e.fields))
 		out.WriteString("}, Names: []string{")
-		for i, f := range e.names {
-			if i > 0 {
-				out.WriteString(", ")
-			}
-			fmt.Fprintf(&out, "%q", f)
-		}
+		out.WriteString(quotedList(e.names))
 		out.WriteString("}")
 		if e.cond != 0 {
 			fmt.Fprintf(&out, ", Cond: %#x", e.cond)
@@ -105,14 +95,7 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 				if i > 0 {
 					out.WriteString(", ")
 				}
-				fmt.Fprintf(&out, "%q: {", k)
-				for j, n := range e.elems[k] {
-					if j > 0 {
-						out.WriteString(", ")
-					}
-					fmt.Fprintf(&out, "%q", n)
-				}
-				out.WriteString("}")
+				fmt.Fprintf(&out, "%q: {%s}", k, quotedList(e.elems[k]))
 			}
 			out.WriteString("}")
 		}
@@ -139,6 +122,19 @@ func GeneratePackage(m *Model, pkg string) ([]byte, error) {
 		return out.Bytes(), fmt.Errorf("generated code does not parse: %w", err)
 	}
 	return src, nil
+}
+
+// quotedList is xs as Go string literals separated by ", " (a case list,
+// a slice literal's elements).
+func quotedList(xs []string) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(x))
+	}
+	return b.String()
 }
 
 func emitSorted(out *bytes.Buffer, decls []string) {
