@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentlint/agentlint/lint/envelope"
 	"github.com/agentlint/agentlint/lint/secrets"
+	"github.com/agentlint/agentlint/lint/timefmt"
 	"github.com/agentlint/agentlint/rules/internal/idtab"
 )
 
@@ -84,44 +85,15 @@ func uuidKey(s []byte) (k [16]byte, ok bool) {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return k, false
 	}
-	a, okA := hex8(binary.LittleEndian.Uint64(s), true)
-	b, okB := hex8(uint64(binary.LittleEndian.Uint32(s[9:]))|uint64(binary.LittleEndian.Uint32(s[14:]))<<32, true)
-	c, okC := hex8(uint64(binary.LittleEndian.Uint32(s[19:]))|uint64(binary.LittleEndian.Uint32(s[24:]))<<32, true)
-	d, okD := hex8(binary.LittleEndian.Uint64(s[28:]), true)
+	a, okA := timefmt.DecodeHex8(binary.LittleEndian.Uint64(s), true)
+	b, okB := timefmt.DecodeHex8(uint64(binary.LittleEndian.Uint32(s[9:]))|uint64(binary.LittleEndian.Uint32(s[14:]))<<32, true)
+	c, okC := timefmt.DecodeHex8(uint64(binary.LittleEndian.Uint32(s[19:]))|uint64(binary.LittleEndian.Uint32(s[24:]))<<32, true)
+	d, okD := timefmt.DecodeHex8(binary.LittleEndian.Uint64(s[28:]), true)
 	binary.LittleEndian.PutUint32(k[0:], a)
 	binary.LittleEndian.PutUint32(k[4:], b)
 	binary.LittleEndian.PutUint32(k[8:], c)
 	binary.LittleEndian.PutUint32(k[12:], d)
 	return k, okA && okB && okC && okD
-}
-
-// hex8 decodes eight hex digits (of either case when upper is true, else
-// lowercase), the first in the low byte of x, into the four bytes they
-// spell, the first in the low byte of the result; ok is false when a byte
-// is not such a digit. Each byte is tested and decoded
-// in its lane of the word: no carry or borrow crosses a lane, as every
-// byte is below 0x80 when they are tested.
-func hex8(x uint64, upper bool) (uint32, bool) {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
-	// inRange has the high bit of each byte of y (every byte < 0x80) set
-	// when it is in [lo, hi].
-	inRange := func(y uint64, lo, hi uint64) uint64 {
-		return (y + (0x80-lo)*ones) & ((0x80+hi)*ones - y) & high
-	}
-	digit := inRange(x, '0', '9')
-	fold := uint64(0)
-	if upper {
-		fold = 0x20 * ones // 'A'-'F' and 'a'-'f' only become 'a'-'f'
-	}
-	letter := inRange(x|fold, 'a', 'f')
-	ok := x&high == 0 && digit|letter == high
-	// A digit's value is its low nibble, a letter's its low nibble + 9.
-	v := x&(0x0f*ones) + (letter>>7)*9
-	// Byte 2i+1's nibble goes under byte 2i's, then the pairs together.
-	v = (v&0x000f000f000f000f)<<4 | (v&0x0f000f000f000f00)>>8
-	v = (v | v>>8) & 0x0000ffff0000ffff
-	v = (v | v>>16) & 0xffffffff
-	return uint32(v), ok
 }
 
 // collectorDupID is the stream check of CL100.
@@ -643,8 +615,8 @@ func spanKey(trace uint32, span []byte, e *[3]uint32) bool {
 		e[2] = binary.LittleEndian.Uint32(b[4:])
 		return true
 	case len(span) == 16:
-		lo, okLo := hex8(binary.LittleEndian.Uint64(span), false)
-		hi, okHi := hex8(binary.LittleEndian.Uint64(span[8:]), false)
+		lo, okLo := timefmt.DecodeHex8(binary.LittleEndian.Uint64(span), false)
+		hi, okHi := timefmt.DecodeHex8(binary.LittleEndian.Uint64(span[8:]), false)
 		if !okLo || !okHi {
 			return false
 		}

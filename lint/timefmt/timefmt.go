@@ -349,15 +349,46 @@ const (
 )
 
 // hexDigits8 returns the top bit of each byte of x that is a hex digit of
-// either case, for x without a byte of 0x80 or more. Adding 0x80-c to a
-// byte below 0x80 sets its top bit exactly when the byte is at least c,
-// and no sum carries into the next byte; setting bit 5 folds 'A'-'F' onto
-// 'a'-'f' and moves no other byte there.
+// either case, for x without a byte of 0x80 or more.
 func hexDigits8(x uint64) uint64 {
-	digit := (x + lsb8*(0x80-'0')) &^ (x + lsb8*(0x80-'9'-1))
-	y := x | lsb8*0x20
-	letter := (y + lsb8*(0x80-'a')) &^ (y + lsb8*(0x80-'f'-1))
-	return (digit | letter) & msb8
+	digit, letter := hexClasses8(x, lsb8*0x20)
+	return digit | letter
+}
+
+// hexClasses8 returns the top bit of each byte of x that is a decimal
+// digit (digit) and of each that is 'a'-'f' (letter; 'A'-'F' too when fold
+// is lsb8*0x20, nothing else when it is 0), for x without a byte of 0x80
+// or more. Adding 0x80-c to a byte below 0x80 sets its top bit exactly
+// when the byte is at least c, and no sum carries into the next byte;
+// setting bit 5 folds 'A'-'F' onto 'a'-'f' and moves no other byte there.
+func hexClasses8(x, fold uint64) (digit, letter uint64) {
+	digit = (x + lsb8*(0x80-'0')) &^ (x + lsb8*(0x80-'9'-1)) & msb8
+	y := x | fold
+	letter = (y + lsb8*(0x80-'a')) &^ (y + lsb8*(0x80-'f'-1)) & msb8
+	return digit, letter
+}
+
+// DecodeHex8 decodes eight hex digits, the first in the low byte of x
+// (as binary.LittleEndian reads them), into the four bytes they spell, the
+// first in the low byte of the result; digits of either case when upper is
+// true, lowercase only when false (an OpenTelemetry span_id, seed 004's
+// correlation). ok is false when a byte is not such a digit (the value is
+// then meaningless). Each byte is tested and decoded in its lane of the
+// word.
+func DecodeHex8(x uint64, upper bool) (v uint32, ok bool) {
+	fold := uint64(0)
+	if upper {
+		fold = lsb8 * 0x20
+	}
+	digit, letter := hexClasses8(x, fold)
+	ok = x&msb8 == 0 && digit|letter == msb8
+	// A digit's value is its low nibble, a letter's its low nibble + 9.
+	w := x&(0x0f*lsb8) + (letter>>7)*9
+	// Byte 2i+1's nibble goes under byte 2i's, then the pairs together.
+	w = (w&0x000f000f000f000f)<<4 | (w&0x0f000f000f000f00)>>8
+	w = (w | w>>8) & 0x0000ffff0000ffff
+	w = (w | w>>16) & 0xffffffff
+	return uint32(w), ok
 }
 
 // IsCanonicalUUIDLayout is IsUUID. The operator family uses it to warn about

@@ -1,6 +1,9 @@
 package timefmt
 
 import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -368,5 +371,35 @@ func TestUnixNanoMatchesParse(t *testing.T) {
 	}
 	if n < 100000 {
 		t.Fatalf("only %d valid date-times in the sweep", n)
+	}
+}
+
+// TestDecodeHex8: eight hex digits decode to the bytes encoding/hex gives;
+// any byte value at any position that is not a digit of the allowed case
+// is refused, and every digit of both cases is decoded at every position.
+func TestDecodeHex8(t *testing.T) {
+	base := []byte("0123abcd")
+	for _, upper := range []bool{false, true} {
+		for pos := range 8 {
+			for c := range 256 {
+				b := append([]byte(nil), base...)
+				b[pos] = byte(c)
+				digit := c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || upper && c >= 'A' && c <= 'F'
+				v, ok := DecodeHex8(binary.LittleEndian.Uint64(b), upper)
+				if ok != digit {
+					t.Fatalf("upper %v, %q: ok %v, want %v", upper, b, ok, digit)
+				}
+				if !ok {
+					continue
+				}
+				want, err := hex.DecodeString(string(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := binary.LittleEndian.AppendUint32(nil, v); !bytes.Equal(got, want) {
+					t.Fatalf("%q: % x, want % x", b, got, want)
+				}
+			}
+		}
 	}
 }
