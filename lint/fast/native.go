@@ -51,31 +51,6 @@ var Natives = map[string]func([]byte) bool{
 	`^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-8])))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(00|0[48]|[2468][048]|[13579][26])00)-02-29)_[a-z0-9_-]+_[0-9]{3}$`: matchSessionID,
 }
 
-// NativeFuncs names the matchers of Natives that are functions of this
-// package: the generated acceptors call NativeFuncs[src] directly where
-// they would call the Match of a Regex of src, which calls Natives[src]
-// (the same function; TestNativeFuncs holds them to that).
-var NativeFuncs = map[string]string{
-	DateTimePattern:    "matchDateTimeAny",
-	UTCDateTimePattern: "matchDateTimeUTC",
-	`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`: "matchUUID",
-	`^(lifecycle|activity|coordination|hook|decision|system)\.[a-z_]+$`:             "matchCollectorEventType",
-	`^[0-9]+\.[0-9]+\.[0-9]+$`:                 "matchSemver",
-	`^[0-9a-fA-F-]{36}$`:                       "matchHexDash36",
-	`^(T-[0-9]+|[0-9a-fA-F-]{36})$`:            "matchTaskID",
-	`^1(\.|$)`:                                 "matchMajor1",
-	`^(loop|grind|issue)-[0-9]+-[0-9]+$`:       "matchRunID",
-	`^[a-z][a-z0-9]*-[A-Za-z0-9]+(\.[0-9]+)*$`: "matchBeadID",
-	`^msg-[A-Za-z0-9]+$`:                       "matchMsgID",
-	`^evt-[A-Za-z0-9]+$`:                       "matchEvtID",
-	`^proc-[A-Za-z0-9-]+$`:                     "matchProcID",
-	`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`:    "matchDotted",
-	`^[a-z][a-z0-9]*$`:                         "matchName",
-	`^[a-z0-9_-]+$`:                            "matchSlug",
-	`^[0-9]+/[0-9]+$`:                          "matchRatio",
-	`^([0-9]{4}-(((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))|((0[469]|11)-(0[1-9]|[12][0-9]|30))|(02-(0[1-9]|1[0-9]|2[0-8])))|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(00|0[48]|[2468][048]|[13579][26])00)-02-29)_[a-z0-9_-]+_[0-9]{3}$`: "matchSessionID",
-}
-
 // The matchers of Natives that are not written out below.
 func matchDateTimeAny(b []byte) bool { return matchDateTime(b, false) }
 func matchDateTimeUTC(b []byte) bool { return matchDateTime(b, true) }

@@ -3,7 +3,6 @@ package fast
 import (
 	"math/bits"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 )
 
@@ -287,24 +286,6 @@ func TestAllIn8(t *testing.T) {
 					t.Fatalf("allIn8(%q) = %v, want %v", b, got, want)
 				}
 			}
-		}
-	}
-}
-
-// TestNativeFuncs: each function NativeFuncs names is the matcher Natives
-// holds for that pattern (the generated acceptors call it by name).
-func TestNativeFuncs(t *testing.T) {
-	byName := map[string]func([]byte) bool{
-		"matchDateTimeAny": matchDateTimeAny, "matchDateTimeUTC": matchDateTimeUTC, "matchUUID": matchUUID,
-		"matchCollectorEventType": matchCollectorEventType, "matchSemver": matchSemver, "matchHexDash36": matchHexDash36,
-		"matchTaskID": matchTaskID, "matchMajor1": matchMajor1, "matchRunID": matchRunID, "matchBeadID": matchBeadID,
-		"matchMsgID": matchMsgID, "matchEvtID": matchEvtID, "matchProcID": matchProcID, "matchDotted": matchDotted,
-		"matchName": matchName, "matchSlug": matchSlug, "matchRatio": matchRatio, "matchSessionID": matchSessionID,
-	}
-	for src, name := range NativeFuncs {
-		f, g := byName[name], Natives[src]
-		if f == nil || g == nil || reflect.ValueOf(f).Pointer() != reflect.ValueOf(g).Pointer() {
-			t.Errorf("NativeFuncs[%q] = %s, not Natives' matcher", src, name)
 		}
 	}
 }

@@ -4,7 +4,9 @@ package schema
 
 import (
 	"fmt"
+	"reflect"
 	"regexp/syntax"
+	"runtime"
 	"slices"
 	"strings"
 	"unicode"
@@ -222,7 +224,7 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 					// In package fast itself, the pattern's
 					// hand-written matcher directly (what Match
 					// calls).
-					if n := fast.NativeFuncs[p]; n != "" && q == "" {
+					if n := nativeFunc(p); n != "" && q == "" {
 						conds = append(conds, n+"(s)")
 						continue
 					}
@@ -758,6 +760,24 @@ func plainLeaf(t *Type) bool {
 		}
 	}
 	return false
+}
+
+// nativeFunc returns the name of the function of package fast that
+// fast.Natives holds for the pattern src, which the generated acceptors
+// of package fast call directly instead of the Match of a Regex of src
+// (which calls the same function); "" when src has no native matcher or
+// its matcher is a function literal.
+func nativeFunc(src string) string {
+	fn, ok := fast.Natives[src]
+	if !ok {
+		return ""
+	}
+	name := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name()
+	n, ok := strings.CutPrefix(name, reflect.TypeFor[fast.Acc]().PkgPath()+".")
+	if !ok || strings.Contains(n, ".") { // another package's, or a literal (fast.init.func1)
+		return ""
+	}
+	return n
 }
 
 // plainText reports whether s is made of plain bytes only (plainLeaf).

@@ -118,3 +118,19 @@ func TestPlainMin(t *testing.T) {
 		}
 	}
 }
+
+// TestNativeFunc: a pattern whose native matcher is a named function of
+// package fast gets that function's name (the generated code calls it),
+// one whose matcher is a function literal or that has none gets "".
+func TestNativeFunc(t *testing.T) {
+	for src, want := range map[string]string{
+		`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`: "matchUUID",
+		`^evt-[A-Za-z0-9]+$`: "matchEvtID",
+		`^/`:                 "",
+		`^no native$`:        "",
+	} {
+		if got := nativeFunc(src); got != want {
+			t.Errorf("nativeFunc(%q) = %q, want %q", src, got, want)
+		}
+	}
+}
