@@ -189,29 +189,17 @@ func (e *emitter) chunk(it *item) error {
 }
 
 // observe runs the stream rules on the records of a chunk and keeps their
-// findings in e.found.
+// findings in e.found: each rule on every record of the chunk in turn
+// (the rules' states are independent of each other), then the findings
+// ordered by record, stably (a record's in the order of its rules, as
+// if each record had gone through every rule before the next).
 func (e *emitter) observe(res *result) {
-	for i := range res.recs {
-		rec := &res.recs[i]
-		e.rec = rules.StreamRecord{Line: rec.line, Offset: rec.off, Valid: rec.valid}
-		if rec.doc > 0 {
-			d := &res.docs[rec.doc-1]
-			e.rec.Doc, e.rec.Locate = d.doc, d.locate
-		}
-		if e.src != nil {
-			e.rec.Source = e.src
-		}
-		for j := range e.runs {
-			fr := &e.runs[j]
-			fr.state.Observe(e.streamRecord(res, rec, fr), fr.rep)
-			for _, f := range fr.rep.Take() {
-				e.found = append(e.found, pending{rec: i, f: f})
-			}
-		}
+	for j := range e.runs {
+		fr := &e.runs[j]
+		e.observeRun(res, fr)
 	}
 	// Rules that decide a batch at once (rules.Flusher) report its
 	// records now, by line.
-	n := len(e.found)
 	for j := range e.runs {
 		fr := &e.runs[j]
 		if fl, ok := fr.state.(rules.Flusher); ok {
@@ -225,8 +213,62 @@ func (e *emitter) observe(res *result) {
 			}
 		}
 	}
-	if len(e.found) > n {
-		sort.SliceStable(e.found, func(a, b int) bool { return e.found[a].rec < e.found[b].rec })
+	if len(e.found) > 0 {
+		e.sortFound()
+	}
+}
+
+// observeRun runs the stream rule of fr on the records of a chunk,
+// appending its findings to e.found (record by record).
+func (e *emitter) observeRun(res *result, fr *fileStreamRun) {
+	st, rep := fr.state, fr.rep
+	direct, idx := fr.run.direct, fr.run.idx
+	k0, nv := 0, len(idx)
+	if direct {
+		k0 = idx[0]
+	}
+	r := &e.rec
+	*r = rules.StreamRecord{}
+	if e.src != nil {
+		r.Source = e.src
+	}
+	vals := res.vals
+	for i := range res.recs {
+		rec := &res.recs[i]
+		// Only what differs from the record before is written.
+		r.Line, r.Offset, r.Valid = rec.line, rec.off, rec.valid
+		if rec.doc > 0 {
+			d := &res.docs[rec.doc-1]
+			r.Doc, r.Locate = d.doc, d.locate
+		} else if r.Doc != nil || r.Locate != nil {
+			r.Doc, r.Locate = nil, nil
+		}
+		if direct {
+			k := rec.v0 + k0
+			r.Values = vals[k : k+nv : k+nv]
+		} else {
+			e.vals = e.vals[:0]
+			for _, k := range idx {
+				e.vals = append(e.vals, vals[rec.v0+k])
+			}
+			r.Values = e.vals
+		}
+		st.Observe(r, rep)
+		if fs := rep.Take(); len(fs) > 0 {
+			for _, f := range fs {
+				e.found = append(e.found, pending{rec: i, f: f})
+			}
+		}
+	}
+}
+
+// sortFound orders e.found by record, stably, unless it is in order.
+func (e *emitter) sortFound() {
+	for k := 1; k < len(e.found); k++ {
+		if e.found[k].rec < e.found[k-1].rec {
+			sort.SliceStable(e.found, func(a, b int) bool { return e.found[a].rec < e.found[b].rec })
+			return
+		}
 	}
 }
 
@@ -267,24 +309,6 @@ func (e *emitter) merge(it *item) error {
 		k = j
 	}
 	return e.pass(it, ei, len(res.envs))
-}
-
-// streamRecord is what rule run fr observes of record rec of a chunk:
-// e.rec, which observe set for rec, with fr's values (one value, reused).
-func (e *emitter) streamRecord(res *result, rec *streamRec, fr *fileStreamRun) *rules.StreamRecord {
-	var vals []rules.Value
-	if fr.run.direct {
-		k := rec.v0 + fr.run.idx[0]
-		vals = res.vals[k : k+len(fr.run.idx) : k+len(fr.run.idx)]
-	} else {
-		e.vals = e.vals[:0]
-		for _, k := range fr.run.idx {
-			e.vals = append(e.vals, res.vals[rec.v0+k])
-		}
-		vals = e.vals
-	}
-	e.rec.Values = vals
-	return &e.rec
 }
 
 // pass writes the envelopes envs[i:j] of a chunk unchanged.

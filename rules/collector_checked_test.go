@@ -2,6 +2,7 @@ package rules
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,6 +68,15 @@ func TestCL101CheckedReason(t *testing.T) {
 	var checked, secret int
 	for _, f := range fs {
 		trace, _ := f.Extra["trace_id"].(string)
+		// The reason quotes both ids as strconv.Quote does.
+		r := recs[f.Line-1]
+		want := "parent_span_id " + strconv.Quote(r.parent) + " names no span_id of trace_id " + strconv.Quote(r.trace) + " in the "
+		if r.trace == "" {
+			want = "parent_span_id " + strconv.Quote(r.parent) + " names no span_id of the events without a trace_id in the "
+		}
+		if !strings.HasPrefix(f.Reason, want) {
+			t.Fatalf("line %d: reason %q, want it to begin with %q", f.Line, f.Reason, want)
+		}
 		_, inReason := secrets.Scan(f.Reason)
 		_, inTrace := secrets.Scan(trace)
 		if want := !inReason && !inTrace; f.Checked != want {

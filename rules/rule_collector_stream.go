@@ -96,6 +96,39 @@ func uuidKey(s []byte) (k [16]byte, ok bool) {
 	return k, okA && okB && okC && okD
 }
 
+// uuidFold returns the 32 hex digits of a UUID in the 8-4-4-4-12 layout
+// (hex digits of either case) as four words of lowercase text (as
+// binary.LittleEndian reads them: the first eight digits, the next two
+// groups of four, the next four and the first four of the last group, its
+// last eight); ok is false for anything else. Two UUIDs are equal as
+// 128-bit values exactly when their folded words are: CL100 hashes and
+// compares those instead of decoding the digits (uuidKey).
+func uuidFold(s []byte) (w [4]uint64, ok bool) {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return w, false
+	}
+	le := binary.LittleEndian
+	w[0] = le.Uint64(s)
+	w[1] = uint64(le.Uint32(s[9:])) | uint64(le.Uint32(s[14:]))<<32
+	w[2] = uint64(le.Uint32(s[19:])) | uint64(le.Uint32(s[24:]))<<32
+	w[3] = le.Uint64(s[28:])
+	if !timefmt.IsHex8(w[0]) || !timefmt.IsHex8(w[1]) || !timefmt.IsHex8(w[2]) || !timefmt.IsHex8(w[3]) {
+		return w, false
+	}
+	const fold = 0x2020202020202020 // 'A'-'F' to 'a'-'f'; digits unchanged
+	w[0], w[1], w[2], w[3] = w[0]|fold, w[1]|fold, w[2]|fold, w[3]|fold
+	return w, true
+}
+
+// uuidFoldHash is the hash of a UUID's folded words (uuidFold): the key
+// of CL100's entries of a file that can be read again.
+func uuidFoldHash(w *[4]uint64) uint64 {
+	return idtab.Hash(w[0]^idtab.Hash(w[2], w[3]), w[1])
+}
+
+// nilUUIDFold is uuidFold's word for each group of the nil UUID.
+const nilUUIDFold = 0x3030303030303030
+
 // collectorDupID is the stream check of CL100.
 type collectorDupID struct{}
 
@@ -126,7 +159,8 @@ var collectorLimits = struct {
 // collectorDupIDState keeps every event_id of one log, exactly:
 //
 //   - in a file the engine can read again (rec.Source), a UUID is kept as
-//     an entry of 60 bits of its hash, its record's byte offset and line:
+//     an entry of 60 bits of the hash of its lowercase text (uuidFold),
+//     its record's byte offset and line:
 //     the last hotMax of them in memory (offs: 16 bytes each), the older
 //     ones on disk (disk: sorted runs in temporary files behind a Bloom
 //     filter of 12 bits an id, idRuns); a possible repeat (same hash bits)
@@ -158,9 +192,9 @@ type collectorDupIDState struct {
 
 // uuidRef is an event_id of the current batch, decided by Flush.
 type uuidRef struct {
-	k         [16]byte
-	h         uint64 // uuidEntryHash of k (Flush)
-	off       int64  // the record's byte offset; -1: it cannot be read again
+	w         [4]uint64 // its folded words (uuidFold)
+	h         uint64    // uuidFoldHash of w
+	off       int64     // the record's byte offset; -1: it cannot be read again
 	line, col int32
 	text      uint32 // the event_id as written: texts[text:text+36]
 }
@@ -183,22 +217,27 @@ func uuidEntryHash(e []uint32) uint64 {
 	return idtab.Hash(uint64(e[0])|uint64(e[1])<<32, uint64(e[2])|uint64(e[3])<<32)
 }
 
-// firstUUID records the UUID k (of hash h: uuidEntryHash) of the record
-// on line, at byte offset off of a file that can be read again (-1
-// otherwise), and returns the line of its first occurrence and whether
-// that was an earlier record.
-func (s *collectorDupIDState) firstUUID(k *[16]byte, h uint64, line int, off int64) (int, bool) {
-	if *k == ([16]byte{}) {
+// firstUUID records the UUID text (36 bytes, of folded words w and hash
+// h: uuidFold, uuidFoldHash) of the record on line, at byte offset off of
+// a file that can be read again (-1 otherwise), and returns the line of
+// its first occurrence and whether that was an earlier record.
+func (s *collectorDupIDState) firstUUID(text []byte, w *[4]uint64, h uint64, line int, off int64) (int, bool) {
+	if w[0] == nilUUIDFold && w[1] == nilUUIDFold && w[2] == nilUUIDFold && w[3] == nilUUIDFold {
 		if s.nilLine > 0 {
 			return s.nilLine, true
 		}
 		s.nilLine = line
 		return line, false
 	}
-	uuidWords(k, s.e[:4])
+	// The UUIDs kept whole (uuids) are placed by the hash of their value.
+	var k [16]byte
+	var hk uint64
 	var cu idtab.Cursor
 	if s.uuids.Len() > 0 {
-		cu = s.uuids.Probe(h)
+		k, _ = uuidKey(text)
+		uuidWords(&k, s.e[:4])
+		hk = uuidEntryHash(s.e[:4])
+		cu = s.uuids.Probe(hk)
 		for e := cu.Next(); e != nil; e = cu.Next() {
 			if e[0] == s.e[0] && e[1] == s.e[1] && e[2] == s.e[2] && e[3] == s.e[3] {
 				return int(e[4]), true
@@ -212,14 +251,14 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, h uint64, line int, off int
 	co := s.offs.Probe(key)
 	if s.offs.Len() > 0 { // an entry's word 3, its line, is not 0
 		for e := co.Seek(1, 3, ^uint32(15), uint32(key), uint32(key>>32)); e != nil; e = co.Seek(1, 3, ^uint32(15), uint32(key), uint32(key>>32)) {
-			if off := int64(e[0]) | int64(e[1]&15)<<32 - 1; s.is(off, k) {
+			if off := int64(e[0]) | int64(e[1]&15)<<32 - 1; s.is(off, w) {
 				return int(e[3]), true
 			}
 		}
 	}
 	if s.disk.has(key) {
 		first := 0
-		if s.disk.find(key, func(o uint64) bool { first = int(o >> 36); return s.is(int64(o&offMax)-1, k) }) {
+		if s.disk.find(key, func(o uint64) bool { first = int(o >> 36); return s.is(int64(o&offMax)-1, w) }) {
 			return first, true
 		}
 	}
@@ -232,22 +271,27 @@ func (s *collectorDupIDState) firstUUID(k *[16]byte, h uint64, line int, off int
 		}
 		return line, false
 	}
-	uuidWords(k, s.e[:4])
-	s.e[4] = uint32(line)
 	if s.uuids.Len() == 0 {
-		cu = s.uuids.Probe(h)
+		k, _ = uuidKey(text)
+		uuidWords(&k, s.e[:4])
+		hk = uuidEntryHash(s.e[:4])
+		cu = s.uuids.Probe(hk)
+	} else {
+		uuidWords(&k, s.e[:4])
 	}
+	s.e[4] = uint32(line)
 	cu.Put(s.e[:])
 	return line, false
 }
 
-// is reports whether the record at off carries UUID k.
-func (s *collectorDupIDState) is(off int64, k *[16]byte) bool {
+// is reports whether the record at off carries the UUID of folded words
+// w (uuidFold).
+func (s *collectorDupIDState) is(off int64, w *[4]uint64) bool {
 	if !s.src.Values(off, cl100Fields, s.vals[:]) || s.vals[0].Type != ValueString {
 		return false
 	}
-	k2, ok := uuidKey(s.vals[0].Str)
-	return ok && k2 == *k
+	w2, ok := uuidFold(s.vals[0].Str)
+	return ok && w2 == *w
 }
 
 // spill moves the entries of offs to a new run on disk; when it cannot,
@@ -271,7 +315,7 @@ func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
 	if v.Type != ValueString {
 		return
 	}
-	k, ok := uuidKey(v.Str)
+	w, ok := uuidFold(v.Str)
 	if !ok {
 		if first, dup := s.other.see(v.Str, rec.Line); dup {
 			s.report(r, rec.Line, v.Column, v.Str, first)
@@ -283,7 +327,7 @@ func (s *collectorDupIDState) Observe(rec *StreamRecord, r *StreamReporter) {
 	if rec.Source != nil {
 		s.src, off = rec.Source, rec.Offset
 	}
-	s.batch = append(s.batch, uuidRef{k: k, off: off, line: int32(rec.Line), col: int32(v.Column), text: uint32(len(s.texts))})
+	s.batch = append(s.batch, uuidRef{w: w, h: uuidFoldHash(&w), off: off, line: int32(rec.Line), col: int32(v.Column), text: uint32(len(s.texts))})
 	s.texts = append(s.texts, v.Str...)
 }
 
@@ -302,14 +346,10 @@ func (s *collectorDupIDState) Flush(r *StreamReporter) {
 	if len(s.batch) == 0 {
 		return
 	}
-	var e [4]uint32
+	// The table of whole UUIDs is placed by their value's hash, not h:
+	// its lines are not loaded ahead (it serves standard input).
 	for i := range s.batch {
-		uuidWords(&s.batch[i].k, e[:])
-		h := uuidEntryHash(e[:])
-		s.batch[i].h = h
-		if p := s.uuids.Line(h); p != nil {
-			s.lines = append(s.lines, p)
-		}
+		h := s.batch[i].h
 		if p := s.offs.Line(h &^ 15); p != nil {
 			s.lines = append(s.lines, p)
 		}
@@ -320,8 +360,9 @@ func (s *collectorDupIDState) Flush(r *StreamReporter) {
 	s.sink += idtab.LoadLines(&s.lines)
 	for i := range s.batch {
 		u := &s.batch[i]
-		if first, dup := s.firstUUID(&u.k, u.h, int(u.line), u.off); dup {
-			s.report(r, int(u.line), int(u.col), s.texts[u.text:u.text+36], first)
+		text := s.texts[u.text : u.text+36]
+		if first, dup := s.firstUUID(text, &u.w, u.h, int(u.line), u.off); dup {
+			s.report(r, int(u.line), int(u.col), text, first)
 		}
 	}
 	s.batch, s.texts = s.batch[:0], s.texts[:0]
@@ -418,6 +459,7 @@ type spanRun struct {
 	byNum      []traceSlot      // recent trace_ids by their number (traceText)
 	extras     []map[string]any // the details of the findings of byNum's traces
 	clean      []bool           // whether byNum's traces hold no secret (traceText)
+	plain      []bool           // whether byNum's traces are plainText (traceText)
 	quoted     []byte           // traceText's quoted trace_id
 	span       [16]byte         // resolve's parent span_id (spanText)
 	text       []byte           // the slab CL101's reasons are cut from (report)
@@ -541,19 +583,20 @@ func (s *spanRun) traceNumber(t []byte) uint32 {
 // traceText returns the text of trace number tid (> 0), valid until the
 // next call, the details of CL101's findings in that trace
 // ({"trace_id": text}: a map shared by the findings of a trace in the
-// cache, never written; the engine copies a map it must change) and
-// whether neither the text nor its quoted form (appendQuote) holds a
-// secret (secrets.Scan).
-func (s *spanRun) traceText(tid uint32) ([]byte, map[string]any, bool) {
+// cache, never written; the engine copies a map it must change), whether
+// neither the text nor its quoted form (appendQuote) holds a secret
+// (secrets.Scan), and whether the text is plainText (quoted as it is).
+func (s *spanRun) traceText(tid uint32) ([]byte, map[string]any, bool, bool) {
 	if s.byNum == nil {
 		s.byNum = make([]traceSlot, traceSlots)
 		s.extras = make([]map[string]any, traceSlots)
 		s.clean = make([]bool, traceSlots)
+		s.plain = make([]bool, traceSlots)
 	}
 	i := tid & (traceSlots - 1)
 	sl := &s.byNum[i]
 	if sl.n > 0 && sl.tid == tid {
-		return sl.text[:sl.n-1], s.extras[i], s.clean[i]
+		return sl.text[:sl.n-1], s.extras[i], s.clean[i], s.plain[i]
 	}
 	t := s.traces.At(tid)
 	extra := map[string]any{"trace_id": string(t)}
@@ -562,12 +605,13 @@ func (s *spanRun) traceText(tid uint32) ([]byte, map[string]any, bool) {
 		s.quoted = appendQuote(s.quoted[:0], t)
 		clean = !scans(extra["trace_id"].(string)) && !scans(string(s.quoted))
 	}
+	plain := plainText(t)
 	if len(t) <= len(sl.text) {
 		sl.tid, sl.n = tid, uint8(len(t)+1)
 		copy(sl.text[:], t)
-		s.extras[i], s.clean[i] = extra, clean
+		s.extras[i], s.clean[i], s.plain[i] = extra, clean, plain
 	}
-	return t, extra, clean
+	return t, extra, clean, plain
 }
 
 // spanSeeds make the placement of spans in their table unpredictable (no
@@ -1000,10 +1044,10 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 	// One buffer for the reason (it becomes the string), not a string per part.
 	var t []byte
 	var extra map[string]any
-	clean := s.tailClean
+	clean, tplain := s.tailClean, false
 	if tid > 0 {
 		var tclean bool
-		t, extra, tclean = s.traceText(tid)
+		t, extra, tclean, tplain = s.traceText(tid)
 		clean = clean && tclean
 	} else {
 		if s.noTrace == nil {
@@ -1020,11 +1064,12 @@ func (s *spanRun) report(p *spanRef, tid uint32, parent []byte, r *StreamReporte
 	b := s.text[len(s.text):len(s.text)]
 	b = append(b, cl101Text1...)
 	q := len(b)
-	b = appendQuote(b, parent)
+	// A span entry's hex key is spelt in lowercase hex (spanText): plain.
+	b = appendQuoted(b, parent, p.key[0] != refAtOffset && p.key[0] != 0 && p.key[0]&15 == spanTagHex)
 	clean = clean && s.parentClean(p, parent, b[q:])
 	if tid > 0 {
 		b = append(b, cl101Text2...)
-		b = appendQuote(b, t)
+		b = appendQuoted(b, t, tplain)
 	} else {
 		b = append(b, cl101NoTrace...)
 	}
@@ -1117,6 +1162,17 @@ func scans(s string) bool {
 func appendQuote(b, s []byte) []byte {
 	if !plainText(s) {
 		return strconv.AppendQuote(b, string(s))
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendQuoted is appendQuote of s, known to be plainText when plain is
+// true (then not tested again).
+func appendQuoted(b, s []byte, plain bool) []byte {
+	if !plain {
+		return appendQuote(b, s)
 	}
 	b = append(b, '"')
 	b = append(b, s...)

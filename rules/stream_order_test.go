@@ -75,6 +75,61 @@ func TestUUIDKeyRandom(t *testing.T) {
 	}
 }
 
+// TestUUIDFold: uuidFold accepts what uuidKey accepts, and two UUIDs
+// have equal folded words (and hash) exactly when their 128-bit values
+// are equal, whatever the case of their letters; the nil UUID folds to
+// nilUUIDFold.
+func TestUUIDFold(t *testing.T) {
+	const digits = "0123456789abcdefABCDEF"
+	rng := rand.New(rand.NewPCG(3, 4))
+	random := func() []byte {
+		s := []byte("00000000-0000-0000-0000-000000000000")
+		for i := range s {
+			if s[i] != '-' {
+				s[i] = digits[rng.IntN(len(digits))]
+			}
+		}
+		return s
+	}
+	for n := 0; n < 100000; n++ {
+		a := random()
+		if n%3 == 0 {
+			a[rng.IntN(len(a))] = byte(rng.IntN(256))
+		}
+		// b: a with the case of some letters swapped, or another UUID.
+		b := append([]byte(nil), a...)
+		if n%2 == 0 {
+			b = random()
+		} else {
+			for i, c := range b {
+				if rng.IntN(2) == 0 && ('a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+					b[i] = c ^ 0x20
+				}
+			}
+		}
+		ka, okA := uuidKey(a)
+		kb, okB := uuidKey(b)
+		wa, okFA := uuidFold(a)
+		wb, okFB := uuidFold(b)
+		if okA != okFA || okB != okFB {
+			t.Fatalf("uuidFold(%q) ok %v, (%q) ok %v; uuidKey: %v, %v", a, okFA, b, okFB, okA, okB)
+		}
+		if !okA || !okB {
+			continue
+		}
+		if (ka == kb) != (wa == wb) || ka == kb && uuidFoldHash(&wa) != uuidFoldHash(&wb) {
+			t.Fatalf("%q and %q: keys equal %v, folded words equal %v", a, b, ka == kb, wa == wb)
+		}
+	}
+	for _, s := range []string{"00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-000000000001"} {
+		w, ok := uuidFold([]byte(s))
+		isNil := ok && w == [4]uint64{nilUUIDFold, nilUUIDFold, nilUUIDFold, nilUUIDFold}
+		if want := s[35] == '0'; isNil != want {
+			t.Errorf("uuidFold(%q) = %x %v: nil %v, want %v", s, w, ok, isNil, want)
+		}
+	}
+}
+
 func TestPairKey(t *testing.T) {
 	// ("ab", "c") and ("a", "bc") must not share a key.
 	if string(pairKey(nil, []byte("ab"), []byte("c"))) == string(pairKey(nil, []byte("a"), []byte("bc"))) {

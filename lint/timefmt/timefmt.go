@@ -334,6 +334,14 @@ func hex8(x uint64) bool {
 	return x&msb8 == 0 && hexDigits8(x) == msb8
 }
 
+// IsHex8 reports whether each of the eight bytes of x (the first in the
+// low byte, as binary.LittleEndian reads them) is a hex digit of either
+// case, as DecodeHex8 with upper true accepts them, without decoding: a
+// caller that only compares hex texts folds the case by setting bit 5 of
+// each byte (x | 0x2020202020202020 maps 'A'-'F' to 'a'-'f' and leaves
+// the digits as they are).
+func IsHex8(x uint64) bool { return hex8(x) }
+
 // hexDash8 reports whether each of the eight bytes of x is a hex digit of
 // either case or '-' (seed 001's run_id class).
 func hexDash8(x uint64) bool {

@@ -403,3 +403,20 @@ func TestDecodeHex8(t *testing.T) {
 		}
 	}
 }
+
+// TestIsHex8 tries every byte at every position: IsHex8 accepts exactly
+// the hex digits of either case, as DecodeHex8 with upper true does.
+func TestIsHex8(t *testing.T) {
+	base := []byte("0123abCD")
+	for pos := range 8 {
+		for c := range 256 {
+			b := append([]byte(nil), base...)
+			b[pos] = byte(c)
+			x := binary.LittleEndian.Uint64(b)
+			digit := c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+			if got := IsHex8(x); got != digit {
+				t.Fatalf("IsHex8(%q) = %v, want %v", b, got, digit)
+			}
+		}
+	}
+}
