@@ -575,9 +575,10 @@ func (e *emitter) streamTree(st rules.TreeState, rep *rules.StreamReporter, file
 		return lastFile
 	}
 	write := e.findings
+	var tr *treeRender
 	if e.p.jobs > 1 && e.p.cfg.Render != nil && !e.p.cfg.Quiet {
 		// Rendered by Jobs goroutines, written here in order.
-		tr := newTreeRender(e, e.p.jobs)
+		tr = newTreeRender(e, e.p.jobs)
 		defer func() {
 			if cerr := tr.close(); err == nil {
 				err = cerr
@@ -604,6 +605,22 @@ func (e *emitter) streamTree(st rules.TreeState, rep *rules.StreamReporter, file
 		group = group[:0]
 	}
 	rep.Stream(func(f rules.StreamFinding) {
+		if tr != nil && (len(group) == 0 || f.File != group[0].File) {
+			// A finding of a JSON Lines file goes to the renderers'
+			// batch at once (addFinding groups it with the finding
+			// before when they share a file and line).
+			fr := fileOf(f.File)
+			if k := fr.kind; k.Format == kind.FormatJSONL || k.Format == "" {
+				flush()
+				if err == nil {
+					err = tr.err
+				}
+				if err == nil {
+					tr.addFinding(fr, f)
+				}
+				return
+			}
+		}
 		if len(group) > 0 && (f.File != group[0].File || !doc && f.Line != group[0].Line) {
 			flush()
 		}

@@ -91,6 +91,33 @@ func (t *treeRender) add(f *fileRun, line int, fs []rules.StreamFinding) {
 	}
 }
 
+// addFinding queues finding fd of the JSON Lines file f: in the envelope
+// of the finding queued last when that one is of f and of fd's line, else
+// in an envelope of its own (as add of the findings of one line).
+func (t *treeRender) addFinding(f *fileRun, fd rules.StreamFinding) {
+	if b := t.cur; b != nil {
+		g := &b.groups[len(b.groups)-1]
+		if g.f == f && g.line == fd.Line {
+			b.fs = append(b.fs, fd)
+			g.nf++
+			return
+		}
+		if len(b.fs) >= treeBatchFindings {
+			t.submit()
+		}
+	}
+	if t.cur == nil {
+		if n := len(t.free); n > 0 {
+			t.cur, t.free = t.free[n-1], t.free[:n-1]
+		} else {
+			t.cur = &treeBatch{}
+		}
+	}
+	b := t.cur
+	b.groups = append(b.groups, treeGroup{f: f, line: fd.Line, nf: 1})
+	b.fs = append(b.fs, fd)
+}
+
 // submit hands the current batch to the renderers, and writes the oldest
 // batches while more than max wait.
 func (t *treeRender) submit() {
