@@ -15,6 +15,7 @@ import (
 	"github.com/agentlint/agentlint/lint/kind"
 	"github.com/agentlint/agentlint/lint/output"
 	"github.com/agentlint/agentlint/lint/record"
+	"github.com/agentlint/agentlint/rules"
 )
 
 // treeLogs writes three collector logs to dir whose records name, besides
@@ -169,5 +170,59 @@ func TestRenderRecordSameOutput(t *testing.T) {
 		if n := strings.Count(got, "\n"); n < 3*treeBatchFindings {
 			t.Fatalf("jobs %d: only %d envelopes", jobs, n)
 		}
+	}
+}
+
+// TestTreeRenderAddFinding: findings queued one at a time form one
+// envelope per file and line, in order; a batch is handed to the
+// renderers once it holds treeBatchFindings findings, at the start of an
+// envelope, never in the middle of one.
+func TestTreeRenderAddFinding(t *testing.T) {
+	tr := &treeRender{work: make(chan *treeBatch, 64), max: 64}
+	a, b := &fileRun{path: "a.jsonl"}, &fileRun{path: "b.jsonl"}
+	type env struct {
+		f    *fileRun
+		line int
+		nf   int
+	}
+	var want []env
+	add := func(f *fileRun, line, n int) {
+		for range n {
+			tr.addFinding(f, rules.StreamFinding{File: f.path, Line: line})
+		}
+		want = append(want, env{f, line, n})
+	}
+	add(a, 1, 2)
+	add(a, 2, 1)
+	add(b, 2, 3) // same line, another file: another envelope
+	add(a, 2, 1)
+	for line := 3; line < 3+treeBatchFindings; line++ {
+		add(a, line, 1+line%2)
+	}
+	tr.submit()
+	var got []env
+	for i, bt := range tr.queue {
+		if i < len(tr.queue)-1 && len(bt.fs) < treeBatchFindings {
+			t.Fatalf("batch %d handed over with %d findings", i, len(bt.fs))
+		}
+		k := 0
+		for _, g := range bt.groups {
+			for _, f := range bt.fs[k : k+g.nf] {
+				if f.File != g.f.path || f.Line != g.line {
+					t.Fatalf("finding %s:%d in the envelope of %s:%d", f.File, f.Line, g.f.path, g.line)
+				}
+			}
+			k += g.nf
+			got = append(got, env{g.f, g.line, g.nf})
+		}
+		if k != len(bt.fs) {
+			t.Fatalf("batch %d: envelopes of %d findings, %d queued", i, k, len(bt.fs))
+		}
+	}
+	if len(tr.queue) < 2 {
+		t.Fatalf("%d batches, want several", len(tr.queue))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("envelopes differ: got %d, want %d", len(got), len(want))
 	}
 }
