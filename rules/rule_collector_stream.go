@@ -696,7 +696,7 @@ func (s *spanRun) hasEntryHash(k *[3]uint32, h uint64) bool {
 // findSpan reports whether the probe sequence c holds the span entry k; it
 // leaves c at the end of the sequence when it does not (for Cursor.Put).
 func findSpan(c *idtab.Cursor, k *[3]uint32) bool {
-	for e := c.Seek(0, 0, ^uint32(0), k[0], k[1]); e != nil; e = c.Seek(0, 0, ^uint32(0), k[0], k[1]) {
+	for e := c.Seek3(k[0], k[1]); e != nil; e = c.Seek3(k[0], k[1]) {
 		if e[2] == k[2] {
 			return true
 		}

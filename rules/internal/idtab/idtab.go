@@ -275,6 +275,69 @@ func (c *Cursor) Seek(at, nz int, mask, k0, k1 uint32) []uint32 {
 	}
 }
 
+// Seek3 is Seek(0, 0, ^uint32(0), k0, k1) on a table of 3-word entries
+// (five a bucket) whose word 0 is never 0: the next entry whose words 0
+// and 1 are k0 and k1, or nil when the sequence reaches an empty slot
+// (where Put then inserts). A bucket is tested slot by slot at constant
+// offsets, without a loop.
+func (c *Cursor) Seek3(k0, k1 uint32) []uint32 {
+	if c.done {
+		return nil
+	}
+	if c.t.w != 3 {
+		panic("idtab: Seek3 on a table of entries of other than 3 words")
+	}
+	s := c.s
+	b, k := c.b, c.k
+	for {
+		ws := (*[bucketWords]uint32)(s.words[b*bucketWords:])
+		// The first slot from k that is empty or holds the key (5: none).
+		var at uint32
+		switch {
+		case k <= 0 && ws[0] == 0:
+			at = 0
+		case k <= 0 && ws[0] == k0 && ws[1] == k1:
+			at = 0
+		case k <= 1 && ws[3] == 0:
+			at = 1
+		case k <= 1 && ws[3] == k0 && ws[4] == k1:
+			at = 1
+		case k <= 2 && ws[6] == 0:
+			at = 2
+		case k <= 2 && ws[6] == k0 && ws[7] == k1:
+			at = 2
+		case k <= 3 && ws[9] == 0:
+			at = 3
+		case k <= 3 && ws[9] == k0 && ws[10] == k1:
+			at = 3
+		case ws[12] == 0:
+			at = 4
+		case ws[12] == k0 && ws[13] == k1:
+			at = 4
+		default:
+			at = 5
+		}
+		if at < 5 {
+			i := at * 3
+			if ws[i] == 0 {
+				c.b, c.k, c.done = b, at, true
+				return nil
+			}
+			if c.b, c.k = b, at+1; c.k == 5 {
+				c.k = 0
+				if c.b++; c.b == s.nb {
+					c.b = 0
+				}
+			}
+			return ws[i : i+3 : i+3]
+		}
+		k = 0
+		if b++; b == s.nb {
+			b = 0
+		}
+	}
+}
+
 func empty(e []uint32) bool {
 	if len(e) == 3 { // three-word entries (recordIDs, pagedStrings): no loop
 		return e[0]|e[1]|e[2] == 0

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -181,5 +182,53 @@ func TestClear(t *testing.T) {
 		if tab.Len() != 0 || tab.Bytes() != before {
 			t.Fatalf("round %d: after Clear, Len %d, %d -> %d bytes", round, tab.Len(), before, tab.Bytes())
 		}
+	}
+}
+
+// TestSeek3AgreesWithSeek: on a table of 3-word entries with colliding
+// hashes (few home buckets: sequences cross buckets and wrap), Seek3
+// returns the entries Seek(0, 0, ^0, …) returns, in the same order, from
+// every slot a cursor can start at, and leaves the cursor where Seek does,
+// so that Put inserts at the same slot.
+func TestSeek3AgreesWithSeek(t *testing.T) {
+	hash := func(e []uint32) uint64 { return Hash(uint64(e[0])%97, 0) }
+	a, b := New(3, hash), New(3, hash)
+	defer a.Free()
+	defer b.Free()
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 1; i <= 50000; i++ {
+		e := []uint32{uint32(r.IntN(40)) + 1, uint32(r.IntN(6)), uint32(r.IntN(4))}
+		h := hash(e)
+		ca, cb := a.Probe(h), b.Probe(h)
+		found := false
+		for {
+			xa := ca.Seek(0, 0, ^uint32(0), e[0], e[1])
+			xb := cb.Seek3(e[0], e[1])
+			if (xa == nil) != (xb == nil) || xa != nil && !slices.Equal(xa, xb) {
+				t.Fatalf("entry %v: Seek %v, Seek3 %v", e, xa, xb)
+			}
+			if xa == nil {
+				break
+			}
+			if xa[2] == e[2] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			pa, pb := ca.Put(e), cb.Put(e)
+			if !slices.Equal(pa, pb) || ca.b != cb.b || ca.k != cb.k {
+				t.Fatalf("entry %v: Put after Seek at %d/%d, after Seek3 at %d/%d", e, ca.b, ca.k, cb.b, cb.k)
+			}
+		}
+	}
+	if a.Len() != b.Len() {
+		t.Fatalf("Len %d and %d", a.Len(), b.Len())
+	}
+	var ea, eb []uint32
+	a.Each(func(e []uint32) { ea = append(ea, e...) })
+	b.Each(func(e []uint32) { eb = append(eb, e...) })
+	if !slices.Equal(ea, eb) {
+		t.Fatal("the tables differ")
 	}
 }
