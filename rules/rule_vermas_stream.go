@@ -317,6 +317,10 @@ type vmEvents struct {
 	// work orders and messages named last: most events name one named a
 	// few events before.
 	recentWOs, recentMsgs vmRecent
+	// recentTexts are the numbers in texts of the texts added last: the
+	// agents, subjects and message types of mail repeat, and a repeated
+	// text takes the number it got before instead of a new copy.
+	recentTexts vmRecent
 
 	batch []vmIDRef // the event ids and caused_by of the batch's records, for Flush
 	bytes []byte    // their texts
@@ -455,12 +459,18 @@ type vmSent struct {
 	readUnknown            bool // an invalid mail.read
 }
 
-// text returns the number of b in s.texts (0 for the empty string).
+// text returns the number of b in s.texts (0 for the empty string): the
+// number of an equal text added a few events before (recentTexts), or a
+// new one.
 func (s *vmEvents) text(b []byte) uint32 {
 	if len(b) == 0 {
 		return 0
 	}
+	if n := s.recentTexts.get(b); n > 0 {
+		return n
+	}
 	n, _ := s.texts.Add(b)
+	s.recentTexts.put(b, n)
 	return n
 }
 
@@ -855,7 +865,7 @@ func (s *vmEvents) reportLost(r *StreamReporter) {
 func (s *vmEvents) release() {
 	s.wos.Free()
 	s.msgs.Free()
-	s.recentWOs, s.recentMsgs = vmRecent{}, vmRecent{}
+	s.recentWOs, s.recentMsgs, s.recentTexts = vmRecent{}, vmRecent{}, vmRecent{}
 	s.texts.Free()
 	s.wo.free()
 	s.sent.free()
