@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentlint/agentlint/rules/internal/idtab"
 )
 
 // memSource is a Source over a file's bytes: Values decodes the record at
@@ -54,16 +56,21 @@ func TestRecordIDsExact(t *testing.T) {
 		recent  bool
 		reread  bool
 		disk    string // "": the default hotMax, "ok": 16 and a directory, "bad": 16 and none
+		// lowZero: hashes whose low 32 bits are 0 (an entry's word 1 is
+		// then its key's bit 4 alone: never an empty slot).
+		lowZero bool
 	}{
-		{"colliding, no cache, reread", true, false, true, ""},
-		{"colliding, cache, reread", true, true, true, ""},
-		{"hashed, cache, reread", false, true, true, ""},
-		{"colliding, no cache, whole", true, false, false, ""},
-		{"hashed, cache, whole", false, true, false, ""},
-		{"hashed, no cache, reread, on disk", false, false, true, "ok"},
-		{"colliding, no cache, reread, on disk", true, false, true, "ok"},
-		{"hashed, cache, reread, on disk", false, true, true, "ok"},
-		{"hashed, no cache, reread, disk unwritable", false, false, true, "bad"},
+		{"colliding, no cache, reread", true, false, true, "", false},
+		{"colliding, cache, reread", true, true, true, "", false},
+		{"hashed, cache, reread", false, true, true, "", false},
+		{"colliding, no cache, whole", true, false, false, "", false},
+		{"hashed, cache, whole", false, true, false, "", false},
+		{"hashed, no cache, reread, on disk", false, false, true, "ok", false},
+		{"colliding, no cache, reread, on disk", true, false, true, "ok", false},
+		{"hashed, cache, reread, on disk", false, true, true, "ok", false},
+		{"hashed, no cache, reread, disk unwritable", false, false, true, "bad", false},
+		{"low bits zero, no cache, reread", false, false, true, "", true},
+		{"low bits zero, no cache, reread, on disk", false, false, true, "ok", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, 4))
@@ -96,6 +103,9 @@ func TestRecordIDsExact(t *testing.T) {
 			defer ids.free()
 			if tc.collide {
 				ids.hash = func([]byte) uint64 { return 0x5eed }
+			}
+			if tc.lowZero {
+				ids.hash = func(b []byte) uint64 { return idtab.HashBytes(b) &^ (1<<32 - 1) }
 			}
 			if !tc.recent {
 				ids.recent = nil
