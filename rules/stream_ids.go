@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sort"
 
 	"github.com/agentlint/agentlint/rules/internal/idtab"
@@ -12,7 +13,7 @@ import (
 // the record that first carried it, in compact entries:
 //
 //   - an id of a record the engine can read again (StreamRecord.Source) is
-//     an entry of the record's byte offset and 60 bits of the id's hash:
+//     an entry of the record's byte offset and 59 bits of the id's hash:
 //     the last hotMax of them in memory (offs: 12 bytes each, outside the
 //     Go heap when large), the older ones on disk (disk: sorted runs in
 //     temporary files behind a Bloom filter of 12 bits an id, idRuns); a
@@ -65,12 +66,22 @@ func newRecordIDs(field []Field, marks *lineMarks) *recordIDs {
 	return &recordIDs{
 		field:  field,
 		marks:  marks,
-		hash:   idtab.HashBytes,
+		hash:   idHash,
 		offs:   idtab.New(3, func(e []uint32) uint64 { return uint64(e[2])<<32 | uint64(e[1]&^15) }),
 		hotMax: hotIDs,
 		whole:  idtab.NewStrings(),
 		recent: make([]recentID, recentSlots),
 	}
+}
+
+// idHash is recordIDs' hash of an id: idtab.HashBytes, in one round of
+// idtab.Hash for an id of 16 bytes (an event_id: "evt-" and twelve
+// characters), where HashBytes adds a second round for the empty rest.
+func idHash(b []byte) uint64 {
+	if len(b) == 16 {
+		return idtab.Hash(16^binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]))
+	}
+	return idtab.HashBytes(b)
 }
 
 // idKey is the key of an id of hash h in offs and on disk: 59 bits of

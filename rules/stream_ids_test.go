@@ -87,6 +87,8 @@ func TestRecordIDsExact(t *testing.T) {
 				id := fmt.Sprintf("evt-%d", r.IntN(500))
 				if i%7 == 0 {
 					id = fmt.Sprintf("evt-a-long-identifier-of-more-than-36-bytes-%d", r.IntN(60))
+				} else if i%11 == 0 {
+					id = fmt.Sprintf("evt-%012d", r.IntN(80)) // 16 bytes, as an event_id
 				}
 				ref := fmt.Sprintf("evt-%d", r.IntN(650))
 				recs = append(recs, rec{line, int64(data.Len()), id, ref})
@@ -160,6 +162,41 @@ func TestRecordIDsExact(t *testing.T) {
 }
 
 var _ io.ReaderAt = (*memSource)(nil)
+
+// TestIDHash: idHash tells apart ids of every length up to beyond 16
+// bytes that differ in one byte anywhere, and an id from the same id with
+// a zero byte more (their lengths); it is a function of the bytes. Like
+// idtab.HashBytes, it folds the length into the first word: ids that
+// differ both in length and in their first bytes may collide, which costs
+// a comparison, never a verdict.
+func TestIDHash(t *testing.T) {
+	base := []byte("evt-0DaBOThvysi5-and-some-more-bytes")
+	for _, zeros := range []bool{false, true} {
+		seen := map[uint64]string{}
+		add := func(id string) {
+			h := idHash([]byte(id))
+			if h != idHash([]byte(id)) {
+				t.Fatalf("idHash(%q) changes", id)
+			}
+			if x, ok := seen[h]; ok && x != id {
+				t.Fatalf("idHash(%q) = idHash(%q)", id, x)
+			}
+			seen[h] = id
+		}
+		for n := 0; n <= len(base); n++ {
+			add(string(base[:n]))
+			if zeros {
+				add(string(base[:n]) + "\x00")
+				continue
+			}
+			for i := 0; i < n; i++ {
+				b := append([]byte(nil), base[:n]...)
+				b[i] ^= 1
+				add(string(b))
+			}
+		}
+	}
+}
 
 // TestRecordIDsLost: when the runs on disk cannot be read back, the ids
 // in them are not found, err says why, and vmEvents.Finish reports it.
