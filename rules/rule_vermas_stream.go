@@ -525,16 +525,23 @@ type vmRecentEntry struct {
 }
 
 // vmRecentSlot returns the entry of a vmRecent that may hold id.
+// Eight bytes at a time; the last eight bytes of an id of eight or more
+// in one load (overlapping the word before).
 func vmRecentSlot(id []byte) uint {
-	h := uint64(len(id))
-	for ; len(id) >= 8; id = id[8:] {
-		h = (h ^ binary.LittleEndian.Uint64(id)) * 0x9e3779b97f4a7c15
+	const k = 0x9e3779b97f4a7c15
+	n := len(id)
+	h := uint64(n)
+	if n < 8 {
+		var t uint64
+		for i, c := range id {
+			t |= uint64(c) << (8 * i)
+		}
+		return uint(((h ^ t) * k) >> (64 - vmRecentBits))
 	}
-	var t uint64
-	for i, c := range id {
-		t |= uint64(c) << (8 * i)
+	for i := 0; i+8 < n; i += 8 {
+		h = (h ^ binary.LittleEndian.Uint64(id[i:])) * k
 	}
-	return uint(((h ^ t) * 0x9e3779b97f4a7c15) >> (64 - vmRecentBits))
+	return uint(((h ^ binary.LittleEndian.Uint64(id[n-8:])) * k) >> (64 - vmRecentBits))
 }
 
 // get returns the number of id, or 0 when it is not held.
