@@ -137,15 +137,15 @@ func vermasEventIDLength(id string) int {
 	return utf8.RuneCountInString(rest)
 }
 
-// vermasASCII12 reports whether the 12 bytes of s are all ASCII (two
-// overlapping 8-byte words).
+// vermasASCII12 reports whether the 12 bytes of s are all ASCII (an
+// 8-byte and a 4-byte word, each a single load: words that share bytes
+// are assembled byte by byte).
 func vermasASCII12(s string) bool {
 	_ = s[11]
 	a := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	b := uint64(s[4]) | uint64(s[5])<<8 | uint64(s[6])<<16 | uint64(s[7])<<24 |
-		uint64(s[8])<<32 | uint64(s[9])<<40 | uint64(s[10])<<48 | uint64(s[11])<<56
-	return (a|b)&0x8080808080808080 == 0
+	b := uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24
+	return a&0x8080808080808080 == 0 && b&0x80808080 == 0
 }
 
 func vermasKnownEventType(t string) bool {

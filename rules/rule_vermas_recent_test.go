@@ -25,6 +25,10 @@ func TestVmRecentAgreesWithMap(t *testing.T) {
 			id = id[:rng.IntN(len(id)+1)] // short, empty
 		case 1:
 			id += fmt.Sprintf("-%020d", i) // longer than an entry
+		case 2:
+			id = id[:8] // one word exactly
+		case 3:
+			id += fmt.Sprintf("-%0*d", rng.IntN(16), i%10) // 13 to 27 bytes: a last word that overlaps
 		}
 		ids = append(ids, id)
 	}

@@ -317,6 +317,10 @@ type vmEvents struct {
 	// work orders and messages named last: most events name one named a
 	// few events before.
 	recentWOs, recentMsgs vmRecent
+	// recentTexts are the numbers in texts of the texts added last: the
+	// agents, subjects and message types of mail repeat, and a repeated
+	// text takes the number it got before instead of a new copy.
+	recentTexts vmRecent
 
 	batch []vmIDRef // the event ids and caused_by of the batch's records, for Flush
 	bytes []byte    // their texts
@@ -455,12 +459,18 @@ type vmSent struct {
 	readUnknown            bool // an invalid mail.read
 }
 
-// text returns the number of b in s.texts (0 for the empty string).
+// text returns the number of b in s.texts (0 for the empty string): the
+// number of an equal text added a few events before (recentTexts), or a
+// new one.
 func (s *vmEvents) text(b []byte) uint32 {
 	if len(b) == 0 {
 		return 0
 	}
+	if n := s.recentTexts.get(b); n > 0 {
+		return n
+	}
 	n, _ := s.texts.Add(b)
+	s.recentTexts.put(b, n)
 	return n
 }
 
@@ -515,16 +525,23 @@ type vmRecentEntry struct {
 }
 
 // vmRecentSlot returns the entry of a vmRecent that may hold id.
+// Eight bytes at a time; the last eight bytes of an id of eight or more
+// in one load (overlapping the word before).
 func vmRecentSlot(id []byte) uint {
-	h := uint64(len(id))
-	for ; len(id) >= 8; id = id[8:] {
-		h = (h ^ binary.LittleEndian.Uint64(id)) * 0x9e3779b97f4a7c15
+	const k = 0x9e3779b97f4a7c15
+	n := len(id)
+	h := uint64(n)
+	if n < 8 {
+		var t uint64
+		for i, c := range id {
+			t |= uint64(c) << (8 * i)
+		}
+		return uint(((h ^ t) * k) >> (64 - vmRecentBits))
 	}
-	var t uint64
-	for i, c := range id {
-		t |= uint64(c) << (8 * i)
+	for i := 0; i+8 < n; i += 8 {
+		h = (h ^ binary.LittleEndian.Uint64(id[i:])) * k
 	}
-	return uint(((h ^ t) * 0x9e3779b97f4a7c15) >> (64 - vmRecentBits))
+	return uint(((h ^ binary.LittleEndian.Uint64(id[n-8:])) * k) >> (64 - vmRecentBits))
 }
 
 // get returns the number of id, or 0 when it is not held.
@@ -855,7 +872,7 @@ func (s *vmEvents) reportLost(r *StreamReporter) {
 func (s *vmEvents) release() {
 	s.wos.Free()
 	s.msgs.Free()
-	s.recentWOs, s.recentMsgs = vmRecent{}, vmRecent{}
+	s.recentWOs, s.recentMsgs, s.recentTexts = vmRecent{}, vmRecent{}, vmRecent{}
 	s.texts.Free()
 	s.wo.free()
 	s.sent.free()

@@ -72,3 +72,32 @@ func TestVermasCheckFields(t *testing.T) {
 		t.Errorf("%d VM1nn rules, want 21", n)
 	}
 }
+
+// TestVmEventsTextReuse: a text added again a few events later keeps its
+// number (recentTexts) and reads back the same; the cache holds a copy, so
+// a caller's buffer changed afterwards is a new text; texts too long for
+// the cache are added again, and read back alike.
+func TestVmEventsTextReuse(t *testing.T) {
+	e := (&vermasCheck{}).NewKindFile("feed.jsonl", vmKindEvent, nil).(*vmEvents)
+	defer e.release()
+	buf := []byte("project-a/workers/slot3")
+	n := e.text(buf)
+	if again := e.text([]byte("project-a/workers/slot3")); again != n {
+		t.Errorf("same text: number %d, then %d", n, again)
+	}
+	buf[0] = 'X'
+	if m := e.text(buf); m == n || e.str(m) != "Xroject-a/workers/slot3" {
+		t.Errorf("changed buffer: number %d (first %d), text %q", m, n, e.str(m))
+	}
+	if got := e.str(n); got != "project-a/workers/slot3" {
+		t.Errorf("text %d = %q", n, got)
+	}
+	long := "Improve parser cache rate cache and more"
+	a, b := e.text([]byte(long)), e.text([]byte(long))
+	if e.str(a) != long || e.str(b) != long {
+		t.Errorf("long text reads %q and %q", e.str(a), e.str(b))
+	}
+	if e.text(nil) != 0 || e.str(0) != "" {
+		t.Error("empty text is not 0")
+	}
+}

@@ -250,6 +250,7 @@ func TestVermasEventIDLengthAndKnownTypes(t *testing.T) {
 	}{
 		{"evt-0DaBOThvysi5", 12}, {"evt-0DaBOThvysi", 11}, {"evt-0DaBOThvysi5x", 13}, {"evt-0DaBOThvysé", 11}, {"evt-0DaBOThvysié", 12},
 		{"evt-éééééééééééé", 12}, {"evt-ééééé12", 7}, {"evt-0DaBOThvy\xffi5", 12}, {"xyz", 12}, {"evt-", 0},
+		{"evt-0DaéThvys5i", 11}, {"evt-\x80DaBOThvysi5", 12}, {"evt-0DaBOThvysi\x80", 12},
 	} {
 		if got := vermasEventIDLength(c.id); got != c.n {
 			t.Errorf("vermasEventIDLength(%q) = %d, want %d", c.id, got, c.n)

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sort"
 
 	"github.com/agentlint/agentlint/rules/internal/idtab"
@@ -12,7 +13,7 @@ import (
 // the record that first carried it, in compact entries:
 //
 //   - an id of a record the engine can read again (StreamRecord.Source) is
-//     an entry of the record's byte offset and 60 bits of the id's hash:
+//     an entry of the record's byte offset and 59 bits of the id's hash:
 //     the last hotMax of them in memory (offs: 12 bytes each, outside the
 //     Go heap when large), the older ones on disk (disk: sorted runs in
 //     temporary files behind a Bloom filter of 12 bits an id, idRuns); a
@@ -30,7 +31,7 @@ import (
 type recordIDs struct {
 	field      []Field // the id's field, for Source.Values (one slice: Source caches by it)
 	hash       func([]byte) uint64
-	offs       *idtab.Table // the last hotMax entries: offset+1 (36 bits), hash &^ 15
+	offs       *idtab.Table // the last hotMax entries: offset+1 (36 bits), idKey of the hash
 	hotMax     int          // entries of offs beyond which they go to disk
 	disk       idRuns       // the older entries
 	ents       []idEntry    // offs's entries on their way to disk
@@ -65,13 +66,28 @@ func newRecordIDs(field []Field, marks *lineMarks) *recordIDs {
 	return &recordIDs{
 		field:  field,
 		marks:  marks,
-		hash:   idtab.HashBytes,
+		hash:   idHash,
 		offs:   idtab.New(3, func(e []uint32) uint64 { return uint64(e[2])<<32 | uint64(e[1]&^15) }),
 		hotMax: hotIDs,
 		whole:  idtab.NewStrings(),
 		recent: make([]recentID, recentSlots),
 	}
 }
+
+// idHash is recordIDs' hash of an id: idtab.HashBytes, in one round of
+// idtab.Hash for an id of 16 bytes (an event_id: "evt-" and twelve
+// characters), where HashBytes adds a second round for the empty rest.
+func idHash(b []byte) uint64 {
+	if len(b) == 16 {
+		return idtab.Hash(16^binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]))
+	}
+	return idtab.HashBytes(b)
+}
+
+// idKey is the key of an id of hash h in offs and on disk: 59 bits of
+// the hash, with bit 4 set, so that word 1 of every entry of offs is
+// nonzero (idtab.Cursor.Seek) whatever its offset.
+func idKey(h uint64) uint64 { return h&^31 | 16 }
 
 // len returns the number of distinct ids.
 func (s *recordIDs) len() int { return s.offs.Len() + s.disk.n + s.whole.Len() }
@@ -97,13 +113,10 @@ func (s *recordIDs) find(id []byte, h uint64) (line int, off int64, found bool, 
 	// The offs table places an entry by the 60 hash bits it stores (so that
 	// it can grow without reading records again); the runs on disk sort
 	// them by the same key.
-	key := h &^ 15
+	key := idKey(h)
 	c = s.offs.Probe(key)
 	if s.offs.Len() > 0 {
-		for e := c.Next(); e != nil; e = c.Next() {
-			if e[1]&^15 != uint32(key) || e[2] != uint32(key>>32) {
-				continue
-			}
+		for e := c.Seek(1, 1, ^uint32(15), uint32(key), uint32(key>>32)); e != nil; e = c.Seek(1, 1, ^uint32(15), uint32(key), uint32(key>>32)) {
 			if off := int64(e[0]) | int64(e[1]&15)<<32 - 1; s.is(off, id) {
 				return 0, off, true, c
 			}
@@ -146,11 +159,11 @@ func (s *recordIDs) recentLine(h uint64, ls *[]*uint32) {
 // them together (idtab.LoadLines) before it adds.
 func (s *recordIDs) lines(h uint64, ls *[]*uint32) {
 	s.recentLine(h, ls)
-	if p := s.offs.Line(h &^ 15); p != nil {
+	if p := s.offs.Line(idKey(h)); p != nil {
 		*ls = append(*ls, p)
 	}
 	if s.disk.n > 0 && !s.disk.all {
-		*ls = append(*ls, s.disk.bloom.Line(runKey(h&^15)))
+		*ls = append(*ls, s.disk.bloom.Line(runKey(idKey(h))))
 	}
 }
 
@@ -172,7 +185,8 @@ func (s *recordIDs) addHashed(rec *StreamRecord, id []byte, h uint64) (first int
 	if off := rec.Offset; rec.Source != nil && off >= 0 && off < offMax {
 		s.src = rec.Source
 		o := uint64(off + 1)
-		s.e[0], s.e[1], s.e[2] = uint32(o), uint32(o>>32)|uint32(h)&^15, uint32(h>>32)
+		key := idKey(h)
+		s.e[0], s.e[1], s.e[2] = uint32(o), uint32(o>>32)|uint32(key), uint32(key>>32)
 		c.Put(s.e[:])
 		if s.offs.Len() >= s.hotMax {
 			s.spill()
@@ -196,7 +210,7 @@ func (s *recordIDs) spill() {
 	s.offs.Each(func(e []uint32) {
 		s.ents = append(s.ents, idEntry{key: uint64(e[2])<<32 | uint64(e[1]&^15), off: uint64(e[0]) | uint64(e[1]&15)<<32})
 	})
-	if !s.disk.write(s.ents) {
+	if !s.disk.writeFan(s.ents, idFan) {
 		s.hotMax = int(^uint(0) >> 1)
 		return
 	}
@@ -291,3 +305,8 @@ func (m *lineMarks) lineAt(src Source, off int64) int {
 	}
 	return line
 }
+
+// idFan is the fan-in of the merges of a recordIDs' runs on disk
+// (idRuns.writeFan): each entry is written about log4 of the spills
+// times instead of log2, and at most three runs of each size remain.
+const idFan = 4

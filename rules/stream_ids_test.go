@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentlint/agentlint/rules/internal/idtab"
 )
 
 // memSource is a Source over a file's bytes: Values decodes the record at
@@ -54,16 +56,21 @@ func TestRecordIDsExact(t *testing.T) {
 		recent  bool
 		reread  bool
 		disk    string // "": the default hotMax, "ok": 16 and a directory, "bad": 16 and none
+		// lowZero: hashes whose low 32 bits are 0 (an entry's word 1 is
+		// then its key's bit 4 alone: never an empty slot).
+		lowZero bool
 	}{
-		{"colliding, no cache, reread", true, false, true, ""},
-		{"colliding, cache, reread", true, true, true, ""},
-		{"hashed, cache, reread", false, true, true, ""},
-		{"colliding, no cache, whole", true, false, false, ""},
-		{"hashed, cache, whole", false, true, false, ""},
-		{"hashed, no cache, reread, on disk", false, false, true, "ok"},
-		{"colliding, no cache, reread, on disk", true, false, true, "ok"},
-		{"hashed, cache, reread, on disk", false, true, true, "ok"},
-		{"hashed, no cache, reread, disk unwritable", false, false, true, "bad"},
+		{"colliding, no cache, reread", true, false, true, "", false},
+		{"colliding, cache, reread", true, true, true, "", false},
+		{"hashed, cache, reread", false, true, true, "", false},
+		{"colliding, no cache, whole", true, false, false, "", false},
+		{"hashed, cache, whole", false, true, false, "", false},
+		{"hashed, no cache, reread, on disk", false, false, true, "ok", false},
+		{"colliding, no cache, reread, on disk", true, false, true, "ok", false},
+		{"hashed, cache, reread, on disk", false, true, true, "ok", false},
+		{"hashed, no cache, reread, disk unwritable", false, false, true, "bad", false},
+		{"low bits zero, no cache, reread", false, false, true, "", true},
+		{"low bits zero, no cache, reread, on disk", false, false, true, "ok", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, 4))
@@ -80,6 +87,8 @@ func TestRecordIDsExact(t *testing.T) {
 				id := fmt.Sprintf("evt-%d", r.IntN(500))
 				if i%7 == 0 {
 					id = fmt.Sprintf("evt-a-long-identifier-of-more-than-36-bytes-%d", r.IntN(60))
+				} else if i%11 == 0 {
+					id = fmt.Sprintf("evt-%012d", r.IntN(80)) // 16 bytes, as an event_id
 				}
 				ref := fmt.Sprintf("evt-%d", r.IntN(650))
 				recs = append(recs, rec{line, int64(data.Len()), id, ref})
@@ -96,6 +105,9 @@ func TestRecordIDsExact(t *testing.T) {
 			defer ids.free()
 			if tc.collide {
 				ids.hash = func([]byte) uint64 { return 0x5eed }
+			}
+			if tc.lowZero {
+				ids.hash = func(b []byte) uint64 { return idtab.HashBytes(b) &^ (1<<32 - 1) }
 			}
 			if !tc.recent {
 				ids.recent = nil
@@ -150,6 +162,41 @@ func TestRecordIDsExact(t *testing.T) {
 }
 
 var _ io.ReaderAt = (*memSource)(nil)
+
+// TestIDHash: idHash tells apart ids of every length up to beyond 16
+// bytes that differ in one byte anywhere, and an id from the same id with
+// a zero byte more (their lengths); it is a function of the bytes. Like
+// idtab.HashBytes, it folds the length into the first word: ids that
+// differ both in length and in their first bytes may collide, which costs
+// a comparison, never a verdict.
+func TestIDHash(t *testing.T) {
+	base := []byte("evt-0DaBOThvysi5-and-some-more-bytes")
+	for _, zeros := range []bool{false, true} {
+		seen := map[uint64]string{}
+		add := func(id string) {
+			h := idHash([]byte(id))
+			if h != idHash([]byte(id)) {
+				t.Fatalf("idHash(%q) changes", id)
+			}
+			if x, ok := seen[h]; ok && x != id {
+				t.Fatalf("idHash(%q) = idHash(%q)", id, x)
+			}
+			seen[h] = id
+		}
+		for n := 0; n <= len(base); n++ {
+			add(string(base[:n]))
+			if zeros {
+				add(string(base[:n]) + "\x00")
+				continue
+			}
+			for i := 0; i < n; i++ {
+				b := append([]byte(nil), base[:n]...)
+				b[i] ^= 1
+				add(string(b))
+			}
+		}
+	}
+}
 
 // TestRecordIDsLost: when the runs on disk cannot be read back, the ids
 // in them are not found, err says why, and vmEvents.Finish reports it.

@@ -349,9 +349,11 @@ func (s *pagedStrings) Get(b []byte) uint32 {
 }
 
 func (s *pagedStrings) find(b []byte, h uint64) (uint32, idtab.Cursor) {
+	// Word 2 of an entry, the string's number, is never 0 (Seek's
+	// nonzero word).
 	c := s.idx.Probe(h)
-	for e := c.Next(); e != nil; e = c.Next() {
-		if e[0] == uint32(h) && e[1] == uint32(h>>32) && bytes.Equal(s.At(e[2]), b) {
+	for e := c.Seek(0, 2, ^uint32(0), uint32(h), uint32(h>>32)); e != nil; e = c.Seek(0, 2, ^uint32(0), uint32(h), uint32(h>>32)) {
+		if bytes.Equal(s.At(e[2]), b) {
 			return e[2], c
 		}
 	}

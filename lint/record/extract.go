@@ -157,9 +157,12 @@ func (x *Extractor) captured(line []byte, a *fast.Acc, out []rules.Value) uint64
 			i := bits.TrailingZeros64(f)
 			found |= 1 << uint(i)
 			if x.strs&(1<<uint(i)) != 0 && len(raw) >= 2 && raw[0] == '"' {
-				// convert's most common case, one write of the value.
+				// convert's most common case, one write of the value,
+				// field by field (a composite literal is built on the
+				// stack, then copied).
 				if s := raw[1 : len(raw)-1]; bytes.IndexByte(s, '\\') < 0 {
-					out[i] = rules.Value{Type: rules.ValueString, Str: s, Column: int(sp.Start) + 1}
+					v := &out[i]
+					v.Type, v.Str, v.Num, v.Time, v.Column = rules.ValueString, s, 0, 0, int(sp.Start)+1
 					continue
 				}
 			}
