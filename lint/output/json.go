@@ -420,21 +420,141 @@ func appendString(dst []byte, s string) []byte {
 		} else {
 			i = plainRun(s, 0)
 		}
+	} else if n > 16 {
+		return appendLong(dst, s)
 	} else {
 		i = plainRun(s, 0)
 	}
 	dst = append(dst, '"')
 	if i < len(s) {
-		return appendEscaped(dst, s, i)
+		return appendEscaped(dst, s, 0, i)
 	}
 	dst = append(dst, s...)
 	return append(dst, '"')
 }
 
+// store64 writes x at p+i as eight little-endian bytes.
+func store64(p *byte, i int, x uint64) {
+	binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(unsafe.Pointer(p), i))[:], x)
+}
+
+// copyPlain16Go is copyPlain16 in Go (escWord, two words at a time).
+func copyPlain16Go(dst, src *byte, n int) int {
+	k := &escConsts
+	c20, c01, c22, c5c, c80 := k[0], k[1], k[2], k[3], k[4]
+	i := 0
+	for ; i <= n-16; i += 16 {
+		x, y := load64(src, i), load64(src, i+8)
+		store64(dst, i, x)
+		store64(dst, i+8, y)
+		mx := ((x - c20) | (x + c01) | ((x ^ c22) - c01) | ((x ^ c5c) - c01)) & c80
+		my := ((y - c20) | (y + c01) | ((y ^ c22) - c01) | ((y ^ c5c) - c01)) & c80
+		if mx|my != 0 {
+			if mx != 0 {
+				return i + bits.TrailingZeros64(mx)>>3
+			}
+			return i + 8 + bits.TrailingZeros64(my)>>3
+		}
+	}
+	return i
+}
+
+// appendLong is appendString of a string of more than 16 bytes: it copies
+// and scans s in one pass (copyPlain16, then the last word), and escapes
+// the ASCII bytes that need it in place; from the first byte outside ASCII
+// on, appendEscaped goes on. It keeps room in dst for the rest of s, the
+// closing quote and one word more (so that a block or the last word may be
+// stored whole): n-i+9 bytes from o on, where i is the next byte of s and
+// o where it goes.
+func appendLong(dst []byte, s string) []byte {
+	n := len(s)
+	if cap(dst)-len(dst) < n+10 {
+		dst = slices.Grow(dst, n+10)
+	}
+	o := len(dst)
+	dst = dst[:cap(dst)]
+	dst[o] = '"'
+	o++
+	p, d := unsafe.StringData(s), unsafe.SliceData(dst)
+	i := 0
+	for {
+		var j int
+		if i <= n-16 {
+			j = copyPlain16((*byte)(unsafe.Add(unsafe.Pointer(d), o)), (*byte)(unsafe.Add(unsafe.Pointer(p), i)), n-i)
+			if i+j > n-16 {
+				i += j
+				o += j
+				continue
+			}
+		} else if i <= n-8 {
+			x := load64(p, i)
+			store64(d, o, x)
+			m := escWord(x)
+			if m == 0 {
+				i += 8
+				o += 8
+				continue
+			}
+			j = bits.TrailingZeros64(m) >> 3
+		} else if i < n {
+			// The last bytes, as the top of the last word of s.
+			sh := 8 * uint(i-(n-8))
+			x := load64(p, n-8)
+			store64(d, o, x>>sh)
+			m := escWord(x) >> sh
+			if m == 0 {
+				o += n - i
+				break
+			}
+			j = bits.TrailingZeros64(m) >> 3
+		} else {
+			break
+		}
+		i += j
+		o += j
+		b := s[i]
+		if b >= utf8.RuneSelf {
+			return appendEscaped(dst[:o], s, i, i)
+		}
+		if plainByte[b] { // flagged only through a borrow: stored already
+			i++
+			o++
+			continue
+		}
+		if cap(dst)-o < n-i+14 {
+			dst = slices.Grow(dst[:o], n-i+14)
+			dst = dst[:cap(dst)]
+			d = unsafe.SliceData(dst)
+		}
+		switch b {
+		case '\\', '"':
+			dst[o], dst[o+1] = '\\', b
+		case '\b':
+			dst[o], dst[o+1] = '\\', 'b'
+		case '\f':
+			dst[o], dst[o+1] = '\\', 'f'
+		case '\n':
+			dst[o], dst[o+1] = '\\', 'n'
+		case '\r':
+			dst[o], dst[o+1] = '\\', 'r'
+		case '\t':
+			dst[o], dst[o+1] = '\\', 't'
+		default:
+			copy(dst[o:o+6], []byte{'\\', 'u', '0', '0', hex[b>>4], hex[b&0xF]})
+			o += 4
+		}
+		o += 2
+		i++
+	}
+	dst[o] = '"'
+	return dst[:o+1]
+}
+
 // appendEscaped is appendString from s[i] on, a byte that may need an
-// escape; dst ends with the opening quote.
-func appendEscaped(dst []byte, s string, i int) []byte {
-	start, n := 0, len(s)
+// escape; dst ends with the opening quote and s[:start] as appendString
+// writes it.
+func appendEscaped(dst []byte, s string, start, i int) []byte {
+	n := len(s)
 	for i < n {
 		b := s[i]
 		if b < utf8.RuneSelf {

@@ -190,3 +190,59 @@ func TestFindingMemoViolations(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyPlain16: the assembly copyPlain16 (where there is one) and the
+// portable copyPlain16Go find the same first byte to escape in blocks of
+// random printable text with one byte of every value at every position,
+// and store the bytes before it.
+func TestCopyPlain16(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n <= 70; n++ {
+		for pos := -1; pos < n; pos++ {
+			for b := range 256 {
+				if pos < 0 && b > 0 {
+					break
+				}
+				src := make([]byte, n+1)
+				for i := range src {
+					src[i] = byte(0x20 + r.IntN(0x5f))
+					if src[i] == '"' || src[i] == '\\' {
+						src[i] = 'a'
+					}
+				}
+				if pos >= 0 {
+					src[pos] = byte(b)
+				}
+				want := n / 16 * 16
+				if pos >= 0 && pos < want && !plainByte[b] {
+					want = pos
+				}
+				for name, f := range map[string]func(dst, src *byte, n int) int{"copyPlain16": copyPlain16, "copyPlain16Go": copyPlain16Go} {
+					dst := make([]byte, n+1)
+					if got := f(&dst[0], &src[0], n); got != want {
+						t.Fatalf("%s(%q): %d, want %d", name, src[:n], got, want)
+					}
+					if !bytes.Equal(dst[:want], src[:want]) {
+						t.Fatalf("%s(%q): stored %q", name, src[:n], dst[:want])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAppendStringGrows: long strings escaped into buffers of every spare
+// capacity, most of their bytes escaped or none, read as encoding/json
+// writes them, after the bytes the buffer held.
+func TestAppendStringGrows(t *testing.T) {
+	for _, s := range []string{strings.Repeat(`"`, 40), strings.Repeat("\x01", 33), strings.Repeat("ab\"\\\n", 20),
+		strings.Repeat("x", 17) + "\x7f", strings.Repeat("y", 64), "é" + strings.Repeat("\"z", 30), strings.Repeat("\"z", 30) + "\u2028"} {
+		want := quoteRef(t, s)
+		for spare := range 300 {
+			dst := append(make([]byte, 0, 3+spare), "abc"...)
+			if got := string(appendString(dst, s)); got != "abc"+want {
+				t.Fatalf("%q with %d spare: got %s, want %s", s, spare, got, want)
+			}
+		}
+	}
+}
