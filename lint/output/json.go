@@ -122,9 +122,12 @@ func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line
 // (AppendRecordVerdict): its line, the first error's pointer and rule, and
 // the violations.
 func (p *JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int, vs []envelope.Violation) []byte {
+	var ld []byte
 	if line > 0 {
-		dst = append(dst, `,"line":`...)
+		dst = append(dst, lineKey...)
+		n := len(dst)
 		dst = appendInt(dst, line)
+		ld = dst[n:]
 	}
 	if first != nil {
 		dst = append(dst, `,"pointer":`...)
@@ -138,7 +141,7 @@ func (p *JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int,
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendViolation(dst, &vs[i], &p.memo)
+			dst = appendViolationLine(dst, &vs[i], &p.memo, line, ld)
 		}
 		dst = append(dst, ']')
 	}
@@ -148,31 +151,25 @@ func (p *JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int,
 // appendViolation appends v as encoding/json marshals it, its reason and
 // details through m (nil: none).
 func appendViolation(dst []byte, v *envelope.Violation, m *findingMemo) []byte {
+	return appendViolationLine(dst, v, m, 0, nil)
+}
+
+// appendViolationLine is appendViolation with the decimal digits ld of
+// line (ld nil: none), copied for a finding on that line.
+func appendViolationLine(dst []byte, v *envelope.Violation, m *findingMemo, line int, ld []byte) []byte {
 	dst = m.appendHead(dst, v)
 	if v.Line != 0 {
-		dst = append(dst, `,"line":`...)
-		dst = appendInt(dst, v.Line)
+		if v.Line == line && ld != nil {
+			dst = append(dst, ld...)
+		} else {
+			dst = appendInt(dst, v.Line)
+		}
 	}
 	if v.Column != 0 {
 		dst = append(dst, `,"column":`...)
 		dst = appendInt(dst, v.Column)
 	}
-	dst = append(dst, `,"reason":`...)
-	dst = m.appendString(dst, v.Reason)
-	switch v.Severity {
-	case envelope.SeverityWarning:
-		dst = append(dst, `,"severity":"warning"`...)
-	case envelope.SeverityError:
-		dst = append(dst, `,"severity":"error"`...)
-	default:
-		dst = append(dst, `,"severity":`...)
-		dst = appendString(dst, string(v.Severity))
-	}
-	if len(v.Extra) > 0 {
-		dst = append(dst, `,"details":`...)
-		dst = m.appendDetails(dst, v.Rule, v.Extra)
-	}
-	return append(dst, '}')
+	return m.appendTail(dst, v)
 }
 
 // sortedKeys returns the keys of m in byte order, in keys's storage.

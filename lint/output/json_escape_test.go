@@ -60,9 +60,11 @@ func TestAppendStringSequencesAtBoundaries(t *testing.T) {
 // length, other bytes) after it was kept.
 func TestFindingMemo(t *testing.T) {
 	var m findingMemo
+	var nomemo *findingMemo
 	check := func(s string) {
 		t.Helper()
-		if got, want := string(m.appendString([]byte("x"), s)), "x"+string(appendString(nil, s)); got != want {
+		v := envelope.Violation{Reason: s, Severity: envelope.SeverityWarning}
+		if got, want := string(m.appendTail([]byte("x"), &v)), "x"+string(nomemo.appendTail(nil, &v)); got != want {
 			t.Fatalf("%q: got %s, want %s", s, got, want)
 		}
 	}
@@ -94,7 +96,8 @@ func TestFindingMemo(t *testing.T) {
 	var big findingMemo
 	huge := strings.Repeat(`"x" `, memoMax)
 	for range 3 {
-		if got, want := string(big.appendString(nil, huge)), string(appendString(nil, huge)); got != want {
+		v := envelope.Violation{Reason: huge, Severity: envelope.SeverityWarning}
+		if got, want := string(big.appendTail(nil, &v)), string(nomemo.appendTail(nil, &v)); got != want {
 			t.Fatalf("long string: got %.40s…, want %.40s…", got, want)
 		}
 	}
@@ -244,5 +247,51 @@ func TestAppendStringGrows(t *testing.T) {
 				t.Fatalf("%q with %d spare: got %s, want %s", s, spare, got, want)
 			}
 		}
+	}
+}
+
+// TestFindingMemoTails: findings whose reason is kept with the end of
+// their JSON text (memoEntry.tail) read as without the memo when the same
+// reason comes with another severity, other details (another key, another
+// value, a value of another type, more keys, none), the same details map
+// changed in place, a details value whose text changes in place, and the
+// same reason text at another address.
+func TestFindingMemoTails(t *testing.T) {
+	var m findingMemo
+	reason := `unknown event type "decision.escalated" in namespace "decision" (seed 004 lists 26 event types)`
+	other := strings.Clone(reason)
+	val := []byte("decision")
+	shared := map[string]any{"namespace": "decision"}
+	extras := []map[string]any{shared, {"namespace": "decision"}, {"namespace": "decisioN"}, {"Namespace": "decision"},
+		{"namespace": 3}, {"namespace": envelope.Code("decision")}, {"namespace": "decision", "x": "y"}, nil, {},
+		{"namespace": unsafe.String(&val[0], len(val))}, {"namespace": "sys\"tem\u2028"}, {"": "decision"}}
+	sevs := []envelope.Severity{envelope.SeverityWarning, envelope.SeverityError, "odd"}
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 20000 {
+		v := envelope.Violation{Code: envelope.SchemaInvalid, Rule: "CL010", Pointer: "/event_type", Line: r.IntN(3), Column: r.IntN(3),
+			Reason: reason, Severity: sevs[r.IntN(len(sevs))], Extra: extras[r.IntN(len(extras))]}
+		switch r.IntN(8) {
+		case 0:
+			v.Reason = other
+		case 1:
+			shared["namespace"] = []string{"decision", "system"}[r.IntN(2)]
+		case 2:
+			val[r.IntN(len(val))] = "dD"[r.IntN(2)]
+		}
+		if r.IntN(4) > 0 { // mostly the same finding again, as CL010's of one event type
+			v.Severity, v.Extra, v.Reason = envelope.SeverityWarning, shared, reason
+		}
+		if got, want := string(appendViolation(nil, &v, &m)), string(appendViolation(nil, &v, nil)); got != want {
+			t.Fatalf("finding %d %+v:\n got  %s\n want %s", i, v, got, want)
+		}
+	}
+	var tails int
+	for i := range m.slots {
+		if e := m.slots[i].Load(); e != nil && e.tail != nil {
+			tails++
+		}
+	}
+	if tails == 0 {
+		t.Errorf("no finding's end was kept")
 	}
 }
