@@ -1,12 +1,15 @@
 package output
 
-// copyPlain16 stores each whole 16-byte block of src[:n] at the same offset
-// of dst and returns the index in src[:n] of the first byte appendString
-// does not copy as it is (outside printable ASCII, '"' or '\\'); when the
-// whole blocks hold none, the length of the whole blocks (n rounded down to
-// a multiple of 16): the caller copies the rest. src must point at n
-// readable bytes and dst at as many writable ones; bytes of dst from the
-// index returned on up to the end of its block may have been written.
+// copyEscape16 copies the whole 16-byte blocks of src[:n] to dst, which
+// has room bytes, as appendString writes them, as long as they hold only
+// printable ASCII: each block is stored at the place of its first byte in
+// dst and then checked; a '"' or '\\' is escaped with a backslash when
+// room-o >= n-i+10 (so that the caller's room for the rest stays), any
+// other byte to escape stops it. It returns the index i in src of the byte
+// it stopped at, or of the first byte after the last whole block, and the
+// index o in dst where that byte goes; bytes of dst after o may have been
+// written. src must point at n readable bytes, dst at room writable ones,
+// and room >= n+9.
 //
 //go:noescape
-func copyPlain16(dst, src *byte, n int) int
+func copyEscape16(dst *byte, room int, src *byte, n int) (i, o int)

@@ -1,30 +1,32 @@
 #include "textflag.h"
 
-// func copyPlain16(dst, src *byte, n int) int
+// func copyEscape16(dst *byte, room int, src *byte, n int) (i, o int)
 //
-// Sixteen bytes at a time (SSE2): each whole 16-byte block of src[:n] is
-// stored at the same offset of dst, then checked; the result is the index
-// in src[:n] of the first byte appendString does not copy as it is (outside
-// 0x20-0x7e, '"' or '\\'), else the length of the whole blocks (n rounded
-// down to a multiple of 16). A byte is plain when its value plus one,
-// signed, is above 0x20 and it is neither '"' nor '\\'.
-TEXT ·copyPlain16(SB), NOSPLIT, $0-32
+// Sixteen bytes at a time (SSE2): each whole 16-byte block of src[:n] left
+// is stored at dst+o, then checked; a block of plain bytes (0x20-0x7e but
+// '"' and '\\': those whose value plus one, signed, is above 0x20 and that
+// are neither '"' nor '\\') is done, a '"' or '\\' is escaped with a
+// backslash when room-o >= n-i+10, and any other byte stops it. i is the
+// index in src of the byte it stopped at (or of the first byte after the
+// whole blocks), o where that byte goes in dst.
+TEXT ·copyEscape16(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
+	MOVQ room+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
 	XORQ AX, AX
+	XORQ R9, R9
 	MOVOU esc01<>(SB), X4
 	MOVOU esc20<>(SB), X5
 	MOVOU esc22<>(SB), X6
 	MOVOU esc5c<>(SB), X7
-	SUBQ $16, CX
-	JL   done
+	LEAQ -16(CX), R10
 
 loop:
-	CMPQ AX, CX
+	CMPQ AX, R10
 	JG   done
 	MOVOU (SI)(AX*1), X0
-	MOVOU X0, (DI)(AX*1)
+	MOVOU X0, (DI)(R9*1)
 	MOVO X0, X1
 	PADDB X4, X1
 	PCMPGTB X5, X1
@@ -38,14 +40,36 @@ loop:
 	ORL  DX, BX
 	JNZ  found
 	ADDQ $16, AX
+	ADDQ $16, R9
 	JMP  loop
 
 found:
 	BSFL BX, BX
 	ADDQ BX, AX
+	ADDQ BX, R9
+	MOVBLZX (SI)(AX*1), DX
+	CMPB DX, $0x22
+	JEQ  escape
+	CMPB DX, $0x5c
+	JNE  done
+
+escape:
+	MOVQ R8, R11
+	SUBQ R9, R11
+	MOVQ CX, R12
+	SUBQ AX, R12
+	ADDQ $10, R12
+	CMPQ R11, R12
+	JLT  done
+	MOVB $0x5c, (DI)(R9*1)
+	MOVB DX, 1(DI)(R9*1)
+	ADDQ $2, R9
+	INCQ AX
+	JMP  loop
 
 done:
-	MOVQ AX, ret+24(FP)
+	MOVQ AX, i+32(FP)
+	MOVQ R9, o+40(FP)
 	RET
 
 DATA esc01<>+0(SB)/8, $0x0101010101010101

@@ -2,5 +2,7 @@
 
 package output
 
-// copyPlain16 is copyPlain16Go where no assembly version exists.
-func copyPlain16(dst, src *byte, n int) int { return copyPlain16Go(dst, src, n) }
+// copyEscape16 is copyEscape16Go where no assembly version exists.
+func copyEscape16(dst *byte, room int, src *byte, n int) (i, o int) {
+	return copyEscape16Go(dst, room, src, n)
+}

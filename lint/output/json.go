@@ -98,6 +98,21 @@ func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line
 			p.pre.Store(pre)
 		}
 		dst = append(dst, pre.b...)
+		if len(vs) == 1 && line > 0 && vs[0].Line == line && vs[0].Column != 0 {
+			// One finding kept whole (most findings of a log).
+			v := &vs[0]
+			if e := p.memo.record(v); e != nil {
+				dst = append(dst, lineKey...)
+				n := len(dst)
+				dst = appendInt(dst, line)
+				k := len(dst)
+				dst = append(dst, e.vhead...)
+				dst = append(dst, dst[n:k]...)
+				dst = append(dst, `,"column":`...)
+				dst = appendInt(dst, v.Column)
+				return append(dst, e.vtail...)
+			}
+		}
 		return p.appendRecordRest(dst, nil, line, vs)
 	}
 	dst = append(dst, `{"allow":false,"code":`...)
@@ -435,29 +450,41 @@ func store64(p *byte, i int, x uint64) {
 	binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(unsafe.Pointer(p), i))[:], x)
 }
 
-// copyPlain16Go is copyPlain16 in Go (escWord, two words at a time).
-func copyPlain16Go(dst, src *byte, n int) int {
+// copyEscape16Go is copyEscape16 in Go (escWord, two words at a time).
+func copyEscape16Go(dst *byte, room int, src *byte, n int) (i, o int) {
 	k := &escConsts
 	c20, c01, c22, c5c, c80 := k[0], k[1], k[2], k[3], k[4]
-	i := 0
-	for ; i <= n-16; i += 16 {
+	for i <= n-16 {
 		x, y := load64(src, i), load64(src, i+8)
-		store64(dst, i, x)
-		store64(dst, i+8, y)
+		store64(dst, o, x)
+		store64(dst, o+8, y)
 		mx := ((x - c20) | (x + c01) | ((x ^ c22) - c01) | ((x ^ c5c) - c01)) & c80
 		my := ((y - c20) | (y + c01) | ((y ^ c22) - c01) | ((y ^ c5c) - c01)) & c80
-		if mx|my != 0 {
-			if mx != 0 {
-				return i + bits.TrailingZeros64(mx)>>3
-			}
-			return i + 8 + bits.TrailingZeros64(my)>>3
+		if mx|my == 0 {
+			i += 16
+			o += 16
+			continue
 		}
+		j := 8 + bits.TrailingZeros64(my)>>3
+		if mx != 0 {
+			j = bits.TrailingZeros64(mx) >> 3
+		}
+		i += j
+		o += j
+		b := *(*byte)(unsafe.Add(unsafe.Pointer(src), i))
+		if b != '"' && b != '\\' || room-o < n-i+10 {
+			break
+		}
+		*(*byte)(unsafe.Add(unsafe.Pointer(dst), o)) = '\\'
+		*(*byte)(unsafe.Add(unsafe.Pointer(dst), o+1)) = b
+		o += 2
+		i++
 	}
-	return i
+	return i, o
 }
 
 // appendLong is appendString of a string of more than 16 bytes: it copies
-// and scans s in one pass (copyPlain16, then the last word), and escapes
+// and scans s in one pass (copyEscape16, then the last word), and escapes
 // the ASCII bytes that need it in place; from the first byte outside ASCII
 // on, appendEscaped goes on. It keeps room in dst for the rest of s, the
 // closing quote and one word more (so that a block or the last word may be
@@ -477,10 +504,10 @@ func appendLong(dst []byte, s string) []byte {
 	for {
 		var j int
 		if i <= n-16 {
-			j = copyPlain16((*byte)(unsafe.Add(unsafe.Pointer(d), o)), (*byte)(unsafe.Add(unsafe.Pointer(p), i)), n-i)
-			if i+j > n-16 {
-				i += j
-				o += j
+			di, do := copyEscape16((*byte)(unsafe.Add(unsafe.Pointer(d), o)), cap(dst)-o, (*byte)(unsafe.Add(unsafe.Pointer(p), i)), n-i)
+			i += di
+			o += do
+			if i > n-16 {
 				continue
 			}
 		} else if i <= n-8 {

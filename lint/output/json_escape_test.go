@@ -194,11 +194,12 @@ func TestFindingMemoViolations(t *testing.T) {
 	}
 }
 
-// TestCopyPlain16: the assembly copyPlain16 (where there is one) and the
-// portable copyPlain16Go find the same first byte to escape in blocks of
-// random printable text with one byte of every value at every position,
-// and store the bytes before it.
-func TestCopyPlain16(t *testing.T) {
+// TestCopyEscape16: the assembly copyEscape16 (where there is one) and the
+// portable copyEscape16Go stop at the same byte of random printable text
+// with quotes, backslashes and one byte of every value at every position,
+// with room to spare or just short of it, and write what appendString
+// writes of the text before it.
+func TestCopyEscape16(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n <= 70; n++ {
 		for pos := -1; pos < n; pos++ {
@@ -209,25 +210,33 @@ func TestCopyPlain16(t *testing.T) {
 				src := make([]byte, n+1)
 				for i := range src {
 					src[i] = byte(0x20 + r.IntN(0x5f))
-					if src[i] == '"' || src[i] == '\\' {
-						src[i] = 'a'
+					if r.IntN(6) == 0 {
+						src[i] = `"\`[r.IntN(2)]
 					}
 				}
 				if pos >= 0 {
 					src[pos] = byte(b)
 				}
-				want := n / 16 * 16
-				if pos >= 0 && pos < want && !plainByte[b] {
-					want = pos
+				room := n + 9 + r.IntN(12)
+				var got [2][2]int
+				var out [2][]byte
+				for k, f := range []func(*byte, int, *byte, int) (int, int){copyEscape16, copyEscape16Go} {
+					dst := make([]byte, room)
+					got[k][0], got[k][1] = f(&dst[0], room, &src[0], n)
+					out[k] = dst[:got[k][1]]
 				}
-				for name, f := range map[string]func(dst, src *byte, n int) int{"copyPlain16": copyPlain16, "copyPlain16Go": copyPlain16Go} {
-					dst := make([]byte, n+1)
-					if got := f(&dst[0], &src[0], n); got != want {
-						t.Fatalf("%s(%q): %d, want %d", name, src[:n], got, want)
-					}
-					if !bytes.Equal(dst[:want], src[:want]) {
-						t.Fatalf("%s(%q): stored %q", name, src[:n], dst[:want])
-					}
+				if got[0] != got[1] || !bytes.Equal(out[0], out[1]) {
+					t.Fatalf("%q, room %d: copyEscape16 %v %q, copyEscape16Go %v %q", src[:n], room, got[0], out[0], got[1], out[1])
+				}
+				i, o := got[0][0], got[0][1]
+				if want := quoteRef(t, string(src[:i])); "\""+string(out[0])+"\"" != want {
+					t.Fatalf("%q: wrote %q, want %s", src[:n], out[0], want)
+				}
+				if room-o < n-i+9 {
+					t.Fatalf("%q, room %d: stopped at %d, %d with too little room left", src[:n], room, i, o)
+				}
+				if i <= n-16 && plainByte[src[i]] && room-o >= n-i+10 {
+					t.Fatalf("%q: stopped at plain byte %d", src[:n], i)
 				}
 			}
 		}

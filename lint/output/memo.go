@@ -98,13 +98,21 @@ const (
 // JSON text of the finding it was kept for, from the key of its reason on
 // (,"reason":…,"severity":…[,"details":…]}), of severity sev and details of
 // none (dkey "") or one key dkey with the string value dval.
+//
+// When tail is kept, so is the rest of the JSON text of a record envelope
+// whose one finding that is: vhead, the beginning of the violations up to
+// the finding's line (,"violations":[{"code":…,"rule":…,"pointer":…,"line":),
+// for a finding of code, rule and pointer, and vtail, tail and the end of
+// the envelope (]}}, newline).
 type memoEntry struct {
-	key        uint64
-	src        string
-	q          []byte
-	tail       []byte
-	sev        envelope.Severity
-	dkey, dval string
+	key                 uint64
+	src                 string
+	q                   []byte
+	tail                []byte
+	sev                 envelope.Severity
+	dkey, dval          string
+	code, rule, pointer string
+	vhead, vtail        []byte
 }
 
 // memoKey is the data pointer of s with its length in the top bits.
@@ -184,10 +192,31 @@ func (m *findingMemo) appendTail(dst []byte, v *envelope.Violation) []byte {
 		if ok, key, val := tailOf(v); ok {
 			ne.tail, ne.sev = slices.Clone(dst[n:]), envelope.Severity(strings.Clone(string(v.Severity)))
 			ne.dkey, ne.dval = strings.Clone(key), strings.Clone(val)
+			if len(v.Rule)+len(v.Pointer)+len(v.Code) <= memoMax {
+				ne.code, ne.rule, ne.pointer = strings.Clone(string(v.Code)), strings.Clone(v.Rule), strings.Clone(v.Pointer)
+				ne.vhead = append(appendHead([]byte(`,"violations":[`), v), lineKey...)
+				ne.vtail = append(slices.Clip(ne.tail), "]}}\n"...)
+			}
 		}
 		m.slots[h].Store(ne)
 	}
 	return dst
+}
+
+// record returns the entry that keeps the end of the JSON text of a record
+// envelope whose one finding is v (memoEntry.vhead and vtail), or nil.
+func (m *findingMemo) record(v *envelope.Violation) *memoEntry {
+	s := v.Reason
+	if len(s) < memoMin || len(s) > memoMax {
+		return nil
+	}
+	k := memoKey(s)
+	e := m.slots[(k*0x9e3779b97f4a7c15)>>(64-memoBits)].Load()
+	if e == nil || e.key != k || e.vhead == nil || e.src != s || e.rule != v.Rule || e.pointer != v.Pointer ||
+		e.code != string(v.Code) || !e.sameTail(v) {
+		return nil
+	}
+	return e
 }
 
 // appendSeverityDetails appends the severity and details of the finding
