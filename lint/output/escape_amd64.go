@@ -13,3 +13,6 @@ package output
 //
 //go:noescape
 func copyEscape16(dst *byte, room int, src *byte, n int) (i, o int)
+
+// unalignedWords reports whether same may read a word at any address.
+const unalignedWords = true

@@ -6,3 +6,7 @@ package output
 func copyEscape16(dst *byte, room int, src *byte, n int) (i, o int) {
 	return copyEscape16Go(dst, room, src, n)
 }
+
+// unalignedWords reports whether same may read a word at any address (not
+// assumed where there is no assembly).
+const unalignedWords = false

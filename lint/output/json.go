@@ -240,42 +240,43 @@ func appendArray[T any](dst []byte, xs []T, elem func([]byte, T) []byte) []byte 
 	return append(dst, ']')
 }
 
-// appendInt appends n in decimal (strconv.AppendInt), two digits at a
-// time when 0 <= n < 1e9 (lines, columns, counts).
+// appendInt appends n in decimal (strconv.AppendInt): when 0 <= n < 1e8
+// (lines, columns, counts), its eight digits (leading zeros included) are
+// made two at a time into one word, and the word less its leading zeros
+// is stored at once.
 func appendInt(dst []byte, n int) []byte {
 	switch {
-	case n < 0 || n >= 1e9:
+	case uint(n) >= 1e8:
 		return strconv.AppendInt(dst, int64(n), 10)
 	case n < 10:
 		return append(dst, byte('0'+n))
 	case n < 100:
 		return append(dst, digitPairs[n*2], digitPairs[n*2+1])
-	case n < 10000:
-		hi, lo := n/100, n%100*2
-		if hi < 10 {
-			return append(dst, byte('0'+hi), digitPairs[lo], digitPairs[lo+1])
-		}
-		return append(dst, digitPairs[hi*2], digitPairs[hi*2+1], digitPairs[lo], digitPairs[lo+1])
 	}
-	var b [12]byte
-	i := len(b)
-	u := uint64(n)
-	for u >= 100 {
-		q := u / 100
-		r := (u - q*100) * 2
-		i -= 2
-		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
-		u = q
+	if cap(dst)-len(dst) < 8 {
+		dst = slices.Grow(dst, 8)
 	}
-	if u >= 10 {
-		i -= 2
-		b[i], b[i+1] = digitPairs[u*2], digitPairs[u*2+1]
-	} else {
-		i--
-		b[i] = byte('0' + u)
+	u := uint(n)
+	hi, lo := u/10000, u%10000
+	w := pair(hi/100) | pair(hi%100)<<16 | pair(lo/100)<<32 | pair(lo%100)<<48
+	t := bits.Len(u) * 1233 >> 12 // log10(u), or one more
+	d := t + 1
+	if u < pow10[t] {
+		d = t
 	}
-	return append(dst, b[i:]...)
+	l := len(dst)
+	store64(unsafe.SliceData(dst), l, w>>(8*uint(8-d)))
+	return dst[:l+d]
 }
+
+// pair returns the two decimal digits of x < 100 as the low two bytes of a
+// little-endian word.
+func pair(x uint) uint64 {
+	return uint64(digitPairs[x*2]) | uint64(digitPairs[x*2+1])<<8
+}
+
+// pow10 holds the powers of ten below 1e9.
+var pow10 = [9]uint{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
 
 // digitPairs holds "00" to "99".
 const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +

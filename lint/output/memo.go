@@ -56,7 +56,7 @@ func (m *findingMemo) appendHead(dst []byte, v *envelope.Violation) []byte {
 	}
 	h := keySlot(v.Rule)
 	e := m.heads[h].Load()
-	if e != nil && e.rule == v.Rule && e.pointer == v.Pointer && e.code == string(v.Code) {
+	if e != nil && same(e.rule, v.Rule) && same(e.pointer, v.Pointer) && same(e.code, string(v.Code)) {
 		if v.Line != 0 {
 			return append(dst, e.b...)
 		}
@@ -115,6 +115,18 @@ type memoEntry struct {
 	vhead, vtail        []byte
 }
 
+// same reports whether a == b: strings of 8 to 16 bytes (most codes,
+// rules, pointers and details values) compared as two words each, without
+// a call, where words may be read at any address (unalignedWords).
+func same(a, b string) bool {
+	n := len(a)
+	if !unalignedWords || n < 8 || n > 16 || n != len(b) {
+		return a == b
+	}
+	pa, pb := unsafe.Pointer(unsafe.StringData(a)), unsafe.Pointer(unsafe.StringData(b))
+	return *(*uint64)(pa) == *(*uint64)(pb) && *(*uint64)(unsafe.Add(pa, n-8)) == *(*uint64)(unsafe.Add(pb, n-8))
+}
+
 // memoKey is the data pointer of s with its length in the top bits.
 func memoKey(s string) uint64 {
 	return uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))) ^ uint64(len(s))<<48
@@ -140,7 +152,7 @@ func tailOf(v *envelope.Violation) (ok bool, key, val string) {
 // sameTail reports whether v's severity and details are those e's tail
 // was written for (v's reason is e's string).
 func (e *memoEntry) sameTail(v *envelope.Violation) bool {
-	if e.tail == nil || e.sev != v.Severity {
+	if e.tail == nil || !same(string(e.sev), string(v.Severity)) {
 		return false
 	}
 	if e.dkey == "" {
@@ -150,7 +162,7 @@ func (e *memoEntry) sameTail(v *envelope.Violation) bool {
 		return false
 	}
 	x, ok := v.Extra[e.dkey].(string)
-	return ok && x == e.dval
+	return ok && same(x, e.dval)
 }
 
 // appendTail appends the end of the JSON text of the finding v from the
@@ -212,8 +224,8 @@ func (m *findingMemo) record(v *envelope.Violation) *memoEntry {
 	}
 	k := memoKey(s)
 	e := m.slots[(k*0x9e3779b97f4a7c15)>>(64-memoBits)].Load()
-	if e == nil || e.key != k || e.vhead == nil || e.src != s || e.rule != v.Rule || e.pointer != v.Pointer ||
-		e.code != string(v.Code) || !e.sameTail(v) {
+	if e == nil || e.key != k || e.vhead == nil || e.src != s || !same(e.rule, v.Rule) || !same(e.pointer, v.Pointer) ||
+		!same(e.code, string(v.Code)) || !e.sameTail(v) {
 		return nil
 	}
 	return e
