@@ -2,13 +2,15 @@
 
 // func copyEscape16(dst *byte, room int, src *byte, n int) (i, o int)
 //
-// Sixteen bytes at a time (SSE2): each whole 16-byte block of src[:n] left
-// is stored at dst+o, then checked; a block of plain bytes (0x20-0x7e but
-// '"' and '\\': those whose value plus one, signed, is above 0x20 and that
-// are neither '"' nor '\\') is done, a '"' or '\\' is escaped with a
-// backslash when room-o >= n-i+10, and any other byte stops it. i is the
-// index in src of the byte it stopped at (or of the first byte after the
-// whole blocks), o where that byte goes in dst.
+// Sixteen bytes at a time (SSE2): each 16-byte block of src[:n] left is
+// stored at dst+o, then checked; a block of plain bytes (0x20-0x7e but '"'
+// and '\\': those whose value plus one, signed, is above 0x20 and that are
+// neither '"' nor '\\') is done, a '"' or '\\' is escaped with a backslash
+// when room-o >= n-i+18, and any other byte stops it. The last fewer than
+// 16 bytes are read as the 16 bytes from the first of them when those lie
+// in one 4 KiB page (reading past src[n-1] within its page), else left to
+// the caller. i is the index in src of the byte it stopped at (n: all
+// done), o where that byte goes in dst.
 TEXT ·copyEscape16(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ room+8(FP), R8
@@ -24,7 +26,7 @@ TEXT ·copyEscape16(SB), NOSPLIT, $0-48
 
 loop:
 	CMPQ AX, R10
-	JG   done
+	JG   tail
 	MOVOU (SI)(AX*1), X0
 	MOVOU X0, (DI)(R9*1)
 	MOVO X0, X1
@@ -58,7 +60,7 @@ escape:
 	SUBQ R9, R11
 	MOVQ CX, R12
 	SUBQ AX, R12
-	ADDQ $10, R12
+	ADDQ $18, R12
 	CMPQ R11, R12
 	JLT  done
 	MOVB $0x5c, (DI)(R9*1)
@@ -66,6 +68,59 @@ escape:
 	ADDQ $2, R9
 	INCQ AX
 	JMP  loop
+
+tail:
+	// r = n-i bytes left, 0 to 15.
+	MOVQ CX, R12
+	SUBQ AX, R12
+	JLE  done
+	LEAQ (SI)(AX*1), R11
+	MOVQ R11, R13
+	ANDQ $0xfff, R13
+	CMPQ R13, $0xff0
+	JA   done
+	MOVOU (R11), X0
+	MOVOU X0, (DI)(R9*1)
+	MOVO X0, X1
+	PADDB X4, X1
+	PCMPGTB X5, X1
+	MOVO X0, X2
+	PCMPEQB X6, X2
+	PCMPEQB X7, X0
+	POR  X2, X0
+	PMOVMSKB X1, BX
+	PMOVMSKB X0, DX
+	XORL $0xffff, BX
+	ORL  DX, BX
+	BSFL BX, BX
+	JZ   rest
+	CMPQ BX, R12
+	JAE  rest
+	ADDQ BX, AX
+	ADDQ BX, R9
+	MOVBLZX (SI)(AX*1), DX
+	CMPB DX, $0x22
+	JEQ  tailescape
+	CMPB DX, $0x5c
+	JNE  done
+
+tailescape:
+	MOVQ R8, R11
+	SUBQ R9, R11
+	MOVQ CX, R12
+	SUBQ AX, R12
+	ADDQ $18, R12
+	CMPQ R11, R12
+	JLT  done
+	MOVB $0x5c, (DI)(R9*1)
+	MOVB DX, 1(DI)(R9*1)
+	ADDQ $2, R9
+	INCQ AX
+	JMP  tail
+
+rest:
+	ADDQ R12, R9
+	MOVQ CX, AX
 
 done:
 	MOVQ AX, i+32(FP)

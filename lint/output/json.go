@@ -451,7 +451,8 @@ func store64(p *byte, i int, x uint64) {
 	binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(unsafe.Pointer(p), i))[:], x)
 }
 
-// copyEscape16Go is copyEscape16 in Go (escWord, two words at a time).
+// copyEscape16Go is copyEscape16 in Go (escWord, two words at a time),
+// which leaves the last fewer than 16 bytes to the caller.
 func copyEscape16Go(dst *byte, room int, src *byte, n int) (i, o int) {
 	k := &escConsts
 	c20, c01, c22, c5c, c80 := k[0], k[1], k[2], k[3], k[4]
@@ -473,7 +474,7 @@ func copyEscape16Go(dst *byte, room int, src *byte, n int) (i, o int) {
 		i += j
 		o += j
 		b := *(*byte)(unsafe.Add(unsafe.Pointer(src), i))
-		if b != '"' && b != '\\' || room-o < n-i+10 {
+		if b != '"' && b != '\\' || room-o < n-i+18 {
 			break
 		}
 		*(*byte)(unsafe.Add(unsafe.Pointer(dst), o)) = '\\'
@@ -488,13 +489,13 @@ func copyEscape16Go(dst *byte, room int, src *byte, n int) (i, o int) {
 // and scans s in one pass (copyEscape16, then the last word), and escapes
 // the ASCII bytes that need it in place; from the first byte outside ASCII
 // on, appendEscaped goes on. It keeps room in dst for the rest of s, the
-// closing quote and one word more (so that a block or the last word may be
-// stored whole): n-i+9 bytes from o on, where i is the next byte of s and
+// closing quote and one block more (so that a block or the last word may be
+// stored whole): n-i+17 bytes from o on, where i is the next byte of s and
 // o where it goes.
 func appendLong(dst []byte, s string) []byte {
 	n := len(s)
-	if cap(dst)-len(dst) < n+10 {
-		dst = slices.Grow(dst, n+10)
+	if cap(dst)-len(dst) < n+18 {
+		dst = slices.Grow(dst, n+18)
 	}
 	o := len(dst)
 	dst = dst[:cap(dst)]
@@ -546,8 +547,8 @@ func appendLong(dst []byte, s string) []byte {
 			o++
 			continue
 		}
-		if cap(dst)-o < n-i+14 {
-			dst = slices.Grow(dst[:o], n-i+14)
+		if cap(dst)-o < n-i+22 {
+			dst = slices.Grow(dst[:o], n-i+22)
 			dst = dst[:cap(dst)]
 			d = unsafe.SliceData(dst)
 		}

@@ -195,19 +195,26 @@ func TestFindingMemoViolations(t *testing.T) {
 }
 
 // TestCopyEscape16: the assembly copyEscape16 (where there is one) and the
-// portable copyEscape16Go stop at the same byte of random printable text
-// with quotes, backslashes and one byte of every value at every position,
-// with room to spare or just short of it, and write what appendString
-// writes of the text before it.
+// portable copyEscape16Go write what appendString writes of random
+// printable text with quotes, backslashes and one byte of every value at
+// every position, up to a byte they may not escape (any other than '"' and
+// '\\', or one of those with too little room left: a room to spare or just
+// short of it) or the last fewer than 16 bytes, and stop at the same byte
+// when they both stop before those; and at a page's end too.
 func TestCopyEscape16(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for n := 0; n <= 70; n++ {
+	page := make([]byte, 3*4096)
+	end := 2*4096 - int(uintptr(unsafe.Pointer(&page[0]))%4096) // the index of a page's first byte
+	for n := 0; n <= 56; n++ {
 		for pos := -1; pos < n; pos++ {
 			for b := range 256 {
 				if pos < 0 && b > 0 {
 					break
 				}
 				src := make([]byte, n+1)
+				if b%2 == 1 { // text that ends where a page ends
+					src = page[end-n : end+1]
+				}
 				for i := range src {
 					src[i] = byte(0x20 + r.IntN(0x5f))
 					if r.IntN(6) == 0 {
@@ -217,26 +224,24 @@ func TestCopyEscape16(t *testing.T) {
 				if pos >= 0 {
 					src[pos] = byte(b)
 				}
-				room := n + 9 + r.IntN(12)
+				room := n + 17 + r.IntN(12)
 				var got [2][2]int
-				var out [2][]byte
 				for k, f := range []func(*byte, int, *byte, int) (int, int){copyEscape16, copyEscape16Go} {
 					dst := make([]byte, room)
-					got[k][0], got[k][1] = f(&dst[0], room, &src[0], n)
-					out[k] = dst[:got[k][1]]
+					i, o := f(&dst[0], room, &src[0], n)
+					got[k] = [2]int{i, o}
+					if want := quoteRef(t, string(src[:i])); `"`+string(dst[:o])+`"` != want {
+						t.Fatalf("%q: wrote %q, want %s", src[:n], dst[:o], want)
+					}
+					if room-o < n-i+17 {
+						t.Fatalf("%q, room %d: stopped at %d, %d with too little room left", src[:n], room, i, o)
+					}
+					if i < n && i <= n-16 && (plainByte[src[i]] || (src[i] == '"' || src[i] == '\\') && room-o >= n-i+18) {
+						t.Fatalf("%q: stopped at byte %d, %q", src[:n], i, src[i])
+					}
 				}
-				if got[0] != got[1] || !bytes.Equal(out[0], out[1]) {
-					t.Fatalf("%q, room %d: copyEscape16 %v %q, copyEscape16Go %v %q", src[:n], room, got[0], out[0], got[1], out[1])
-				}
-				i, o := got[0][0], got[0][1]
-				if want := quoteRef(t, string(src[:i])); "\""+string(out[0])+"\"" != want {
-					t.Fatalf("%q: wrote %q, want %s", src[:n], out[0], want)
-				}
-				if room-o < n-i+9 {
-					t.Fatalf("%q, room %d: stopped at %d, %d with too little room left", src[:n], room, i, o)
-				}
-				if i <= n-16 && plainByte[src[i]] && room-o >= n-i+10 {
-					t.Fatalf("%q: stopped at plain byte %d", src[:n], i)
+				if got[0][0] <= n-16 && got[0] != got[1] {
+					t.Fatalf("%q, room %d: copyEscape16 %v, copyEscape16Go %v", src[:n], room, got[0], got[1])
 				}
 			}
 		}
