@@ -252,6 +252,9 @@ func appendInt(dst []byte, n int) []byte {
 		return append(dst, byte('0'+n))
 	case n < 100:
 		return append(dst, digitPairs[n*2], digitPairs[n*2+1])
+	case n < 1000:
+		lo := n % 100 * 2
+		return append(dst, byte('0'+n/100), digitPairs[lo], digitPairs[lo+1])
 	}
 	if cap(dst)-len(dst) < 8 {
 		dst = slices.Grow(dst, 8)
