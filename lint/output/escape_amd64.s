@@ -12,23 +12,29 @@
 // the caller. i is the index in src of the byte it stopped at (n: all
 // done), o where that byte goes in dst.
 TEXT ·copyEscape16(SB), NOSPLIT, $0-48
-	MOVQ dst+0(FP), DI
+	MOVQ dst+0(FP), R9
 	MOVQ room+8(FP), R8
 	MOVQ src+16(FP), SI
 	MOVQ n+24(FP), CX
+	// DI is dst plus the number of escapes so far (o-i), so that byte i
+	// goes to (DI)(AX*1); an escape needs room-o >= n-i+18, that is
+	// DI <= R8 = dst+room-n-18.
+	MOVQ R9, DI
+	ADDQ R9, R8
+	SUBQ CX, R8
+	SUBQ $18, R8
 	XORQ AX, AX
-	XORQ R9, R9
 	MOVOU esc01<>(SB), X4
 	MOVOU esc20<>(SB), X5
 	MOVOU esc22<>(SB), X6
 	MOVOU esc5c<>(SB), X7
 	LEAQ -16(CX), R10
-
-loop:
 	CMPQ AX, R10
 	JG   tail
+
+loop:
 	MOVOU (SI)(AX*1), X0
-	MOVOU X0, (DI)(R9*1)
+	MOVOU X0, (DI)(AX*1)
 	MOVO X0, X1
 	PADDB X4, X1
 	PCMPGTB X5, X1
@@ -36,19 +42,19 @@ loop:
 	PCMPEQB X6, X2
 	PCMPEQB X7, X0
 	POR  X2, X0
-	PMOVMSKB X1, BX
-	PMOVMSKB X0, DX
-	XORL $0xffff, BX
-	ORL  DX, BX
-	JNZ  found
+	PANDN X1, X0
+	PMOVMSKB X0, BX
+	CMPL BX, $0xffff
+	JNE  found
 	ADDQ $16, AX
-	ADDQ $16, R9
-	JMP  loop
+	CMPQ AX, R10
+	JLE  loop
+	JMP  tail
 
 found:
+	NOTL BX
 	BSFL BX, BX
 	ADDQ BX, AX
-	ADDQ BX, R9
 	MOVBLZX (SI)(AX*1), DX
 	CMPB DX, $0x22
 	JEQ  escape
@@ -56,18 +62,14 @@ found:
 	JNE  done
 
 escape:
-	MOVQ R8, R11
-	SUBQ R9, R11
-	MOVQ CX, R12
-	SUBQ AX, R12
-	ADDQ $18, R12
-	CMPQ R11, R12
-	JLT  done
-	MOVB $0x5c, (DI)(R9*1)
-	MOVB DX, 1(DI)(R9*1)
-	ADDQ $2, R9
+	CMPQ DI, R8
+	JGT  done
+	MOVB $0x5c, (DI)(AX*1)
+	MOVB DX, 1(DI)(AX*1)
+	INCQ DI
 	INCQ AX
-	JMP  loop
+	CMPQ AX, R10
+	JLE  loop
 
 tail:
 	// r = n-i bytes left, 0 to 15.
@@ -80,7 +82,7 @@ tail:
 	CMPQ R13, $0xff0
 	JA   done
 	MOVOU (R11), X0
-	MOVOU X0, (DI)(R9*1)
+	MOVOU X0, (DI)(AX*1)
 	MOVO X0, X1
 	PADDB X4, X1
 	PCMPGTB X5, X1
@@ -88,16 +90,13 @@ tail:
 	PCMPEQB X6, X2
 	PCMPEQB X7, X0
 	POR  X2, X0
-	PMOVMSKB X1, BX
-	PMOVMSKB X0, DX
-	XORL $0xffff, BX
-	ORL  DX, BX
+	PANDN X1, X0
+	PMOVMSKB X0, BX
+	NOTL BX
 	BSFL BX, BX
-	JZ   rest
 	CMPQ BX, R12
 	JAE  rest
 	ADDQ BX, AX
-	ADDQ BX, R9
 	MOVBLZX (SI)(AX*1), DX
 	CMPB DX, $0x22
 	JEQ  tailescape
@@ -105,26 +104,22 @@ tail:
 	JNE  done
 
 tailescape:
-	MOVQ R8, R11
-	SUBQ R9, R11
-	MOVQ CX, R12
-	SUBQ AX, R12
-	ADDQ $18, R12
-	CMPQ R11, R12
-	JLT  done
-	MOVB $0x5c, (DI)(R9*1)
-	MOVB DX, 1(DI)(R9*1)
-	ADDQ $2, R9
+	CMPQ DI, R8
+	JGT  done
+	MOVB $0x5c, (DI)(AX*1)
+	MOVB DX, 1(DI)(AX*1)
+	INCQ DI
 	INCQ AX
 	JMP  tail
 
 rest:
-	ADDQ R12, R9
 	MOVQ CX, AX
 
 done:
 	MOVQ AX, i+32(FP)
-	MOVQ R9, o+40(FP)
+	SUBQ R9, DI
+	ADDQ AX, DI
+	MOVQ DI, o+40(FP)
 	RET
 
 DATA esc01<>+0(SB)/8, $0x0101010101010101
