@@ -101,13 +101,19 @@ func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line
 		if len(vs) == 1 && line > 0 && vs[0].Line == line && vs[0].Column != 0 {
 			// One finding kept whole (most findings of a log).
 			v := &vs[0]
-			if e := p.memo.record(v); e != nil {
+			if e := p.memo.record(v); e != nil && line < 1e8 {
+				// The line's digits are stored twice, as a word each time.
+				w, d := digits(line)
+				if cap(dst)-len(dst) < len(lineKey)+8+len(e.vhead)+8 {
+					dst = slices.Grow(dst, len(lineKey)+8+len(e.vhead)+8)
+				}
 				dst = append(dst, lineKey...)
-				n := len(dst)
-				dst = appendInt(dst, line)
-				k := len(dst)
-				dst = append(dst, e.vhead...)
-				dst = append(dst, dst[n:k]...)
+				l := len(dst)
+				store64(unsafe.SliceData(dst), l, w)
+				dst = append(dst[:l+d], e.vhead...)
+				l = len(dst)
+				store64(unsafe.SliceData(dst), l, w)
+				dst = dst[:l+d]
 				dst = append(dst, `,"column":`...)
 				dst = appendInt(dst, v.Column)
 				return append(dst, e.vtail...)
@@ -259,10 +265,11 @@ func appendInt(dst []byte, n int) []byte {
 	if cap(dst)-len(dst) < 8 {
 		dst = slices.Grow(dst, 8)
 	}
+	// digits, written out: its call would cost as much as the rest.
 	u := uint(n)
 	hi, lo := u/10000, u%10000
 	w := pair(hi/100) | pair(hi%100)<<16 | pair(lo/100)<<32 | pair(lo%100)<<48
-	t := bits.Len(u) * 1233 >> 12 // log10(u), or one more
+	t := bits.Len(u) * 1233 >> 12
 	d := t + 1
 	if u < pow10[t] {
 		d = t
@@ -270,6 +277,21 @@ func appendInt(dst []byte, n int) []byte {
 	l := len(dst)
 	store64(unsafe.SliceData(dst), l, w>>(8*uint(8-d)))
 	return dst[:l+d]
+}
+
+// digits returns the decimal digits of 0 < n < 1e8 as the low d bytes of a
+// little-endian word (the eight digits of n, leading zeros included, made
+// two at a time, less the leading zeros).
+func digits(n int) (w uint64, d int) {
+	u := uint(n)
+	hi, lo := u/10000, u%10000
+	w = pair(hi/100) | pair(hi%100)<<16 | pair(lo/100)<<32 | pair(lo%100)<<48
+	t := bits.Len(u) * 1233 >> 12 // log10(u), or one more
+	d = t + 1
+	if u < pow10[t] {
+		d = t
+	}
+	return w >> (8 * uint(8-d)), d
 }
 
 // pair returns the two decimal digits of x < 100 as the low two bytes of a

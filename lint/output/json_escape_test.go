@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -162,6 +163,14 @@ func TestAppendInt(t *testing.T) {
 	for _, n := range ns {
 		if got, want := string(appendInt([]byte("x"), n)), "x"+strconv.Itoa(n); got != want {
 			t.Errorf("appendInt(%d) = %s, want %s", n, got, want)
+		}
+		if n > 0 && n < 1e8 {
+			w, d := digits(n)
+			var b [8]byte
+			binary.LittleEndian.PutUint64(b[:], w)
+			if got, want := string(b[:d]), strconv.Itoa(n); got != want || w>>(8*d%64) != 0 && d < 8 {
+				t.Errorf("digits(%d) = %q (%#x), want %s", n, b[:d], w, want)
+			}
 		}
 	}
 }

@@ -96,7 +96,8 @@ const (
 // memoEntry is a string findingMemo keeps: its key (memoKey) when stored,
 // a copy of it, and its JSON text; tail, when not nil, is the end of the
 // JSON text of the finding it was kept for, from the key of its reason on
-// (,"reason":…,"severity":…[,"details":…]}), of severity sev and details of
+// (,"reason":…,"severity":…[,"details":…]}), of severity warning (sevError
+// false) or error (sevError true) and details of
 // none (dkey "") or one key dkey with the string value dval.
 //
 // When tail is kept, so is the rest of the JSON text of a record envelope
@@ -109,21 +110,24 @@ type memoEntry struct {
 	src                 string
 	q                   []byte
 	tail                []byte
-	sev                 envelope.Severity
+	sevError            bool
 	dkey, dval          string
 	code, rule, pointer string
 	vhead, vtail        []byte
 }
 
-// same reports whether a == b: strings of 8 to 16 bytes (most codes,
+// same reports whether a == b: strings of 4 to 16 bytes (most codes,
 // rules, pointers and details values) compared as two words each, without
 // a call, where words may be read at any address (unalignedWords).
 func same(a, b string) bool {
 	n := len(a)
-	if !unalignedWords || n < 8 || n > 16 || n != len(b) {
+	if !unalignedWords || n < 4 || n > 16 || n != len(b) {
 		return a == b
 	}
 	pa, pb := unsafe.Pointer(unsafe.StringData(a)), unsafe.Pointer(unsafe.StringData(b))
+	if n < 8 {
+		return *(*uint32)(pa) == *(*uint32)(pb) && *(*uint32)(unsafe.Add(pa, n-4)) == *(*uint32)(unsafe.Add(pb, n-4))
+	}
 	return *(*uint64)(pa) == *(*uint64)(pb) && *(*uint64)(unsafe.Add(pa, n-8)) == *(*uint64)(unsafe.Add(pb, n-8))
 }
 
@@ -133,9 +137,13 @@ func memoKey(s string) uint64 {
 }
 
 // tailOf reports whether the end of the JSON text of v can be kept with its
-// reason (memoEntry.tail): details of none or one key with a string value,
-// and their key and value (each at most memoMax bytes).
+// reason (memoEntry.tail): severity warning or error, details of none or one
+// key with a string value; and their key and value (each at most memoMax
+// bytes).
 func tailOf(v *envelope.Violation) (ok bool, key, val string) {
+	if v.Severity != envelope.SeverityWarning && v.Severity != envelope.SeverityError {
+		return false, "", ""
+	}
 	if len(v.Extra) == 0 {
 		return true, "", ""
 	}
@@ -152,7 +160,7 @@ func tailOf(v *envelope.Violation) (ok bool, key, val string) {
 // sameTail reports whether v's severity and details are those e's tail
 // was written for (v's reason is e's string).
 func (e *memoEntry) sameTail(v *envelope.Violation) bool {
-	if e.tail == nil || !same(string(e.sev), string(v.Severity)) {
+	if e.tail == nil || e.sevError && v.Severity != envelope.SeverityError || !e.sevError && v.Severity != envelope.SeverityWarning {
 		return false
 	}
 	if e.dkey == "" {
@@ -202,7 +210,7 @@ func (m *findingMemo) appendTail(dst []byte, v *envelope.Violation) []byte {
 	if e == nil || e.key != k { // (a string whose text changes in place stays out)
 		ne := &memoEntry{key: k, src: strings.Clone(s), q: slices.Clone(dst[q0:q1])}
 		if ok, key, val := tailOf(v); ok {
-			ne.tail, ne.sev = slices.Clone(dst[n:]), envelope.Severity(strings.Clone(string(v.Severity)))
+			ne.tail, ne.sevError = slices.Clone(dst[n:]), v.Severity == envelope.SeverityError
 			ne.dkey, ne.dval = strings.Clone(key), strings.Clone(val)
 			if len(v.Rule)+len(v.Pointer)+len(v.Code) <= memoMax {
 				ne.code, ne.rule, ne.pointer = strings.Clone(string(v.Code)), strings.Clone(v.Rule), strings.Clone(v.Pointer)
