@@ -85,7 +85,7 @@ func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line
 	if first == nil {
 		// The same for every allowed record of a file (most envelopes).
 		pre := p.pre.Load()
-		if pre == nil || pre.file != file || pre.kind != kind || pre.ok != okReason {
+		if pre == nil || !sameText(pre.file, file) || !sameText(pre.kind, kind) || !sameText(pre.ok, okReason) {
 			pre = &recordPrefix{file: file, kind: kind, ok: okReason}
 			b := append([]byte(nil), `{"allow":true,"code":`...)
 			b = appendString(b, string(envelope.OK))
@@ -137,6 +137,12 @@ func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line
 	dst = append(dst, `,"kind":`...)
 	dst = appendString(dst, kind)
 	return p.appendRecordRest(dst, first, line, vs)
+}
+
+// sameText reports whether a == b, without a call when they are the same
+// bytes of memory (the file, kind and OK reason of the records of a file).
+func sameText(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // appendRecordRest appends what follows the kind of a record envelope
