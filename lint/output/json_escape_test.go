@@ -217,8 +217,8 @@ func TestCopyEscape16(t *testing.T) {
 	for n := 0; n <= 56; n++ {
 		for pos := -1; pos < n; pos++ {
 			for b := range 256 {
-				if pos < 0 && b > 0 {
-					break
+				if pos < 0 && b > 0 || pos%5 != 0 && !strings.ContainsRune("\x00\x1f !\"#[\\]~", rune(b)) && b != 0x7f && b != 0x80 && b != 0xff {
+					continue // every byte value at every fifth position, some at the others
 				}
 				src := make([]byte, n+1)
 				if b%2 == 1 { // text that ends where a page ends
