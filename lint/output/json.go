@@ -20,7 +20,9 @@ import (
 // precedence). Map keys are sorted, so output is deterministic. The bytes are
 // exactly those of encoding/json with HTML escaping off
 // (TestAppendMatchesEncodingJSON), produced without reflection: `agentlint lint`
-// renders envelopes in its workers with AppendRecord.
+// renders envelopes in its workers with AppendRecord. Its Append methods may
+// write past the bytes they append, within the spare capacity of dst (up to
+// one 16-byte block more): dst's spare capacity must not be in use.
 type JSON struct {
 	W   io.Writer
 	buf []byte

@@ -13,8 +13,10 @@ import (
 // it is copied instead of escaped again: the beginning of a rule's
 // findings (appendHead), the key of its details (appendDetails), and long
 // strings that recur at the same address, such as the reason a rule shares
-// between its findings (CL010's, one per event type). A long string seen
-// twice in a row in its slot is kept. A slot is found by the string's data
+// between its findings (CL010's, one per event type), with the end of the
+// finding's JSON text and of its record's envelope (memoEntry.tail, vhead,
+// vtail) when its details are simple. A long string seen twice in a row in
+// its slot is kept. A slot is found by the string's data
 // pointer and length, but used only when the string equals (byte for
 // byte) the copy it holds, so memory used again for other text is never
 // mistaken for it. Its goroutines share it: slots hold immutable entries
@@ -31,7 +33,8 @@ type findingMemo struct {
 }
 
 // findingHead is the beginning of the JSON text of a finding of code,
-// rule and pointer, up to the key of its line: {"code":…,"rule":…,"pointer":…,"line":
+// rule and pointer, up to the key of its line:
+// {"code":…,"rule":…,"pointer":…,"line":
 type findingHead struct {
 	code, rule, pointer string
 	b                   []byte
