@@ -88,7 +88,7 @@ func appendHead(dst []byte, v *envelope.Violation) []byte {
 }
 
 const (
-	memoBits  = 6
+	memoBits  = 8
 	memoSlots = 1 << memoBits
 	memoMin   = 64 // shorter strings are escaped each time
 	// memoMax bounds the strings the memo keeps (longer ones are escaped
