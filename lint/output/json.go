@@ -20,7 +20,9 @@ import (
 // precedence). Map keys are sorted, so output is deterministic. The bytes are
 // exactly those of encoding/json with HTML escaping off
 // (TestAppendMatchesEncodingJSON), produced without reflection: `agentlint lint`
-// renders envelopes in its workers with AppendRecord.
+// renders envelopes in its workers with AppendRecord. Its Append methods may
+// write past the bytes they append, within the spare capacity of dst (up to
+// one 16-byte block more): dst's spare capacity must not be in use.
 type JSON struct {
 	W   io.Writer
 	buf []byte
@@ -85,7 +87,7 @@ func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line
 	if first == nil {
 		// The same for every allowed record of a file (most envelopes).
 		pre := p.pre.Load()
-		if pre == nil || pre.file != file || pre.kind != kind || pre.ok != okReason {
+		if pre == nil || !sameText(pre.file, file) || !sameText(pre.kind, kind) || !sameText(pre.ok, okReason) {
 			pre = &recordPrefix{file: file, kind: kind, ok: okReason}
 			b := append([]byte(nil), `{"allow":true,"code":`...)
 			b = appendString(b, string(envelope.OK))
@@ -98,6 +100,27 @@ func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line
 			p.pre.Store(pre)
 		}
 		dst = append(dst, pre.b...)
+		if len(vs) == 1 && line > 0 && vs[0].Line == line && vs[0].Column != 0 {
+			// One finding kept whole (most findings of a log).
+			v := &vs[0]
+			if e := p.memo.record(v); e != nil && line < 1e8 {
+				// The line's digits are stored twice, as a word each time.
+				w, d := digits(line)
+				if cap(dst)-len(dst) < len(lineKey)+8+len(e.vhead)+8 {
+					dst = slices.Grow(dst, len(lineKey)+8+len(e.vhead)+8)
+				}
+				dst = append(dst, lineKey...)
+				l := len(dst)
+				store64(unsafe.SliceData(dst), l, w)
+				dst = append(dst[:l+d], e.vhead...)
+				l = len(dst)
+				store64(unsafe.SliceData(dst), l, w)
+				dst = dst[:l+d]
+				dst = append(dst, `,"column":`...)
+				dst = appendInt(dst, v.Column)
+				return append(dst, e.vtail...)
+			}
+		}
 		return p.appendRecordRest(dst, nil, line, vs)
 	}
 	dst = append(dst, `{"allow":false,"code":`...)
@@ -118,13 +141,22 @@ func (p *JSON) AppendRecordVerdict(dst []byte, file, kind, okReason string, line
 	return p.appendRecordRest(dst, first, line, vs)
 }
 
+// sameText reports whether a == b, without a call when they are the same
+// bytes of memory (the file, kind and OK reason of the records of a file).
+func sameText(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
 // appendRecordRest appends what follows the kind of a record envelope
 // (AppendRecordVerdict): its line, the first error's pointer and rule, and
 // the violations.
 func (p *JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int, vs []envelope.Violation) []byte {
+	var ld []byte
 	if line > 0 {
-		dst = append(dst, `,"line":`...)
+		dst = append(dst, lineKey...)
+		n := len(dst)
 		dst = appendInt(dst, line)
+		ld = dst[n:]
 	}
 	if first != nil {
 		dst = append(dst, `,"pointer":`...)
@@ -138,7 +170,7 @@ func (p *JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int,
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendViolation(dst, &vs[i], &p.memo)
+			dst = appendViolationLine(dst, &vs[i], &p.memo, line, ld)
 		}
 		dst = append(dst, ']')
 	}
@@ -148,31 +180,25 @@ func (p *JSON) appendRecordRest(dst []byte, first *envelope.Violation, line int,
 // appendViolation appends v as encoding/json marshals it, its reason and
 // details through m (nil: none).
 func appendViolation(dst []byte, v *envelope.Violation, m *findingMemo) []byte {
+	return appendViolationLine(dst, v, m, 0, nil)
+}
+
+// appendViolationLine is appendViolation with the decimal digits ld of
+// line (ld nil: none), copied for a finding on that line.
+func appendViolationLine(dst []byte, v *envelope.Violation, m *findingMemo, line int, ld []byte) []byte {
 	dst = m.appendHead(dst, v)
 	if v.Line != 0 {
-		dst = append(dst, `,"line":`...)
-		dst = appendInt(dst, v.Line)
+		if v.Line == line && ld != nil {
+			dst = append(dst, ld...)
+		} else {
+			dst = appendInt(dst, v.Line)
+		}
 	}
 	if v.Column != 0 {
 		dst = append(dst, `,"column":`...)
 		dst = appendInt(dst, v.Column)
 	}
-	dst = append(dst, `,"reason":`...)
-	dst = m.appendString(dst, v.Reason)
-	switch v.Severity {
-	case envelope.SeverityWarning:
-		dst = append(dst, `,"severity":"warning"`...)
-	case envelope.SeverityError:
-		dst = append(dst, `,"severity":"error"`...)
-	default:
-		dst = append(dst, `,"severity":`...)
-		dst = appendString(dst, string(v.Severity))
-	}
-	if len(v.Extra) > 0 {
-		dst = append(dst, `,"details":`...)
-		dst = m.appendDetails(dst, v.Rule, v.Extra)
-	}
-	return append(dst, '}')
+	return m.appendTail(dst, v)
 }
 
 // sortedKeys returns the keys of m in byte order, in keys's storage.
@@ -228,42 +254,62 @@ func appendArray[T any](dst []byte, xs []T, elem func([]byte, T) []byte) []byte 
 	return append(dst, ']')
 }
 
-// appendInt appends n in decimal (strconv.AppendInt), two digits at a
-// time when 0 <= n < 1e9 (lines, columns, counts).
+// appendInt appends n in decimal (strconv.AppendInt): when 0 <= n < 1e8
+// (lines, columns, counts), its eight digits (leading zeros included) are
+// made two at a time into one word, and the word less its leading zeros
+// is stored at once.
 func appendInt(dst []byte, n int) []byte {
 	switch {
-	case n < 0 || n >= 1e9:
+	case uint(n) >= 1e8:
 		return strconv.AppendInt(dst, int64(n), 10)
 	case n < 10:
 		return append(dst, byte('0'+n))
 	case n < 100:
 		return append(dst, digitPairs[n*2], digitPairs[n*2+1])
-	case n < 10000:
-		hi, lo := n/100, n%100*2
-		if hi < 10 {
-			return append(dst, byte('0'+hi), digitPairs[lo], digitPairs[lo+1])
-		}
-		return append(dst, digitPairs[hi*2], digitPairs[hi*2+1], digitPairs[lo], digitPairs[lo+1])
+	case n < 1000:
+		lo := n % 100 * 2
+		return append(dst, byte('0'+n/100), digitPairs[lo], digitPairs[lo+1])
 	}
-	var b [12]byte
-	i := len(b)
-	u := uint64(n)
-	for u >= 100 {
-		q := u / 100
-		r := (u - q*100) * 2
-		i -= 2
-		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
-		u = q
+	if cap(dst)-len(dst) < 8 {
+		dst = slices.Grow(dst, 8)
 	}
-	if u >= 10 {
-		i -= 2
-		b[i], b[i+1] = digitPairs[u*2], digitPairs[u*2+1]
-	} else {
-		i--
-		b[i] = byte('0' + u)
+	// digits, written out: its call would cost as much as the rest.
+	u := uint(n)
+	hi, lo := u/10000, u%10000
+	w := pair(hi/100) | pair(hi%100)<<16 | pair(lo/100)<<32 | pair(lo%100)<<48
+	t := bits.Len(u) * 1233 >> 12
+	d := t + 1
+	if u < pow10[t] {
+		d = t
 	}
-	return append(dst, b[i:]...)
+	l := len(dst)
+	store64(unsafe.SliceData(dst), l, w>>(8*uint(8-d)))
+	return dst[:l+d]
 }
+
+// digits returns the decimal digits of 0 < n < 1e8 as the low d bytes of a
+// little-endian word (the eight digits of n, leading zeros included, made
+// two at a time, less the leading zeros).
+func digits(n int) (w uint64, d int) {
+	u := uint(n)
+	hi, lo := u/10000, u%10000
+	w = pair(hi/100) | pair(hi%100)<<16 | pair(lo/100)<<32 | pair(lo%100)<<48
+	t := bits.Len(u) * 1233 >> 12 // log10(u), or one more
+	d = t + 1
+	if u < pow10[t] {
+		d = t
+	}
+	return w >> (8 * uint(8-d)), d
+}
+
+// pair returns the two decimal digits of x < 100 as the low two bytes of a
+// little-endian word.
+func pair(x uint) uint64 {
+	return uint64(digitPairs[x*2]) | uint64(digitPairs[x*2+1])<<8
+}
+
+// pow10 holds the powers of ten below 1e9.
+var pow10 = [9]uint{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
 
 // digitPairs holds "00" to "99".
 const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
@@ -420,21 +466,154 @@ func appendString(dst []byte, s string) []byte {
 		} else {
 			i = plainRun(s, 0)
 		}
+	} else if n > 16 {
+		return appendLong(dst, s)
 	} else {
 		i = plainRun(s, 0)
 	}
 	dst = append(dst, '"')
 	if i < len(s) {
-		return appendEscaped(dst, s, i)
+		return appendEscaped(dst, s, 0, i)
 	}
 	dst = append(dst, s...)
 	return append(dst, '"')
 }
 
+// store64 writes x at p+i as eight little-endian bytes.
+func store64(p *byte, i int, x uint64) {
+	binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(unsafe.Pointer(p), i))[:], x)
+}
+
+// copyEscape16Go is copyEscape16 in Go (escWord, two words at a time),
+// which leaves the last fewer than 16 bytes to the caller.
+func copyEscape16Go(dst *byte, room int, src *byte, n int) (i, o int) {
+	k := &escConsts
+	c20, c01, c22, c5c, c80 := k[0], k[1], k[2], k[3], k[4]
+	for i <= n-16 {
+		x, y := load64(src, i), load64(src, i+8)
+		store64(dst, o, x)
+		store64(dst, o+8, y)
+		mx := ((x - c20) | (x + c01) | ((x ^ c22) - c01) | ((x ^ c5c) - c01)) & c80
+		my := ((y - c20) | (y + c01) | ((y ^ c22) - c01) | ((y ^ c5c) - c01)) & c80
+		if mx|my == 0 {
+			i += 16
+			o += 16
+			continue
+		}
+		j := 8 + bits.TrailingZeros64(my)>>3
+		if mx != 0 {
+			j = bits.TrailingZeros64(mx) >> 3
+		}
+		i += j
+		o += j
+		b := *(*byte)(unsafe.Add(unsafe.Pointer(src), i))
+		if b != '"' && b != '\\' || room-o < n-i+18 {
+			break
+		}
+		*(*byte)(unsafe.Add(unsafe.Pointer(dst), o)) = '\\'
+		*(*byte)(unsafe.Add(unsafe.Pointer(dst), o+1)) = b
+		o += 2
+		i++
+	}
+	return i, o
+}
+
+// appendLong is appendString of a string of more than 16 bytes: it copies
+// and scans s in one pass (copyEscape16, then the last word), and escapes
+// the ASCII bytes that need it in place; from the first byte outside ASCII
+// on, appendEscaped goes on. It keeps room in dst for the rest of s, the
+// closing quote and one block more (so that a block or the last word may be
+// stored whole): n-i+17 bytes from o on, where i is the next byte of s and
+// o where it goes.
+func appendLong(dst []byte, s string) []byte {
+	n := len(s)
+	if cap(dst)-len(dst) < n+18 {
+		dst = slices.Grow(dst, n+18)
+	}
+	o := len(dst)
+	dst = dst[:cap(dst)]
+	dst[o] = '"'
+	o++
+	p, d := unsafe.StringData(s), unsafe.SliceData(dst)
+	i := 0
+	for {
+		var j int
+		if i <= n-16 {
+			di, do := copyEscape16((*byte)(unsafe.Add(unsafe.Pointer(d), o)), cap(dst)-o, (*byte)(unsafe.Add(unsafe.Pointer(p), i)), n-i)
+			i += di
+			o += do
+			if i > n-16 {
+				continue
+			}
+		} else if i <= n-8 {
+			x := load64(p, i)
+			store64(d, o, x)
+			m := escWord(x)
+			if m == 0 {
+				i += 8
+				o += 8
+				continue
+			}
+			j = bits.TrailingZeros64(m) >> 3
+		} else if i < n {
+			// The last bytes, as the top of the last word of s.
+			sh := 8 * uint(i-(n-8))
+			x := load64(p, n-8)
+			store64(d, o, x>>sh)
+			m := escWord(x) >> sh
+			if m == 0 {
+				o += n - i
+				break
+			}
+			j = bits.TrailingZeros64(m) >> 3
+		} else {
+			break
+		}
+		i += j
+		o += j
+		b := s[i]
+		if b >= utf8.RuneSelf {
+			return appendEscaped(dst[:o], s, i, i)
+		}
+		if plainByte[b] { // flagged only through a borrow: stored already
+			i++
+			o++
+			continue
+		}
+		if cap(dst)-o < n-i+22 {
+			dst = slices.Grow(dst[:o], n-i+22)
+			dst = dst[:cap(dst)]
+			d = unsafe.SliceData(dst)
+		}
+		switch b {
+		case '\\', '"':
+			dst[o], dst[o+1] = '\\', b
+		case '\b':
+			dst[o], dst[o+1] = '\\', 'b'
+		case '\f':
+			dst[o], dst[o+1] = '\\', 'f'
+		case '\n':
+			dst[o], dst[o+1] = '\\', 'n'
+		case '\r':
+			dst[o], dst[o+1] = '\\', 'r'
+		case '\t':
+			dst[o], dst[o+1] = '\\', 't'
+		default:
+			copy(dst[o:o+6], []byte{'\\', 'u', '0', '0', hex[b>>4], hex[b&0xF]})
+			o += 4
+		}
+		o += 2
+		i++
+	}
+	dst[o] = '"'
+	return dst[:o+1]
+}
+
 // appendEscaped is appendString from s[i] on, a byte that may need an
-// escape; dst ends with the opening quote.
-func appendEscaped(dst []byte, s string, i int) []byte {
-	start, n := 0, len(s)
+// escape; dst ends with the opening quote and s[:start] as appendString
+// writes it.
+func appendEscaped(dst []byte, s string, start, i int) []byte {
+	n := len(s)
 	for i < n {
 		b := s[i]
 		if b < utf8.RuneSelf {

@@ -62,6 +62,9 @@ func BenchmarkAppendRecordVerdict(b *testing.B) {
 				if c.name == "CL101" {
 					vs[0].Reason, vs[0].Extra = cl101Reason(line)
 				}
+				if len(vs) > 0 {
+					vs[0].Line = line // a finding on its record's line, as CL010's and CL101's are
+				}
 				dst = p.AppendRecordVerdict(dst[:0], "/tmp/w/collector-event-1000000.jsonl", "collector/event", "collector event valid", line, vs)
 			}
 			b.SetBytes(int64(len(dst)))

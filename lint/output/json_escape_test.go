@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -60,9 +61,11 @@ func TestAppendStringSequencesAtBoundaries(t *testing.T) {
 // length, other bytes) after it was kept.
 func TestFindingMemo(t *testing.T) {
 	var m findingMemo
+	var nomemo *findingMemo
 	check := func(s string) {
 		t.Helper()
-		if got, want := string(m.appendString([]byte("x"), s)), "x"+string(appendString(nil, s)); got != want {
+		v := envelope.Violation{Reason: s, Severity: envelope.SeverityWarning}
+		if got, want := string(m.appendTail([]byte("x"), &v)), "x"+string(nomemo.appendTail(nil, &v)); got != want {
 			t.Fatalf("%q: got %s, want %s", s, got, want)
 		}
 	}
@@ -94,7 +97,8 @@ func TestFindingMemo(t *testing.T) {
 	var big findingMemo
 	huge := strings.Repeat(`"x" `, memoMax)
 	for range 3 {
-		if got, want := string(big.appendString(nil, huge)), string(appendString(nil, huge)); got != want {
+		v := envelope.Violation{Reason: huge, Severity: envelope.SeverityWarning}
+		if got, want := string(big.appendTail(nil, &v)), string(nomemo.appendTail(nil, &v)); got != want {
 			t.Fatalf("long string: got %.40s…, want %.40s…", got, want)
 		}
 	}
@@ -160,6 +164,14 @@ func TestAppendInt(t *testing.T) {
 		if got, want := string(appendInt([]byte("x"), n)), "x"+strconv.Itoa(n); got != want {
 			t.Errorf("appendInt(%d) = %s, want %s", n, got, want)
 		}
+		if n > 0 && n < 1e8 {
+			w, d := digits(n)
+			var b [8]byte
+			binary.LittleEndian.PutUint64(b[:], w)
+			if got, want := string(b[:d]), strconv.Itoa(n); got != want || w>>(8*d%64) != 0 && d < 8 {
+				t.Errorf("digits(%d) = %q (%#x), want %s", n, b[:d], w, want)
+			}
+		}
 	}
 }
 
@@ -188,5 +200,121 @@ func TestFindingMemoViolations(t *testing.T) {
 		if got, want := string(appendViolation(nil, &v, &m)), string(appendViolation(nil, &v, nil)); got != want {
 			t.Fatalf("finding %d %+v:\n got  %s\n want %s", i, v, got, want)
 		}
+	}
+}
+
+// TestCopyEscape16: the assembly copyEscape16 (where there is one) and the
+// portable copyEscape16Go write what appendString writes of random
+// printable text with quotes, backslashes and one byte of every value at
+// every position, up to a byte they may not escape (any other than '"' and
+// '\\', or one of those with too little room left: a room to spare or just
+// short of it) or the last fewer than 16 bytes, and stop at the same byte
+// when they both stop before those; and at a page's end too.
+func TestCopyEscape16(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	page := make([]byte, 3*4096)
+	end := 2*4096 - int(uintptr(unsafe.Pointer(&page[0]))%4096) // the index of a page's first byte
+	for n := 0; n <= 56; n++ {
+		for pos := -1; pos < n; pos++ {
+			for b := range 256 {
+				if pos < 0 && b > 0 || pos%5 != 0 && !strings.ContainsRune("\x00\x1f !\"#[\\]~", rune(b)) && b != 0x7f && b != 0x80 && b != 0xff {
+					continue // every byte value at every fifth position, some at the others
+				}
+				src := make([]byte, n+1)
+				if b%2 == 1 { // text that ends where a page ends
+					src = page[end-n : end+1]
+				}
+				for i := range src {
+					src[i] = byte(0x20 + r.IntN(0x5f))
+					if r.IntN(6) == 0 {
+						src[i] = `"\`[r.IntN(2)]
+					}
+				}
+				if pos >= 0 {
+					src[pos] = byte(b)
+				}
+				room := n + 17 + r.IntN(12)
+				var got [2][2]int
+				for k, f := range []func(*byte, int, *byte, int) (int, int){copyEscape16, copyEscape16Go} {
+					dst := make([]byte, room)
+					i, o := f(&dst[0], room, &src[0], n)
+					got[k] = [2]int{i, o}
+					if want := quoteRef(t, string(src[:i])); `"`+string(dst[:o])+`"` != want {
+						t.Fatalf("%q: wrote %q, want %s", src[:n], dst[:o], want)
+					}
+					if room-o < n-i+17 {
+						t.Fatalf("%q, room %d: stopped at %d, %d with too little room left", src[:n], room, i, o)
+					}
+					if i < n && i <= n-16 && (plainByte[src[i]] || (src[i] == '"' || src[i] == '\\') && room-o >= n-i+18) {
+						t.Fatalf("%q: stopped at byte %d, %q", src[:n], i, src[i])
+					}
+				}
+				if got[0][0] <= n-16 && got[0] != got[1] {
+					t.Fatalf("%q, room %d: copyEscape16 %v, copyEscape16Go %v", src[:n], room, got[0], got[1])
+				}
+			}
+		}
+	}
+}
+
+// TestAppendStringGrows: long strings escaped into buffers of every spare
+// capacity, most of their bytes escaped or none, read as encoding/json
+// writes them, after the bytes the buffer held.
+func TestAppendStringGrows(t *testing.T) {
+	for _, s := range []string{strings.Repeat(`"`, 40), strings.Repeat("\x01", 33), strings.Repeat("ab\"\\\n", 20),
+		strings.Repeat("x", 17) + "\x7f", strings.Repeat("y", 64), "é" + strings.Repeat("\"z", 30), strings.Repeat("\"z", 30) + "\u2028"} {
+		want := quoteRef(t, s)
+		for spare := range 300 {
+			dst := append(make([]byte, 0, 3+spare), "abc"...)
+			if got := string(appendString(dst, s)); got != "abc"+want {
+				t.Fatalf("%q with %d spare: got %s, want %s", s, spare, got, want)
+			}
+		}
+	}
+}
+
+// TestFindingMemoTails: findings whose reason is kept with the end of
+// their JSON text (memoEntry.tail) read as without the memo when the same
+// reason comes with another severity, other details (another key, another
+// value, a value of another type, more keys, none), the same details map
+// changed in place, a details value whose text changes in place, and the
+// same reason text at another address.
+func TestFindingMemoTails(t *testing.T) {
+	var m findingMemo
+	reason := `unknown event type "decision.escalated" in namespace "decision" (seed 004 lists 26 event types)`
+	other := strings.Clone(reason)
+	val := []byte("decision")
+	shared := map[string]any{"namespace": "decision"}
+	extras := []map[string]any{shared, {"namespace": "decision"}, {"namespace": "decisioN"}, {"Namespace": "decision"},
+		{"namespace": 3}, {"namespace": envelope.Code("decision")}, {"namespace": "decision", "x": "y"}, nil, {},
+		{"namespace": unsafe.String(&val[0], len(val))}, {"namespace": "sys\"tem\u2028"}, {"": "decision"}}
+	sevs := []envelope.Severity{envelope.SeverityWarning, envelope.SeverityError, "odd"}
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 20000 {
+		v := envelope.Violation{Code: envelope.SchemaInvalid, Rule: "CL010", Pointer: "/event_type", Line: r.IntN(3), Column: r.IntN(3),
+			Reason: reason, Severity: sevs[r.IntN(len(sevs))], Extra: extras[r.IntN(len(extras))]}
+		switch r.IntN(8) {
+		case 0:
+			v.Reason = other
+		case 1:
+			shared["namespace"] = []string{"decision", "system"}[r.IntN(2)]
+		case 2:
+			val[r.IntN(len(val))] = "dD"[r.IntN(2)]
+		}
+		if r.IntN(4) > 0 { // mostly the same finding again, as CL010's of one event type
+			v.Severity, v.Extra, v.Reason = envelope.SeverityWarning, shared, reason
+		}
+		if got, want := string(appendViolation(nil, &v, &m)), string(appendViolation(nil, &v, nil)); got != want {
+			t.Fatalf("finding %d %+v:\n got  %s\n want %s", i, v, got, want)
+		}
+	}
+	var tails int
+	for i := range m.slots {
+		if e := m.slots[i].Load(); e != nil && e.tail != nil {
+			tails++
+		}
+	}
+	if tails == 0 {
+		t.Errorf("no finding's end was kept")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/envelope"
 )
@@ -185,5 +186,71 @@ func TestAppendRecordVerdictMatchesEnvelope(t *testing.T) {
 		}) {
 			t.Fatalf("case %d: violations not sorted as Verdict sorts them", i)
 		}
+	}
+}
+
+// TestAppendRecordVerdictKept: records of one finding whose reason the
+// memo keeps with the end of the envelope (findingMemo.record) read as
+// AppendRecord writes their envelope: files and kinds in turn (paths that
+// need escapes, invalid UTF-8), findings on their record's line or not,
+// with and without a column, other codes, rules, pointers, severities and
+// details with the same reason, the same reason text at another address,
+// and a reason whose bytes change in place (a buffer used again).
+func TestAppendRecordVerdictKept(t *testing.T) {
+	long := func(s string) string {
+		return s + ` "decision.escalated" in namespace "decision" (seed 004 lists 26 event types); a project declares its own`
+	}
+	reasons := []string{long("unknown event type"), long("unknown event type é"), long("bad \xff byte"), long("tab\there")}
+	buf := []byte(long("reused buffer"))
+	files := []string{"/tmp/w/collector-event-1000000.jsonl", `C:\logs\a "b".jsonl`, "bad\xffname.jsonl", "-"}
+	kinds := []string{"collector/event", "vermas/event"}
+	details := []map[string]any{nil, {"namespace": "decision"}, {"namespace": "system"}, {"trace_id": "decision"},
+		{"namespace": 7}, {"namespace": "decision", "other": "x"}}
+	r := rand.New(rand.NewPCG(9, 10))
+	var p JSON
+	for i := range 20000 {
+		line := 1 + r.IntN(2000000)
+		v := envelope.Violation{Code: envelope.SchemaInvalid, Rule: "CL010", Pointer: "/event_type", Line: line, Column: 33,
+			Reason: reasons[r.IntN(len(reasons))], Severity: envelope.SeverityWarning, Extra: details[1]}
+		switch r.IntN(12) {
+		case 0:
+			v.Line = r.IntN(3)
+		case 1:
+			v.Column = r.IntN(2)
+		case 2:
+			v.Code, v.Rule, v.Pointer = envelope.LedgerInconsistent, "CL101", "/correlation/parent_span_id"
+		case 3:
+			v.Pointer = "/event_typ\"e"
+		case 4:
+			v.Severity = envelope.Severity([]string{"info", "warning"}[r.IntN(2)])
+		case 5:
+			v.Extra = details[r.IntN(len(details))]
+		case 6:
+			v.Reason = strings.Clone(v.Reason)
+		case 7:
+			buf[r.IntN(len(buf))] = "ab\"\\\n\xff"[r.IntN(6)]
+			fallthrough
+		case 8:
+			v.Reason = unsafe.String(&buf[0], len(buf))
+		}
+		file, kind := files[0], kinds[0]
+		if r.IntN(10) == 0 {
+			file, kind = files[r.IntN(len(files))], kinds[r.IntN(len(kinds))]
+		}
+		vs := []envelope.Violation{v}
+		d := map[string]any{"kind": kind, "file": file, "line": line}
+		want := string(p.AppendRecord(nil, envelope.Verdict(slices.Clone(vs), "collector event valid", d)))
+		if got := string(p.AppendRecordVerdict([]byte("x")[:0], file, kind, "collector event valid", line, vs)); got != want {
+			t.Fatalf("case %d:\n got  %s\n want %s", i, got, want)
+		}
+	}
+	var kept int
+	for i := range p.memo.slots {
+		if e := p.memo.slots[i].Load(); e != nil && e.vhead != nil {
+			kept++
+		}
+	}
+	if kept == 0 {
+		t.Errorf("no record's end was kept")
 	}
 }
