@@ -953,9 +953,118 @@ func (a *Acc) AnyObject(b []byte, i int) int {
 	return a.anyMembers(b, j)
 }
 
+// anyNames is the most members of an object anyMembers tells apart by
+// their keys (nameKey); anyMembersNamed reads objects with more.
+const anyNames = 8
+
 // anyMembers reads the members of an object opened by Open, the first at
-// b[j], to the object's end (Any).
+// b[j], to the object's end (Any). It keeps the names of the object in
+// registers, as keys (nameKey), for the duplicate check; an object with a
+// name of sixteen bytes or more, or with more than anyNames members, it
+// reads again from its first member with anyMembersNamed.
 func (a *Acc) anyMembers(b []byte, j int) int {
+	var keys [anyNames][2]uint64
+	n, j0 := 0, j
+	for {
+		var w0, w1 uint64
+		k := -1
+		if j+17 <= len(b) && b[j] == '"' {
+			// The common case: a plain name of up to fifteen bytes,
+			// its closing quote among the sixteen bytes after b[j].
+			w0, w1 = Load64(b, j+1), Load64(b, j+9)
+			if t := stopsWord(w0); t != 0 {
+				l := bits.TrailingZeros64(t) >> 3
+				w0 &= 1<<(8*l) - 1
+				w1, k = 0, j+1+l
+			} else if t := stopsWord(w1); t != 0 {
+				l := bits.TrailingZeros64(t) >> 3
+				w1 &= 1<<(8*l) - 1
+				k = j + 9 + l
+			}
+		}
+		if k >= 0 && b[k] == '"' {
+			k++
+			if k < len(b) && b[k] == ':' {
+				k++
+			} else {
+				k = SkipWS(b, k)
+				if k >= len(b) || b[k] != ':' {
+					return -1
+				}
+				k++
+			}
+			if k < len(b) && b[k] > ' ' {
+				// no white space
+			} else if k = SkipWS(b, k); k >= len(b) {
+				return -1
+			}
+		} else {
+			var name []byte
+			if name, k = a.Member(b, j); k < 0 {
+				return -1
+			}
+			if len(name) >= 16 {
+				return a.anyMembersNamed(b, j0)
+			}
+			w0, w1 = nameKey(name)
+		}
+		// A name's key is its bytes, zero-padded (a name holds no zero
+		// byte): two names are the same when their keys are.
+		for _, kk := range keys[:n] {
+			if kk[0] == w0 && kk[1] == w1 {
+				return -1 // a duplicate name, which jsontext rejects
+			}
+		}
+		if n == anyNames {
+			return a.anyMembersNamed(b, j0)
+		}
+		keys[n] = [2]uint64{w0, w1}
+		n++
+		switch b[k] {
+		case '"':
+			k, _ = strEnd(b, k)
+		case '{', '[', 't', 'f', 'n':
+			k = a.Any(b, k)
+		default:
+			k, _ = a.Num(b, k)
+		}
+		if k < 0 {
+			return -1
+		}
+		if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+			j = k + 1 // the common case
+			continue
+		}
+		var more bool
+		if j, more = Next(b, k, '}'); j < 0 {
+			return -1
+		}
+		if !more {
+			break
+		}
+	}
+	a.Close()
+	return j
+}
+
+// nameKey returns the key of a member name of fewer than sixteen bytes
+// (anyMembers): its bytes, zero-padded, as two little-endian words.
+func nameKey(name []byte) (uint64, uint64) {
+	var kb [16]byte
+	copy(kb[:], name)
+	return binary.LittleEndian.Uint64(kb[:8]), binary.LittleEndian.Uint64(kb[8:])
+}
+
+// stopsWord is stops8 of the eight bytes of x (little-endian).
+func stopsWord(x uint64) uint64 {
+	q := x ^ (lsb * '"')
+	s := x ^ (lsb * '\\')
+	return ((q - lsb) | (s - lsb) | (x - lsb*0x20) | x) & msb
+}
+
+// anyMembersNamed is anyMembers with the names of the object kept in
+// Acc.names (AddName): for objects of many members or long names.
+func (a *Acc) anyMembersNamed(b []byte, j int) int {
 	mark := a.Names()
 	for {
 		name, k := a.Member(b, j)
