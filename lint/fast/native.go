@@ -259,10 +259,36 @@ const (
 // years divisible by 4, except centuries not divisible by 400; 0000 is a
 // leap year), hours 00–23, minutes 00–59 and seconds 00–60.
 func matchDateTime(b []byte, utc bool) bool {
-	if f, ok := timefmt.Millis24(b); ok { // the common shape, its bytes checked
-		return f.Hour <= 23 && f.Minute <= 59 && f.Second <= 60 && f.Month >= 1 && f.Month <= 12 && f.Day >= 1 && f.Day <= daysIn(f.Month, f.Year)
+	if len(b) == 24 {
+		// The common shape (timefmt.Millis24), its bytes checked.
+		w0, w1, w2 := Load64(b, 0), Load64(b, 8), Load64(b, 16)
+		if timefmt.IsMillis24Shape(w0, w1, w2) {
+			return millis24InRange(w0, w1, w2)
+		}
 	}
 	return matchAnyDateTime(b, utc)
+}
+
+// millis24InRange reports whether the date-time of Millis24's shape in the
+// three little-endian words w0, w1 and w2 (YYYY-MM-, DDThh:mm, :ss.sssZ)
+// has its month, day, hour, minute and second in range, as
+// matchAnyDateTime checks them. A field's two digits are read as a number
+// of two bytes, the tens first, and compared with the bounds written the
+// same way: two digits order as their numbers do. A day past the 28th is
+// checked against its month (daysIn).
+func millis24InRange(w0, w1, w2 uint64) bool {
+	two := func(w uint64, at uint) uint64 { return w>>at&0xff<<8 | w>>(at+8)&0xff }
+	month, day := two(w0, 40), two(w1, 0)
+	if month < 0x3031 || month > 0x3132 || day < 0x3031 || two(w1, 24) > 0x3233 || two(w1, 48) > 0x3539 || two(w2, 8) > 0x3630 {
+		return false
+	}
+	if day <= 0x3238 {
+		return true
+	}
+	const lo = 0x0f0f0f0f0f0f0f0f
+	w0 &= lo
+	year := int(w0&0xff)*1000 + int(w0>>8&0xff)*100 + int(w0>>16&0xff)*10 + int(w0>>24&0xff)
+	return int(day>>8&0x0f)*10+int(day&0x0f) <= daysIn(int(month>>8&0x0f)*10+int(month&0x0f), year)
 }
 
 // matchAnyDateTime is matchDateTime of a date-time of any shape.
