@@ -55,8 +55,8 @@ var Natives = map[string]func([]byte) bool{
 func matchDateTimeAny(b []byte) bool { return matchDateTime(b, false) }
 func matchDateTimeUTC(b []byte) bool { return matchDateTime(b, true) }
 func matchMajor1(b []byte) bool      { return len(b) > 0 && b[0] == '1' && (len(b) == 1 || b[1] == '.') }
-func matchMsgID(b []byte) bool       { return prefixRun(b, "msg-", &alnum) }
-func matchEvtID(b []byte) bool       { return prefixRun(b, "evt-", &alnum) }
+func matchMsgID(b []byte) bool       { return len(b) > 4 && string(b[:4]) == "msg-" && alnumRun(b[4:]) }
+func matchEvtID(b []byte) bool       { return len(b) > 4 && string(b[:4]) == "evt-" && alnumRun(b[4:]) }
 func matchProcID(b []byte) bool      { return prefixRun(b, "proc-", &alnumDash) }
 func matchName(b []byte) bool        { return len(b) > 0 && lower[b[0]] && allIn(b[1:], &lowerDigit) }
 func matchSlug(b []byte) bool        { return len(b) > 0 && allIn(b, &slug) }
@@ -128,6 +128,35 @@ func allIn8(b []byte, set *[256]bool) bool {
 		}
 	}
 	return in8(last)
+}
+
+// alnumRun reports whether every byte of b is an ASCII letter or digit
+// (allIn of alnum), eight at a time as words (alnum8), the last eight
+// bytes read as a word too (again in part).
+func alnumRun(b []byte) bool {
+	if len(b) < 8 {
+		return allIn(b, &alnum)
+	}
+	last := Load64(b, len(b)-8)
+	for ; len(b) > 8; b = b[8:] {
+		if !alnum8(Load64(b, 0)) {
+			return false
+		}
+	}
+	return alnum8(last)
+}
+
+// alnum8 reports whether the eight bytes of x are ASCII letters and
+// digits. With no byte at 0x80 or more, adding a constant below 0x80 to
+// every byte carries out of none: a byte is a digit when adding 0x80-'0'
+// sets its top bit and adding 0x80-'9'-1 does not, and a letter when its
+// lower-case form (bit 0x20 set: only 'A'-'Z' become 'a'-'z') is so
+// between 'a' and 'z'.
+func alnum8(x uint64) bool {
+	y := x | lsb*0x20
+	digit := (x + lsb*(0x80-'0')) &^ (x + lsb*(0x80-'9'-1))
+	letter := (y + lsb*(0x80-'a')) &^ (y + lsb*(0x80-'z'-1))
+	return x&msb == 0 && (digit|letter)&msb == msb
 }
 
 // prefixRun reports whether b is prefix followed by one or more bytes of set.

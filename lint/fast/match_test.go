@@ -2,6 +2,7 @@ package fast
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/agentlint/agentlint/lint/timefmt"
@@ -41,5 +42,26 @@ func TestMatchDateTimeRanges(t *testing.T) {
 	}
 	if n < 1000 {
 		t.Fatalf("%d date-times accepted", n)
+	}
+}
+
+// TestAlnumRun: alnumRun is allIn of alnum, for every byte at every
+// position of runs of 1 to 20 bytes (the eight-byte words, the overlapping
+// last word and the short tail), and for runs with two bytes changed.
+func TestAlnumRun(t *testing.T) {
+	for n := 1; n <= 20; n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(strings.Repeat("aZ09", 5)[:n])
+				b[at] = byte(c)
+				if got, want := alnumRun(b), allIn(b, &alnum); got != want {
+					t.Fatalf("alnumRun(%q) = %v, want %v", b, got, want)
+				}
+				b[n-1-at] = byte(255 - c)
+				if got, want := alnumRun(b), allIn(b, &alnum); got != want {
+					t.Fatalf("alnumRun(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
 	}
 }
