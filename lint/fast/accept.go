@@ -754,13 +754,12 @@ func (a *Acc) Str(b []byte, i int) (int, []byte) {
 // Eight bytes at a time, testing for '"' only.
 func QuoteStr(b []byte, i, min int) (int, []byte) {
 	j := i + 1 + min
-	for j+8 <= len(b) {
-		x := Load64(b, j) ^ (lsb * '"')
+	for ; j <= len(b)-8; j += 8 {
+		x := binary.LittleEndian.Uint64(b[j:]) ^ (lsb * '"')
 		if t := (x - lsb) &^ x & msb; t != 0 {
 			j += bits.TrailingZeros64(t) >> 3
 			return j + 1, b[i+1 : j]
 		}
-		j += 8
 	}
 	for ; j < len(b); j++ {
 		if b[j] == '"' {
