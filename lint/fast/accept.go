@@ -607,14 +607,13 @@ const (
 // above a match (a borrow) but never below the first one, so the lowest
 // bit set is the first special byte.
 func scanPlain(b []byte, j int) int {
-	for j+8 <= len(b) {
-		x := Load64(b, j)
+	for ; j <= len(b)-8; j += 8 {
+		x := binary.LittleEndian.Uint64(b[j:])
 		q := x ^ (lsb * '"')
 		s := x ^ (lsb * '\\')
 		if t := ((q - lsb) | (s - lsb) | (x - lsb*0x20) | x) & msb; t != 0 { // stops8's test
 			return j + bits.TrailingZeros64(t)/8
 		}
-		j += 8
 	}
 	for j < len(b) && plain[b[j]] {
 		j++
