@@ -4866,11 +4866,8 @@ func a2(a *Acc, b []byte, i int) int {
 func a3(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if len(s) == 0 {
+		j := SkipStr(b, i)
+		if j == i+2 {
 			return -1
 		}
 		return j
@@ -16673,11 +16670,8 @@ func a155(a *Acc, b []byte, i int) int {
 func a156(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if len(s) == 0 {
+		j := SkipStr(b, i)
+		if j == i+2 {
 			return -1
 		}
 		return j

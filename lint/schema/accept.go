@@ -195,7 +195,12 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 	fmt.Fprintf(&b, "func NAME(a *%sAcc, b []byte, i int) int {\n\tswitch b[i] {\n", q)
 	if t.Kinds&fast.KString != 0 {
 		b.WriteString("\tcase '\"':\n")
-		if t.Enum != nil || len(t.Patterns) > 0 || t.MinRunes >= 0 || t.MaxRunes >= 0 {
+		if t.Enum == nil && len(t.Patterns) == 0 && t.MinRunes == 1 && t.MaxRunes < 0 {
+			// Any string but "": read in place (SkipStr checks its
+			// escapes), the one string of no code point written as
+			// "" (an escape stands for one code point or more).
+			fmt.Fprintf(&b, "\t\tj := %sSkipStr(b, i)\n\t\tif j == i+2 {\n\t\t\treturn -1\n\t\t}\n\t\treturn j\n", q)
+		} else if t.Enum != nil || len(t.Patterns) > 0 || t.MinRunes >= 0 || t.MaxRunes >= 0 {
 			if plainLeaf(t) {
 				// Every string the leaf allows is printable ASCII
 				// without '"' and '\\' (plainLeaf): the text up to the

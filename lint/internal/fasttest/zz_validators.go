@@ -745,11 +745,8 @@ func a2(a *fast.Acc, b []byte, i int) int {
 func a3(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if len(s) == 0 {
+		j := fast.SkipStr(b, i)
+		if j == i+2 {
 			return -1
 		}
 		return j
