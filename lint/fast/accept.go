@@ -146,9 +146,14 @@ type Acc struct {
 	// single discriminators of CondSets (an idle STATE's event and its
 	// frames' modes, a VerMAS event's event_type: the same few values
 	// record after record, nineteen event types for VerMAS), each in the
-	// entry of a hash of its CondSet and value (condMemoSlot), in place
-	// of the one before it there; nil until the first use.
-	memo *[condMemos]condMemo
+	// first free entry from that of a hash of its CondSet and value
+	// (condMemoSlot) on, up to condMemos/2 of them (memoN; then it is
+	// emptied); nil until the first use. No value pushes another out
+	// while it has room: whether a value is found does not depend on
+	// which others share its hash (nor on where the CondSets lie in
+	// memory).
+	memo  *[condMemos]condMemo
+	memoN int
 	// elems holds, per index of an element of a recorded array (below
 	// elemMemos), the last such element MemoElem saw accepted.
 	elems [elemMemos]elemMemo
@@ -175,15 +180,15 @@ type elemMemo struct {
 	elems        []ElemSpan
 }
 
-// condMemos is the size of Acc.memo (a power of two); condMemoLen the
-// longest value it holds.
+// condMemos is the size of Acc.memo (a power of two), twice the most
+// values it holds; condMemoLen the longest value it holds.
 const (
 	condMemos   = 64
 	condMemoLen = 32
 )
 
-// condMemoSlot returns the entry of Acc.memo for the value v (at most
-// condMemoLen bytes) of the discriminator of cs.
+// condMemoSlot returns the entry of Acc.memo where the search for the
+// value v (at most condMemoLen bytes) of the discriminator of cs starts.
 func condMemoSlot(cs *CondSet, v []byte) uint {
 	h := uint64(uintptr(unsafe.Pointer(cs)))>>4 ^ uint64(len(v))<<56
 	if len(v) >= 8 {
@@ -491,13 +496,28 @@ func (a *Acc) CondsFrom(b []byte, cs *CondSet, spans []Span32, found uint) uint6
 	if a.memo == nil {
 		a.memo = new([condMemos]condMemo)
 	}
-	e := &a.memo[condMemoSlot(cs, v)]
-	if e.cs == cs && e.found == (found&1 != 0) && string(e.val[:e.n]) == string(v) {
-		return e.m
+	fd := found&1 != 0
+	h := condMemoSlot(cs, v)
+	for s := h; ; s = (s + 1) & (condMemos - 1) {
+		e := &a.memo[s]
+		if e.cs == nil {
+			break // not held
+		}
+		if e.cs == cs && e.found == fd && string(e.val[:e.n]) == string(v) {
+			return e.m
+		}
 	}
 	m := a.condsFrom(b, cs, spans, found)
-	e.cs, e.found, e.n, e.m = cs, found&1 != 0, uint8(copy(e.val[:], v)), m
-	return m
+	if a.memoN >= condMemos/2 {
+		*a.memo, a.memoN = [condMemos]condMemo{}, 0
+	}
+	for s := h; ; s = (s + 1) & (condMemos - 1) {
+		if e := &a.memo[s]; e.cs == nil {
+			e.cs, e.found, e.n, e.m = cs, fd, uint8(copy(e.val[:], v)), m
+			a.memoN++
+			return m
+		}
+	}
 }
 
 // condsFrom is CondsFrom without the memo.
@@ -1032,6 +1052,10 @@ func (a *Acc) anyMembers(b []byte, j int) int {
 		if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 			j = k + 1 // the common case
 			continue
+		}
+		if uint(k) < uint(len(b)) && b[k] == '}' {
+			j = k + 1 // the end right after the last value
+			break
 		}
 		var more bool
 		if j, more = Next(b, k, '}'); j < 0 {

@@ -5206,6 +5206,10 @@ func a11(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -5301,6 +5305,10 @@ func a12(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5463,6 +5471,10 @@ func a13(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5775,6 +5787,10 @@ func a14(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -6177,6 +6193,10 @@ func a20(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -6235,6 +6255,14 @@ func a21(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -6272,6 +6300,14 @@ func a22(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -6876,6 +6912,10 @@ func a26(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -7204,6 +7244,10 @@ func a30(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -7410,6 +7454,10 @@ func a33(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -7649,6 +7697,14 @@ func a42(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -7681,6 +7737,14 @@ func a43(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -7724,6 +7788,14 @@ func a44(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -7756,6 +7828,14 @@ func a45(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -8093,6 +8173,10 @@ func a50(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -8236,6 +8320,10 @@ func a52(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -8277,6 +8365,14 @@ func a53(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -8400,6 +8496,10 @@ func a55(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -8439,6 +8539,14 @@ func a56(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -8673,6 +8781,10 @@ func a58(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -8985,6 +9097,10 @@ func a61(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -9027,6 +9143,14 @@ func a62(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -9116,6 +9240,10 @@ func a63(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -9155,6 +9283,14 @@ func a64(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -9319,6 +9455,10 @@ func a66(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -9358,6 +9498,14 @@ func a67(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -9447,6 +9595,10 @@ func a68(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -9486,6 +9638,14 @@ func a69(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -9725,6 +9885,10 @@ func a70(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -9764,6 +9928,14 @@ func a71(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -9852,6 +10024,10 @@ func a72(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -10086,6 +10262,10 @@ func a74(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -10125,6 +10305,14 @@ func a75(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10160,6 +10348,14 @@ func a76(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10196,6 +10392,14 @@ func a77(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10235,6 +10439,14 @@ func a78(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10430,6 +10642,10 @@ func a79(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -10583,6 +10799,10 @@ func a80(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -10622,6 +10842,14 @@ func a81(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10661,6 +10889,14 @@ func a82(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10760,6 +10996,10 @@ func a83(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -10799,6 +11039,14 @@ func a84(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10923,6 +11171,10 @@ func a85(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -11085,6 +11337,10 @@ func a87(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -11124,6 +11380,14 @@ func a88(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -11275,6 +11539,10 @@ func a90(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -11314,6 +11582,14 @@ func a91(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -11349,6 +11625,14 @@ func a92(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -11446,6 +11730,10 @@ func a94(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -11478,6 +11766,14 @@ func a95(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -11702,6 +11998,10 @@ func a96(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -11870,6 +12170,10 @@ func a98(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -11916,6 +12220,14 @@ func a99(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -12022,6 +12334,10 @@ func a100(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -12346,6 +12662,10 @@ func a101(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -12582,6 +12902,10 @@ func a106(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -12891,6 +13215,10 @@ func a113(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -13108,6 +13436,10 @@ func a115(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -13193,6 +13525,10 @@ func a116(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -13301,6 +13637,10 @@ func a117(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -13406,6 +13746,10 @@ func a118(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -13504,6 +13848,10 @@ func a119(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -13680,6 +14028,10 @@ func a121(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -13768,6 +14120,10 @@ func a122(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -13873,6 +14229,10 @@ func a123(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -14029,6 +14389,10 @@ func a124(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14146,6 +14510,10 @@ func a125(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14216,6 +14584,10 @@ func a126(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -14316,6 +14688,10 @@ func a127(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14414,6 +14790,10 @@ func a128(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -14522,6 +14902,10 @@ func a129(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14610,6 +14994,10 @@ func a130(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -14740,6 +15128,10 @@ func a132(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14839,6 +15231,10 @@ func a133(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14927,6 +15323,10 @@ func a134(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -15126,6 +15526,10 @@ func a137(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -15440,6 +15844,10 @@ func a138(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -15775,6 +16183,10 @@ func a142(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -15969,6 +16381,10 @@ func a146(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -16008,6 +16424,14 @@ func a147(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -16167,6 +16591,10 @@ func a148(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -16308,6 +16736,10 @@ func a151(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -16470,6 +16902,10 @@ func a153(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -16509,6 +16945,14 @@ func a154(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -16646,6 +17090,10 @@ func a155(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -16795,6 +17243,10 @@ func a157(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -16834,6 +17286,14 @@ func a158(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -17114,6 +17574,10 @@ func a159(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {

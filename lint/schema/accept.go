@@ -337,6 +337,10 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 				start = "\t\t\t\tif rec {\n\t\t\t\t\ta.ElemStart(b, j)\n\t\t\t\t}\n"
 			}
 			fmt.Fprintf(&b, "\t\tif !empty {\n\t\t\tfor {\n%s\t\t\t\tk := %s\n\t\t\t\tif k < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tn++\n", start, elem)
+			// Next without a call in the common cases: a ',' and the
+			// next element, or the array's end.
+			b.WriteString("\t\t\t\tif k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {\n\t\t\t\t\tj = k + 1\n\t\t\t\t\tcontinue\n\t\t\t\t}\n")
+			b.WriteString("\t\t\t\tif k < len(b) && b[k] == ']' {\n\t\t\t\t\tj = k + 1\n\t\t\t\t\tbreak\n\t\t\t\t}\n")
 			fmt.Fprintf(&b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, ']'); j < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tif !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\ta.Close()\n\t\t}\n", q)
 			if recObjs {
 				b.WriteString("\t\tif rec {\n\t\t\ta.EndElems()\n\t\t}\n")
@@ -668,6 +672,8 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		b.WriteString("\t\t\tnext:\n")
 	}
 	b.WriteString("\t\t\t\tif uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {\n\t\t\t\t\tj = k + 1 // the common case\n\t\t\t\t\tcontinue\n\t\t\t\t}\n")
+	// The object's end right after the last value: Next without a call.
+	b.WriteString("\t\t\t\tif uint(k) < uint(len(b)) && b[k] == '}' {\n\t\t\t\t\tj = k + 1\n\t\t\t\t\tbreak\n\t\t\t\t}\n")
 	fmt.Fprintf(b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, '}'); !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\tif j < 0 {\n\t\t\t\treturn -1\n\t\t\t}\n\t\t\ta.DropNames(mark)\n\t\t\ta.Close()\n\t\t}\n", q)
 	if lazy {
 		fmt.Fprintf(b, "\t\tif !mk {\n\t\t\tm = a.CondsFrom(b, &%s, ms[:], mf)\n\t\t}\n", cs)

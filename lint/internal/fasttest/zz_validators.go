@@ -902,6 +902,10 @@ func a6(a *fast.Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
 					break
@@ -1253,6 +1257,10 @@ func a9(a *fast.Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
 					break
@@ -1524,6 +1532,10 @@ func a17(a *fast.Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
 					break
@@ -1646,6 +1658,10 @@ func a19(a *fast.Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
@@ -1808,6 +1824,10 @@ func a22(a *fast.Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
 					break
@@ -1897,6 +1917,10 @@ func a23(a *fast.Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
 					break
@@ -1985,6 +2009,10 @@ func a24(a *fast.Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
@@ -2106,6 +2134,10 @@ func a28(a *fast.Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
@@ -2367,6 +2399,10 @@ func a29(a *fast.Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
