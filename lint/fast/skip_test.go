@@ -146,3 +146,33 @@ func TestAnyObjectNames(t *testing.T) {
 		t.Fatalf("%d objects accepted", accepted)
 	}
 }
+
+// TestCondsFromMemoKeeps: the memo keeps every value it took while it has
+// room, whatever their hashes (each of condMemos/2 values is then served
+// from it), and starts over with the next value once it is full.
+func TestCondsFromMemoKeeps(t *testing.T) {
+	a := &Acc{}
+	val := func(k int) ([]byte, []Span32) {
+		v := fmt.Sprintf(`"work_order.t%d"`, k)
+		return []byte(`{"k":` + v + `}`), []Span32{{Start: 5, End: int32(5 + len(v))}}
+	}
+	for k := range condMemos / 2 {
+		b, spans := val(k)
+		a.CondsFrom(b, &conds8, spans, 1)
+	}
+	for i := range a.memo {
+		if a.memo[i].cs != nil {
+			a.memo[i].m = ^uint64(0) // what only the memo can answer
+		}
+	}
+	for k := range condMemos / 2 {
+		b, spans := val(k)
+		if got := a.CondsFrom(b, &conds8, spans, 1); got != ^uint64(0) {
+			t.Fatalf("value %d of %d: not served from the memo", k, condMemos/2)
+		}
+	}
+	b, spans := val(condMemos)
+	if got, want := a.CondsFrom(b, &conds8, spans, 1), new(Acc).condsFrom(b, &conds8, spans, 1); got != want || a.memoN != 1 {
+		t.Fatalf("a value past a full memo: conditions %b (want %b), %d values held", got, want, a.memoN)
+	}
+}
