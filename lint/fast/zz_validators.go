@@ -5958,7 +5958,12 @@ func a20(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+11)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
@@ -6003,7 +6008,12 @@ func a20(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
@@ -6019,7 +6029,12 @@ func a20(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+16)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								if k = a.Field(b, k, &seen, 7, a19); k >= 0 {
@@ -6035,7 +6050,12 @@ func a20(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
@@ -6049,7 +6069,12 @@ func a20(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+11)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								if k = a.Field(b, k, &seen, 9, a5); k >= 0 {
@@ -6130,7 +6155,12 @@ func a20(a *Acc, b []byte, i int) int {
 				case 5:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
@@ -6142,7 +6172,12 @@ func a20(a *Acc, b []byte, i int) int {
 				case 6:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
@@ -6154,7 +6189,12 @@ func a20(a *Acc, b []byte, i int) int {
 				case 7:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						if k = a.Field(b, k, &seen, 7, a19); k >= 0 {
@@ -6166,7 +6206,12 @@ func a20(a *Acc, b []byte, i int) int {
 				case 8:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
@@ -6178,7 +6223,12 @@ func a20(a *Acc, b []byte, i int) int {
 				case 9:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						if k = a.Field(b, k, &seen, 9, a5); k >= 0 {
@@ -6432,7 +6482,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+8)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 4, a21)
@@ -6472,7 +6527,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 2, a16)
@@ -6488,7 +6548,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								k = a.Field(b, k, &seen, 5, a23)
@@ -6509,7 +6574,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+13)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 3, a2)
@@ -6527,7 +6597,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 6, a5)
@@ -6548,7 +6623,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 7, a17)
@@ -6567,7 +6647,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+17)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 10, a5)
@@ -6588,7 +6673,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+12)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 8, a25)
@@ -6609,7 +6699,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+11)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 9, a5)
@@ -6630,7 +6725,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+12)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 11, a5)
@@ -6651,7 +6751,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+12)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 12, a2)
@@ -6725,7 +6830,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 2:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a16)
@@ -6739,7 +6849,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 3:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a2)
@@ -6753,7 +6868,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 4:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a21)
@@ -6773,7 +6893,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 5:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 5, a23)
@@ -6790,7 +6915,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 6:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 6, a5)
@@ -6807,7 +6937,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 7:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 7, a17)
@@ -6824,7 +6959,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 8:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 8, a25)
@@ -6841,7 +6981,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 9:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 9, a5)
@@ -6858,7 +7003,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 10:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 10, a5)
@@ -6875,7 +7025,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 11:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 11, a5)
@@ -6892,7 +7047,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 12:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 12, a2)
@@ -12078,7 +12238,12 @@ func a98(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+18)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds2, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds2)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								if k = a.Field(b, k, &seen, 2, a97); k >= 0 {
@@ -12147,7 +12312,12 @@ func a98(a *Acc, b []byte, i int) int {
 				case 2:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds2, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds2)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						if k = a.Field(b, k, &seen, 2, a97); k >= 0 {
@@ -12834,7 +13004,12 @@ func a106(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+15)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds6, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds6, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds6)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 1, a103)
@@ -12879,7 +13054,12 @@ func a106(a *Acc, b []byte, i int) int {
 				case 1:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds6, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds6, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds6)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 1, a103)
@@ -15640,7 +15820,12 @@ func a138(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds8, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds8, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds8)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 6, a113)
@@ -15773,7 +15958,12 @@ func a138(a *Acc, b []byte, i int) int {
 				case 6:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds8, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds8, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds8)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 6, a113)

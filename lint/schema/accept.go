@@ -569,7 +569,9 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 				cb.WriteString("\t\t\t\t\tw := k\n")
 			}
 			if lazy {
-				fmt.Fprintf(cb, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tm, mk = a.CondsAt(b, i, &%s, ms[:], mf), true\n\t\t\t\t\t}\n", cs)
+				// Acc.CondsAt written out: CondsFrom once every
+				// discriminator (in the CondSet's order, disc's) was read.
+				fmt.Fprintf(cb, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tif mf == %#x {\n\t\t\t\t\t\t\tm = a.CondsFrom(b, &%s, ms[:], mf)\n\t\t\t\t\t\t} else {\n\t\t\t\t\t\t\tm = a.Conds(b, i, &%s)\n\t\t\t\t\t\t}\n\t\t\t\t\t\tmk = true\n\t\t\t\t\t}\n", 1<<len(disc)-1, cs, cs)
 			}
 			// One branch per variant; a variant that does not
 			// declare the member reads it as undeclared.

@@ -839,7 +839,12 @@ func a6(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+11)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 2, a3)
@@ -885,7 +890,12 @@ func a6(a *fast.Acc, b []byte, i int) int {
 				case 2:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a3)
@@ -1011,7 +1021,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+8)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 3, a6)
@@ -1040,7 +1055,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								k = a.Field(b, k, &seen, 2, a3)
@@ -1059,7 +1079,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+13)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 4, a2)
@@ -1077,7 +1102,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<2) != 0 {
 								k = a.Field(b, k, &seen, 5, a2)
@@ -1095,7 +1125,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<2) != 0 {
 								k = a.Field(b, k, &seen, 6, a7)
@@ -1113,7 +1148,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+12)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<2) != 0 {
 								k = a.Field(b, k, &seen, 7, a8)
@@ -1169,7 +1209,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 2:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 2, a3)
@@ -1184,7 +1229,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 3:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a6)
@@ -1198,7 +1248,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 4:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a2)
@@ -1212,7 +1267,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 5:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 5, a2)
@@ -1226,7 +1286,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 6:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 6, a7)
@@ -1240,7 +1305,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 7:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 7, a8)
@@ -2205,7 +2275,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 							v := k
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+								if mf == 0x3 {
+									m = a.CondsFrom(b, &conds2, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds2)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 && m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 2, a17)
@@ -2252,7 +2327,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+12)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+								if mf == 0x3 {
+									m = a.CondsFrom(b, &conds2, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds2)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								k = a.Field(b, k, &seen, 4, a25)
@@ -2270,7 +2350,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+8)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+								if mf == 0x3 {
+									m = a.CondsFrom(b, &conds2, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds2)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 5, a26)
@@ -2327,7 +2412,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					v := k
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+						if mf == 0x3 {
+							m = a.CondsFrom(b, &conds2, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds2)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 && m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 2, a17)
@@ -2366,7 +2456,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 				case 4:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+						if mf == 0x3 {
+							m = a.CondsFrom(b, &conds2, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds2)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 4, a25)
@@ -2380,7 +2475,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 				case 5:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+						if mf == 0x3 {
+							m = a.CondsFrom(b, &conds2, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds2)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 5, a26)
