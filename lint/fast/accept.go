@@ -146,9 +146,14 @@ type Acc struct {
 	// single discriminators of CondSets (an idle STATE's event and its
 	// frames' modes, a VerMAS event's event_type: the same few values
 	// record after record, nineteen event types for VerMAS), each in the
-	// entry of a hash of its CondSet and value (condMemoSlot), in place
-	// of the one before it there; nil until the first use.
-	memo *[condMemos]condMemo
+	// first free entry from that of a hash of its CondSet and value
+	// (condMemoSlot) on, up to condMemos/2 of them (memoN; then it is
+	// emptied); nil until the first use. No value pushes another out
+	// while it has room: whether a value is found does not depend on
+	// which others share its hash (nor on where the CondSets lie in
+	// memory).
+	memo  *[condMemos]condMemo
+	memoN int
 	// elems holds, per index of an element of a recorded array (below
 	// elemMemos), the last such element MemoElem saw accepted.
 	elems [elemMemos]elemMemo
@@ -175,15 +180,15 @@ type elemMemo struct {
 	elems        []ElemSpan
 }
 
-// condMemos is the size of Acc.memo (a power of two); condMemoLen the
-// longest value it holds.
+// condMemos is the size of Acc.memo (a power of two), twice the most
+// values it holds; condMemoLen the longest value it holds.
 const (
 	condMemos   = 64
 	condMemoLen = 32
 )
 
-// condMemoSlot returns the entry of Acc.memo for the value v (at most
-// condMemoLen bytes) of the discriminator of cs.
+// condMemoSlot returns the entry of Acc.memo where the search for the
+// value v (at most condMemoLen bytes) of the discriminator of cs starts.
 func condMemoSlot(cs *CondSet, v []byte) uint {
 	h := uint64(uintptr(unsafe.Pointer(cs)))>>4 ^ uint64(len(v))<<56
 	if len(v) >= 8 {
@@ -491,13 +496,28 @@ func (a *Acc) CondsFrom(b []byte, cs *CondSet, spans []Span32, found uint) uint6
 	if a.memo == nil {
 		a.memo = new([condMemos]condMemo)
 	}
-	e := &a.memo[condMemoSlot(cs, v)]
-	if e.cs == cs && e.found == (found&1 != 0) && string(e.val[:e.n]) == string(v) {
-		return e.m
+	fd := found&1 != 0
+	h := condMemoSlot(cs, v)
+	for s := h; ; s = (s + 1) & (condMemos - 1) {
+		e := &a.memo[s]
+		if e.cs == nil {
+			break // not held
+		}
+		if e.cs == cs && e.found == fd && string(e.val[:e.n]) == string(v) {
+			return e.m
+		}
 	}
 	m := a.condsFrom(b, cs, spans, found)
-	e.cs, e.found, e.n, e.m = cs, found&1 != 0, uint8(copy(e.val[:], v)), m
-	return m
+	if a.memoN >= condMemos/2 {
+		*a.memo, a.memoN = [condMemos]condMemo{}, 0
+	}
+	for s := h; ; s = (s + 1) & (condMemos - 1) {
+		if e := &a.memo[s]; e.cs == nil {
+			e.cs, e.found, e.n, e.m = cs, fd, uint8(copy(e.val[:], v)), m
+			a.memoN++
+			return m
+		}
+	}
 }
 
 // condsFrom is CondsFrom without the memo.
@@ -607,14 +627,13 @@ const (
 // above a match (a borrow) but never below the first one, so the lowest
 // bit set is the first special byte.
 func scanPlain(b []byte, j int) int {
-	for j+8 <= len(b) {
-		x := Load64(b, j)
+	for ; j <= len(b)-8; j += 8 {
+		x := binary.LittleEndian.Uint64(b[j:])
 		q := x ^ (lsb * '"')
 		s := x ^ (lsb * '\\')
 		if t := ((q - lsb) | (s - lsb) | (x - lsb*0x20) | x) & msb; t != 0 { // stops8's test
 			return j + bits.TrailingZeros64(t)/8
 		}
-		j += 8
 	}
 	for j < len(b) && plain[b[j]] {
 		j++
@@ -754,13 +773,12 @@ func (a *Acc) Str(b []byte, i int) (int, []byte) {
 // Eight bytes at a time, testing for '"' only.
 func QuoteStr(b []byte, i, min int) (int, []byte) {
 	j := i + 1 + min
-	for j+8 <= len(b) {
-		x := Load64(b, j) ^ (lsb * '"')
+	for ; j <= len(b)-8; j += 8 {
+		x := binary.LittleEndian.Uint64(b[j:]) ^ (lsb * '"')
 		if t := (x - lsb) &^ x & msb; t != 0 {
 			j += bits.TrailingZeros64(t) >> 3
 			return j + 1, b[i+1 : j]
 		}
-		j += 8
 	}
 	for ; j < len(b); j++ {
 		if b[j] == '"' {
@@ -953,9 +971,122 @@ func (a *Acc) AnyObject(b []byte, i int) int {
 	return a.anyMembers(b, j)
 }
 
+// anyNames is the most members of an object anyMembers tells apart by
+// their keys (nameKey); anyMembersNamed reads objects with more.
+const anyNames = 8
+
 // anyMembers reads the members of an object opened by Open, the first at
-// b[j], to the object's end (Any).
+// b[j], to the object's end (Any). It keeps the names of the object in
+// registers, as keys (nameKey), for the duplicate check; an object with a
+// name of sixteen bytes or more, or with more than anyNames members, it
+// reads again from its first member with anyMembersNamed.
 func (a *Acc) anyMembers(b []byte, j int) int {
+	var keys [anyNames][2]uint64
+	n, j0 := 0, j
+	for {
+		var w0, w1 uint64
+		k := -1
+		if j+17 <= len(b) && b[j] == '"' {
+			// The common case: a plain name of up to fifteen bytes,
+			// its closing quote among the sixteen bytes after b[j].
+			w0, w1 = Load64(b, j+1), Load64(b, j+9)
+			if t := stopsWord(w0); t != 0 {
+				l := bits.TrailingZeros64(t) >> 3
+				w0 &= 1<<(8*l) - 1
+				w1, k = 0, j+1+l
+			} else if t := stopsWord(w1); t != 0 {
+				l := bits.TrailingZeros64(t) >> 3
+				w1 &= 1<<(8*l) - 1
+				k = j + 9 + l
+			}
+		}
+		if k >= 0 && b[k] == '"' {
+			k++
+			if k < len(b) && b[k] == ':' {
+				k++
+			} else {
+				k = SkipWS(b, k)
+				if k >= len(b) || b[k] != ':' {
+					return -1
+				}
+				k++
+			}
+			if k < len(b) && b[k] > ' ' {
+				// no white space
+			} else if k = SkipWS(b, k); k >= len(b) {
+				return -1
+			}
+		} else {
+			var name []byte
+			if name, k = a.Member(b, j); k < 0 {
+				return -1
+			}
+			if len(name) >= 16 {
+				return a.anyMembersNamed(b, j0)
+			}
+			w0, w1 = nameKey(name)
+		}
+		// A name's key is its bytes, zero-padded (a name holds no zero
+		// byte): two names are the same when their keys are.
+		for _, kk := range keys[:n] {
+			if kk[0] == w0 && kk[1] == w1 {
+				return -1 // a duplicate name, which jsontext rejects
+			}
+		}
+		if n == anyNames {
+			return a.anyMembersNamed(b, j0)
+		}
+		keys[n] = [2]uint64{w0, w1}
+		n++
+		switch b[k] {
+		case '"':
+			k, _ = strEnd(b, k)
+		case '{', '[', 't', 'f', 'n':
+			k = a.Any(b, k)
+		default:
+			k, _ = a.Num(b, k)
+		}
+		if k < 0 {
+			return -1
+		}
+		if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
+			j = k + 1 // the common case
+			continue
+		}
+		if uint(k) < uint(len(b)) && b[k] == '}' {
+			j = k + 1 // the end right after the last value
+			break
+		}
+		var more bool
+		if j, more = Next(b, k, '}'); j < 0 {
+			return -1
+		}
+		if !more {
+			break
+		}
+	}
+	a.Close()
+	return j
+}
+
+// nameKey returns the key of a member name of fewer than sixteen bytes
+// (anyMembers): its bytes, zero-padded, as two little-endian words.
+func nameKey(name []byte) (uint64, uint64) {
+	var kb [16]byte
+	copy(kb[:], name)
+	return binary.LittleEndian.Uint64(kb[:8]), binary.LittleEndian.Uint64(kb[8:])
+}
+
+// stopsWord is stops8 of the eight bytes of x (little-endian).
+func stopsWord(x uint64) uint64 {
+	q := x ^ (lsb * '"')
+	s := x ^ (lsb * '\\')
+	return ((q - lsb) | (s - lsb) | (x - lsb*0x20) | x) & msb
+}
+
+// anyMembersNamed is anyMembers with the names of the object kept in
+// Acc.names (AddName): for objects of many members or long names.
+func (a *Acc) anyMembersNamed(b []byte, j int) int {
 	mark := a.Names()
 	for {
 		name, k := a.Member(b, j)

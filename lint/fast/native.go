@@ -55,8 +55,8 @@ var Natives = map[string]func([]byte) bool{
 func matchDateTimeAny(b []byte) bool { return matchDateTime(b, false) }
 func matchDateTimeUTC(b []byte) bool { return matchDateTime(b, true) }
 func matchMajor1(b []byte) bool      { return len(b) > 0 && b[0] == '1' && (len(b) == 1 || b[1] == '.') }
-func matchMsgID(b []byte) bool       { return prefixRun(b, "msg-", &alnum) }
-func matchEvtID(b []byte) bool       { return prefixRun(b, "evt-", &alnum) }
+func matchMsgID(b []byte) bool       { return len(b) > 4 && string(b[:4]) == "msg-" && alnumRun(b[4:]) }
+func matchEvtID(b []byte) bool       { return len(b) > 4 && string(b[:4]) == "evt-" && alnumRun(b[4:]) }
 func matchProcID(b []byte) bool      { return prefixRun(b, "proc-", &alnumDash) }
 func matchName(b []byte) bool        { return len(b) > 0 && lower[b[0]] && allIn(b[1:], &lowerDigit) }
 func matchSlug(b []byte) bool        { return len(b) > 0 && allIn(b, &slug) }
@@ -128,6 +128,35 @@ func allIn8(b []byte, set *[256]bool) bool {
 		}
 	}
 	return in8(last)
+}
+
+// alnumRun reports whether every byte of b is an ASCII letter or digit
+// (allIn of alnum), eight at a time as words (alnum8), the last eight
+// bytes read as a word too (again in part).
+func alnumRun(b []byte) bool {
+	if len(b) < 8 {
+		return allIn(b, &alnum)
+	}
+	last := Load64(b, len(b)-8)
+	for ; len(b) > 8; b = b[8:] {
+		if !alnum8(Load64(b, 0)) {
+			return false
+		}
+	}
+	return alnum8(last)
+}
+
+// alnum8 reports whether the eight bytes of x are ASCII letters and
+// digits. With no byte at 0x80 or more, adding a constant below 0x80 to
+// every byte carries out of none: a byte is a digit when adding 0x80-'0'
+// sets its top bit and adding 0x80-'9'-1 does not, and a letter when its
+// lower-case form (bit 0x20 set: only 'A'-'Z' become 'a'-'z') is so
+// between 'a' and 'z'.
+func alnum8(x uint64) bool {
+	y := x | lsb*0x20
+	digit := (x + lsb*(0x80-'0')) &^ (x + lsb*(0x80-'9'-1))
+	letter := (y + lsb*(0x80-'a')) &^ (y + lsb*(0x80-'z'-1))
+	return x&msb == 0 && (digit|letter)&msb == msb
 }
 
 // prefixRun reports whether b is prefix followed by one or more bytes of set.
@@ -259,10 +288,42 @@ const (
 // years divisible by 4, except centuries not divisible by 400; 0000 is a
 // leap year), hours 00–23, minutes 00–59 and seconds 00–60.
 func matchDateTime(b []byte, utc bool) bool {
-	if f, ok := timefmt.Millis24(b); ok { // the common shape, its bytes checked
-		return f.Hour <= 23 && f.Minute <= 59 && f.Second <= 60 && f.Month >= 1 && f.Month <= 12 && f.Day >= 1 && f.Day <= daysIn(f.Month, f.Year)
+	if len(b) == 24 {
+		// The common shape (timefmt.Millis24), its bytes checked.
+		w0, w1, w2 := Load64(b, 0), Load64(b, 8), Load64(b, 16)
+		if timefmt.IsMillis24Shape(w0, w1, w2) {
+			// The ranges, as millis24InRange checks them (its common
+			// case written out here).
+			month, day := w0>>40&0xff<<8|w0>>48&0xff, w1&0xff<<8|w1>>8&0xff
+			if day <= 0x3238 && day >= 0x3031 && month >= 0x3031 && month <= 0x3132 {
+				return w1>>24&0xff<<8|w1>>32&0xff <= 0x3233 && w1>>48&0xff<<8|w1>>56 <= 0x3539 && w2>>8&0xff<<8|w2>>16&0xff <= 0x3630
+			}
+			return millis24InRange(w0, w1, w2)
+		}
 	}
 	return matchAnyDateTime(b, utc)
+}
+
+// millis24InRange reports whether the date-time of Millis24's shape in the
+// three little-endian words w0, w1 and w2 (YYYY-MM-, DDThh:mm, :ss.sssZ)
+// has its month, day, hour, minute and second in range, as
+// matchAnyDateTime checks them. A field's two digits are read as a number
+// of two bytes, the tens first, and compared with the bounds written the
+// same way: two digits order as their numbers do. A day past the 28th is
+// checked against its month (daysIn).
+func millis24InRange(w0, w1, w2 uint64) bool {
+	two := func(w uint64, at uint) uint64 { return w>>at&0xff<<8 | w>>(at+8)&0xff }
+	month, day := two(w0, 40), two(w1, 0)
+	if month < 0x3031 || month > 0x3132 || day < 0x3031 || two(w1, 24) > 0x3233 || two(w1, 48) > 0x3539 || two(w2, 8) > 0x3630 {
+		return false
+	}
+	if day <= 0x3238 {
+		return true
+	}
+	const lo = 0x0f0f0f0f0f0f0f0f
+	w0 &= lo
+	year := int(w0&0xff)*1000 + int(w0>>8&0xff)*100 + int(w0>>16&0xff)*10 + int(w0>>24&0xff)
+	return int(day>>8&0x0f)*10+int(day&0x0f) <= daysIn(int(month>>8&0x0f)*10+int(month&0x0f), year)
 }
 
 // matchAnyDateTime is matchDateTime of a date-time of any shape.

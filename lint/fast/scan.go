@@ -56,6 +56,14 @@ func bail() { panic(scanBail{}) }
 // SkipWS returns the index of the first byte at or after b[i] that is not
 // JSON white space (space, tab, CR, LF; RFC 8259 section 2), or len(b).
 func SkipWS(b []byte, i int) int {
+	if uint(i) < uint(len(b)) && b[i] > ' ' {
+		return i // the common case: no white space
+	}
+	return skipWS(b, i)
+}
+
+// skipWS is SkipWS's loop.
+func skipWS(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\r', '\n':

@@ -4866,11 +4866,8 @@ func a2(a *Acc, b []byte, i int) int {
 func a3(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if len(s) == 0 {
+		j := SkipStr(b, i)
+		if j == i+2 {
 			return -1
 		}
 		return j
@@ -5209,6 +5206,10 @@ func a11(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -5304,6 +5305,10 @@ func a12(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5466,6 +5471,10 @@ func a13(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -5779,6 +5788,10 @@ func a14(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -5945,7 +5958,12 @@ func a20(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+11)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
@@ -5990,7 +6008,12 @@ func a20(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
@@ -6006,7 +6029,12 @@ func a20(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+16)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								if k = a.Field(b, k, &seen, 7, a19); k >= 0 {
@@ -6022,7 +6050,12 @@ func a20(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
@@ -6036,7 +6069,12 @@ func a20(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+11)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								if k = a.Field(b, k, &seen, 9, a5); k >= 0 {
@@ -6117,7 +6155,12 @@ func a20(a *Acc, b []byte, i int) int {
 				case 5:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						if k = a.Field(b, k, &seen, 5, a5); k >= 0 {
@@ -6129,7 +6172,12 @@ func a20(a *Acc, b []byte, i int) int {
 				case 6:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						if k = a.Field(b, k, &seen, 6, a5); k >= 0 {
@@ -6141,7 +6189,12 @@ func a20(a *Acc, b []byte, i int) int {
 				case 7:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						if k = a.Field(b, k, &seen, 7, a19); k >= 0 {
@@ -6153,7 +6206,12 @@ func a20(a *Acc, b []byte, i int) int {
 				case 8:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						if k = a.Field(b, k, &seen, 8, a5); k >= 0 {
@@ -6165,7 +6223,12 @@ func a20(a *Acc, b []byte, i int) int {
 				case 9:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						if k = a.Field(b, k, &seen, 9, a5); k >= 0 {
@@ -6179,6 +6242,10 @@ func a20(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -6238,6 +6305,14 @@ func a21(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -6275,6 +6350,14 @@ func a22(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -6399,7 +6482,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+8)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 4, a21)
@@ -6439,7 +6527,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 2, a16)
@@ -6455,7 +6548,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+9)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								k = a.Field(b, k, &seen, 5, a23)
@@ -6476,7 +6574,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+13)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 3, a2)
@@ -6494,7 +6597,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 6, a5)
@@ -6515,7 +6623,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 7, a17)
@@ -6534,7 +6647,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+17)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 10, a5)
@@ -6555,7 +6673,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+12)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 8, a25)
@@ -6576,7 +6699,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+11)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 9, a5)
@@ -6597,7 +6725,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+12)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 11, a5)
@@ -6618,7 +6751,12 @@ func a26(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+12)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 12, a2)
@@ -6692,7 +6830,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 2:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a16)
@@ -6706,7 +6849,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 3:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a2)
@@ -6720,7 +6868,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 4:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a21)
@@ -6740,7 +6893,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 5:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 5, a23)
@@ -6757,7 +6915,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 6:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 6, a5)
@@ -6774,7 +6937,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 7:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 7, a17)
@@ -6791,7 +6959,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 8:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 8, a25)
@@ -6808,7 +6981,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 9:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 9, a5)
@@ -6825,7 +7003,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 10:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 10, a5)
@@ -6842,7 +7025,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 11:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 11, a5)
@@ -6859,7 +7047,12 @@ func a26(a *Acc, b []byte, i int) int {
 				case 12:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 12, a2)
@@ -6878,6 +7071,10 @@ func a26(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -7207,6 +7404,10 @@ func a30(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -7413,6 +7614,10 @@ func a33(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -7652,6 +7857,14 @@ func a42(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -7684,6 +7897,14 @@ func a43(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -7727,6 +7948,14 @@ func a44(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -7759,6 +7988,14 @@ func a45(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -8096,6 +8333,10 @@ func a50(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -8239,6 +8480,10 @@ func a52(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -8280,6 +8525,14 @@ func a53(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -8403,6 +8656,10 @@ func a55(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -8442,6 +8699,14 @@ func a56(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -8676,6 +8941,10 @@ func a58(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -8988,6 +9257,10 @@ func a61(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -9030,6 +9303,14 @@ func a62(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -9119,6 +9400,10 @@ func a63(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -9158,6 +9443,14 @@ func a64(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -9322,6 +9615,10 @@ func a66(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -9361,6 +9658,14 @@ func a67(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -9450,6 +9755,10 @@ func a68(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -9489,6 +9798,14 @@ func a69(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -9728,6 +10045,10 @@ func a70(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -9767,6 +10088,14 @@ func a71(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -9855,6 +10184,10 @@ func a72(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -10089,6 +10422,10 @@ func a74(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -10128,6 +10465,14 @@ func a75(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10163,6 +10508,14 @@ func a76(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10199,6 +10552,14 @@ func a77(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10238,6 +10599,14 @@ func a78(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10433,6 +10802,10 @@ func a79(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -10586,6 +10959,10 @@ func a80(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -10625,6 +11002,14 @@ func a81(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10664,6 +11049,14 @@ func a82(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10763,6 +11156,10 @@ func a83(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -10802,6 +11199,14 @@ func a84(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -10926,6 +11331,10 @@ func a85(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -11088,6 +11497,10 @@ func a87(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -11127,6 +11540,14 @@ func a88(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -11278,6 +11699,10 @@ func a90(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -11317,6 +11742,14 @@ func a91(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -11352,6 +11785,14 @@ func a92(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -11449,6 +11890,10 @@ func a94(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -11481,6 +11926,14 @@ func a95(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -11705,6 +12158,10 @@ func a96(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -11781,7 +12238,12 @@ func a98(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+18)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds2, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds2)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								if k = a.Field(b, k, &seen, 2, a97); k >= 0 {
@@ -11850,7 +12312,12 @@ func a98(a *Acc, b []byte, i int) int {
 				case 2:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds2, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds2)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						if k = a.Field(b, k, &seen, 2, a97); k >= 0 {
@@ -11872,6 +12339,10 @@ func a98(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -11919,6 +12390,14 @@ func a99(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -12025,6 +12504,10 @@ func a100(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -12349,6 +12832,10 @@ func a101(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -12517,7 +13004,12 @@ func a106(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+15)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds6, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds6, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds6)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 1, a103)
@@ -12562,7 +13054,12 @@ func a106(a *Acc, b []byte, i int) int {
 				case 1:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds6, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds6, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds6)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 1, a103)
@@ -12585,6 +13082,10 @@ func a106(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -12894,6 +13395,10 @@ func a113(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -13111,6 +13616,10 @@ func a115(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -13196,6 +13705,10 @@ func a116(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -13304,6 +13817,10 @@ func a117(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -13409,6 +13926,10 @@ func a118(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -13507,6 +14028,10 @@ func a119(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -13683,6 +14208,10 @@ func a121(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -13771,6 +14300,10 @@ func a122(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -13876,6 +14409,10 @@ func a123(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -14032,6 +14569,10 @@ func a124(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14149,6 +14690,10 @@ func a125(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14219,6 +14764,10 @@ func a126(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -14319,6 +14868,10 @@ func a127(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14417,6 +14970,10 @@ func a128(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -14525,6 +15082,10 @@ func a129(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14613,6 +15174,10 @@ func a130(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -14743,6 +15308,10 @@ func a132(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14842,6 +15411,10 @@ func a133(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -14930,6 +15503,10 @@ func a134(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -15130,6 +15707,10 @@ func a137(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -15239,7 +15820,12 @@ func a138(a *Acc, b []byte, i int) int {
 							k = SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds8, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds8, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds8)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 6, a113)
@@ -15372,7 +15958,12 @@ func a138(a *Acc, b []byte, i int) int {
 				case 6:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds8, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds8, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds8)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 6, a113)
@@ -15443,6 +16034,10 @@ func a138(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -15778,6 +16373,10 @@ func a142(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -15972,6 +16571,10 @@ func a146(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -16011,6 +16614,14 @@ func a147(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -16170,6 +16781,10 @@ func a148(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -16311,6 +16926,10 @@ func a151(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
@@ -16473,6 +17092,10 @@ func a153(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -16512,6 +17135,14 @@ func a154(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -16650,6 +17281,10 @@ func a155(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -16673,11 +17308,8 @@ func a155(a *Acc, b []byte, i int) int {
 func a156(a *Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if len(s) == 0 {
+		j := SkipStr(b, i)
+		if j == i+2 {
 			return -1
 		}
 		return j
@@ -16801,6 +17433,10 @@ func a157(a *Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {
 					break
@@ -16840,6 +17476,14 @@ func a158(a *Acc, b []byte, i int) int {
 					return -1
 				}
 				n++
+				if k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {
+					j = k + 1
+					continue
+				}
+				if k < len(b) && b[k] == ']' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = Next(b, k, ']'); j < 0 {
 					return -1
@@ -17120,6 +17764,10 @@ func a159(a *Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = Next(b, k, '}'); !more {

@@ -195,7 +195,12 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 	fmt.Fprintf(&b, "func NAME(a *%sAcc, b []byte, i int) int {\n\tswitch b[i] {\n", q)
 	if t.Kinds&fast.KString != 0 {
 		b.WriteString("\tcase '\"':\n")
-		if t.Enum != nil || len(t.Patterns) > 0 || t.MinRunes >= 0 || t.MaxRunes >= 0 {
+		if t.Enum == nil && len(t.Patterns) == 0 && t.MinRunes == 1 && t.MaxRunes < 0 {
+			// Any string but "": read in place (SkipStr checks its
+			// escapes), the one string of no code point written as
+			// "" (an escape stands for one code point or more).
+			fmt.Fprintf(&b, "\t\tj := %sSkipStr(b, i)\n\t\tif j == i+2 {\n\t\t\treturn -1\n\t\t}\n\t\treturn j\n", q)
+		} else if t.Enum != nil || len(t.Patterns) > 0 || t.MinRunes >= 0 || t.MaxRunes >= 0 {
 			if plainLeaf(t) {
 				// Every string the leaf allows is printable ASCII
 				// without '"' and '\\' (plainLeaf): the text up to the
@@ -332,6 +337,10 @@ func (ag *accGen) value(t *Type, ptr string, s *slots, inCheck bool, at where, r
 				start = "\t\t\t\tif rec {\n\t\t\t\t\ta.ElemStart(b, j)\n\t\t\t\t}\n"
 			}
 			fmt.Fprintf(&b, "\t\tif !empty {\n\t\t\tfor {\n%s\t\t\t\tk := %s\n\t\t\t\tif k < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tn++\n", start, elem)
+			// Next without a call in the common cases: a ',' and the
+			// next element, or the array's end.
+			b.WriteString("\t\t\t\tif k < len(b)-1 && b[k] == ',' && b[k+1] > ' ' {\n\t\t\t\t\tj = k + 1\n\t\t\t\t\tcontinue\n\t\t\t\t}\n")
+			b.WriteString("\t\t\t\tif k < len(b) && b[k] == ']' {\n\t\t\t\t\tj = k + 1\n\t\t\t\t\tbreak\n\t\t\t\t}\n")
 			fmt.Fprintf(&b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, ']'); j < 0 {\n\t\t\t\t\treturn -1\n\t\t\t\t}\n\t\t\t\tif !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\ta.Close()\n\t\t}\n", q)
 			if recObjs {
 				b.WriteString("\t\tif rec {\n\t\t\ta.EndElems()\n\t\t}\n")
@@ -560,7 +569,9 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 				cb.WriteString("\t\t\t\t\tw := k\n")
 			}
 			if lazy {
-				fmt.Fprintf(cb, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tm, mk = a.CondsAt(b, i, &%s, ms[:], mf), true\n\t\t\t\t\t}\n", cs)
+				// Acc.CondsAt written out: CondsFrom once every
+				// discriminator (in the CondSet's order, disc's) was read.
+				fmt.Fprintf(cb, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tif mf == %#x {\n\t\t\t\t\t\t\tm = a.CondsFrom(b, &%s, ms[:], mf)\n\t\t\t\t\t\t} else {\n\t\t\t\t\t\t\tm = a.Conds(b, i, &%s)\n\t\t\t\t\t\t}\n\t\t\t\t\t\tmk = true\n\t\t\t\t\t}\n", 1<<len(disc)-1, cs, cs)
 			}
 			// One branch per variant; a variant that does not
 			// declare the member reads it as undeclared.
@@ -663,6 +674,8 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 		b.WriteString("\t\t\tnext:\n")
 	}
 	b.WriteString("\t\t\t\tif uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {\n\t\t\t\t\tj = k + 1 // the common case\n\t\t\t\t\tcontinue\n\t\t\t\t}\n")
+	// The object's end right after the last value: Next without a call.
+	b.WriteString("\t\t\t\tif uint(k) < uint(len(b)) && b[k] == '}' {\n\t\t\t\t\tj = k + 1\n\t\t\t\t\tbreak\n\t\t\t\t}\n")
 	fmt.Fprintf(b, "\t\t\t\tvar more bool\n\t\t\t\tif j, more = %sNext(b, k, '}'); !more {\n\t\t\t\t\tbreak\n\t\t\t\t}\n\t\t\t}\n\t\t\tif j < 0 {\n\t\t\t\treturn -1\n\t\t\t}\n\t\t\ta.DropNames(mark)\n\t\t\ta.Close()\n\t\t}\n", q)
 	if lazy {
 		fmt.Fprintf(b, "\t\tif !mk {\n\t\t\tm = a.CondsFrom(b, &%s, ms[:], mf)\n\t\t}\n", cs)

@@ -468,33 +468,41 @@ func millis24String(s string) (f Fields, ok bool) {
 
 // millis24 is Millis24 of the three little-endian words of the 24 bytes.
 func millis24(w0, w1, w2 uint64) (f Fields, ok bool) {
-	// Per word: the digit bytes (0xff), the others' bytes as due (a bit
-	// 0x20 set first, for "T"/"t" and "Z"/"z").
-	const (
-		d0, p0 = 0x00ffff00ffffffff, 0x2d00002d00000000 // YYYY-MM-
-		d1, p1 = 0xffff00ffff00ffff, 0x00003a0000740000 // DDThh:mm
-		d2, p2 = 0x00ffffff00ffff00, 0x7a0000002e00003a // :ss.sssZ
-		lo, hi = 0x0f0f0f0f0f0f0f0f, 0xf0f0f0f0f0f0f0f0
-		three  = 0x3030303030303030
-		six    = 0x0606060606060606
-	)
-	if w0&^d0 != p0 || (w1|0x200000)&^d1 != p1 || (w2|0x2000000000000000)&^d2 != p2 {
+	if !IsMillis24Shape(w0, w1, w2) {
 		return f, false
 	}
-	// A digit is 0x30-0x39: its high nibble is 3, also after adding 6 (a
-	// byte that is not has a high nibble other than 3 first; a carry out of
-	// it then changes nothing).
-	if w0&d0&hi != d0&three || (w0+d0&six)&d0&hi != d0&three ||
-		w1&d1&hi != d1&three || (w1+d1&six)&d1&hi != d1&three ||
-		w2&d2&hi != d2&three || (w2+d2&six)&d2&hi != d2&three {
-		return f, false
-	}
+	const lo = 0x0f0f0f0f0f0f0f0f
 	w0, w1, w2 = w0&lo, w1&lo, w2&lo
 	f.Year = int(w0&0xff)*1000 + int(w0>>8&0xff)*100 + int(w0>>16&0xff)*10 + int(w0>>24&0xff)
 	f.Month, f.Day = int(w0>>40&0xff)*10+int(w0>>48&0xff), int(w1&0xff)*10+int(w1>>8&0xff)
 	f.Hour, f.Minute = int(w1>>24&0xff)*10+int(w1>>32&0xff), int(w1>>48&0xff)*10+int(w1>>56)
 	f.Second, f.Milli = int(w2>>8&0xff)*10+int(w2>>16&0xff), int(w2>>32&0xff)*100+int(w2>>40&0xff)*10+int(w2>>48&0xff)
 	return f, true
+}
+
+// IsMillis24Shape reports whether the three little-endian words of 24
+// bytes have Millis24's shape, YYYY-MM-DDThh:mm:ss.sssZ ("T" or "t", "Z" or
+// "z"), with a digit wherever one is due; it checks no range.
+func IsMillis24Shape(w0, w1, w2 uint64) bool {
+	// Per word: the digit bytes (0xff), the others' bytes as due (a bit
+	// 0x20 set first, for "T"/"t" and "Z"/"z").
+	const (
+		d0, p0 = 0x00ffff00ffffffff, 0x2d00002d00000000 // YYYY-MM-
+		d1, p1 = 0xffff00ffff00ffff, 0x00003a0000740000 // DDThh:mm
+		d2, p2 = 0x00ffffff00ffff00, 0x7a0000002e00003a // :ss.sssZ
+		hi     = 0xf0f0f0f0f0f0f0f0
+		three  = 0x3030303030303030
+		six    = 0x0606060606060606
+	)
+	if w0&^d0 != p0 || (w1|0x200000)&^d1 != p1 || (w2|0x2000000000000000)&^d2 != p2 {
+		return false
+	}
+	// A digit is 0x30-0x39: its high nibble is 3, also after adding 6 (a
+	// byte that is not has a high nibble other than 3 first; a carry out of
+	// it then changes nothing).
+	return w0&d0&hi == d0&three && (w0+d0&six)&d0&hi == d0&three &&
+		w1&d1&hi == d1&three && (w1+d1&six)&d1&hi == d1&three &&
+		w2&d2&hi == d2&three && (w2+d2&six)&d2&hi == d2&three
 }
 
 // le64 is the little-endian word of the first eight bytes of s.

@@ -745,11 +745,8 @@ func a2(a *fast.Acc, b []byte, i int) int {
 func a3(a *fast.Acc, b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		j, s := a.Str(b, i)
-		if j < 0 {
-			return -1
-		}
-		if len(s) == 0 {
+		j := fast.SkipStr(b, i)
+		if j == i+2 {
 			return -1
 		}
 		return j
@@ -842,7 +839,12 @@ func a6(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+11)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds1, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds1)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 2, a3)
@@ -888,7 +890,12 @@ func a6(a *fast.Acc, b []byte, i int) int {
 				case 2:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds1, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds1, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds1)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 2, a3)
@@ -904,6 +911,10 @@ func a6(a *fast.Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
@@ -1010,7 +1021,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+8)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 3, a6)
@@ -1039,7 +1055,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								k = a.Field(b, k, &seen, 2, a3)
@@ -1058,7 +1079,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+13)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 {
 								k = a.Field(b, k, &seen, 4, a2)
@@ -1076,7 +1102,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<2) != 0 {
 								k = a.Field(b, k, &seen, 5, a2)
@@ -1094,7 +1125,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+7)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<2) != 0 {
 								k = a.Field(b, k, &seen, 6, a7)
@@ -1112,7 +1148,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+12)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+								if mf == 0x1 {
+									m = a.CondsFrom(b, &conds0, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds0)
+								}
+								mk = true
 							}
 							if m&(1<<2) != 0 {
 								k = a.Field(b, k, &seen, 7, a8)
@@ -1168,7 +1209,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 2:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 2, a3)
@@ -1183,7 +1229,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 3:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 3, a6)
@@ -1197,7 +1248,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 4:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 {
 						k = a.Field(b, k, &seen, 4, a2)
@@ -1211,7 +1267,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 5:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 5, a2)
@@ -1225,7 +1286,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 6:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 6, a7)
@@ -1239,7 +1305,12 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				case 7:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds0, ms[:], mf), true
+						if mf == 0x1 {
+							m = a.CondsFrom(b, &conds0, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds0)
+						}
+						mk = true
 					}
 					if m&(1<<2) != 0 {
 						k = a.Field(b, k, &seen, 7, a8)
@@ -1255,6 +1326,10 @@ func a9(a *fast.Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
@@ -1527,6 +1602,10 @@ func a17(a *fast.Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
 					break
@@ -1649,6 +1728,10 @@ func a19(a *fast.Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
@@ -1811,6 +1894,10 @@ func a22(a *fast.Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
 					break
@@ -1900,6 +1987,10 @@ func a23(a *fast.Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
 					break
@@ -1988,6 +2079,10 @@ func a24(a *fast.Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
@@ -2110,6 +2205,10 @@ func a28(a *fast.Acc, b []byte, i int) int {
 					j = k + 1 // the common case
 					continue
 				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
+				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
 					break
@@ -2176,7 +2275,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 							v := k
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+								if mf == 0x3 {
+									m = a.CondsFrom(b, &conds2, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds2)
+								}
+								mk = true
 							}
 							if m&(1<<0) != 0 && m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 2, a17)
@@ -2223,7 +2327,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+12)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+								if mf == 0x3 {
+									m = a.CondsFrom(b, &conds2, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds2)
+								}
+								mk = true
 							}
 							if m&(1<<1) != 0 {
 								k = a.Field(b, k, &seen, 4, a25)
@@ -2241,7 +2350,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 							k = fast.SkipWS(b, j+8)
 							w := k
 							if !mk {
-								m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+								if mf == 0x3 {
+									m = a.CondsFrom(b, &conds2, ms[:], mf)
+								} else {
+									m = a.Conds(b, i, &conds2)
+								}
+								mk = true
 							}
 							if m&(1<<3) != 0 {
 								k = a.Field(b, k, &seen, 5, a26)
@@ -2298,7 +2412,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 					v := k
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+						if mf == 0x3 {
+							m = a.CondsFrom(b, &conds2, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds2)
+						}
+						mk = true
 					}
 					if m&(1<<0) != 0 && m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 2, a17)
@@ -2337,7 +2456,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 				case 4:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+						if mf == 0x3 {
+							m = a.CondsFrom(b, &conds2, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds2)
+						}
+						mk = true
 					}
 					if m&(1<<1) != 0 {
 						k = a.Field(b, k, &seen, 4, a25)
@@ -2351,7 +2475,12 @@ func a29(a *fast.Acc, b []byte, i int) int {
 				case 5:
 					w := k
 					if !mk {
-						m, mk = a.CondsAt(b, i, &conds2, ms[:], mf), true
+						if mf == 0x3 {
+							m = a.CondsFrom(b, &conds2, ms[:], mf)
+						} else {
+							m = a.Conds(b, i, &conds2)
+						}
+						mk = true
 					}
 					if m&(1<<3) != 0 {
 						k = a.Field(b, k, &seen, 5, a26)
@@ -2370,6 +2499,10 @@ func a29(a *fast.Acc, b []byte, i int) int {
 				if uint(k) < uint(len(b)-1) && b[k] == ',' && b[k+1] > ' ' {
 					j = k + 1 // the common case
 					continue
+				}
+				if uint(k) < uint(len(b)) && b[k] == '}' {
+					j = k + 1
+					break
 				}
 				var more bool
 				if j, more = fast.Next(b, k, '}'); !more {
