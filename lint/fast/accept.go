@@ -536,17 +536,6 @@ func (a *Acc) condsFrom(b []byte, cs *CondSet, spans []Span32, found uint) uint6
 	return m
 }
 
-// CondsAt returns the conditions of cs that hold for the object at b[i]
-// ('{') while the acceptor reads it: from the spans of its discriminators
-// (CondsFrom) when it has read every one (found has a bit for each), and
-// otherwise by Conds' pre-scan.
-func (a *Acc) CondsAt(b []byte, i int, cs *CondSet, spans []Span32, found uint) uint64 {
-	if nf := min(len(cs.Fields), maxDiscriminators); found == 1<<uint(nf)-1 {
-		return a.CondsFrom(b, cs, spans, found)
-	}
-	return a.Conds(b, i, cs)
-}
-
 // Set records b[i:j] as the value of capture slot slot (Spans, Got).
 func (a *Acc) Set(slot, i, j int) {
 	a.Spans[slot] = Span32{int32(i), int32(j)}

@@ -532,7 +532,7 @@ func TestAcceptSiblingBound(t *testing.T) {
 
 // TestAcceptMemberOrder: an acceptor reads the conditions of an object
 // from its discriminators as it reads them, and pre-scans only when a
-// member declared under conditions comes first (Acc.CondsAt, CondsFrom):
+// member declared under conditions comes first (Acc.CondsFrom, Conds):
 // the records of the idle, VerMAS and operator logs and of the edge cases,
 // with the members of every object in random orders (discriminators first,
 // last, between their conditional members), are accepted exactly when

@@ -501,8 +501,8 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 	// values as the loop below reads them (Acc.CondsFrom), when every
 	// discriminator is a member declared without conditions: a member
 	// declared under conditions that comes before them, and the checks
-	// after the loop, read them then (Acc.CondsAt: the pre-scan only for
-	// a discriminator not read yet). Otherwise the pre-scan reads them
+	// after the loop, read them then (CondsFrom when every discriminator
+	// was read, else the pre-scan, Acc.Conds). Otherwise the pre-scan reads them
 	// first (Acc.Conds).
 	cs := ""
 	disc := map[string]int{} // discriminator name → its index in the CondSet (lazy)
@@ -569,8 +569,8 @@ func (ag *accGen) object(b *strings.Builder, o *Object, ptr string, s *slots, in
 				cb.WriteString("\t\t\t\t\tw := k\n")
 			}
 			if lazy {
-				// Acc.CondsAt written out: CondsFrom once every
-				// discriminator (in the CondSet's order, disc's) was read.
+				// CondsFrom once every discriminator (in the CondSet's
+				// order, disc's) was read, else the pre-scan (Conds).
 				fmt.Fprintf(cb, "\t\t\t\t\tif !mk {\n\t\t\t\t\t\tif mf == %#x {\n\t\t\t\t\t\t\tm = a.CondsFrom(b, &%s, ms[:], mf)\n\t\t\t\t\t\t} else {\n\t\t\t\t\t\t\tm = a.Conds(b, i, &%s)\n\t\t\t\t\t\t}\n\t\t\t\t\t\tmk = true\n\t\t\t\t\t}\n", 1<<len(disc)-1, cs, cs)
 			}
 			// One branch per variant; a variant that does not
