@@ -837,7 +837,8 @@ const joinWindow = 1 << 32
 // span of the run: they are sorted by their key's hash (in runs on disk of
 // joinChunk, or in memory when a run cannot be written) and merged with
 // the sorted runs of the spans on disk and the spans in memory, one pass
-// over each. It returns a bit per reference, in input order, set when its
+// over each (the lower and the upper half of the keys at once, on two
+// goroutines: joinRefs). It returns a bit per reference, in input order, set when its
 // key names no span (references with a long key are left unset), or why
 // the references or the spans could not be read back.
 func (s *spanRun) join() ([]uint64, error) {
