@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -65,7 +66,7 @@ func TestMergeJoin(t *testing.T) {
 				}
 			}
 		}
-		mergeJoin(refs.scan(mem), spans.scan(hot), func(off uint64) { got = append(got, int(off>>32)) })
+		mergeJoin(refs.scan(mem), spans.scan(hot), 0, func(off uint64) { got = append(got, int(off>>32)) })
 		slices.Sort(want)
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
@@ -180,5 +181,92 @@ func TestCollectorDupIDOnDisk(t *testing.T) {
 				t.Errorf("%s: %d runs on disk", dir, runs)
 			}
 		}
+	}
+}
+
+// TestScanFromHalves: scans from a key (scanFrom) read exactly the entries
+// of at least that key of every run and of memory, when equal keys cross
+// the runs' pages (runPage) around it, and mergeJoin of the two halves of
+// the key space (the lower one to its end, the upper one from it) finds
+// exactly the references one merge of everything finds.
+func TestScanFromHalves(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for round := range 12 {
+		spans := &idRuns{dirName: t.TempDir()}
+		refs := &idRuns{dirName: t.TempDir()}
+		// Few keys about joinSplit, so that runs of one key cross pages.
+		key := func() uint64 {
+			switch r.IntN(4) {
+			case 0:
+				return uint64(r.Uint64())
+			case 1:
+				return joinSplit - 1 - uint64(r.IntN(3))
+			default:
+				return joinSplit + uint64(r.IntN(3))
+			}
+		}
+		gen := func(n int, refIdx *int) []idEntry {
+			ents := make([]idEntry, n)
+			for i := range ents {
+				ents[i] = idEntry{key: key(), off: uint64(1 + r.IntN(6))}
+				if refIdx != nil {
+					ents[i].off |= uint64(*refIdx) << 32
+					*refIdx++
+				}
+			}
+			slices.SortStableFunc(ents, func(a, b idEntry) int { return cmp.Compare(a.key, b.key) })
+			return ents
+		}
+		for range 1 + r.IntN(4) {
+			if !spans.addSorted(gen(1+r.IntN(3*runPage), nil), 64) {
+				t.Fatal("run not written")
+			}
+		}
+		n := 0
+		for range 1 + r.IntN(4) {
+			if !refs.addSorted(gen(1+r.IntN(3*runPage), &n), 64) {
+				t.Fatal("run not written")
+			}
+		}
+		hot, mem := gen(r.IntN(2*runPage), nil), gen(r.IntN(2*runPage), &n)
+		for _, from := range []uint64{1, joinSplit - 1, joinSplit, joinSplit + 1} {
+			var want, got []idEntry
+			sc := spans.scan(hot)
+			for e, ok := sc.next(); ok; e, ok = sc.next() {
+				if e.key >= from {
+					want = append(want, e)
+				}
+			}
+			var errs idRuns
+			sc = errs.scanFrom(spans.runs, hot, from, scanBytes/2)
+			for e, ok := sc.next(); ok; e, ok = sc.next() {
+				got = append(got, e)
+			}
+			// In key order; in any order within a key.
+			if !slices.IsSortedFunc(got, func(a, b idEntry) int { return cmp.Compare(a.key, b.key) }) {
+				t.Fatalf("round %d, from %#x: not in key order", round, from)
+			}
+			byEntry := func(a, b idEntry) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.off, b.off)) }
+			slices.SortFunc(got, byEntry)
+			slices.SortFunc(want, byEntry)
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d, from %#x: %d entries, want %d", round, from, len(got), len(want))
+			}
+		}
+		var whole, halves []int
+		mergeJoin(refs.scan(mem), spans.scan(hot), 0, func(off uint64) { whole = append(whole, int(off>>32)) })
+		var up idRuns
+		mergeJoin(refs.scanFrom(refs.runs, mem, 0, scanBytes/2), spans.scanFrom(spans.runs, hot, 0, scanBytes/2), joinSplit, func(off uint64) { halves = append(halves, int(off>>32)) })
+		mergeJoin(up.scanFrom(refs.runs, mem, joinSplit, scanBytes/2), up.scanFrom(spans.runs, hot, joinSplit, scanBytes/2), 0, func(off uint64) { halves = append(halves, int(off>>32)) })
+		slices.Sort(whole)
+		slices.Sort(halves)
+		if len(whole) == 0 || !slices.Equal(halves, whole) {
+			t.Fatalf("round %d: halves found %d references, one merge %d", round, len(halves), len(whole))
+		}
+		if spans.err != nil || refs.err != nil || up.err != nil {
+			t.Fatal(spans.err, refs.err, up.err)
+		}
+		spans.free()
+		refs.free()
 	}
 }

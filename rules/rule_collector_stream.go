@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/envelope"
@@ -835,7 +837,8 @@ const joinWindow = 1 << 32
 // span of the run: they are sorted by their key's hash (in runs on disk of
 // joinChunk, or in memory when a run cannot be written) and merged with
 // the sorted runs of the spans on disk and the spans in memory, one pass
-// over each. It returns a bit per reference, in input order, set when its
+// over each (the lower and the upper half of the keys at once, on two
+// goroutines: joinRefs). It returns a bit per reference, in input order, set when its
 // key names no span (references with a long key are left unset), or why
 // the references or the spans could not be read back.
 func (s *spanRun) join() ([]uint64, error) {
@@ -884,23 +887,41 @@ func (s *spanRun) joinRefs(lo, hi int, dangling []uint64) error {
 		tmp = make([]idEntry, 0, len(cand))
 	}
 	cand, _ = sortByKey(cand, tmp, counts)
-	mergeJoin(pend.scan(cand), s.disk.scan(s.hot()), func(off uint64) {
+	// The keys are hashes (uniform): the lower and the upper half of the
+	// key space are merged at once, on this goroutine and another, each
+	// scan with half the read buffers. A reference is in one half: the
+	// halves clear bits of disjoint references, but maybe in one word.
+	found := func(off uint64) {
 		j := lo + int(off>>32)
-		dangling[j>>6] &^= 1 << (j & 63)
+		atomic.AndUint64(&dangling[j>>6], ^uint64(1<<(j&63)))
+	}
+	hot := s.hot()
+	var upPend, upDisk idRuns // the read errors of the upper half's scans
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		mergeJoin(upPend.scanFrom(pend.runs, cand, joinSplit, scanBytes/2), upDisk.scanFrom(s.disk.runs, hot, joinSplit, scanBytes/2), 0, found)
 	})
+	mergeJoin(pend.scanFrom(pend.runs, cand, 0, scanBytes/2), s.disk.scanFrom(s.disk.runs, hot, 0, scanBytes/2), joinSplit, found)
+	wg.Wait()
+	pend.err, s.disk.err = cmp.Or(pend.err, upPend.err), cmp.Or(s.disk.err, upDisk.err)
 	return cmp.Or(pend.err, s.disk.err)
 }
 
-// mergeJoin calls found with the off of each entry of refs that names an
-// entry of spans: one of the same key and first word (the low 32 bits of
-// off). Both scans are in key order; for each key of refs, the first words
-// of spans under it (one but where hashes collide) are gathered once.
-func mergeJoin(refs, spans *runScan, found func(off uint64)) {
+// joinSplit is the first key (a runKey value) of the upper half of the
+// keys that joinRefs merges on a goroutine of its own.
+const joinSplit = 1 << 63
+
+// mergeJoin calls found with the off of each entry of refs of key below
+// end (0: every entry) that names an entry of spans: one of the same key
+// and first word (the low 32 bits of off). Both scans are in key order; for
+// each key of refs, the first words of spans under it (one but where hashes
+// collide) are gathered once.
+func mergeJoin(refs, spans *runScan, end uint64, found func(off uint64)) {
 	sp, spOK := spans.next()
 	var group []uint32
 	var gkey uint64
 	sorted, have := false, false
-	for c, ok := refs.next(); ok; c, ok = refs.next() {
+	for c, ok := refs.next(); ok && (end == 0 || c.key < end); c, ok = refs.next() {
 		if !have || c.key != gkey {
 			for spOK && sp.key < c.key {
 				sp, spOK = spans.next()

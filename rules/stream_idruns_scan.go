@@ -3,6 +3,7 @@ package rules
 import (
 	"cmp"
 	"slices"
+	"sort"
 )
 
 // Sequential access to the runs of an idRuns, for a rule that decides its
@@ -120,18 +121,38 @@ func (d *idRuns) scan(mem []idEntry) *runScan { return d.scanRuns(d.runs, mem) }
 
 // scanRuns is scan over the runs runs of d.
 func (d *idRuns) scanRuns(runs []*idRun, mem []idEntry) *runScan {
+	return d.scanFrom(runs, mem, 0, scanBytes)
+}
+
+// scanFrom is scanRuns over the entries of key at least from (runKey
+// values), through read buffers of about size bytes in all: each run is
+// read from the page (firsts) that holds its first such entry, mem from its
+// first such entry. The runs' read errors go to d, which need not be the
+// idRuns that wrote them: scans of two key ranges of the same runs may run
+// at once on two goroutines, each with an idRuns of its own for its errors.
+func (d *idRuns) scanFrom(runs []*idRun, mem []idEntry, from uint64, size int) *runScan {
 	s := &runScan{d: d}
-	size := min(max(scanBytes/(len(runs)+1), 4<<10), runIO) &^ 15
+	size = min(max(size/(len(runs)+1), 4<<10), runIO) &^ 15
 	for _, r := range runs {
-		rd := &runReader{d: d, f: r.f, buf: make([]byte, 0, min(size, 16*r.n)), left: int64(r.n) * 16}
+		start := 0
+		if from > 0 {
+			start = max(sort.Search(len(r.firsts), func(i int) bool { return r.firsts[i] >= from })-1, 0) * runPage
+		}
+		rd := &runReader{d: d, f: r.f, buf: make([]byte, 0, min(size, 16*(r.n-start))), off: int64(start) * 16, left: int64(r.n-start) * 16}
 		s.srcs = append(s.srcs, scanSource{rd: rd})
+	}
+	if from > 0 {
+		mem = mem[sort.Search(len(mem), func(i int) bool { return mem[i].key >= from }):]
 	}
 	if len(mem) > 0 {
 		s.srcs = append(s.srcs, scanSource{mem: mem})
 	}
 	for i := range s.srcs {
-		if s.advance(&s.srcs[i]); s.srcs[i].ok {
-			s.heap = append(s.heap, scanHead{s.srcs[i].head.key, i})
+		src := &s.srcs[i]
+		for s.advance(src); src.ok && src.head.key < from; s.advance(src) {
+		}
+		if src.ok {
+			s.heap = append(s.heap, scanHead{src.head.key, i})
 		}
 	}
 	for i := len(s.heap)/2 - 1; i >= 0; i-- {
