@@ -76,14 +76,7 @@ func newTreeRender(e *emitter, jobs int) *treeRender {
 // add queues the envelope of the findings fs (of one line of f, or of the
 // document f: line 0).
 func (t *treeRender) add(f *fileRun, line int, fs []rules.StreamFinding) {
-	if t.cur == nil {
-		if n := len(t.free); n > 0 {
-			t.cur, t.free = t.free[n-1], t.free[:n-1]
-		} else {
-			t.cur = &treeBatch{}
-		}
-	}
-	b := t.cur
+	b := t.batch()
 	b.groups = append(b.groups, treeGroup{f: f, line: line, nf: len(fs)})
 	b.fs = append(b.fs, fs...)
 	if len(b.fs) >= treeBatchFindings {
@@ -106,6 +99,14 @@ func (t *treeRender) addFinding(f *fileRun, fd rules.StreamFinding) {
 			t.submit()
 		}
 	}
+	b := t.batch()
+	b.groups = append(b.groups, treeGroup{f: f, line: fd.Line, nf: 1})
+	b.fs = append(b.fs, fd)
+}
+
+// batch returns the batch being filled: a free one, or a new one, when
+// none is.
+func (t *treeRender) batch() *treeBatch {
 	if t.cur == nil {
 		if n := len(t.free); n > 0 {
 			t.cur, t.free = t.free[n-1], t.free[:n-1]
@@ -113,9 +114,7 @@ func (t *treeRender) addFinding(f *fileRun, fd rules.StreamFinding) {
 			t.cur = &treeBatch{}
 		}
 	}
-	b := t.cur
-	b.groups = append(b.groups, treeGroup{f: f, line: fd.Line, nf: 1})
-	b.fs = append(b.fs, fd)
+	return t.cur
 }
 
 // submit hands the current batch to the renderers, and writes the oldest
