@@ -38,3 +38,37 @@ func TestCollectorTypeOf(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectorTypesStay: the few dozen event types of a producer's logs
+// (seed 004's 26 and types of its six namespaces outside the table) each
+// keep a slot of their own once seen: a second pass over them finds every
+// one where the first left it, so CL010 and CL012 make no new entry per
+// record (with one slot per type, a third of the bench's records made one).
+func TestCollectorTypesStay(t *testing.T) {
+	for i := range collectorTypes {
+		collectorTypes[i].Store(nil)
+	}
+	var types []string
+	for known := range CollectorEventTypes {
+		types = append(types, known)
+	}
+	for _, ns := range []string{"lifecycle", "activity", "coordination", "hook", "decision", "system"} {
+		for _, name := range []string{"escalated", "metrics", "resumed", "lock_acquired"} {
+			if _, ok := CollectorEventTypes[ns+"."+name]; !ok {
+				types = append(types, ns+"."+name)
+			}
+		}
+	}
+	if len(types) < 48 {
+		t.Fatalf("only %d types", len(types))
+	}
+	first := map[string]*collectorType{}
+	for _, typ := range types {
+		first[typ] = collectorTypeOf(typ)
+	}
+	for _, typ := range types {
+		if c := collectorTypeOf(typ); c != first[typ] {
+			t.Errorf("%q: a new entry on the second pass (%d types)", typ, len(types))
+		}
+	}
+}

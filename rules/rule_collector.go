@@ -84,26 +84,60 @@ type collectorType struct {
 	unknown *unknownType // nil: known, or not a namespace.name that CL010 reports
 }
 
-// collectorTypes remembers the collectorType of the event types seen last,
-// one per slot (collectorTypeSlot); a producer's logs hold a few dozen
-// types, so CL010 and CL012 read a slot instead of hashing the type into
-// CollectorEventTypes and unknownTypes for every record. A slot is used
-// only when its type equals the record's; the workers share the slots,
-// each entry is immutable and replaced whole.
-var collectorTypes [64]atomic.Pointer[collectorType]
+// collectorTypes remembers the collectorType of the event types seen last:
+// a producer's logs hold a few dozen types, so CL010 and CL012 read a slot
+// instead of hashing the type into CollectorEventTypes and unknownTypes
+// for every record. A type lives in one of collectorTypeProbe slots from
+// collectorTypeSlot on (the first empty one when it is made; the first of
+// them when none is empty), so that a few dozen types stay, each in a slot
+// of its own, whatever their hashes. A slot is used only when its type
+// equals the record's; the workers share the slots, each entry is
+// immutable and replaced whole.
+var collectorTypes [256]atomic.Pointer[collectorType]
 
-// collectorTypeSlot is the slot of event type t (not empty) in
-// collectorTypes: from its length and three of its bytes.
+// collectorTypeProbe is how many slots from collectorTypeSlot on may hold
+// a type.
+const collectorTypeProbe = 4
+
+// collectorTypeSlot is the first slot of event type t (not empty) in
+// collectorTypes: a multiplicative hash of its length and of its first
+// and last eight bytes (all of them when it is shorter).
 func collectorTypeSlot(t string) int {
 	n := len(t)
-	return (n*7 + int(t[0]) + int(t[n-1])*3 + int(t[n/2])*5) & (len(collectorTypes) - 1)
+	var a, b uint64
+	if n >= 8 {
+		a = uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		e := t[n-8:]
+		b = uint64(e[0]) | uint64(e[1])<<8 | uint64(e[2])<<16 | uint64(e[3])<<24 |
+			uint64(e[4])<<32 | uint64(e[5])<<40 | uint64(e[6])<<48 | uint64(e[7])<<56
+	} else {
+		for k := 0; k < n; k++ {
+			a |= uint64(t[k]) << (8 * k)
+		}
+	}
+	h := (a ^ uint64(n)) * 0x9e3779b97f4a7c15
+	h = (h ^ b ^ h>>29) * 0xbf58476d1ce4e5b9
+	return int(h >> (64 - 8)) // len(collectorTypes) is 1<<8
 }
 
 // collectorTypeOf returns the collectorType of event type t (not empty).
 func collectorTypeOf(t string) *collectorType {
-	slot := &collectorTypes[collectorTypeSlot(t)]
-	if c := slot.Load(); c != nil && c.t == t {
-		return c
+	first := collectorTypeSlot(t)
+	empty := -1
+	for k := range collectorTypeProbe {
+		s := (first + k) & (len(collectorTypes) - 1)
+		c := collectorTypes[s].Load()
+		if c == nil {
+			empty = s // slots are never emptied: t is not further on
+			break
+		}
+		if c.t == t {
+			return c
+		}
+	}
+	if empty < 0 {
+		empty = first
 	}
 	t = strings.Clone(t) // t may alias a record's buffer
 	c := &collectorType{t: t}
@@ -111,7 +145,7 @@ func collectorTypeOf(t string) *collectorType {
 	if ns, name, _ := strings.Cut(t, "."); !c.known && collectorNamespace(ns) && lowerName(name) {
 		c.unknown = unknownTypeOf(t)
 	}
-	slot.Store(c)
+	collectorTypes[empty].Store(c)
 	return c
 }
 
