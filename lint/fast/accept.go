@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/agentlint/agentlint/lint/internal/swar"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -603,9 +604,10 @@ func (a *Acc) DropNames(mark int) { a.names = a.names[:mark] }
 // IsX reports whether a member name is an x_ extension.
 func IsX(name []byte) bool { return len(name) >= 2 && name[0] == 'x' && name[1] == '_' }
 
+// lsb and msb are the low and the top bit of each byte of a word.
 const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
+	lsb = swar.Lsb
+	msb = swar.Msb
 )
 
 // scanPlain returns the index of the first byte at or after b[j] that a

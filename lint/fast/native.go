@@ -3,6 +3,7 @@ package fast
 import (
 	"unsafe"
 
+	"github.com/agentlint/agentlint/lint/internal/swar"
 	"github.com/agentlint/agentlint/lint/timefmt"
 )
 
@@ -147,16 +148,10 @@ func alnumRun(b []byte) bool {
 }
 
 // alnum8 reports whether the eight bytes of x are ASCII letters and
-// digits. With no byte at 0x80 or more, adding a constant below 0x80 to
-// every byte carries out of none: a byte is a digit when adding 0x80-'0'
-// sets its top bit and adding 0x80-'9'-1 does not, and a letter when its
-// lower-case form (bit 0x20 set: only 'A'-'Z' become 'a'-'z') is so
-// between 'a' and 'z'.
+// digits: a letter's lower-case form (bit 0x20 set: only 'A'-'Z' become
+// 'a'-'z') is between 'a' and 'z'.
 func alnum8(x uint64) bool {
-	y := x | lsb*0x20
-	digit := (x + lsb*(0x80-'0')) &^ (x + lsb*(0x80-'9'-1))
-	letter := (y + lsb*(0x80-'a')) &^ (y + lsb*(0x80-'z'-1))
-	return x&msb == 0 && (digit|letter)&msb == msb
+	return x&msb == 0 && swar.InRange8(x, '0', '9')|swar.InRange8(x|lsb*0x20, 'a', 'z') == msb
 }
 
 // prefixRun reports whether b is prefix followed by one or more bytes of set.

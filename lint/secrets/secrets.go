@@ -18,6 +18,8 @@ import (
 	"encoding/binary"
 	"strings"
 	"unsafe"
+
+	"github.com/agentlint/agentlint/lint/internal/swar"
 )
 
 // Pattern describes one kind of secret that Scan recognizes.
@@ -85,15 +87,9 @@ func triggers(s string) uint8 {
 }
 
 // lowerOrSpace8 reports whether each of the eight bytes of x is 'a'-'z'
-// or ' '. For a byte below 0x80, adding 0x1f (0x05) sets its top bit
-// exactly when it is at least 'a' (above 'z'), and no sum carries into
-// the next byte; a byte of 0x80 or more is neither.
+// or ' ' (a byte of 0x80 or more is neither).
 func lowerOrSpace8(x uint64) bool {
-	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	lower := (x + lsb*(0x80-'a')) &^ (x + lsb*(0x80-'z'-1))
-	sp := x ^ (lsb * ' ')
-	space := ^((sp&^msb + lsb*0x7f) | sp) // top bit set where the byte is ' '
-	return x&msb == 0 && (lower|space)&msb == msb
+	return x&swar.Msb == 0 && swar.InRange8(x, 'a', 'z')|swar.InRange8(x, ' ', ' ') == swar.Msb
 }
 
 var detectors = [...]detector{

@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/agentlint/agentlint/lint/internal/swar"
 )
 
 // stamp is a syntactically and range-checked RFC 3339 date-time.
@@ -345,35 +347,28 @@ func IsHex8(x uint64) bool { return hex8(x) }
 // hexDash8 reports whether each of the eight bytes of x is a hex digit of
 // either case or '-' (seed 001's run_id class).
 func hexDash8(x uint64) bool {
-	d := x ^ (lsb8 * '-')
-	dash := ^((d&^msb8 + lsb8*0x7f) | d) & msb8 // the top bit of each byte that is '-'
-	return x&msb8 == 0 && hexDigits8(x)|dash == msb8
+	return x&msb8 == 0 && hexDigits8(x)|swar.InRange8(x, '-', '-') == msb8
 }
 
 // lsb8 and msb8 are the low and the top bit of each byte of a word.
 const (
-	lsb8 = 0x0101010101010101
-	msb8 = 0x8080808080808080
+	lsb8 = swar.Lsb
+	msb8 = swar.Msb
 )
 
 // hexDigits8 returns the top bit of each byte of x that is a hex digit of
 // either case, for x without a byte of 0x80 or more.
 func hexDigits8(x uint64) uint64 {
-	digit, letter := hexClasses8(x, lsb8*0x20)
-	return digit | letter
+	return swar.InRange8(x, '0', '9') | swar.InRange8(x|lsb8*0x20, 'a', 'f')
 }
 
 // hexClasses8 returns the top bit of each byte of x that is a decimal
 // digit (digit) and of each that is 'a'-'f' (letter; 'A'-'F' too when fold
 // is lsb8*0x20, nothing else when it is 0), for x without a byte of 0x80
-// or more. Adding 0x80-c to a byte below 0x80 sets its top bit exactly
-// when the byte is at least c, and no sum carries into the next byte;
-// setting bit 5 folds 'A'-'F' onto 'a'-'f' and moves no other byte there.
+// or more (swar.InRange8); setting bit 5 folds 'A'-'F' onto 'a'-'f' and
+// moves no other byte there.
 func hexClasses8(x, fold uint64) (digit, letter uint64) {
-	digit = (x + lsb8*(0x80-'0')) &^ (x + lsb8*(0x80-'9'-1)) & msb8
-	y := x | fold
-	letter = (y + lsb8*(0x80-'a')) &^ (y + lsb8*(0x80-'f'-1)) & msb8
-	return digit, letter
+	return swar.InRange8(x, '0', '9'), swar.InRange8(x|fold, 'a', 'f')
 }
 
 // DecodeHex8 decodes eight hex digits, the first in the low byte of x
