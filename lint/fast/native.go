@@ -287,12 +287,6 @@ func matchDateTime(b []byte, utc bool) bool {
 		// The common shape (timefmt.Millis24), its bytes checked.
 		w0, w1, w2 := Load64(b, 0), Load64(b, 8), Load64(b, 16)
 		if timefmt.IsMillis24Shape(w0, w1, w2) {
-			// The ranges, as millis24InRange checks them (its common
-			// case written out here).
-			month, day := w0>>40&0xff<<8|w0>>48&0xff, w1&0xff<<8|w1>>8&0xff
-			if day <= 0x3238 && day >= 0x3031 && month >= 0x3031 && month <= 0x3132 {
-				return w1>>24&0xff<<8|w1>>32&0xff <= 0x3233 && w1>>48&0xff<<8|w1>>56 <= 0x3539 && w2>>8&0xff<<8|w2>>16&0xff <= 0x3630
-			}
 			return millis24InRange(w0, w1, w2)
 		}
 	}
