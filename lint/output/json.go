@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/agentlint/agentlint/lint/envelope"
+	"github.com/agentlint/agentlint/lint/internal/swar"
 )
 
 // JSON prints JSON Lines: one compact envelope per line (README, Codes and
@@ -358,9 +359,10 @@ func appendValue(dst []byte, v any) []byte {
 
 const hex = "0123456789abcdef"
 
+// lsb and msb are the low and the top bit of each byte of a word.
 const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
+	lsb = swar.Lsb
+	msb = swar.Msb
 )
 
 // load64 returns the eight bytes at p+i as a little-endian word.
