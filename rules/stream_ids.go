@@ -2,7 +2,6 @@ package rules
 
 import (
 	"bytes"
-	"encoding/binary"
 	"sort"
 
 	"github.com/agentlint/agentlint/rules/internal/idtab"
@@ -66,22 +65,12 @@ func newRecordIDs(field []Field, marks *lineMarks) *recordIDs {
 	return &recordIDs{
 		field:  field,
 		marks:  marks,
-		hash:   idHash,
+		hash:   idtab.HashBytes,
 		offs:   idtab.New(3, func(e []uint32) uint64 { return uint64(e[2])<<32 | uint64(e[1]&^15) }),
 		hotMax: hotIDs,
 		whole:  idtab.NewStrings(),
 		recent: make([]recentID, recentSlots),
 	}
-}
-
-// idHash is recordIDs' hash of an id: idtab.HashBytes, in one round of
-// idtab.Hash for an id of 16 bytes (an event_id: "evt-" and twelve
-// characters), where HashBytes adds a second round for the empty rest.
-func idHash(b []byte) uint64 {
-	if len(b) == 16 {
-		return idtab.Hash(16^binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]))
-	}
-	return idtab.HashBytes(b)
 }
 
 // idKey is the key of an id of hash h in offs and on disk: 59 bits of

@@ -163,23 +163,23 @@ func TestRecordIDsExact(t *testing.T) {
 
 var _ io.ReaderAt = (*memSource)(nil)
 
-// TestIDHash: idHash tells apart ids of every length up to beyond 16
-// bytes that differ in one byte anywhere, and an id from the same id with
-// a zero byte more (their lengths); it is a function of the bytes. Like
-// idtab.HashBytes, it folds the length into the first word: ids that
-// differ both in length and in their first bytes may collide, which costs
-// a comparison, never a verdict.
+// TestIDHash: recordIDs' hash (idtab.HashBytes) tells apart ids of every
+// length up to beyond 16 bytes that differ in one byte anywhere, and an id
+// from the same id with a zero byte more (their lengths); it is a function
+// of the bytes. It folds the length into the first word: ids that differ
+// both in length and in their first bytes may collide, which costs a
+// comparison, never a verdict.
 func TestIDHash(t *testing.T) {
 	base := []byte("evt-0DaBOThvysi5-and-some-more-bytes")
 	for _, zeros := range []bool{false, true} {
 		seen := map[uint64]string{}
 		add := func(id string) {
-			h := idHash([]byte(id))
-			if h != idHash([]byte(id)) {
-				t.Fatalf("idHash(%q) changes", id)
+			h := idtab.HashBytes([]byte(id))
+			if h != idtab.HashBytes([]byte(id)) {
+				t.Fatalf("idtab.HashBytes(%q) changes", id)
 			}
 			if x, ok := seen[h]; ok && x != id {
-				t.Fatalf("idHash(%q) = idHash(%q)", id, x)
+				t.Fatalf("idtab.HashBytes(%q) = idtab.HashBytes(%q)", id, x)
 			}
 			seen[h] = id
 		}

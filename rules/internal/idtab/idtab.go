@@ -41,10 +41,12 @@ func Hash(a, b uint64) uint64 {
 	return hi ^ lo
 }
 
-// HashBytes returns a 64-bit hash of b.
+// HashBytes returns a 64-bit hash of b: one round of Hash per 16 bytes,
+// the last block (1 to 16 bytes, or none for an empty b) padded with
+// zeros, and b's length mixed into the first.
 func HashBytes(b []byte) uint64 {
 	h := uint64(len(b))
-	for len(b) >= 16 {
+	for len(b) > 16 {
 		h = Hash(h^le64(b), le64(b[8:]))
 		b = b[16:]
 	}
